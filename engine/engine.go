@@ -1,0 +1,94 @@
+// Package engine compiles a policy once into a decider. Decide is pure (no
+// I/O besides what path resolution needs) and safe for concurrent use.
+package engine
+
+import (
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
+)
+
+// Engine is a compiled policy. It is safe for concurrent use.
+type Engine struct {
+	pol *policy.Policy
+}
+
+// Session is the per-call state the session layer knows and the call does
+// not carry. A nil *Session means a stateless decision.
+type Session struct {
+	// First reports that this is the session's first tool call; the role's
+	// `first` list is checked only then.
+	First bool
+	// Grants are the standing approvals that apply to this session, already
+	// filtered for expiry and remaining uses by the store.
+	Grants []warden.Grant
+}
+
+// Compile compiles a loaded policy.
+func Compile(p *policy.Policy) (*Engine, error) {
+	return &Engine{pol: p}, nil
+}
+
+// Policy returns the policy the engine was compiled from.
+func (e *Engine) Policy() *policy.Policy { return e.pol }
+
+// Decide decides one call without session state.
+func (e *Engine) Decide(call warden.ToolCall) warden.Decision {
+	return e.DecideSession(call, nil)
+}
+
+// DecideSession decides one call with the session state s (may be nil).
+// When grants turned asks into allows, Decision.Rule is "grant:<id>" if a
+// grant decided, and the used grant ids are returned by Explain's trace.
+func (e *Engine) DecideSession(call warden.ToolCall, s *Session) warden.Decision {
+	return e.Explain(call, s).Decision
+}
+
+// Explain decides one call and returns the full trace of how.
+func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
+	return &Trace{Decision: warden.FailClosed(warden.Errorf(warden.CodePolicyError, "engine not implemented"))}
+}
+
+// Trace is the record of one decision: the parts of the call, the rules
+// that matched each, and the check that decided.
+type Trace struct {
+	Decision warden.Decision
+	// Tool is the call's tool name; Kind its kind; Destructive its class.
+	Tool        string
+	Kind        string
+	Destructive bool
+	Parts       []Part
+	Checks      []Check
+	// Grants lists the ids of the grants that turned an ask into an allow.
+	Grants []string
+}
+
+// Part is one thing the call would do: a simple command it would run, a
+// path it would read or write, or the call as a whole.
+type Part struct {
+	// Subject is "command", "path" or "call" (as in warden.Grant).
+	Subject string
+	// Value is the normalised text: the simple command with quoting
+	// removed, the path relative to the workspace root (or absolute when
+	// outside), or the canonical JSON of the arguments.
+	Value string
+	// Write reports that the part writes (a path written, edited or
+	// deleted, an output redirection).
+	Write bool
+	// Effect is the part's own decision, Rule the rule that decided it,
+	// Matched every rule that matched it.
+	Effect  warden.Effect
+	Code    warden.Code
+	Rule    string
+	Matched []string
+	// Grant is the id of the grant that allowed the part, if any.
+	Grant string
+}
+
+// Check is one whole-call check (role tools, depth, first tool, intents,
+// protected paths, workspace) and what it found.
+type Check struct {
+	Name   string
+	Effect warden.Effect
+	Code   warden.Code
+	Detail string
+}

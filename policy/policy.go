@@ -1,0 +1,150 @@
+// Package policy loads, validates and lints warden policy files (YAML, or
+// JSON) as ../shared/design/POLICY.md defines them. Every error and finding
+// names the file, line and column it is about.
+package policy
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/warden-run/warden"
+)
+
+// Policy is a loaded, validated policy file. Paths in it are absolute.
+type Policy struct {
+	// File is the absolute path of the policy file; Dir is its folder.
+	File string
+	Dir  string
+
+	Version   int
+	Mode      string // "enforce" (default) or "audit"
+	Default   Default
+	Workspace Workspace
+	// Protected holds gitignore-style globs no role may write, edit or
+	// delete. The loader always adds the policy file itself and the store
+	// folder (.warden/**).
+	Protected []string
+	// Tools maps extra host tool names to kinds (shell, read, write, ...).
+	Tools map[string]string
+	Roles map[string]*Role
+	Rules []*Rule
+	// Intents is nil when the policy has no intents section.
+	Intents   *Intents
+	State     State
+	Audit     Audit
+	Approvals Approvals
+	// Tests are the policy's own test cases (the `tests:` section).
+	Tests []*Case
+}
+
+// Default is the decision for parts no rule matches, per tool class.
+type Default struct {
+	Safe        warden.Effect
+	Destructive warden.Effect
+	Pos         Pos
+}
+
+// Workspace is the folder agents work in.
+type Workspace struct {
+	Root    string        // absolute
+	Outside warden.Effect // decision for paths outside Root (default deny)
+}
+
+// Role is an agent role: which tools it may use, what it must do first, how
+// deep it may delegate, and the governance text it is given.
+type Role struct {
+	Name        string
+	Description string
+	// Tools lists tool names or kinds the role may use; nil means any tool.
+	Tools []string
+	// First lists tools or kinds the first tool call of a session must use.
+	First []string
+	// FirstEnforce is "warn" (default) or "deny".
+	FirstEnforce string
+	// MaxDepth is the delegation depth limit: a delegate call at depth >=
+	// MaxDepth is denied. Zero means no limit.
+	MaxDepth int
+	// Prompt overrides the session-start governance text; Reminder the
+	// post-compaction reminder. Both are Go text/template sources.
+	Prompt   string
+	Reminder string
+	Pos      Pos
+}
+
+// Rule is one policy rule. Empty matcher fields match everything.
+type Rule struct {
+	ID     string
+	Effect string // allow | ask | deny | warn
+	// Tool holds names, kinds, globs (mcp__github__*) or /regex/.
+	Tool    []string
+	Command []string
+	Path    []string
+	// Args maps a top-level argument name to a glob on its string value.
+	Args       map[string]string
+	Intent     string // regex on the call's intent text
+	Roles      []string
+	Message    string
+	Suggestion string
+	Pos        Pos
+	// Field positions, for errors about one matcher.
+	FieldPos map[string]Pos
+}
+
+// Intents configures intent-scoped writes (seed 002).
+type Intents struct {
+	// File is the absolute path of the active intents file
+	// (.orchestration/active_intents.yaml shape).
+	File string
+	// Require lists the kinds that need an active intent.
+	Require []string
+	// OutOfScope is ask (default) or deny.
+	OutOfScope warden.Effect
+	Pos        Pos
+}
+
+// State holds the project-state retention limits (seed 001 spec 4).
+type State struct {
+	AnchorsMax        int           // default 20
+	AnchorDemoteAfter time.Duration // default 48h
+	HistoryMax        int           // default 50
+	SessionMaxAge     time.Duration // default 168h
+}
+
+// Audit configures the audit trail.
+type Audit struct {
+	// Retention is how long audit records are kept; zero keeps them forever.
+	Retention time.Duration
+}
+
+// Approvals configures warden's own approval queue.
+type Approvals struct {
+	// Timeout is how long a caller waits for a human; default 5m.
+	Timeout time.Duration
+}
+
+// Case is one policy test case: a call and its expected decision.
+type Case struct {
+	Name   string
+	Call   warden.ToolCall
+	Expect warden.Effect
+	Code   warden.Code // optional
+	Rule   string      // optional; "-" means no rule decided
+	Pos    Pos
+}
+
+// Pos is a position in a policy file.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.File == "":
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	case p.Line == 0:
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}

@@ -1,0 +1,206 @@
+// Package warden holds the domain of the warden governance engine: the tool
+// call an agent makes, the decision warden returns, the error codes, and the
+// interfaces the rest of the system consumes. It imports only the standard
+// library.
+package warden
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ToolCall is one tool call an agent wants to make (POLICY.md section 1).
+type ToolCall struct {
+	Tool     string         `json:"tool"`
+	Args     map[string]any `json:"args"`
+	Session  string         `json:"session,omitempty"`
+	Role     string         `json:"role,omitempty"`
+	Depth    int            `json:"depth,omitempty"`
+	Intent   string         `json:"intent,omitempty"`
+	IntentID string         `json:"intent_id,omitempty"`
+	Cwd      string         `json:"cwd,omitempty"`
+	// Host names the agent host the call came from (claude, codex, gemini,
+	// opencode, mcp, http, ...). It is informational: audit records carry it.
+	Host string `json:"host,omitempty"`
+}
+
+// ParseToolCall decodes one tool call from JSON. It rejects unknown fields,
+// a missing tool and a missing args object, so that a typo never silently
+// changes what is decided.
+func ParseToolCall(data []byte) (ToolCall, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return ToolCall{}, fmt.Errorf("tool call: not a JSON object: %w", err)
+	}
+	known := map[string]bool{"tool": true, "args": true, "session": true, "role": true, "depth": true,
+		"intent": true, "intent_id": true, "cwd": true, "host": true}
+	for k := range raw {
+		if !known[k] {
+			return ToolCall{}, fmt.Errorf("tool call: unknown field %q", k)
+		}
+	}
+	var c ToolCall
+	if err := json.Unmarshal(data, &c); err != nil {
+		return ToolCall{}, fmt.Errorf("tool call: %w", err)
+	}
+	if c.Tool == "" {
+		return ToolCall{}, errors.New(`tool call: field "tool" is required`)
+	}
+	if _, ok := raw["args"]; !ok {
+		return ToolCall{}, errors.New(`tool call: field "args" is required (use {} for none)`)
+	}
+	if string(raw["args"]) == "null" {
+		return ToolCall{}, errors.New(`tool call: field "args" must be an object, not null`)
+	}
+	if c.Args == nil {
+		c.Args = map[string]any{}
+	}
+	if c.Depth < 0 {
+		return ToolCall{}, errors.New(`tool call: field "depth" must not be negative`)
+	}
+	return c, nil
+}
+
+// Effect is the outcome of a decision: allow, ask or deny.
+type Effect string
+
+// The three effects, in increasing severity.
+const (
+	Allow Effect = "allow"
+	Ask   Effect = "ask"
+	Deny  Effect = "deny"
+)
+
+// Severity orders effects: deny > ask > allow. An unknown effect is the most
+// severe, so a corrupted value never turns into an allow.
+func (e Effect) Severity() int {
+	switch e {
+	case Allow:
+		return 0
+	case Ask:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// Code is the machine-readable reason for a decision (POLICY.md section 2).
+type Code string
+
+// The decision codes of POLICY.md. Their names and meanings are fixed.
+const (
+	CodeAllowed          Code = "ALLOWED"
+	CodeRuleDeny         Code = "RULE_DENY"
+	CodeRuleAsk          Code = "RULE_ASK"
+	CodeDefault          Code = "DEFAULT"
+	CodeProtectedPath    Code = "PROTECTED_PATH"
+	CodeOutsideWorkspace Code = "OUTSIDE_WORKSPACE"
+	CodeRoleToolDenied   Code = "ROLE_TOOL_DENIED"
+	CodeFirstTool        Code = "FIRST_TOOL"
+	CodeDepthExceeded    Code = "DEPTH_EXCEEDED"
+	CodeMissingIntent    Code = "MISSING_INTENT"
+	CodeIntentNotFound   Code = "INTENT_NOT_FOUND"
+	CodeScopeViolation   Code = "SCOPE_VIOLATION"
+	CodeUnparsable       Code = "UNPARSABLE_COMMAND"
+	CodeApprovalRejected Code = "APPROVAL_REJECTED"
+	CodeApprovalTimeout  Code = "APPROVAL_TIMEOUT"
+	CodePolicyError      Code = "POLICY_ERROR"
+)
+
+// Decision is warden's answer to one tool call (POLICY.md section 2). Every
+// deny and ask carries a non-empty Reason and Suggestion.
+type Decision struct {
+	Decision    Effect   `json:"decision"`
+	Code        Code     `json:"code"`
+	Rule        string   `json:"rule"`
+	Reason      string   `json:"reason"`
+	Suggestion  string   `json:"suggestion"`
+	Recoverable bool     `json:"recoverable"`
+	Warnings    []string `json:"warnings"`
+	Matched     []string `json:"matched"`
+	// Mode is "audit" when the policy runs in audit mode; then Decision is
+	// always allow and Enforced holds what enforce mode would have decided.
+	Mode     string  `json:"mode,omitempty"`
+	Enforced *Effect `json:"enforced,omitempty"`
+}
+
+// ModelError is the structured error a model sees for a deny or ask
+// (seed 002's {error, reason, suggestion, recoverable}).
+type ModelError struct {
+	Error       Code   `json:"error"`
+	Reason      string `json:"reason"`
+	Suggestion  string `json:"suggestion"`
+	Recoverable bool   `json:"recoverable"`
+}
+
+// ModelError returns the model-facing subset of the decision.
+func (d Decision) ModelError() ModelError {
+	return ModelError{Error: d.Code, Reason: d.Reason, Suggestion: d.Suggestion, Recoverable: d.Recoverable}
+}
+
+// Text renders the decision as plain model-facing text: no emoji, no box
+// drawing, markdown headings at most (seed 001, "TUI-Safe Message Format").
+func (d Decision) Text() string {
+	var title string
+	switch d.Decision {
+	case Allow:
+		title = "ALLOWED"
+	case Ask:
+		title = "APPROVAL REQUIRED"
+	default:
+		title = "BLOCKED"
+	}
+	s := "## " + title + ": " + string(d.Code) + "\n\n"
+	if d.Reason != "" {
+		s += "Reason: " + d.Reason + "\n"
+	}
+	if d.Rule != "" {
+		s += "Rule: " + d.Rule + "\n"
+	}
+	if d.Suggestion != "" {
+		s += "Suggestion: " + d.Suggestion + "\n"
+	}
+	for _, w := range d.Warnings {
+		s += "Warning: " + w + "\n"
+	}
+	return s
+}
+
+// Error is warden's one application error type: a code and a message.
+// Edges map the code once (hook JSON, HTTP status, MCP tool error).
+type Error struct {
+	Code    Code
+	Message string
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Errorf returns an *Error with the given code.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of an *Error in err's chain, or POLICY_ERROR.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodePolicyError
+}
+
+// FailClosed returns the deny decision for an infrastructure failure: a policy
+// that does not load, a store that does not answer. warden never turns a
+// failure into an allow.
+func FailClosed(err error) Decision {
+	return Decision{
+		Decision:    Deny,
+		Code:        ErrorCode(err),
+		Reason:      "warden could not decide this call: " + err.Error(),
+		Suggestion:  "Fix the warden policy or store (run `warden lint`), then retry. Ask the user if this persists.",
+		Recoverable: false,
+		Warnings:    []string{},
+		Matched:     []string{},
+	}
+}
