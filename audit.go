@@ -1,0 +1,47 @@
+package warden
+
+import "time"
+
+// AuditRecord is the record of one decision. Arguments are redacted before a
+// record is built (RedactArgs); stores write what they are given.
+type AuditRecord struct {
+	// ID is assigned by the store, increasing in the order of appends.
+	ID      int64     `json:"id"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session,omitempty"`
+	Role    string    `json:"role,omitempty"`
+	Host    string    `json:"host,omitempty"`
+	Tool    string    `json:"tool"`
+	Depth   int       `json:"depth,omitempty"`
+	// Args holds the call's arguments with secrets redacted.
+	Args     map[string]any `json:"args"`
+	Decision Effect         `json:"decision"`
+	Code     Code           `json:"code"`
+	Rule     string         `json:"rule,omitempty"`
+	Reason   string         `json:"reason,omitempty"`
+	Matched  []string       `json:"matched,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
+	// Grants are the ids of the grants that allowed the call; Approval the
+	// approval that was asked or honoured.
+	Grants   []string `json:"grants,omitempty"`
+	Approval string   `json:"approval,omitempty"`
+	// Mode is "enforce" or "audit"; in audit mode Enforced is what enforce
+	// mode would have decided.
+	Mode     string `json:"mode"`
+	Enforced Effect `json:"enforced,omitempty"`
+	// Latency is the time the decision took, waiting for a human included.
+	Latency time.Duration `json:"latency_ns"`
+}
+
+// AuditFilter selects audit records. Zero fields select everything; Since is
+// inclusive and Until exclusive. Records come oldest first.
+type AuditFilter struct {
+	Session  string
+	Decision Effect
+	Tool     string
+	Rule     string
+	Since    time.Time
+	Until    time.Time
+	// Limit, when positive, keeps the newest Limit records.
+	Limit int
+}

@@ -1,0 +1,80 @@
+// Package postgres is warden's shared store for several warden servers: the
+// same schema and contract as the SQLite store, on PostgreSQL through pgx.
+// Select it with `--store postgres://user@host:5432/db`.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/warden-run/warden"
+)
+
+const (
+	autoID    = "BIGSERIAL PRIMARY KEY"
+	forUpdate = " FOR UPDATE"
+)
+
+// rebind turns the shared queries' ? placeholders into $1, $2, ...
+// (the shared queries have no ? inside string literals).
+func rebind(q string) string {
+	if !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// migrationLock is the advisory lock key that serialises migrations of
+// warden stores in one database.
+const migrationLock = 0x77617264 // "ward"
+
+func lockMigrations(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock)
+	return err
+}
+
+// Open connects to PostgreSQL at url (postgres://user:pass@host:port/db,
+// with any libpq parameters such as sslmode or search_path) and brings the
+// schema up to date.
+func Open(ctx context.Context, url string) (*Store, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store: %w", redactURL(err, url))
+	}
+	s := &Store{db: db}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres store: %w", redactURL(err, url))
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres store: %w", err)
+	}
+	return s, nil
+}
+
+// redactURL keeps a password in the URL out of error messages.
+func redactURL(err error, url string) error {
+	r := warden.RedactString(url)
+	if r == url {
+		return err
+	}
+	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), url, r))
+}
+
+// Interface guards.
+var _ warden.Store = (*Store)(nil)

@@ -1,0 +1,147 @@
+package postgres_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/postgres"
+	"github.com/warden-run/warden/storetest"
+)
+
+// baseURL is the test database: WARDEN_TEST_POSTGRES, or the machine's
+// PostgreSQL on 127.0.0.1:5432 (trust auth, database test).
+func baseURL() string {
+	if u := os.Getenv("WARDEN_TEST_POSTGRES"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+}
+
+// admin connects to the test database, skipping the test when PostgreSQL is
+// unreachable, except in CI (CI set), where that is a failure.
+func admin(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", baseURL())
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = db.PingContext(ctx)
+		cancel()
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("PostgreSQL unreachable in CI: %v", err)
+		}
+		t.Skipf("PostgreSQL unreachable (set CI to make this a failure): %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// freshStore opens a store in a new schema that is dropped after the test.
+func freshStore(t *testing.T, db *sql.DB) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), schemaURL(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// schemaURL creates a new schema, dropped after the test, and returns the
+// URL of the test database with it as the search path.
+func schemaURL(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "warden_test_" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
+	sep := "?"
+	if strings.Contains(baseURL(), "?") {
+		sep = "&"
+	}
+	return baseURL() + sep + "search_path=" + schema
+}
+
+func TestContract(t *testing.T) {
+	db := admin(t)
+	storetest.Run(t, func(t *testing.T) warden.Store { return freshStore(t, db) })
+}
+
+// TestConcurrentOpen opens one new schema from many connections at once:
+// the migration runs exactly once.
+func TestConcurrentOpen(t *testing.T) {
+	db := admin(t)
+	url := schemaURL(t, db)
+	stores := make(chan *postgres.Store, 8)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := postgres.Open(context.Background(), url)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			stores <- s
+		}()
+	}
+	wg.Wait()
+	close(stores)
+	var s *postgres.Store
+	for x := range stores {
+		s = x
+		defer x.Close()
+	}
+	if s == nil {
+		t.FailNow()
+	}
+	var v int
+	if err := s.DB().QueryRow(`SELECT COUNT(*) FROM warden_schema`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v != postgres.SchemaVersion {
+		t.Errorf("%d schema rows, want %d", v, postgres.SchemaVersion)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := postgres.Open(ctx, "postgres://u:hunter2secret@127.0.0.1:1/x?sslmode=disable&connect_timeout=2")
+	if err == nil {
+		t.Fatal("open of an unreachable server: no error")
+	}
+	if strings.Contains(err.Error(), "hunter2secret") {
+		t.Errorf("password in error: %v", err)
+	}
+}
+
+// TestSharedSQL keeps postgres/sql.go and sqlite/sql.go the same code.
+func TestSharedSQL(t *testing.T) {
+	a, err := os.ReadFile("sql.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../sqlite/sql.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = bytes.Replace(a, []byte("package postgres\n"), []byte("package sqlite\n"), 1)
+	if !bytes.Equal(a, b) {
+		t.Error("postgres/sql.go differs from sqlite/sql.go: copy it with sed 's/^package sqlite$/package postgres/'")
+	}
+}

@@ -1,0 +1,66 @@
+package warden
+
+import "time"
+
+// Session is what warden remembers about one agent session between tool
+// calls (seed 000's session tracker). A hook is a new process per call, so
+// every field lives in a store.
+type Session struct {
+	ID string `json:"id"`
+	// Role is the agent role of the session; empty means no role.
+	Role string `json:"role,omitempty"`
+	// Host is the agent host the session runs in (claude, codex, ...).
+	Host string `json:"host,omitempty"`
+	// Parent is the id of the session that delegated to this one, if any.
+	Parent string `json:"parent,omitempty"`
+	// Depth is the delegation depth: 0 for a top-level session, the
+	// parent's depth plus one for a delegated one.
+	Depth int `json:"depth"`
+	// FirstTool is the name of the first tool call that was not denied;
+	// empty until then. The role's `first` list is checked while it is
+	// empty.
+	FirstTool string `json:"first_tool,omitempty"`
+	// Calls counts decided tool calls; Violations those that were denied
+	// or broke the required-first-tool or depth rules.
+	Calls      int `json:"calls"`
+	Violations int `json:"violations"`
+	// GovernanceInjected reports that the governance text due at this
+	// moment (session-start prefix, or the reminder after a compaction)
+	// was handed to the host.
+	GovernanceInjected bool `json:"governance_injected"`
+	// Compactions counts the host's context compactions; Resumes the
+	// times the session was resumed.
+	Compactions int `json:"compactions"`
+	Resumes     int `json:"resumes"`
+	// IntentID is the active intent; Intent the user's latest request, used
+	// as the intent text of calls that carry none.
+	IntentID string `json:"intent_id,omitempty"`
+	Intent   string `json:"intent,omitempty"`
+	// Status is one of the SessionActive, SessionIdle, SessionEnded.
+	Status    string    `json:"status"`
+	StartedAt time.Time `json:"started_at"`
+	LastSeen  time.Time `json:"last_seen"`
+	// EndedAt is set when the session went idle or ended.
+	EndedAt time.Time `json:"ended_at,omitempty"`
+	// Archived reports that the session is older than the state's session
+	// age limit; archived sessions are kept but not listed by default.
+	Archived bool `json:"archived,omitempty"`
+}
+
+// Session statuses.
+const (
+	SessionActive = "active"
+	SessionIdle   = "idle"
+	SessionEnded  = "ended"
+)
+
+// FirstToolUsed reports whether the session's first tool call was made.
+func (s Session) FirstToolUsed() bool { return s.FirstTool != "" }
+
+// SessionFilter selects sessions. Zero fields select everything; archived
+// sessions are included only with Archived set.
+type SessionFilter struct {
+	Status   string
+	Archived bool
+	Limit    int
+}

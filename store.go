@@ -1,0 +1,143 @@
+package warden
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Store errors. Implementations wrap them, so test with errors.Is.
+var (
+	// ErrNotFound: no session, approval, grant or anchor has that id.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the change does not apply to the record's current state
+	// (for example, answering an approval that was already answered).
+	ErrConflict = errors.New("conflict")
+)
+
+// The store interfaces below are declared for their consumers: the session
+// layer (SessionStore, GrantStore, ApprovalStore, AuditLog, StateStore) and
+// the CLI. Every method of every implementation is safe for concurrent use
+// by goroutines and by processes sharing one database; a method that returns
+// a nil error has made its change durable (it survives a kill -9 of the
+// process right after). A store that fails returns an error, never a
+// zero value that could be read as "nothing forbids this".
+//
+// Times are stored with at least microsecond precision and returned in UTC.
+
+// SessionStore keeps sessions.
+type SessionStore interface {
+	// Session returns the session with the id, or an error wrapping
+	// ErrNotFound.
+	Session(ctx context.Context, id string) (Session, error)
+	// UpdateSession runs fn on the session with the id, creating it (with
+	// ID set and every other field zero, created true) when there is none,
+	// and stores what fn leaves. It is atomic: concurrent updates of one
+	// session, from any process, run one after the other, so fn sees the
+	// result of the previous one. If fn returns an error nothing is stored
+	// (not even the creation) and UpdateSession returns that error.
+	UpdateSession(ctx context.Context, id string, fn func(s *Session, created bool) error) (Session, error)
+	// Sessions lists sessions, most recently seen first.
+	Sessions(ctx context.Context, f SessionFilter) ([]Session, error)
+	// ArchiveSessions marks the sessions last seen before the time as
+	// archived and returns how many it marked.
+	ArchiveSessions(ctx context.Context, before time.Time) (int, error)
+}
+
+// GrantFilter selects grants.
+type GrantFilter struct {
+	// Session, when set, selects the grants that apply to that session:
+	// those without a session and those for it. Empty selects all.
+	Session string
+	// All includes revoked, expired and used-up grants.
+	All bool
+}
+
+// GrantStore keeps the standing approvals humans gave.
+type GrantStore interface {
+	// AddGrant stores a grant. It assigns ID (when empty) and CreatedAt
+	// (when zero) and returns the stored grant. UsesLeft 0 is taken as
+	// unlimited (-1); a grant's Tool and Subject must not be empty.
+	AddGrant(ctx context.Context, g Grant) (Grant, error)
+	// Grants lists grants, oldest first. Without f.All it returns only
+	// grants that are in force at the store's current time: not revoked,
+	// not expired, with uses left.
+	Grants(ctx context.Context, f GrantFilter) ([]Grant, error)
+	// UseGrant records one use of a grant. It decrements a limited grant's
+	// UsesLeft atomically and reports false, changing nothing, when the
+	// grant is revoked, expired or used up (the caller must then decide
+	// again without it). An unknown id is ErrNotFound.
+	UseGrant(ctx context.Context, id string) (bool, error)
+	// RevokeGrant ends a grant. An unknown id is ErrNotFound.
+	RevokeGrant(ctx context.Context, id string) error
+}
+
+// ApprovalStore keeps the approvals queue.
+type ApprovalStore interface {
+	// CreateApproval records a pending approval. It assigns ID and
+	// CreatedAt, sets Status to pending, and returns the stored approval.
+	CreateApproval(ctx context.Context, a Approval) (Approval, error)
+	// Approval returns one approval, or an error wrapping ErrNotFound.
+	Approval(ctx context.Context, id string) (Approval, error)
+	// Approvals lists approvals, oldest first.
+	Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
+	// ResolveApproval answers a pending approval and stores grants in the
+	// same transaction (their ids are recorded in Approval.Grants; each
+	// grant's Approval field is set to the approval's id). Answering an
+	// approval that is not pending is ErrConflict; an unknown id is
+	// ErrNotFound.
+	ResolveApproval(ctx context.Context, id string, r Resolution, grants []Grant) (Approval, error)
+	// ConsumeApproval marks an approved approval as consumed and reports
+	// whether this call did it: of any number of concurrent callers, exactly
+	// one gets true. It reports false for an approval that is not approved
+	// or was consumed already.
+	ConsumeApproval(ctx context.Context, id string) (bool, error)
+}
+
+// AuditLog keeps the audit trail.
+type AuditLog interface {
+	// AppendAudit appends one record, assigning its ID (and its Time when
+	// zero), and returns it.
+	AppendAudit(ctx context.Context, r AuditRecord) (AuditRecord, error)
+	// Audit returns the records f selects, oldest first.
+	Audit(ctx context.Context, f AuditFilter) ([]AuditRecord, error)
+	// PurgeAudit deletes the records older than the time and returns how
+	// many it deleted.
+	PurgeAudit(ctx context.Context, before time.Time) (int, error)
+}
+
+// StateStore keeps the project state.
+type StateStore interface {
+	// State returns the phase, every anchor (most important first, then
+	// oldest first) and the live history (oldest first). A project with
+	// no state yet has the zero state, not an error.
+	State(ctx context.Context) (ProjectState, error)
+	// SetPhase sets the project phase.
+	SetPhase(ctx context.Context, phase string) error
+	// AddAnchor stores an anchor, assigning ID (when empty) and CreatedAt
+	// (when zero). It does not apply the anchor limits (PlanAnchors does).
+	AddAnchor(ctx context.Context, a Anchor) (Anchor, error)
+	// DemoteAnchor sets a high anchor's priority to normal and its
+	// DemotedAt to the store's current time.
+	DemoteAnchor(ctx context.Context, id string) error
+	// RemoveAnchor deletes an anchor. An unknown id is ErrNotFound.
+	RemoveAnchor(ctx context.Context, id string) error
+	// AddHistory appends a history entry (assigning ID, and Time when zero).
+	AddHistory(ctx context.Context, h HistoryEntry) error
+	// ArchiveHistory archives all but the newest keep live entries and
+	// returns how many it archived. Archived entries are kept in the store
+	// but State no longer returns them.
+	ArchiveHistory(ctx context.Context, keep int) (int, error)
+}
+
+// Store is everything warden keeps between calls. sqlite.Store and
+// postgres.Store implement it; storetest.Run checks the contract.
+type Store interface {
+	SessionStore
+	GrantStore
+	ApprovalStore
+	AuditLog
+	StateStore
+	io.Closer
+}

@@ -1,0 +1,673 @@
+// Package storetest is the contract suite every warden.Store passes: one
+// test body, run against the SQLite store always and the PostgreSQL store
+// in CI (litestream's replica-client contract, testing/slogtest).
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+)
+
+// Run runs the contract suite. newStore must return a new, empty store for
+// each call (a subtest calls it once); Run closes it.
+func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s warden.Store)
+	}{
+		{"SessionCreateAndUpdate", testSessionCreateAndUpdate},
+		{"SessionUpdateErrorStoresNothing", testSessionUpdateError},
+		{"SessionConcurrentUpdates", testSessionConcurrent},
+		{"SessionListAndArchive", testSessionListArchive},
+		{"GrantLifecycle", testGrantLifecycle},
+		{"GrantConcurrentUse", testGrantConcurrentUse},
+		{"GrantValidation", testGrantValidation},
+		{"ApprovalLifecycle", testApprovalLifecycle},
+		{"ApprovalRejectAndConflict", testApprovalReject},
+		{"ApprovalConsumeOnce", testApprovalConsume},
+		{"AuditAppendAndFilter", testAudit},
+		{"AuditConcurrentAppend", testAuditConcurrent},
+		{"State", testState},
+		{"History", testHistory},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			t.Cleanup(func() { s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}
+
+var ctx = context.Background()
+
+func must[T any](v T, err error) func(t *testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+func check(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isErr(t *testing.T, err, want error) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Fatalf("error = %v, want %v", err, want)
+	}
+}
+
+func testSessionCreateAndUpdate(t *testing.T, s warden.Store) {
+	_, err := s.Session(ctx, "s1")
+	isErr(t, err, warden.ErrNotFound)
+	start := time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC)
+	got := must(s.UpdateSession(ctx, "s1", func(x *warden.Session, created bool) error {
+		if !created {
+			t.Error("first update: created = false")
+		}
+		if x.ID != "s1" || x.Calls != 0 || x.Role != "" || !x.StartedAt.IsZero() {
+			t.Errorf("new session not zero: %+v", x)
+		}
+		x.Role, x.Host, x.Parent, x.Depth = "builder", "claude", "p1", 2
+		x.FirstTool, x.Calls, x.Violations, x.GovernanceInjected = "Read", 1, 1, true
+		x.Compactions, x.Resumes, x.IntentID, x.Intent = 3, 4, "INT-1", "fix the build"
+		x.Status, x.StartedAt, x.LastSeen = warden.SessionActive, start, start.Add(time.Minute)
+		return nil
+	}))(t)
+	if got.Role != "builder" || !got.StartedAt.Equal(start) {
+		t.Errorf("returned session: %+v", got)
+	}
+	read := must(s.Session(ctx, "s1"))(t)
+	want := warden.Session{ID: "s1", Role: "builder", Host: "claude", Parent: "p1", Depth: 2, FirstTool: "Read",
+		Calls: 1, Violations: 1, GovernanceInjected: true, Compactions: 3, Resumes: 4, IntentID: "INT-1",
+		Intent: "fix the build", Status: warden.SessionActive, StartedAt: start, LastSeen: start.Add(time.Minute)}
+	if fmt.Sprint(read) != fmt.Sprint(want) {
+		t.Errorf("stored session:\n got %+v\nwant %+v", read, want)
+	}
+	if !read.FirstToolUsed() {
+		t.Error("FirstToolUsed = false")
+	}
+	must(s.UpdateSession(ctx, "s1", func(x *warden.Session, created bool) error {
+		if created {
+			t.Error("second update: created = true")
+		}
+		if x.Calls != 1 || x.Role != "builder" {
+			t.Errorf("second update sees %+v", x)
+		}
+		x.Calls++
+		x.GovernanceInjected = false
+		x.EndedAt = start.Add(time.Hour)
+		return nil
+	}))(t)
+	read = must(s.Session(ctx, "s1"))(t)
+	if read.Calls != 2 || read.GovernanceInjected || !read.EndedAt.Equal(start.Add(time.Hour)) {
+		t.Errorf("after second update: %+v", read)
+	}
+	if _, err := s.UpdateSession(ctx, "", func(*warden.Session, bool) error { return nil }); err == nil {
+		t.Error("empty id: no error")
+	}
+}
+
+func testSessionUpdateError(t *testing.T, s warden.Store) {
+	boom := errors.New("boom")
+	_, err := s.UpdateSession(ctx, "s2", func(x *warden.Session, _ bool) error {
+		x.Role = "x"
+		return boom
+	})
+	isErr(t, err, boom)
+	_, err = s.Session(ctx, "s2")
+	isErr(t, err, warden.ErrNotFound)
+	must(s.UpdateSession(ctx, "s2", func(x *warden.Session, _ bool) error { x.Calls = 5; return nil }))(t)
+	_, err = s.UpdateSession(ctx, "s2", func(x *warden.Session, _ bool) error { x.Calls = 99; return boom })
+	isErr(t, err, boom)
+	if got := must(s.Session(ctx, "s2"))(t); got.Calls != 5 {
+		t.Errorf("failed update was stored: calls = %d", got.Calls)
+	}
+}
+
+func testSessionConcurrent(t *testing.T, s warden.Store) {
+	const n = 20
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	created := 0
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.UpdateSession(ctx, "busy", func(x *warden.Session, c bool) error {
+				if c {
+					mu.Lock()
+					created++
+					mu.Unlock()
+				}
+				x.Calls++
+				return nil
+			})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		check(t, err)
+	}
+	if got := must(s.Session(ctx, "busy"))(t); got.Calls != n {
+		t.Errorf("calls = %d after %d concurrent increments (lost updates)", got.Calls, n)
+	}
+	if created != 1 {
+		t.Errorf("created reported %d times, want 1", created)
+	}
+}
+
+func testSessionListArchive(t *testing.T, s warden.Store) {
+	now := time.Now().UTC()
+	for i, id := range []string{"old", "mid", "new"} {
+		seen := now.Add(time.Duration(i-2) * 100 * time.Hour) // -200h, -100h, 0
+		must(s.UpdateSession(ctx, id, func(x *warden.Session, _ bool) error {
+			x.LastSeen, x.Status = seen, warden.SessionActive
+			if id == "mid" {
+				x.Status = warden.SessionEnded
+			}
+			return nil
+		}))(t)
+	}
+	ids := func(f warden.SessionFilter) string {
+		var out []string
+		for _, x := range must(s.Sessions(ctx, f))(t) {
+			out = append(out, x.ID)
+		}
+		return fmt.Sprint(out)
+	}
+	if got := ids(warden.SessionFilter{}); got != "[new mid old]" {
+		t.Errorf("sessions = %s, want most recent first", got)
+	}
+	if got := ids(warden.SessionFilter{Status: warden.SessionEnded}); got != "[mid]" {
+		t.Errorf("ended sessions = %s", got)
+	}
+	if got := ids(warden.SessionFilter{Limit: 1}); got != "[new]" {
+		t.Errorf("limit 1 = %s", got)
+	}
+	n := must(s.ArchiveSessions(ctx, now.Add(-168*time.Hour)))(t)
+	if n != 1 {
+		t.Errorf("archived %d, want 1", n)
+	}
+	if got := ids(warden.SessionFilter{}); got != "[new mid]" {
+		t.Errorf("after archive = %s", got)
+	}
+	if got := ids(warden.SessionFilter{Archived: true}); got != "[new mid old]" {
+		t.Errorf("with archived = %s", got)
+	}
+	if x := must(s.Session(ctx, "old"))(t); !x.Archived {
+		t.Error("old session not marked archived")
+	}
+	if n := must(s.ArchiveSessions(ctx, now.Add(-168*time.Hour)))(t); n != 0 {
+		t.Errorf("second archive: %d, want 0", n)
+	}
+}
+
+func grantIDs(t *testing.T, s warden.Store, f warden.GrantFilter) string {
+	t.Helper()
+	var out []string
+	for _, g := range must(s.Grants(ctx, f))(t) {
+		out = append(out, g.ID)
+	}
+	return fmt.Sprint(out)
+}
+
+func testGrantLifecycle(t *testing.T, s warden.Store) {
+	now := time.Now().UTC()
+	g1 := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Role: "builder", Subject: warden.SubjectCommand,
+		Value: "git push origin main", CreatedBy: "me"}))(t)
+	if g1.ID == "" || g1.CreatedAt.IsZero() || g1.UsesLeft != -1 {
+		t.Fatalf("AddGrant did not fill ID/CreatedAt/UsesLeft: %+v", g1)
+	}
+	if _, err := s.AddGrant(ctx, warden.Grant{ID: g1.ID, Tool: "Bash", Subject: "command", Value: "x"}); err == nil {
+		t.Error("duplicate grant id: no error")
+	}
+	must(s.AddGrant(ctx, warden.Grant{ID: "g-sess", Tool: "Write", Session: "s1", Subject: warden.SubjectPath,
+		Value: "src/a.go", CreatedAt: now.Add(time.Second)}))(t)
+	must(s.AddGrant(ctx, warden.Grant{ID: "g-other", Tool: "Write", Session: "s2", Subject: warden.SubjectPath,
+		Value: "src/a.go", CreatedAt: now.Add(2 * time.Second)}))(t)
+	must(s.AddGrant(ctx, warden.Grant{ID: "g-expired", Tool: "Bash", Subject: warden.SubjectCommand,
+		Pattern: "npm *", Expires: now.Add(-time.Minute), CreatedAt: now.Add(3 * time.Second)}))(t)
+	must(s.AddGrant(ctx, warden.Grant{ID: "g-uses", Tool: "Bash", Subject: warden.SubjectCommand,
+		Value: "make", UsesLeft: 2, Expires: now.Add(time.Hour), CreatedAt: now.Add(4 * time.Second)}))(t)
+
+	all := grantIDs(t, s, warden.GrantFilter{})
+	if all != fmt.Sprint([]string{g1.ID, "g-sess", "g-other", "g-uses"}) {
+		t.Errorf("active grants = %s (expired one must not be listed)", all)
+	}
+	if got := grantIDs(t, s, warden.GrantFilter{Session: "s1"}); got != fmt.Sprint([]string{g1.ID, "g-sess", "g-uses"}) {
+		t.Errorf("grants for s1 = %s", got)
+	}
+	if got := grantIDs(t, s, warden.GrantFilter{All: true}); got != fmt.Sprint([]string{g1.ID, "g-sess", "g-other", "g-expired", "g-uses"}) {
+		t.Errorf("all grants = %s", got)
+	}
+	gs := must(s.Grants(ctx, warden.GrantFilter{Session: "s1"}))(t)
+	last := gs[len(gs)-1]
+	if last.UsesLeft != 2 || last.Value != "make" || !last.Expires.Equal(now.Add(time.Hour).Truncate(time.Microsecond)) {
+		t.Errorf("grant round trip: %+v", last)
+	}
+
+	for i, want := range []bool{true, true, false} {
+		if got := must(s.UseGrant(ctx, "g-uses"))(t); got != want {
+			t.Errorf("use %d of a 2-use grant = %v, want %v", i+1, got, want)
+		}
+	}
+	if strings := grantIDs(t, s, warden.GrantFilter{}); strings == fmt.Sprint([]string{g1.ID, "g-sess", "g-other", "g-uses"}) {
+		t.Error("used-up grant still listed")
+	}
+	if !must(s.UseGrant(ctx, g1.ID))(t) || !must(s.UseGrant(ctx, g1.ID))(t) {
+		t.Error("unlimited grant refused a use")
+	}
+	if must(s.UseGrant(ctx, "g-expired"))(t) {
+		t.Error("expired grant accepted a use")
+	}
+	_, err := s.UseGrant(ctx, "g-nope")
+	isErr(t, err, warden.ErrNotFound)
+
+	check(t, s.RevokeGrant(ctx, g1.ID))
+	if must(s.UseGrant(ctx, g1.ID))(t) {
+		t.Error("revoked grant accepted a use")
+	}
+	if got := grantIDs(t, s, warden.GrantFilter{}); got != fmt.Sprint([]string{"g-sess", "g-other"}) {
+		t.Errorf("after revoke and use-up: %s", got)
+	}
+	isErr(t, s.RevokeGrant(ctx, "g-nope"), warden.ErrNotFound)
+}
+
+func testGrantConcurrentUse(t *testing.T, s warden.Store) {
+	g := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: "command", Value: "make", UsesLeft: 5}))(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			used, err := s.UseGrant(ctx, g.ID)
+			if err != nil {
+				t.Error(err)
+			}
+			if used {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if ok != 5 {
+		t.Errorf("%d concurrent uses succeeded on a 5-use grant", ok)
+	}
+}
+
+func testGrantValidation(t *testing.T, s warden.Store) {
+	for _, g := range []warden.Grant{
+		{Subject: "command", Value: "x"},
+		{Tool: "Bash", Value: "x"},
+		{Tool: "Bash", Subject: "command"},
+	} {
+		if _, err := s.AddGrant(ctx, g); err == nil {
+			t.Errorf("AddGrant(%+v): no error", g)
+		}
+	}
+}
+
+func newApproval(s warden.Store, t *testing.T, session, fp string) warden.Approval {
+	t.Helper()
+	return must(s.CreateApproval(ctx, warden.Approval{
+		Session: session, Role: "builder", Host: "claude", Tool: "Bash",
+		Args: map[string]any{"command": "git push origin main"}, Summary: "Bash: git push origin main",
+		Code: warden.CodeRuleAsk, Rule: "ask-push", Reason: "Pushing needs a human.",
+		Parts:       []warden.GrantPart{{Subject: "command", Value: "git push origin main"}},
+		Fingerprint: fp, Status: "approved", Consumed: true, // ignored: a new approval is pending
+	}))(t)
+}
+
+func testApprovalLifecycle(t *testing.T, s warden.Store) {
+	a := newApproval(s, t, "s1", "fp1")
+	if a.ID == "" || a.Status != warden.ApprovalPending || a.CreatedAt.IsZero() || a.Consumed {
+		t.Fatalf("created approval: %+v", a)
+	}
+	if _, err := s.CreateApproval(ctx, warden.Approval{}); err == nil {
+		t.Error("approval without tool: no error")
+	}
+	b := newApproval(s, t, "s2", "fp2")
+	got := must(s.Approval(ctx, a.ID))(t)
+	if got.Tool != "Bash" || got.Args["command"] != "git push origin main" || len(got.Parts) != 1 ||
+		got.Parts[0].Value != "git push origin main" || got.Rule != "ask-push" || got.Code != warden.CodeRuleAsk ||
+		got.Fingerprint != "fp1" || got.Summary == "" || got.Reason == "" || got.Host != "claude" {
+		t.Errorf("approval round trip: %+v", got)
+	}
+	_, err := s.Approval(ctx, "a-nope")
+	isErr(t, err, warden.ErrNotFound)
+
+	list := must(s.Approvals(ctx, warden.ApprovalFilter{Status: warden.ApprovalPending}))(t)
+	if len(list) != 2 || list[0].ID != a.ID || list[1].ID != b.ID {
+		t.Errorf("pending = %+v", list)
+	}
+	if l := must(s.Approvals(ctx, warden.ApprovalFilter{Fingerprint: "fp2"}))(t); len(l) != 1 || l[0].ID != b.ID {
+		t.Errorf("by fingerprint = %+v", l)
+	}
+	if l := must(s.Approvals(ctx, warden.ApprovalFilter{Session: "s1"}))(t); len(l) != 1 || l[0].ID != a.ID {
+		t.Errorf("by session = %+v", l)
+	}
+
+	_, err = s.ResolveApproval(ctx, a.ID, warden.Resolution{Status: warden.ApprovalApproved, Scope: "forever"}, nil)
+	if err == nil {
+		t.Error("bad scope: no error")
+	}
+	_, err = s.ResolveApproval(ctx, a.ID, warden.Resolution{Status: "maybe"}, nil)
+	if err == nil {
+		t.Error("bad status: no error")
+	}
+	// A bad grant aborts the whole resolution.
+	_, err = s.ResolveApproval(ctx, a.ID, warden.Resolution{Status: warden.ApprovalApproved, Scope: warden.ScopeAlways},
+		[]warden.Grant{{Tool: "Bash", Subject: "command", Value: "ok"}, {Tool: "Bash"}})
+	if err == nil {
+		t.Error("bad grant: no error")
+	}
+	if got := must(s.Approval(ctx, a.ID))(t); got.Status != warden.ApprovalPending {
+		t.Errorf("failed resolution changed status to %s", got.Status)
+	}
+	if n := len(must(s.Grants(ctx, warden.GrantFilter{All: true}))(t)); n != 0 {
+		t.Errorf("failed resolution left %d grants", n)
+	}
+
+	res := must(s.ResolveApproval(ctx, a.ID, warden.Resolution{Status: warden.ApprovalApproved,
+		Scope: warden.ScopeAlways, DecidedBy: "alice", Message: "fine"},
+		[]warden.Grant{{Tool: "Bash", Role: "builder", Subject: "command", Value: "git push origin main", UsesLeft: 3}}))(t)
+	if res.Status != warden.ApprovalApproved || res.Scope != warden.ScopeAlways || res.DecidedBy != "alice" ||
+		res.DecidedAt.IsZero() || len(res.Grants) != 1 || res.Message != "fine" {
+		t.Fatalf("resolved: %+v", res)
+	}
+	gs := must(s.Grants(ctx, warden.GrantFilter{}))(t)
+	if len(gs) != 1 || gs[0].ID != res.Grants[0] || gs[0].Approval != a.ID || gs[0].UsesLeft != 3 {
+		t.Errorf("grant from approval: %+v", gs)
+	}
+	_, err = s.ResolveApproval(ctx, a.ID, warden.Resolution{Status: warden.ApprovalRejected}, nil)
+	isErr(t, err, warden.ErrConflict)
+	_, err = s.ResolveApproval(ctx, "a-nope", warden.Resolution{Status: warden.ApprovalRejected}, nil)
+	isErr(t, err, warden.ErrNotFound)
+}
+
+func testApprovalReject(t *testing.T, s warden.Store) {
+	a := newApproval(s, t, "s1", "fp")
+	if _, err := s.ResolveApproval(ctx, a.ID, warden.Resolution{Status: warden.ApprovalRejected},
+		[]warden.Grant{{Tool: "Bash", Subject: "command", Value: "x"}}); err == nil {
+		t.Error("rejection with grants: no error")
+	}
+	r := must(s.ResolveApproval(ctx, a.ID, warden.Resolution{Status: warden.ApprovalRejected,
+		Message: "Do not push to main; open a pull request."}, nil))(t)
+	if r.Status != warden.ApprovalRejected || r.Message != "Do not push to main; open a pull request." || r.Scope != "" {
+		t.Errorf("rejected: %+v", r)
+	}
+	if must(s.ConsumeApproval(ctx, a.ID))(t) {
+		t.Error("a rejected approval was consumed")
+	}
+	// Concurrent answers: exactly one wins.
+	b := newApproval(s, t, "s1", "fp")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins, conflicts := 0, 0
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.ResolveApproval(ctx, b.ID, warden.Resolution{Status: warden.ApprovalApproved, Scope: warden.ScopeSession},
+				[]warden.Grant{{Tool: "Bash", Session: "s1", Subject: "command", Value: "git push origin main"}})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				wins++
+			case errors.Is(err, warden.ErrConflict):
+				conflicts++
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins != 1 || conflicts != 7 {
+		t.Errorf("concurrent answers: %d won, %d conflicted; want 1 and 7", wins, conflicts)
+	}
+	if n := len(must(s.Grants(ctx, warden.GrantFilter{}))(t)); n != 1 {
+		t.Errorf("concurrent answers made %d grants, want 1", n)
+	}
+}
+
+func testApprovalConsume(t *testing.T, s warden.Store) {
+	a := newApproval(s, t, "s1", "fp")
+	if must(s.ConsumeApproval(ctx, a.ID))(t) {
+		t.Error("a pending approval was consumed")
+	}
+	must(s.ResolveApproval(ctx, a.ID, warden.Resolution{Status: warden.ApprovalApproved, Scope: warden.ScopeOnce}, nil))(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := s.ConsumeApproval(ctx, a.ID)
+			if err != nil {
+				t.Error(err)
+			}
+			if c {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if ok != 1 {
+		t.Errorf("a once approval was consumed %d times", ok)
+	}
+	if got := must(s.Approval(ctx, a.ID))(t); !got.Consumed {
+		t.Error("Consumed not stored")
+	}
+	if must(s.ConsumeApproval(ctx, "a-nope"))(t) {
+		t.Error("unknown approval consumed")
+	}
+}
+
+func testAudit(t *testing.T, s warden.Store) {
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	recs := []warden.AuditRecord{
+		{Time: base, Session: "s1", Role: "builder", Host: "claude", Tool: "Read", Args: map[string]any{"file_path": "a.go"},
+			Decision: warden.Allow, Code: warden.CodeAllowed, Mode: "enforce", Latency: 1500 * time.Microsecond,
+			Warnings: []string{"first tool"}},
+		{Time: base.Add(time.Minute), Session: "s1", Tool: "Bash", Args: map[string]any{"command": "rm -rf /"},
+			Decision: warden.Deny, Code: warden.CodeRuleDeny, Rule: "no-rm-rf", Reason: "blocked",
+			Matched: []string{"no-rm-rf"}, Mode: "enforce"},
+		{Time: base.Add(2 * time.Minute), Session: "s2", Tool: "Bash", Args: map[string]any{"command": "git push"},
+			Decision: warden.Allow, Code: warden.CodeAllowed, Rule: "grant:g-1", Grants: []string{"g-1"}, Approval: "a-1",
+			Mode: "audit", Enforced: warden.Ask, Depth: 1},
+	}
+	var last int64
+	for i := range recs {
+		r := must(s.AppendAudit(ctx, recs[i]))(t)
+		if r.ID <= last {
+			t.Errorf("audit ids not increasing: %d after %d", r.ID, last)
+		}
+		last = r.ID
+		recs[i].ID = r.ID
+	}
+	auto := must(s.AppendAudit(ctx, warden.AuditRecord{Tool: "LS", Decision: warden.Allow}))(t)
+	if auto.Time.IsZero() {
+		t.Error("AppendAudit did not stamp the time")
+	}
+	all := must(s.Audit(ctx, warden.AuditFilter{Until: base.Add(time.Hour)}))(t)
+	if len(all) != 3 {
+		t.Fatalf("audit returned %d records, want 3", len(all))
+	}
+	for i := range recs {
+		if fmt.Sprintf("%+v", all[i]) != fmt.Sprintf("%+v", normAudit(recs[i])) {
+			t.Errorf("record %d round trip:\n got %+v\nwant %+v", i, all[i], normAudit(recs[i]))
+		}
+	}
+	count := func(f warden.AuditFilter) int { return len(must(s.Audit(ctx, f))(t)) }
+	cases := []struct {
+		name string
+		f    warden.AuditFilter
+		want int
+	}{
+		{"session", warden.AuditFilter{Session: "s1"}, 2},
+		{"decision", warden.AuditFilter{Decision: warden.Deny}, 1},
+		{"tool", warden.AuditFilter{Tool: "Bash"}, 2},
+		{"rule", warden.AuditFilter{Rule: "no-rm-rf"}, 1},
+		{"since", warden.AuditFilter{Since: base.Add(time.Minute), Until: base.Add(time.Hour)}, 2},
+		{"until", warden.AuditFilter{Until: base.Add(time.Minute)}, 1},
+		{"combined", warden.AuditFilter{Session: "s1", Tool: "Bash", Decision: warden.Deny}, 1},
+		{"none", warden.AuditFilter{Session: "s1", Decision: warden.Ask}, 0},
+	}
+	for _, c := range cases {
+		if got := count(c.f); got != c.want {
+			t.Errorf("filter %s: %d records, want %d", c.name, got, c.want)
+		}
+	}
+	lim := must(s.Audit(ctx, warden.AuditFilter{Limit: 2}))(t)
+	if len(lim) != 2 || lim[1].ID != auto.ID || lim[0].ID != recs[2].ID {
+		t.Errorf("limit keeps the newest, oldest first: %+v", lim)
+	}
+	n := must(s.PurgeAudit(ctx, base.Add(90*time.Second)))(t)
+	if n != 2 {
+		t.Errorf("purged %d, want 2", n)
+	}
+	if got := count(warden.AuditFilter{}); got != 2 {
+		t.Errorf("after purge: %d records, want 2", got)
+	}
+}
+
+func normAudit(r warden.AuditRecord) warden.AuditRecord {
+	if r.Matched == nil {
+		r.Matched = []string{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	if r.Grants == nil {
+		r.Grants = []string{}
+	}
+	return r
+}
+
+func testAuditConcurrent(t *testing.T, s warden.Store) {
+	const n = 40
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if _, err := s.AppendAudit(ctx, warden.AuditRecord{Session: "c", Tool: fmt.Sprint("T", i), Decision: warden.Allow}); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	recs := must(s.Audit(ctx, warden.AuditFilter{Session: "c"}))(t)
+	seen := map[string]bool{}
+	for _, r := range recs {
+		seen[r.Tool] = true
+	}
+	if len(recs) != n || len(seen) != n {
+		t.Errorf("%d concurrent appends left %d records (%d distinct)", n, len(recs), len(seen))
+	}
+}
+
+func testState(t *testing.T, s warden.Store) {
+	st := must(s.State(ctx))(t)
+	if st.Phase != "" || len(st.Anchors) != 0 || len(st.History) != 0 {
+		t.Errorf("empty store state: %+v", st)
+	}
+	check(t, s.SetPhase(ctx, "design"))
+	check(t, s.SetPhase(ctx, "build"))
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	add := func(p warden.Priority, content string, age int) warden.Anchor {
+		return must(s.AddAnchor(ctx, warden.Anchor{Priority: p, Content: content, CreatedAt: base.Add(time.Duration(age) * time.Hour)}))(t)
+	}
+	low := add(warden.Low, "low one", 0)
+	n2 := add(warden.Normal, "normal two", 2)
+	n1 := add(warden.Normal, "normal one", 1)
+	hi := add(warden.High, "high", 5)
+	cr := add(warden.Critical, "critical", 9)
+	def := must(s.AddAnchor(ctx, warden.Anchor{Content: "default priority"}))(t)
+	if def.Priority != warden.Normal || def.ID == "" || def.CreatedAt.IsZero() {
+		t.Errorf("default anchor: %+v", def)
+	}
+	if _, err := s.AddAnchor(ctx, warden.Anchor{Priority: "urgent", Content: "x"}); err == nil {
+		t.Error("bad priority: no error")
+	}
+	if _, err := s.AddAnchor(ctx, warden.Anchor{Priority: warden.High, Content: "  "}); err == nil {
+		t.Error("empty content: no error")
+	}
+	st = must(s.State(ctx))(t)
+	if st.Phase != "build" || st.UpdatedAt.IsZero() {
+		t.Errorf("phase = %q, updated %v", st.Phase, st.UpdatedAt)
+	}
+	var order []string
+	for _, a := range st.Anchors {
+		order = append(order, a.ID)
+	}
+	want := fmt.Sprint([]string{cr.ID, hi.ID, n1.ID, n2.ID, def.ID, low.ID})
+	if fmt.Sprint(order) != want {
+		t.Errorf("anchor order = %v, want %v (priority, then oldest)", order, want)
+	}
+	if a := st.Anchors[0]; a.Content != "critical" || !a.CreatedAt.Equal(base.Add(9*time.Hour)) {
+		t.Errorf("anchor round trip: %+v", a)
+	}
+	check(t, s.DemoteAnchor(ctx, hi.ID))
+	isErr(t, s.DemoteAnchor(ctx, hi.ID), warden.ErrNotFound) // no longer high
+	check(t, s.RemoveAnchor(ctx, low.ID))
+	isErr(t, s.RemoveAnchor(ctx, low.ID), warden.ErrNotFound)
+	st = must(s.State(ctx))(t)
+	if len(st.Anchors) != 5 {
+		t.Fatalf("anchors after remove: %d", len(st.Anchors))
+	}
+	for _, a := range st.Anchors {
+		if a.ID == hi.ID && (a.Priority != warden.Normal || a.DemotedAt.IsZero()) {
+			t.Errorf("demoted anchor: %+v", a)
+		}
+	}
+}
+
+func testHistory(t *testing.T, s warden.Store) {
+	if err := s.AddHistory(ctx, warden.HistoryEntry{}); err == nil {
+		t.Error("history without action: no error")
+	}
+	for i := 0; i < 7; i++ {
+		check(t, s.AddHistory(ctx, warden.HistoryEntry{Session: "s", Agent: "builder", Action: fmt.Sprint("a", i), Result: "pass"}))
+	}
+	st := must(s.State(ctx))(t)
+	if len(st.History) != 7 || st.History[0].Action != "a0" || st.History[6].Action != "a6" || st.History[0].Time.IsZero() {
+		t.Fatalf("history = %+v", st.History)
+	}
+	if n := must(s.ArchiveHistory(ctx, 3))(t); n != 4 {
+		t.Errorf("archived %d, want 4", n)
+	}
+	st = must(s.State(ctx))(t)
+	if len(st.History) != 3 || st.History[0].Action != "a4" || st.History[2].Action != "a6" {
+		t.Errorf("history after archive = %+v", st.History)
+	}
+	if n := must(s.ArchiveHistory(ctx, 3))(t); n != 0 {
+		t.Errorf("second archive: %d", n)
+	}
+}
