@@ -9,7 +9,19 @@ import (
 
 // Engine is a compiled policy. It is safe for concurrent use.
 type Engine struct {
-	pol *policy.Policy
+	pol          *policy.Policy
+	root         string // workspace root with symlinks resolved
+	rootRaw      string
+	home         string
+	audit        bool
+	protected    []pathGlob
+	protectedAbs []string
+	roles        map[string]*roleInfo
+	rules        []*rule
+	byProg       map[string][]*rule // command rules by program
+	anyProg      []*rule            // rules that can match any command
+	nonCommand   []*rule            // rules without command patterns
+	intents      *intentSet
 }
 
 // Session is the per-call state the session layer knows and the call does
@@ -21,11 +33,6 @@ type Session struct {
 	// Grants are the standing approvals that apply to this session, already
 	// filtered for expiry and remaining uses by the store.
 	Grants []warden.Grant
-}
-
-// Compile compiles a loaded policy.
-func Compile(p *policy.Policy) (*Engine, error) {
-	return &Engine{pol: p}, nil
 }
 
 // Policy returns the policy the engine was compiled from.
@@ -40,12 +47,14 @@ func (e *Engine) Decide(call warden.ToolCall) warden.Decision {
 // When grants turned asks into allows, Decision.Rule is "grant:<id>" if a
 // grant decided, and the used grant ids are returned by Explain's trace.
 func (e *Engine) DecideSession(call warden.ToolCall, s *Session) warden.Decision {
-	return e.Explain(call, s).Decision
+	return e.decide(&call, s, nil)
 }
 
 // Explain decides one call and returns the full trace of how.
 func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
-	return &Trace{Decision: warden.FailClosed(warden.Errorf(warden.CodePolicyError, "engine not implemented"))}
+	tr := &Trace{}
+	tr.Decision = e.decide(&call, s, tr)
+	return tr
 }
 
 // Trace is the record of one decision: the parts of the call, the rules
@@ -82,6 +91,10 @@ type Part struct {
 	Matched []string
 	// Grant is the id of the grant that allowed the part, if any.
 	Grant string
+	// Via names the wrapper or construct a command was found through
+	// ("sudo", "bash -c", "$(...)", ...); Op what writes a path (">",
+	// "rm", ...).
+	Via string
 }
 
 // Check is one whole-call check (role tools, depth, first tool, intents,

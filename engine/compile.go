@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/glob"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/shell"
+)
+
+// rule is a compiled policy rule.
+type rule struct {
+	idx        int
+	id         string
+	effect     warden.Effect // allow, ask or deny; warn is allow with warn set
+	warn       bool
+	tools      []toolMatcher // empty: any tool
+	commands   []shell.Pattern
+	paths      []pathGlob
+	excl       []pathGlob
+	hasPath    bool
+	args       []argMatcher
+	intent     *regexp.Regexp
+	roles      []string
+	message    string
+	suggestion string
+	one        []string // []string{id}, shared by decisions it alone matched
+}
+
+type toolMatcher struct {
+	name string // exact name
+	kind string // a tool kind
+	glob string // a text glob on the name
+	re   *regexp.Regexp
+}
+
+type argMatcher struct{ name, glob string }
+
+// pathGlob is a path pattern: relative to the workspace root, or absolute
+// (it began with "/" or "~/").
+type pathGlob struct {
+	g   glob.Path
+	abs bool
+}
+
+type roleInfo struct {
+	*policy.Role
+	tools []toolMatcher
+	first []toolMatcher
+}
+
+// Compile compiles a loaded policy. It reads the intents file, if the
+// policy has one, and resolves the workspace root. The policy must have
+// passed policy.Load; Compile reports what it cannot compile.
+func Compile(p *policy.Policy) (*Engine, error) {
+	e := &Engine{pol: p, roles: map[string]*roleInfo{}, byProg: map[string][]*rule{}}
+	root := p.Workspace.Root
+	if root == "" {
+		root = p.Dir
+	}
+	e.rootRaw = filepath.Clean(root)
+	if r, err := filepath.EvalSymlinks(e.rootRaw); err == nil {
+		e.root = r
+	} else {
+		return nil, fmt.Errorf("workspace root %s: %w", root, err)
+	}
+	e.home, _ = os.UserHomeDir()
+	e.audit = p.Mode == "audit"
+
+	// Protected: the policy's globs, and always the policy file itself, the
+	// store folder next to it and the intents file.
+	for _, s := range p.Protected {
+		g, err := e.compilePath(s)
+		if err != nil {
+			return nil, fmt.Errorf("protected %q: %w", s, err)
+		}
+		e.protected = append(e.protected, g)
+	}
+	e.protectedAbs = []string{p.File, filepath.Join(p.Dir, ".warden")}
+	if p.Intents != nil {
+		e.protectedAbs = append(e.protectedAbs, p.Intents.File)
+	}
+	for i, s := range e.protectedAbs {
+		if r, err := evalPrefix(s); err == nil {
+			e.protectedAbs[i] = r
+		}
+	}
+
+	for _, r := range p.Roles {
+		ri := &roleInfo{Role: r}
+		for _, t := range r.Tools {
+			ri.tools = append(ri.tools, compileTool(t))
+		}
+		for _, t := range r.First {
+			ri.first = append(ri.first, compileTool(t))
+		}
+		e.roles[r.Name] = ri
+	}
+
+	for i, pr := range p.Rules {
+		r := &rule{idx: i, id: pr.ID, message: pr.Message, suggestion: pr.Suggestion, roles: pr.Roles, one: []string{pr.ID}}
+		switch pr.Effect {
+		case "warn":
+			r.effect, r.warn = warden.Allow, true
+		default:
+			r.effect = warden.Effect(pr.Effect)
+		}
+		for _, t := range pr.Tool {
+			r.tools = append(r.tools, compileTool(t))
+		}
+		for _, c := range pr.Command {
+			pat, err := shell.CompilePattern(c)
+			if err != nil {
+				return nil, fmt.Errorf("rule %s: %w", pr.ID, err)
+			}
+			r.commands = append(r.commands, pat)
+		}
+		for _, s := range pr.Path {
+			excl := strings.HasPrefix(s, "!")
+			g, err := e.compilePath(strings.TrimPrefix(s, "!"))
+			if err != nil {
+				return nil, fmt.Errorf("rule %s: %w", pr.ID, err)
+			}
+			if excl {
+				r.excl = append(r.excl, g)
+			} else {
+				r.paths = append(r.paths, g)
+			}
+			r.hasPath = true
+		}
+		for k, v := range pr.Args {
+			r.args = append(r.args, argMatcher{name: k, glob: v})
+		}
+		if pr.Intent != "" {
+			re, err := regexp.Compile(pr.Intent)
+			if err != nil {
+				return nil, fmt.Errorf("rule %s: intent: %w", pr.ID, err)
+			}
+			r.intent = re
+		}
+		e.rules = append(e.rules, r)
+		// Index command rules by program so a command meets only the
+		// rules that can match it.
+		indexed := len(r.commands) > 0
+		for _, c := range r.commands {
+			for _, prog := range c.Progs() {
+				if glob.HasMeta(prog) {
+					indexed = false
+				}
+			}
+		}
+		if indexed {
+			seen := map[string]bool{}
+			for _, c := range r.commands {
+				for _, prog := range c.Progs() {
+					if !seen[prog] {
+						e.byProg[prog] = append(e.byProg[prog], r)
+						seen[prog] = true
+					}
+				}
+			}
+		} else {
+			e.anyProg = append(e.anyProg, r)
+		}
+		if len(r.commands) == 0 {
+			e.nonCommand = append(e.nonCommand, r)
+		}
+	}
+
+	if p.Intents != nil {
+		in, err := loadIntents(p.Intents.File, e)
+		if err != nil {
+			return nil, err
+		}
+		e.intents = in
+	}
+	return e, nil
+}
+
+func compileTool(t string) toolMatcher {
+	switch {
+	case len(t) > 2 && t[0] == '/' && t[len(t)-1] == '/':
+		if re, err := regexp.Compile(t[1 : len(t)-1]); err == nil {
+			return toolMatcher{re: re}
+		}
+		return toolMatcher{name: t}
+	case policy.IsKind(t):
+		return toolMatcher{kind: t}
+	case glob.HasMeta(t):
+		return toolMatcher{glob: t}
+	}
+	return toolMatcher{name: t}
+}
+
+func (m *toolMatcher) match(tool, kind string) bool {
+	switch {
+	case m.kind != "":
+		return m.kind == kind
+	case m.re != nil:
+		return m.re.MatchString(tool)
+	case m.glob != "":
+		return glob.Text(m.glob, tool)
+	}
+	return m.name == tool
+}
+
+// compilePath compiles a path pattern; "/x" and "~/x" are absolute.
+func (e *Engine) compilePath(s string) (pathGlob, error) {
+	s = strings.ReplaceAll(s, "\\", "/")
+	abs := false
+	if strings.HasPrefix(s, "~/") && e.home != "" {
+		s = filepath.ToSlash(e.home) + s[1:]
+	}
+	if strings.HasPrefix(s, "/") {
+		abs = true
+	}
+	g, err := glob.CompilePath(s)
+	return pathGlob{g: g, abs: abs}, err
+}
+
+// evalPrefix resolves the symlinks of the longest existing prefix of an
+// absolute path and appends the rest.
+func evalPrefix(p string) (string, error) {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r, nil
+	}
+	dir, rest := p, ""
+	for i := 0; i < 64; i++ {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return p, nil
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+	}
+	return p, nil
+}

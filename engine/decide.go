@@ -1,0 +1,479 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/shell"
+)
+
+// item is a candidate outcome: a whole-call check or a part's decision.
+// Its text is formatted only if it decides.
+type item struct {
+	set    bool
+	effect warden.Effect
+	code   warden.Code
+	rule   *rule
+	// subject is what the item is about (a path, a command, a tool), extra
+	// a detail for the message.
+	subject, extra string
+}
+
+// prio orders codes of equal severity: the more specific reason wins.
+var prio = map[warden.Code]int{
+	warden.CodePolicyError: 0, warden.CodeProtectedPath: 1, warden.CodeRoleToolDenied: 2,
+	warden.CodeDepthExceeded: 3, warden.CodeFirstTool: 4, warden.CodeMissingIntent: 5,
+	warden.CodeIntentNotFound: 6, warden.CodeRuleDeny: 7, warden.CodeRuleAsk: 7,
+	warden.CodeOutsideWorkspace: 8, warden.CodeScopeViolation: 9, warden.CodeUnparsable: 10,
+	warden.CodeDefault: 11, warden.CodeAllowed: 12,
+}
+
+func (a item) beats(b item) bool {
+	if !b.set {
+		return true
+	}
+	if sa, sb := a.effect.Severity(), b.effect.Severity(); sa != sb {
+		return sa > sb
+	}
+	pa, pb := prio[a.code], prio[b.code]
+	if pa != pb {
+		return pa < pb
+	}
+	if a.rule != nil && b.rule != nil {
+		return a.rule.idx < b.rule.idx
+	}
+	return false
+}
+
+// state is the working state of one decision. It lives on the stack.
+type state struct {
+	e           *Engine
+	call        *warden.ToolCall
+	s           *Session
+	tr          *Trace
+	kind        string
+	destructive bool
+	role        *roleInfo
+
+	best      item
+	allByRule bool  // every part was allowed by a rule or grant
+	allowRule *rule // the first rule that allowed a part
+	warnings  []string
+
+	matchedBits [4]uint64
+	matchedBig  []bool
+	nMatched    int
+	lastMatched *rule
+	grants      []string
+}
+
+func (st *state) offer(it item) {
+	it.set = true
+	if it.beats(st.best) {
+		st.best = it
+	}
+}
+
+func (st *state) check(name string, it item) {
+	st.offer(it)
+	if st.tr != nil {
+		st.tr.Checks = append(st.tr.Checks, Check{Name: name, Effect: it.effect, Code: it.code, Detail: st.e.reason(st, it)})
+	}
+}
+
+func (st *state) markMatched(r *rule) {
+	if r.idx < 256 {
+		w, b := r.idx/64, uint64(1)<<(r.idx%64)
+		if st.matchedBits[w]&b != 0 {
+			return
+		}
+		st.matchedBits[w] |= b
+	} else {
+		if st.matchedBig == nil {
+			st.matchedBig = make([]bool, len(st.e.rules))
+		}
+		if st.matchedBig[r.idx] {
+			return
+		}
+		st.matchedBig[r.idx] = true
+	}
+	st.nMatched++
+	st.lastMatched = r
+}
+
+func (st *state) isMatched(r *rule) bool {
+	if r.idx < 256 {
+		return st.matchedBits[r.idx/64]&(uint64(1)<<(r.idx%64)) != 0
+	}
+	return st.matchedBig != nil && st.matchedBig[r.idx]
+}
+
+var noStrings = []string{}
+
+// decide is the one decision procedure behind Decide and Explain. tr is nil
+// on the hot path.
+func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Decision {
+	st := state{e: e, call: call, s: s, tr: tr, allByRule: true}
+	st.kind = e.pol.KindOf(call.Tool)
+	st.destructive = !policy.SafeKinds[st.kind]
+	if tr != nil {
+		tr.Tool, tr.Kind, tr.Destructive = call.Tool, st.kind, st.destructive
+	}
+	e.checkRole(&st)
+	e.parts(&st)
+	return e.finish(&st)
+}
+
+// checkRole applies the role's tool list, first-tool rule and depth limit.
+func (e *Engine) checkRole(st *state) {
+	c := st.call
+	if c.Role == "" {
+		return
+	}
+	r, ok := e.roles[c.Role]
+	if !ok {
+		st.warnings = append(st.warnings, "role "+c.Role+" is not defined in the policy; no role restrictions apply")
+		return
+	}
+	st.role = r
+	if r.Tools != nil && !anyTool(r.tools, c.Tool, st.kind) {
+		st.check("role-tools", item{effect: warden.Deny, code: warden.CodeRoleToolDenied, subject: c.Tool})
+	} else if st.tr != nil && r.Tools != nil {
+		st.tr.Checks = append(st.tr.Checks, Check{Name: "role-tools", Effect: warden.Allow, Code: warden.CodeAllowed, Detail: "role " + c.Role + " may use " + c.Tool})
+	}
+	if st.kind == "delegate" && r.MaxDepth > 0 && c.Depth >= r.MaxDepth {
+		st.check("depth", item{effect: warden.Deny, code: warden.CodeDepthExceeded, subject: c.Role})
+	}
+	if st.s != nil && st.s.First && len(r.first) > 0 && !anyTool(r.first, c.Tool, st.kind) {
+		if r.FirstEnforce == "deny" {
+			st.check("first-tool", item{effect: warden.Deny, code: warden.CodeFirstTool, subject: c.Tool})
+		} else {
+			st.warnings = append(st.warnings, e.reason(st, item{code: warden.CodeFirstTool, subject: c.Tool})+" "+e.suggestion(st, item{code: warden.CodeFirstTool}))
+			if st.tr != nil {
+				st.tr.Checks = append(st.tr.Checks, Check{Name: "first-tool", Effect: warden.Allow, Code: warden.CodeFirstTool, Detail: "warning only (first_enforce: warn)"})
+			}
+		}
+	}
+}
+
+func anyTool(ms []toolMatcher, tool, kind string) bool {
+	for i := range ms {
+		if ms[i].match(tool, kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// part is one thing a call does.
+type part struct {
+	subject string // warden.SubjectCommand, SubjectPath or SubjectCall
+	cmd     int    // index into the analysis for commands
+	an      *shell.Analysis
+	// paths
+	raw      string // as given
+	clean    string // absolute and clean, symlinks not resolved
+	abs, rel string
+	inside   bool
+	write    bool
+	vkind    string // virtual kind of a shell write: "write" or "delete"
+	op       string // what writes the path (">", "rm", ...)
+	dynamic  bool   // computed: can never be allowed by a rule
+	destr    bool   // class for the default
+	cdDirs   []string
+	intentOK bool
+}
+
+// evalPart decides one part and offers the result.
+func (e *Engine) evalPart(st *state, p *part) {
+	var deny, ask, allow *rule
+	var warnRules []*rule
+	try := func(r *rule) {
+		if !e.ruleMatches(st, r, p) {
+			return
+		}
+		st.markMatched(r)
+		switch {
+		case r.effect == warden.Deny:
+			if deny == nil || r.idx < deny.idx {
+				deny = r
+			}
+		case r.effect == warden.Ask:
+			if ask == nil || r.idx < ask.idx {
+				ask = r
+			}
+		default:
+			// Outside the workspace only an allow that names the path
+			// counts.
+			if p.subject == warden.SubjectPath && !p.inside && !r.hasPath {
+				return
+			}
+			if allow == nil || r.idx < allow.idx {
+				allow = r
+			}
+			if r.warn {
+				warnRules = append(warnRules, r)
+			}
+		}
+	}
+	if p.subject == warden.SubjectCommand {
+		c := &p.an.Commands[p.cmd]
+		for _, r := range e.byProg[c.Prog] {
+			try(r)
+		}
+		for _, r := range e.anyProg {
+			try(r)
+		}
+	} else {
+		for _, r := range e.nonCommand {
+			try(r)
+		}
+	}
+	for _, r := range warnRules {
+		st.warnings = append(st.warnings, r.message)
+	}
+
+	// Checks on paths: protected, outside, intent scope.
+	var res item
+	if p.subject == warden.SubjectPath && !p.dynamic {
+		if p.write && e.isProtected(p) {
+			res = item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: p.display()}
+		} else if !p.inside && e.pol.Workspace.Outside != warden.Allow && allow == nil {
+			res = item{effect: e.pol.Workspace.Outside, code: warden.CodeOutsideWorkspace, subject: p.display()}
+		}
+	}
+	switch {
+	case res.set || res.code != "":
+	case deny != nil:
+		res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: deny, subject: p.display()}
+	case ask != nil:
+		res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: ask, subject: p.display()}
+	case p.dynamic:
+		res = item{effect: warden.Ask, code: warden.CodeUnparsable, subject: p.display()}
+		if d := e.defaultFor(p); d == warden.Deny {
+			res.effect = warden.Deny
+		}
+	case allow != nil:
+		res = item{effect: warden.Allow, code: warden.CodeAllowed, rule: allow}
+	default:
+		res = item{effect: e.defaultFor(p), code: warden.CodeDefault, subject: p.display(), extra: e.classOf(p)}
+	}
+	// A deny or ask rule still raises a path check's severity.
+	if res.code == warden.CodeOutsideWorkspace || res.code == warden.CodeProtectedPath {
+		if deny != nil && res.effect != warden.Deny {
+			res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: deny, subject: p.display()}
+		} else if ask != nil && res.effect == warden.Allow {
+			res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: ask, subject: p.display()}
+		}
+	}
+	// Intent scope for writes.
+	if res.effect != warden.Deny && p.subject == warden.SubjectPath && p.write && st.needsIntent(p) {
+		if sc := e.scope(st, p); sc.set && sc.beats(res) {
+			res = sc
+		}
+	}
+	// Grants turn an ask into an allow for exactly what they cover.
+	grant := ""
+	if res.effect == warden.Ask && !p.dynamic && st.s != nil && len(st.s.Grants) > 0 {
+		if g := e.grantFor(st, p); g != "" {
+			grant = g
+			st.grants = append(st.grants, g)
+			res = item{effect: warden.Allow, code: warden.CodeAllowed, subject: "grant:" + g}
+		}
+	}
+	if res.effect == warden.Allow {
+		if res.rule == nil && grant == "" {
+			st.allByRule = false
+		}
+		if res.rule != nil && (st.allowRule == nil || res.rule.idx < st.allowRule.idx) {
+			st.allowRule = res.rule
+		}
+	}
+	res.set = true
+	st.offer(res)
+	if st.tr != nil {
+		tp := Part{Subject: p.subject, Value: e.partValue(st, p), Write: p.write, Effect: res.effect, Code: res.code, Grant: grant}
+		if res.rule != nil {
+			tp.Rule = res.rule.id
+		}
+		if p.subject == warden.SubjectCommand {
+			tp.Via = p.an.Commands[p.cmd].Via
+		} else {
+			tp.Via = p.op
+		}
+		for _, r := range e.rules {
+			if e.ruleMatchesQuiet(st, r, p) {
+				tp.Matched = append(tp.Matched, r.id)
+			}
+		}
+		st.tr.Parts = append(st.tr.Parts, tp)
+	}
+}
+
+// ruleMatchesQuiet is ruleMatches for the trace (it records nothing).
+func (e *Engine) ruleMatchesQuiet(st *state, r *rule, p *part) bool { return e.ruleMatches(st, r, p) }
+
+func (e *Engine) defaultFor(p *part) warden.Effect {
+	if p.destr {
+		return e.pol.Default.Destructive
+	}
+	return e.pol.Default.Safe
+}
+
+func (e *Engine) classOf(p *part) string {
+	if p.destr {
+		return "destructive"
+	}
+	return "safe"
+}
+
+// ruleMatches reports whether rule r matches part p of the call.
+func (e *Engine) ruleMatches(st *state, r *rule, p *part) bool {
+	c := st.call
+	if len(r.tools) > 0 {
+		ok := false
+		for i := range r.tools {
+			if r.tools[i].match(c.Tool, st.kind) || p.vkind != "" && r.tools[i].kind == p.vkind {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(r.roles) > 0 {
+		ok := false
+		for _, role := range r.roles {
+			if role == c.Role {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if r.intent != nil && !r.intent.MatchString(c.Intent) {
+		return false
+	}
+	for _, a := range r.args {
+		v, ok := c.Args[a.name].(string)
+		if !ok || !globText(a.glob, v) {
+			return false
+		}
+	}
+	if len(r.commands) > 0 {
+		if p.subject != warden.SubjectCommand {
+			return false
+		}
+		strict := r.effect == warden.Allow
+		for i := range r.commands {
+			if r.commands[i].Match(p.an, p.cmd, strict) {
+				return true
+			}
+		}
+		return false
+	}
+	if r.hasPath {
+		if p.subject != warden.SubjectPath {
+			return false
+		}
+		if p.dynamic {
+			// A computed path may be anything: deny and ask rules meet it,
+			// allow rules cannot vouch for it.
+			return r.effect != warden.Allow
+		}
+		for _, g := range r.excl {
+			if g.match(p.abs, p.rel, p.inside) {
+				return false
+			}
+		}
+		for _, g := range r.paths {
+			if g.match(p.abs, p.rel, p.inside) {
+				return true
+			}
+		}
+		return len(r.paths) == 0
+	}
+	return true
+}
+
+func (e *Engine) isProtected(p *part) bool {
+	for _, abs := range []string{p.abs, p.rawAbs()} {
+		for _, pa := range e.protectedAbs {
+			if abs == pa || strings.HasPrefix(abs, pa+"/") {
+				return true
+			}
+		}
+	}
+	for _, g := range e.protected {
+		if g.match(p.abs, p.rel, p.inside) {
+			return true
+		}
+		// The path as written, before symlinks were resolved.
+		if ra := p.rawAbs(); ra != p.abs {
+			rel, inside := e.relTo(ra)
+			if g.match(ra, rel, inside) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finish turns the state into the decision.
+func (e *Engine) finish(st *state) warden.Decision {
+	d := warden.Decision{Warnings: noStrings, Matched: noStrings, Recoverable: true}
+	b := st.best
+	if !b.set {
+		b = item{set: true, effect: e.pol.Default.Destructive, code: warden.CodeDefault, subject: st.call.Tool}
+	}
+	if b.effect == warden.Allow {
+		d.Decision = warden.Allow
+		if st.allByRule {
+			d.Code = warden.CodeAllowed
+		} else {
+			d.Code = warden.CodeDefault
+		}
+		if st.allowRule != nil {
+			d.Rule = st.allowRule.id
+		} else if len(st.grants) > 0 {
+			d.Rule = "grant:" + st.grants[0]
+		}
+	} else {
+		d.Decision = b.effect
+		d.Code = b.code
+		if b.rule != nil {
+			d.Rule = b.rule.id
+		}
+		d.Reason = e.reason(st, b)
+		d.Suggestion = e.suggestion(st, b)
+		d.Recoverable = b.code != warden.CodePolicyError
+	}
+	if len(st.warnings) > 0 {
+		d.Warnings = st.warnings
+	}
+	switch {
+	case st.nMatched == 1:
+		d.Matched = st.lastMatched.one
+	case st.nMatched > 1:
+		d.Matched = make([]string, 0, st.nMatched)
+		for _, r := range e.rules {
+			if st.isMatched(r) {
+				d.Matched = append(d.Matched, r.id)
+			}
+		}
+	}
+	if st.tr != nil {
+		st.tr.Grants = st.grants
+	}
+	if e.audit {
+		enforced := d.Decision
+		d.Mode = "audit"
+		d.Enforced = &enforced
+		d.Decision = warden.Allow
+	}
+	return d
+}

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/warden-run/warden"
+)
+
+// reason is the model-facing explanation of an item: what happened and why.
+func (e *Engine) reason(st *state, it item) string {
+	c := st.call
+	switch it.code {
+	case warden.CodeRuleDeny, warden.CodeRuleAsk:
+		if it.rule != nil && it.rule.message != "" {
+			return it.rule.message
+		}
+		if it.effect == warden.Ask {
+			return fmt.Sprintf("Rule %s requires the user's approval for %s.", it.rule.id, what(it.subject, c.Tool))
+		}
+		return fmt.Sprintf("Rule %s blocks %s.", it.rule.id, what(it.subject, c.Tool))
+	case warden.CodeProtectedPath:
+		return fmt.Sprintf("%s is a protected path: no agent may write, edit or delete it.", it.subject)
+	case warden.CodeOutsideWorkspace:
+		return fmt.Sprintf("%s is outside the workspace (%s).", it.subject, e.rootRaw)
+	case warden.CodeRoleToolDenied:
+		r := e.roles[c.Role]
+		return fmt.Sprintf("The %s role may not use the tool %s (kind %s). Its tools are: %s.", c.Role, c.Tool, st.kind, strings.Join(r.Tools, ", "))
+	case warden.CodeDepthExceeded:
+		r := e.roles[c.Role]
+		return fmt.Sprintf("Delegation depth %d reaches the %s role's limit of %d.", c.Depth, c.Role, r.MaxDepth)
+	case warden.CodeFirstTool:
+		r := e.roles[c.Role]
+		return fmt.Sprintf("The first tool call of a %s session must use one of: %s; this one uses %s.", c.Role, strings.Join(r.First, ", "), c.Tool)
+	case warden.CodeMissingIntent:
+		return fmt.Sprintf("No active intent is selected, and %s calls need one.", st.kind)
+	case warden.CodeIntentNotFound:
+		if it.extra != "" {
+			return fmt.Sprintf("The intents file cannot be read, so intent %q cannot be checked: %s.", it.subject, it.extra)
+		}
+		return fmt.Sprintf("Intent %q is not in %s.", it.subject, e.pol.Intents.File)
+	case warden.CodeScopeViolation:
+		in := e.intents.byID[it.extra]
+		return fmt.Sprintf("%s is outside the scope of intent %s (owned_scope: %s).", it.subject, it.extra, strings.Join(in.scope, ", "))
+	case warden.CodeUnparsable:
+		switch {
+		case it.extra != "":
+			return "The command cannot be analysed: " + it.extra + "."
+		case it.subject != "":
+			return fmt.Sprintf("Part of the command is computed at run time (%s), so warden cannot tell what it would run or write.", it.subject)
+		}
+		return "The command cannot be analysed."
+	case warden.CodeDefault:
+		return fmt.Sprintf("No rule covers %s; the policy's default for %s calls is %s.", what(it.subject, c.Tool), it.extra, it.effect)
+	case warden.CodePolicyError:
+		return fmt.Sprintf("The call's argument %q %s.", it.subject, it.extra)
+	}
+	return string(it.code)
+}
+
+func what(subject, tool string) string {
+	if subject == "" {
+		return "this " + tool + " call"
+	}
+	return subject
+}
+
+// suggestion is the model-facing advice: what to do instead.
+func (e *Engine) suggestion(st *state, it item) string {
+	c := st.call
+	switch it.code {
+	case warden.CodeRuleDeny, warden.CodeRuleAsk:
+		if it.rule != nil && it.rule.suggestion != "" {
+			return it.rule.suggestion
+		}
+		if it.effect == warden.Ask {
+			return "Wait for the user's decision, or choose a step that needs no approval."
+		}
+		return "Choose another way to reach the goal, or ask the user."
+	case warden.CodeProtectedPath:
+		return "Leave this path unchanged. If it must change, tell the user what to change and why."
+	case warden.CodeOutsideWorkspace:
+		return "Work on files inside the workspace, or ask the user to do this step."
+	case warden.CodeRoleToolDenied:
+		return "Use one of your role's tools, or delegate this step to a role that may use " + c.Tool + "."
+	case warden.CodeDepthExceeded:
+		return "Do this step yourself instead of delegating further, or report back to your coordinator."
+	case warden.CodeFirstTool:
+		if r := e.roles[c.Role]; r != nil {
+			return "Start the session with " + strings.Join(r.First, " or ") + "."
+		}
+		return "Start the session with the role's required first tool."
+	case warden.CodeMissingIntent:
+		return "Select an active intent first (select_active_intent with an id such as INT-001), then retry."
+	case warden.CodeIntentNotFound:
+		return "Select an intent that exists in the intents file, or ask the user to add one."
+	case warden.CodeScopeViolation:
+		return "Select an intent whose scope includes this path, or ask the user to widen intent " + it.extra + "'s scope."
+	case warden.CodeUnparsable:
+		return "Write the command plainly, with a literal program name and literal paths, and try again."
+	case warden.CodeDefault:
+		if it.effect == warden.Ask {
+			return "Wait for the user's approval, or use a command or tool the policy allows."
+		}
+		return "Use a command or tool the policy allows, or ask the user to add a rule for this."
+	case warden.CodePolicyError:
+		return "Fix the call's arguments and try again."
+	}
+	return "Ask the user how to proceed."
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+)
+
+func init() {
+	register("explain", "show how the policy decides a call (JSON on stdin), part by part", runExplain)
+}
+
+func runExplain(ctx context.Context, env *Env) int {
+	fs := newFlags(env, "explain", "[--policy FILE] < call.json")
+	policyPath := fs.String("policy", "", "policy file (default: warden.yaml here or in the nearest parent folder)")
+	first := fs.Bool("first", false, "explain the call as the first tool call of its session")
+	if code := parseFlags(fs, env.Args); code >= 0 {
+		return code
+	}
+	eng, err := loadEngine(*policyPath)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "warden explain: %v\n", err)
+		return ExitError
+	}
+	data, err := io.ReadAll(env.Stdin)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "warden explain: read stdin: %v\n", err)
+		return ExitError
+	}
+	call, err := warden.ParseToolCall(data)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "warden explain: stdin: %v\n", err)
+		return ExitError
+	}
+	var s *engine.Session
+	if *first {
+		s = &engine.Session{First: true}
+	}
+	tr := eng.Explain(call, s)
+	io.WriteString(env.Stdout, FormatTrace(call, tr))
+	return exitFor(tr.Decision)
+}
+
+// FormatTrace renders a decision trace as readable plain text.
+func FormatTrace(call warden.ToolCall, tr *engine.Trace) string {
+	var b strings.Builder
+	class := "safe"
+	if tr.Destructive {
+		class = "destructive"
+	}
+	fmt.Fprintf(&b, "call: %s (kind %s, %s)\n", call.Tool, tr.Kind, class)
+	if cmd, ok := call.Args["command"].(string); ok {
+		fmt.Fprintf(&b, "command: %s\n", cmd)
+	}
+	if call.Role != "" || call.Depth != 0 {
+		fmt.Fprintf(&b, "role: %s, depth %d\n", orDash(call.Role), call.Depth)
+	}
+	if call.Intent != "" || call.IntentID != "" {
+		fmt.Fprintf(&b, "intent: %s %s\n", orDash(call.IntentID), call.Intent)
+	}
+	if len(tr.Checks) > 0 {
+		b.WriteString("\nchecks:\n")
+		for _, c := range tr.Checks {
+			fmt.Fprintf(&b, "  %-11s %s (%s): %s\n", c.Name, c.Effect, c.Code, c.Detail)
+		}
+	}
+	b.WriteString("\nparts:\n")
+	for i, p := range tr.Parts {
+		label := p.Subject
+		if p.Subject == warden.SubjectPath {
+			if p.Write {
+				label = "path write"
+			} else {
+				label = "path read"
+			}
+		}
+		fmt.Fprintf(&b, "  %d. %s: %s", i+1, label, p.Value)
+		if p.Via != "" {
+			fmt.Fprintf(&b, "   (via %s)", p.Via)
+		}
+		b.WriteString("\n")
+		if len(p.Matched) > 0 {
+			fmt.Fprintf(&b, "     matched: %s\n", strings.Join(p.Matched, ", "))
+		} else {
+			b.WriteString("     matched: no rule\n")
+		}
+		fmt.Fprintf(&b, "     -> %s (%s)", p.Effect, p.Code)
+		switch {
+		case p.Rule != "":
+			fmt.Fprintf(&b, " by rule %s", p.Rule)
+		case p.Grant != "":
+			fmt.Fprintf(&b, " by grant %s", p.Grant)
+		}
+		b.WriteString("\n")
+	}
+	d := tr.Decision
+	fmt.Fprintf(&b, "\ndecision: %s (%s)", d.Decision, d.Code)
+	if d.Rule != "" {
+		fmt.Fprintf(&b, " by rule %s", d.Rule)
+	}
+	b.WriteString("\n")
+	if d.Mode == "audit" && d.Enforced != nil {
+		fmt.Fprintf(&b, "mode: audit (enforce mode would %s)\n", *d.Enforced)
+	}
+	if d.Reason != "" {
+		fmt.Fprintf(&b, "reason: %s\n", d.Reason)
+	}
+	if d.Suggestion != "" {
+		fmt.Fprintf(&b, "suggestion: %s\n", d.Suggestion)
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,871 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/glob"
+	"github.com/warden-run/warden/shell"
+	"go.yaml.in/yaml/v3"
+)
+
+// Severity of a finding.
+const (
+	SevError   = "error"
+	SevWarning = "warning"
+)
+
+// Finding is one problem found in a policy file, with its position.
+type Finding struct {
+	Pos      Pos
+	Severity string
+	// Field is the dotted path of the field, e.g. "rules[2].effect".
+	Field   string
+	Message string
+}
+
+func (f Finding) String() string {
+	s := f.Pos.String() + ": " + f.Severity + ": "
+	if f.Field != "" {
+		s += f.Field + ": "
+	}
+	return s + f.Message
+}
+
+// Error is returned when a policy has errors. It lists every error found,
+// not only the first.
+type Error struct {
+	File     string
+	Findings []Finding
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	n := 0
+	for _, f := range e.Findings {
+		if f.Severity != SevError {
+			continue
+		}
+		if n > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(f.String())
+		n++
+	}
+	if n == 0 {
+		return e.File + ": invalid policy"
+	}
+	return b.String()
+}
+
+// FileName is the policy file name warden looks for.
+const FileName = "warden.yaml"
+
+// Find returns the policy file for dir: warden.yaml in dir or the nearest
+// parent folder that has one (warden.yml and warden.json are accepted too).
+// Not finding one is an error, never an allow.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find policy: %w", err)
+	}
+	for d := abs; ; {
+		for _, name := range []string{FileName, "warden.yml", "warden.json"} {
+			p := filepath.Join(d, name)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return p, nil
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return "", fmt.Errorf("no %s found in %s or any parent folder (create one, or pass --policy FILE)", FileName, abs)
+}
+
+// Load reads and validates a policy file. It fails on any error finding;
+// warnings are available from Lint.
+func Load(path string) (*Policy, error) {
+	p, findings, err := Lint(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range findings {
+		if f.Severity == SevError {
+			return nil, &Error{File: p.File, Findings: findings}
+		}
+	}
+	return p, nil
+}
+
+// Lint reads a policy file and returns it with every finding (errors and
+// warnings). err is set only when the file cannot be read at all; a policy
+// with error findings is returned as far as it could be decoded.
+func Lint(path string) (*Policy, []Finding, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("policy %s: %w", path, err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("policy: %w", err)
+	}
+	p, findings := Parse(abs, data)
+	return p, findings, nil
+}
+
+// Parse decodes and validates a policy from data; file is its absolute path
+// (used for positions, the workspace root and the protected policy file).
+func Parse(file string, data []byte) (*Policy, []Finding) {
+	d := &decoder{file: file}
+	p := &Policy{File: file, Dir: filepath.Dir(file)}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		d.errAt(yamlErrPos(file, err), "", "%s", yamlErrMsg(err))
+		return p, d.findings
+	}
+	if len(doc.Content) == 0 {
+		d.errAt(Pos{File: file, Line: 1, Col: 1}, "", "the policy file is empty")
+		return p, d.findings
+	}
+	d.policy(p, doc.Content[0])
+	sort.SliceStable(d.findings, func(i, j int) bool {
+		a, b := d.findings[i].Pos, d.findings[j].Pos
+		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+	})
+	return p, d.findings
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+func yamlErrPos(file string, err error) Pos {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return Pos{File: file, Line: n, Col: 1}
+	}
+	return Pos{File: file, Line: 1, Col: 1}
+}
+
+func yamlErrMsg(err error) string {
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "yaml: "), "unmarshal errors:\n  ")
+}
+
+type decoder struct {
+	file     string
+	findings []Finding
+}
+
+func (d *decoder) pos(n *yaml.Node) Pos { return Pos{File: d.file, Line: n.Line, Col: n.Column} }
+
+func (d *decoder) errAt(p Pos, field, format string, args ...any) {
+	d.findings = append(d.findings, Finding{Pos: p, Severity: SevError, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) err(n *yaml.Node, field, format string, args ...any) {
+	d.errAt(d.pos(n), field, format, args...)
+}
+
+func (d *decoder) warn(n *yaml.Node, field, format string, args ...any) {
+	d.findings = append(d.findings, Finding{Pos: d.pos(n), Severity: SevWarning, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// field is one key of a mapping.
+type field struct {
+	key, val *yaml.Node
+}
+
+// mapping returns the keys of a mapping node; keys outside allowed are
+// errors. It returns nil if n is not a mapping.
+func (d *decoder) mapping(n *yaml.Node, path string, allowed ...string) map[string]field {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		d.err(n, path, "must be a mapping, not %s", kindName(n))
+		return nil
+	}
+	out := make(map[string]field, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Tag == "!!merge" {
+			d.err(k, path, "merge keys (<<) are not supported")
+			continue
+		}
+		name := k.Value
+		if allowed != nil && !contains(allowed, name) {
+			d.err(k, join(path, name), "unknown key %q (allowed: %s)", name, strings.Join(allowed, ", "))
+			continue
+		}
+		out[name] = field{key: k, val: v}
+	}
+	return out
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		return resolve(n.Content[0])
+	}
+	return n
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "empty"
+		}
+		return fmt.Sprintf("the value %q", n.Value)
+	}
+	return "something else"
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// str decodes a string scalar.
+func (d *decoder) str(n *yaml.Node, path string) (string, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.err(n, path, "must be a string, not %s", kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// strs decodes a string or a list of strings.
+func (d *decoder) strs(n *yaml.Node, path string) []string {
+	n = resolve(n)
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return []string{n.Value}
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.err(n, path, "must be a string or a list of strings, not %s", kindName(n))
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for i, c := range n.Content {
+		if s, ok := d.str(c, fmt.Sprintf("%s[%d]", path, i)); ok {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		d.err(n, path, "must not be an empty list")
+	}
+	return out
+}
+
+func (d *decoder) integer(n *yaml.Node, path string, min int) (int, bool) {
+	n = resolve(n)
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		d.err(n, path, "must be a whole number, not %s", kindName(n))
+		return 0, false
+	}
+	if v < min {
+		d.err(n, path, "must be at least %d", min)
+		return 0, false
+	}
+	return v, true
+}
+
+// duration decodes a Go duration, with "d" for days accepted ("7d").
+func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, bool) {
+	s, ok := d.str(n, path)
+	if !ok {
+		return 0, false
+	}
+	v, err := ParseDuration(s)
+	if err != nil {
+		d.err(n, path, "%v", err)
+		return 0, false
+	}
+	return v, true
+}
+
+// ParseDuration parses a Go duration ("90m", "48h") or a number of days
+// ("7d").
+func ParseDuration(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%q is not a duration (use 90m, 48h or 7d)", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a duration (use 90m, 48h or 7d)", s)
+	}
+	return v, nil
+}
+
+func (d *decoder) effect(n *yaml.Node, path string, allowed ...string) (warden.Effect, bool) {
+	s, ok := d.str(n, path)
+	if !ok {
+		return "", false
+	}
+	if !contains(allowed, s) {
+		d.err(n, path, "%q is not one of %s", s, strings.Join(allowed, ", "))
+		return "", false
+	}
+	return warden.Effect(s), true
+}
+
+// Kinds are the tool kinds of POLICY.md.
+var Kinds = []string{"shell", "read", "write", "edit", "delete", "list", "fetch", "delegate", "todo", "intent", "other"}
+
+// IsKind reports whether s is a tool kind.
+func IsKind(s string) bool { return contains(Kinds, s) }
+
+func (d *decoder) policy(p *Policy, root *yaml.Node) {
+	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "tools", "roles",
+		"rules", "intents", "state", "audit", "approvals", "tests")
+	if m == nil {
+		return
+	}
+	// Defaults.
+	p.Version = 1
+	p.Mode = "enforce"
+	p.Default = Default{Safe: warden.Allow, Destructive: warden.Ask}
+	p.Workspace = Workspace{Root: p.Dir, Outside: warden.Deny}
+	p.State = State{AnchorsMax: 20, AnchorDemoteAfter: 48 * time.Hour, HistoryMax: 50, SessionMaxAge: 7 * 24 * time.Hour}
+	p.Approvals = Approvals{Timeout: 5 * time.Minute}
+	p.Tools = map[string]string{}
+	p.Roles = map[string]*Role{}
+
+	if f, ok := m["version"]; ok {
+		if v, ok := d.integer(f.val, "version", 0); ok {
+			if v != 1 {
+				d.err(f.val, "version", "unsupported version %d (this warden reads version 1)", v)
+			}
+			p.Version = v
+		}
+	} else {
+		d.warn(root, "version", "no version given; assuming version: 1")
+	}
+	if f, ok := m["mode"]; ok {
+		if s, ok := d.str(f.val, "mode"); ok {
+			if s != "enforce" && s != "audit" {
+				d.err(f.val, "mode", "%q is not one of enforce, audit", s)
+			}
+			p.Mode = s
+		}
+	}
+	if f, ok := m["default"]; ok {
+		d.defaults(p, f.val)
+	}
+	if f, ok := m["workspace"]; ok {
+		wm := d.mapping(f.val, "workspace", "root", "outside")
+		if r, ok := wm["root"]; ok {
+			if s, ok := d.str(r.val, "workspace.root"); ok {
+				s = expandHome(s)
+				if !filepath.IsAbs(s) {
+					s = filepath.Join(p.Dir, s)
+				}
+				p.Workspace.Root = filepath.Clean(s)
+				if st, err := os.Stat(p.Workspace.Root); err != nil || !st.IsDir() {
+					d.err(r.val, "workspace.root", "%s is not a folder", p.Workspace.Root)
+				}
+			}
+		}
+		if o, ok := wm["outside"]; ok {
+			if e, ok := d.effect(o.val, "workspace.outside", "allow", "ask", "deny"); ok {
+				p.Workspace.Outside = e
+			}
+		}
+	}
+	if f, ok := m["protected"]; ok {
+		pats := d.strs(f.val, "protected")
+		for i, s := range pats {
+			if _, err := glob.CompilePath(strings.TrimPrefix(s, "!")); err != nil {
+				d.err(itemNode(f.val, i), fmt.Sprintf("protected[%d]", i), "%v", err)
+			}
+			if strings.HasPrefix(s, "!") {
+				d.err(itemNode(f.val, i), fmt.Sprintf("protected[%d]", i), "exclusions (!) are not allowed in protected: a protected path cannot be unprotected")
+			}
+		}
+		p.Protected = pats
+	}
+	if f, ok := m["tools"]; ok {
+		tm := d.mapping(f.val, "tools")
+		for name, tf := range tm {
+			if k, ok := d.str(tf.val, "tools."+name); ok {
+				if !IsKind(k) {
+					d.err(tf.val, "tools."+name, "%q is not a tool kind (one of %s)", k, strings.Join(Kinds, ", "))
+				}
+				p.Tools[name] = k
+			}
+		}
+	}
+	if f, ok := m["roles"]; ok {
+		d.roles(p, f.val)
+	}
+	if f, ok := m["rules"]; ok {
+		d.rules(p, f.val)
+	}
+	if f, ok := m["intents"]; ok {
+		d.intents(p, f.val)
+	}
+	if f, ok := m["state"]; ok {
+		sm := d.mapping(f.val, "state", "anchors_max", "anchor_demote_after", "history_max", "session_max_age")
+		if v, ok := sm["anchors_max"]; ok {
+			p.State.AnchorsMax, _ = d.integer(v.val, "state.anchors_max", 1)
+		}
+		if v, ok := sm["history_max"]; ok {
+			p.State.HistoryMax, _ = d.integer(v.val, "state.history_max", 1)
+		}
+		if v, ok := sm["anchor_demote_after"]; ok {
+			p.State.AnchorDemoteAfter, _ = d.duration(v.val, "state.anchor_demote_after")
+		}
+		if v, ok := sm["session_max_age"]; ok {
+			p.State.SessionMaxAge, _ = d.duration(v.val, "state.session_max_age")
+		}
+	}
+	if f, ok := m["audit"]; ok {
+		am := d.mapping(f.val, "audit", "retention")
+		if v, ok := am["retention"]; ok {
+			p.Audit.Retention, _ = d.duration(v.val, "audit.retention")
+		}
+	}
+	if f, ok := m["approvals"]; ok {
+		am := d.mapping(f.val, "approvals", "timeout")
+		if v, ok := am["timeout"]; ok {
+			p.Approvals.Timeout, _ = d.duration(v.val, "approvals.timeout")
+		}
+	}
+	if f, ok := m["tests"]; ok {
+		p.Tests = d.cases(f.val, "tests")
+	}
+	// Role references in rules.
+	for i, r := range p.Rules {
+		for _, role := range r.Roles {
+			if _, ok := p.Roles[role]; !ok && len(p.Roles) > 0 {
+				d.findings = append(d.findings, Finding{Pos: r.FieldPos["roles"], Severity: SevWarning,
+					Field: fmt.Sprintf("rules[%d].roles", i), Message: fmt.Sprintf("role %q is not defined under roles", role)})
+			}
+		}
+	}
+}
+
+func itemNode(n *yaml.Node, i int) *yaml.Node {
+	n = resolve(n)
+	if n.Kind == yaml.SequenceNode && i < len(n.Content) {
+		return n.Content[i]
+	}
+	return n
+}
+
+func expandHome(s string) string {
+	if s == "~" || strings.HasPrefix(s, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, s[1:])
+		}
+	}
+	return s
+}
+
+func (d *decoder) defaults(p *Policy, n *yaml.Node) {
+	n = resolve(n)
+	p.Default.Pos = d.pos(n)
+	if n.Kind == yaml.ScalarNode {
+		if e, ok := d.effect(n, "default", "allow", "ask", "deny"); ok {
+			p.Default.Safe, p.Default.Destructive = e, e
+		}
+		return
+	}
+	m := d.mapping(n, "default", "safe", "destructive")
+	if f, ok := m["safe"]; ok {
+		if e, ok := d.effect(f.val, "default.safe", "allow", "ask", "deny"); ok {
+			p.Default.Safe = e
+		}
+	}
+	if f, ok := m["destructive"]; ok {
+		if e, ok := d.effect(f.val, "default.destructive", "allow", "ask", "deny"); ok {
+			p.Default.Destructive = e
+		}
+	}
+}
+
+func (d *decoder) roles(p *Policy, n *yaml.Node) {
+	m := d.mapping(n, "roles")
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		f := m[name]
+		path := "roles." + name
+		r := &Role{Name: name, FirstEnforce: "warn", Pos: d.pos(f.key)}
+		rm := d.mapping(f.val, path, "description", "tools", "first", "first_enforce", "max_depth", "prompt", "reminder")
+		if v, ok := rm["description"]; ok {
+			r.Description, _ = d.str(v.val, path+".description")
+		}
+		if v, ok := rm["tools"]; ok {
+			r.Tools = d.strs(v.val, path+".tools")
+		}
+		if v, ok := rm["first"]; ok {
+			r.First = d.strs(v.val, path+".first")
+		}
+		if v, ok := rm["first_enforce"]; ok {
+			if s, ok := d.str(v.val, path+".first_enforce"); ok {
+				if s != "warn" && s != "deny" {
+					d.err(v.val, path+".first_enforce", "%q is not one of warn, deny", s)
+				}
+				r.FirstEnforce = s
+			}
+		}
+		if v, ok := rm["max_depth"]; ok {
+			r.MaxDepth, _ = d.integer(v.val, path+".max_depth", 0)
+		}
+		for _, k := range []string{"prompt", "reminder"} {
+			v, ok := rm[k]
+			if !ok {
+				continue
+			}
+			s, ok := d.str(v.val, path+"."+k)
+			if !ok {
+				continue
+			}
+			if _, err := template.New(k).Parse(s); err != nil {
+				d.err(v.val, path+"."+k, "not a valid Go template: %v", err)
+			}
+			if k == "prompt" {
+				r.Prompt = s
+			} else {
+				r.Reminder = s
+			}
+		}
+		p.Roles[name] = r
+	}
+}
+
+// ruleKeys are the keys a rule may have.
+var ruleKeys = []string{"id", "effect", "tool", "command", "path", "args", "intent", "roles", "message", "suggestion"}
+
+func (d *decoder) rules(p *Policy, n *yaml.Node) {
+	n = resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		d.err(n, "rules", "must be a list of rules, not %s", kindName(n))
+		return
+	}
+	seen := map[string]Pos{}
+	for i, rn := range n.Content {
+		path := fmt.Sprintf("rules[%d]", i)
+		m := d.mapping(rn, path, ruleKeys...)
+		if m == nil {
+			continue
+		}
+		r := &Rule{Pos: d.pos(rn), FieldPos: map[string]Pos{}}
+		for k, f := range m {
+			r.FieldPos[k] = d.pos(f.val)
+		}
+		if f, ok := m["id"]; ok {
+			r.ID, _ = d.str(f.val, path+".id")
+			if prev, dup := seen[r.ID]; dup && r.ID != "" {
+				d.err(f.val, path+".id", "duplicate rule id %q (first used at %s)", r.ID, prev)
+			}
+			seen[r.ID] = d.pos(f.val)
+			if strings.HasPrefix(r.ID, "grant:") {
+				d.err(f.val, path+".id", "rule ids must not start with \"grant:\" (reserved for grants)")
+			}
+		} else {
+			d.err(rn, path, "a rule needs an id")
+		}
+		if r.ID != "" {
+			path = fmt.Sprintf("rules[%d] (%s)", i, r.ID)
+		}
+		if f, ok := m["effect"]; ok {
+			if e, ok := d.effect(f.val, path+".effect", "allow", "ask", "deny", "warn"); ok {
+				r.Effect = string(e)
+			}
+		} else {
+			d.err(rn, path, "a rule needs an effect (allow, ask, deny or warn)")
+		}
+		if f, ok := m["tool"]; ok {
+			r.Tool = d.strs(f.val, path+".tool")
+			for j, t := range r.Tool {
+				if len(t) > 1 && t[0] == '/' && t[len(t)-1] == '/' {
+					if _, err := regexp.Compile(t[1 : len(t)-1]); err != nil {
+						d.err(itemNode(f.val, j), path+".tool", "bad regular expression %s: %v", t, err)
+					}
+				}
+			}
+		}
+		if f, ok := m["command"]; ok {
+			r.Command = d.strs(f.val, path+".command")
+			for j, c := range r.Command {
+				if _, err := shell.CompilePattern(c); err != nil {
+					d.err(itemNode(f.val, j), path+".command", "%v", err)
+				}
+			}
+			if len(r.Tool) > 0 && !d.toolCanShell(p, r.Tool) {
+				d.err(f.key, path+".command", "command patterns apply only to shell tools, but tool is %s", strings.Join(r.Tool, ", "))
+			}
+		}
+		if f, ok := m["path"]; ok {
+			r.Path = d.strs(f.val, path+".path")
+			incl := 0
+			for j, s := range r.Path {
+				if !strings.HasPrefix(s, "!") {
+					incl++
+				}
+				if _, err := glob.CompilePath(strings.TrimPrefix(s, "!")); err != nil {
+					d.err(itemNode(f.val, j), path+".path", "%v", err)
+				}
+			}
+			if incl == 0 && len(r.Path) > 0 {
+				d.warn(f.val, path+".path", "only exclusions: the rule matches every path except these")
+			}
+		}
+		if f, ok := m["args"]; ok {
+			am := d.mapping(f.val, path+".args")
+			r.Args = map[string]string{}
+			for k, v := range am {
+				if s, ok := d.str(v.val, path+".args."+k); ok {
+					r.Args[k] = s
+				}
+			}
+		}
+		if f, ok := m["intent"]; ok {
+			if s, ok := d.str(f.val, path+".intent"); ok {
+				if _, err := regexp.Compile(s); err != nil {
+					d.err(f.val, path+".intent", "bad regular expression: %v", err)
+				}
+				r.Intent = s
+			}
+		}
+		if f, ok := m["roles"]; ok {
+			r.Roles = d.strs(f.val, path+".roles")
+		}
+		if f, ok := m["message"]; ok {
+			r.Message, _ = d.str(f.val, path+".message")
+		}
+		if f, ok := m["suggestion"]; ok {
+			r.Suggestion, _ = d.str(f.val, path+".suggestion")
+		}
+		d.lintRule(r, rn, path)
+		p.Rules = append(p.Rules, r)
+	}
+}
+
+// toolCanShell reports whether any of a rule's tool matchers can name a
+// shell tool.
+func (d *decoder) toolCanShell(p *Policy, tools []string) bool {
+	for _, t := range tools {
+		if t == "shell" || strings.ContainsAny(t, "*?/") {
+			return true
+		}
+		if k, ok := p.Tools[t]; ok && k == "shell" {
+			return true
+		}
+		if k, ok := BuiltinKinds[t]; ok && k == "shell" {
+			return true
+		}
+		if !IsKind(t) {
+			if _, known := BuiltinKinds[t]; !known {
+				return true // an unknown tool name: it may be a shell
+			}
+		}
+	}
+	return false
+}
+
+// lintRule applies POLICY.md's lint rules to one rule.
+func (d *decoder) lintRule(r *Rule, n *yaml.Node, path string) {
+	if (r.Effect == "deny" || r.Effect == "warn") && strings.TrimSpace(r.Message) == "" {
+		d.err(n, path, "a %s rule needs a message saying why (seed 001: every deny carries its contextual message)", r.Effect)
+	}
+	if r.Effect == "deny" && strings.TrimSpace(r.Suggestion) == "" {
+		d.err(n, path, "a deny rule needs a suggestion saying what to do instead")
+	}
+	if r.Effect == "deny" {
+		broad := len(r.Command) == 0 && len(r.Path) == 0 && len(r.Args) == 0 && r.Intent == "" && len(r.Roles) == 0
+		if broad && (len(r.Tool) == 0 || len(r.Tool) == 1 && r.Tool[0] == "*") {
+			d.warn(n, path, "this deny matches every call (a bare *): deny specific commands, paths or tools, and use default for the rest")
+		}
+		for _, c := range r.Command {
+			if strings.TrimSpace(c) == "*" {
+				d.warn(n, path, "this deny matches every command (a bare *): deny specific commands instead")
+			}
+		}
+		for _, s := range r.Path {
+			if s == "*" || s == "**" {
+				d.warn(n, path, "this deny matches every path (a bare %s): deny specific paths instead", s)
+			}
+		}
+	}
+}
+
+func (d *decoder) intents(p *Policy, n *yaml.Node) {
+	m := d.mapping(n, "intents", "file", "require", "out_of_scope")
+	if m == nil {
+		return
+	}
+	in := &Intents{File: filepath.Join(p.Dir, ".orchestration", "active_intents.yaml"), OutOfScope: warden.Ask, Pos: d.pos(resolve(n))}
+	if f, ok := m["file"]; ok {
+		if s, ok := d.str(f.val, "intents.file"); ok {
+			s = expandHome(s)
+			if !filepath.IsAbs(s) {
+				s = filepath.Join(p.Dir, s)
+			}
+			in.File = filepath.Clean(s)
+		}
+	}
+	if f, ok := m["require"]; ok {
+		in.Require = d.strs(f.val, "intents.require")
+		for j, k := range in.Require {
+			if !IsKind(k) {
+				d.err(itemNode(f.val, j), "intents.require", "%q is not a tool kind (one of %s)", k, strings.Join(Kinds, ", "))
+			}
+		}
+	}
+	if f, ok := m["out_of_scope"]; ok {
+		if e, ok := d.effect(f.val, "intents.out_of_scope", "ask", "deny"); ok {
+			in.OutOfScope = e
+		}
+	}
+	p.Intents = in
+}
+
+// cases decodes policy test cases.
+func (d *decoder) cases(n *yaml.Node, path string) []*Case {
+	n = resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		d.err(n, path, "must be a list of test cases, not %s", kindName(n))
+		return nil
+	}
+	var out []*Case
+	for i, cn := range n.Content {
+		cp := fmt.Sprintf("%s[%d]", path, i)
+		if path == "" {
+			cp = fmt.Sprintf("[%d]", i)
+		}
+		m := d.mapping(cn, cp, "name", "call", "expect", "code", "rule")
+		if m == nil {
+			continue
+		}
+		c := &Case{Pos: d.pos(cn), Name: fmt.Sprintf("case %d", i+1)}
+		if f, ok := m["name"]; ok {
+			c.Name, _ = d.str(f.val, cp+".name")
+		}
+		if f, ok := m["call"]; ok {
+			call, err := decodeCall(f.val)
+			if err != nil {
+				d.err(f.val, cp+".call", "%v", err)
+			}
+			c.Call = call
+		} else {
+			d.err(cn, cp, "a test case needs a call")
+		}
+		if f, ok := m["expect"]; ok {
+			c.Expect, _ = d.effect(f.val, cp+".expect", "allow", "ask", "deny")
+		} else {
+			d.err(cn, cp, "a test case needs expect (allow, ask or deny)")
+		}
+		if f, ok := m["code"]; ok {
+			if s, ok := d.str(f.val, cp+".code"); ok {
+				if !knownCode(s) {
+					d.err(f.val, cp+".code", "%q is not a decision code", s)
+				}
+				c.Code = warden.Code(s)
+			}
+		}
+		if f, ok := m["rule"]; ok {
+			c.Rule, _ = d.str(f.val, cp+".rule")
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Codes lists every decision code.
+var Codes = []warden.Code{warden.CodeAllowed, warden.CodeRuleDeny, warden.CodeRuleAsk, warden.CodeDefault,
+	warden.CodeProtectedPath, warden.CodeOutsideWorkspace, warden.CodeRoleToolDenied, warden.CodeFirstTool,
+	warden.CodeDepthExceeded, warden.CodeMissingIntent, warden.CodeIntentNotFound, warden.CodeScopeViolation,
+	warden.CodeUnparsable, warden.CodeApprovalRejected, warden.CodeApprovalTimeout, warden.CodePolicyError}
+
+func knownCode(s string) bool {
+	for _, c := range Codes {
+		if string(c) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeCall turns a YAML node into a tool call, with the same checks as
+// warden.ParseToolCall.
+func decodeCall(n *yaml.Node) (warden.ToolCall, error) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return warden.ToolCall{}, err
+	}
+	data, err := jsonMarshal(v)
+	if err != nil {
+		return warden.ToolCall{}, err
+	}
+	return warden.ParseToolCall(data)
+}
+
+// LoadCases reads a file of policy test cases: a list of cases, or a
+// mapping with a `tests:` list.
+func LoadCases(path string) ([]*Case, []Finding, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cases %s: %w", path, err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cases: %w", err)
+	}
+	d := &decoder{file: abs}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		d.errAt(yamlErrPos(abs, err), "", "%s", yamlErrMsg(err))
+		return nil, d.findings, nil
+	}
+	if len(doc.Content) == 0 {
+		d.errAt(Pos{File: abs, Line: 1, Col: 1}, "", "the file has no test cases")
+		return nil, d.findings, nil
+	}
+	root := resolve(doc.Content[0])
+	if root.Kind == yaml.MappingNode {
+		m := d.mapping(root, "", "tests")
+		f, ok := m["tests"]
+		if !ok {
+			d.err(root, "", "expected a list of test cases or a mapping with tests:")
+			return nil, d.findings, nil
+		}
+		return d.cases(f.val, "tests"), d.findings, nil
+	}
+	return d.cases(root, ""), d.findings, nil
+}

@@ -1,0 +1,50 @@
+package policy
+
+// BuiltinKinds maps the tool names of the common hosts to tool kinds
+// (POLICY.md "Tool kinds"). A policy's `tools:` section adds to it and
+// overrides it. A tool in neither is of kind "other" and destructive.
+var BuiltinKinds = map[string]string{
+	// Claude Code
+	"Bash": "shell", "Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit",
+	"NotebookEdit": "edit", "NotebookRead": "read", "Glob": "list", "Grep": "read", "LS": "list",
+	"WebFetch": "fetch", "WebSearch": "fetch", "Task": "delegate", "Agent": "delegate",
+	"TodoWrite": "todo", "BashOutput": "read",
+	// OpenCode
+	"bash": "shell", "read": "read", "write": "write", "edit": "edit", "patch": "edit",
+	"multiedit": "edit", "glob": "list", "grep": "read", "list": "list", "webfetch": "fetch",
+	"websearch": "fetch", "task": "delegate", "todoread": "todo", "todowrite": "todo",
+	// Gemini CLI
+	"run_shell_command": "shell", "read_file": "read", "read_many_files": "read",
+	"write_file": "write", "replace": "edit", "search_file_content": "read",
+	"list_directory": "list", "web_fetch": "fetch", "google_web_search": "fetch",
+	"write_todos": "todo",
+	// Codex
+	"shell": "shell", "exec_command": "shell", "apply_patch": "edit", "update_plan": "todo",
+	"local_shell": "shell",
+	// Roo Code / Cline
+	"execute_command": "shell", "write_to_file": "write", "apply_diff": "edit",
+	"delete_file": "delete", "list_files": "list", "search_files": "read",
+	"select_active_intent": "intent",
+	// seed 004 and the MCP filesystem server
+	"filesystem.write": "write", "filesystem.edit": "edit", "edit_file": "edit",
+	"writeFile": "write", "fs.writeFile": "write",
+	"read_text_file": "read", "read_media_file": "read", "read_multiple_files": "read",
+	"create_directory": "write", "list_directory_with_sizes": "list", "directory_tree": "list",
+	"move_file": "write", "get_file_info": "read", "list_allowed_directories": "list",
+}
+
+// SafeKinds are the kinds that cannot change anything. Every other kind,
+// and every unknown tool, is destructive.
+var SafeKinds = map[string]bool{"read": true, "list": true, "todo": true, "intent": true}
+
+// KindOf returns the kind of a tool name under the policy: the policy's
+// `tools:` section first, then the built-in table, else "other".
+func (p *Policy) KindOf(tool string) string {
+	if k, ok := p.Tools[tool]; ok {
+		return k
+	}
+	if k, ok := BuiltinKinds[tool]; ok {
+		return k
+	}
+	return "other"
+}

@@ -1,0 +1,274 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+var printer = syntax.NewPrinter()
+var printerMu sync.Mutex
+
+// parse analyses src with the full bash parser.
+func (a *Analysis) parse(src string, depth int, via string) {
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
+	if err != nil {
+		a.Err = fmt.Errorf("command does not parse: %v", err)
+		return
+	}
+	w := walker{a: a, depth: depth, via: via, stages: map[*syntax.Stmt][2]int{}}
+	syntax.Walk(f, w.visit)
+}
+
+type walker struct {
+	a      *Analysis
+	depth  int
+	via    string
+	stages map[*syntax.Stmt][2]int // pipeline id and stage of pipeline stages
+	stack  []syntax.Node
+}
+
+func (w *walker) visit(n syntax.Node) bool {
+	if n == nil {
+		w.stack = w.stack[:len(w.stack)-1]
+		return true
+	}
+	w.stack = append(w.stack, n)
+	switch n := n.(type) {
+	case *syntax.BinaryCmd:
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			if w.isPipeStage(n) {
+				return true // stages were numbered by the outermost pipe
+			}
+			stmts := flattenPipe(n, nil)
+			id := w.a.newPipe()
+			for i, s := range stmts {
+				w.stages[s] = [2]int{id, i}
+			}
+		}
+	case *syntax.Stmt:
+		w.stmt(n)
+	}
+	return true
+}
+
+// isPipeStage reports whether the pipe n is itself a stage of an enclosing
+// pipe (a | b | c nests as (a | b) | c).
+func (w *walker) isPipeStage(n *syntax.BinaryCmd) bool {
+	if len(w.stack) < 3 {
+		return false
+	}
+	st, ok := w.stack[len(w.stack)-2].(*syntax.Stmt)
+	if !ok {
+		return false
+	}
+	parent, ok := w.stack[len(w.stack)-3].(*syntax.BinaryCmd)
+	return ok && (parent.Op == syntax.Pipe || parent.Op == syntax.PipeAll) && (parent.X == st || parent.Y == st)
+}
+
+func flattenPipe(b *syntax.BinaryCmd, out []*syntax.Stmt) []*syntax.Stmt {
+	for _, s := range []*syntax.Stmt{b.X, b.Y} {
+		if c, ok := s.Cmd.(*syntax.BinaryCmd); ok && (c.Op == syntax.Pipe || c.Op == syntax.PipeAll) && !s.Negated && len(s.Redirs) == 0 {
+			out = flattenPipe(c, out)
+		} else {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// via names the construct the walker is inside of.
+func (w *walker) where() string {
+	for i := len(w.stack) - 1; i >= 0; i-- {
+		switch w.stack[i].(type) {
+		case *syntax.CmdSubst:
+			return "$(...)"
+		case *syntax.ProcSubst:
+			return "<(...)"
+		}
+	}
+	return w.via
+}
+
+func (w *walker) stmt(s *syntax.Stmt) {
+	pipe, stage := -1, 0
+	if ps, ok := w.stages[s]; ok {
+		pipe, stage = ps[0], ps[1]
+	}
+	// Redirections: writes, and here-documents fed to a shell.
+	var hdoc string
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+			w.write(r.Word, r.Op.String())
+		case syntax.DplOut:
+			// >&file writes a file unless the word is a descriptor or "-".
+			if t, dyn := word(r.Word); dyn || !isFD(t) {
+				w.write(r.Word, ">&")
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				// An unquoted body keeps its expansions in the text the
+				// shell would run.
+				if t, dyn := word(r.Hdoc); !dyn {
+					hdoc = t
+				} else {
+					hdoc = printWord(r.Hdoc)
+				}
+			}
+		case syntax.WordHdoc:
+			if t, dyn := word(r.Word); !dyn {
+				hdoc = t
+			}
+		}
+	}
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return
+	}
+	args := make([]string, 0, len(call.Args))
+	for _, a := range call.Args {
+		for _, x := range braces(a) {
+			t, dyn := word(x)
+			if dyn {
+				t = Dyn + printWord(x)
+			}
+			args = append(args, t)
+		}
+	}
+	if len(args) == 0 {
+		return
+	}
+	n := len(w.a.Commands)
+	w.a.add(args, w.depth, w.where(), pipe, stage)
+	// A shell reading its commands from a here-document or here-string.
+	if hdoc != "" && len(w.a.Commands) > n && shells[w.a.Commands[n].Prog] && !hasC(args) {
+		w.a.line(hdoc, w.depth+1, "heredoc")
+	}
+}
+
+func hasC(args []string) bool {
+	for _, a := range args[1:] {
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'c') >= 0 {
+			return true
+		}
+		if len(a) == 0 || a[0] != '-' {
+			return true // a script file operand
+		}
+	}
+	return false
+}
+
+func isFD(s string) bool {
+	if s == "-" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (w *walker) write(x *syntax.Word, op string) {
+	if x == nil {
+		return
+	}
+	t, dyn := word(x)
+	if dyn {
+		t = Dyn + printWord(x)
+	}
+	w.a.addWrite(Write{Path: t, Op: op})
+}
+
+// braces expands brace expressions ({a,b}, {1..3}) the way bash does.
+func braces(w *syntax.Word) []*syntax.Word {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsRune(l.Value, '{') {
+			return expandBraces(w)
+		}
+	}
+	return []*syntax.Word{w}
+}
+
+// word returns the value of a word with quoting removed, and whether any of
+// it is computed at run time.
+func word(w *syntax.Word) (string, bool) {
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
+			return l.Value, false
+		}
+	}
+	var b strings.Builder
+	dyn := false
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(p.Value, false))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				b.WriteString(ansiC(p.Value))
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(unescape(l.Value, true))
+				} else {
+					dyn = true
+				}
+			}
+		default:
+			dyn = true
+		}
+	}
+	return b.String(), dyn
+}
+
+// unescape removes shell backslash escapes. Inside double quotes only \$ \`
+// \" \\ and \newline are escapes.
+func unescape(s string, dq bool) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			n := s[i+1]
+			if n == '\n' {
+				i++
+				continue
+			}
+			if !dq || strings.IndexByte("$`\"\\", n) >= 0 {
+				b.WriteByte(n)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// ansiC decodes the common escapes of $'...' strings.
+func ansiC(s string) string {
+	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\'`, "'", `\"`, `"`, `\\`, `\`, `\e`, "\x1b", `\a`, "\a", `\r`, "\r")
+	return r.Replace(s)
+}
+
+func printWord(w *syntax.Word) string {
+	var b strings.Builder
+	printerMu.Lock()
+	printer.Print(&b, w)
+	printerMu.Unlock()
+	return b.String()
+}

@@ -1,0 +1,184 @@
+// Package shell turns a shell command line into the simple commands it would
+// run and the paths it would write, so that a policy can judge each of them.
+//
+// It sees through lists and pipelines, subshells and blocks, command
+// substitution ($(...) and backticks), process substitution, `bash -c` /
+// `sh -c` / `eval` strings, here-documents fed to a shell, and wrappers that
+// run another command (sudo, env, command, nice, nohup, timeout, time, xargs,
+// find -exec, ...). Quoting is removed; quoted text is data.
+//
+// Parsing uses mvdan.cc/sh for the general case and a small exact lexer for
+// lines made only of plain words and the operators ; && || | (a fuzz test
+// checks that both agree).
+package shell
+
+import (
+	"errors"
+	"strings"
+	"sync"
+)
+
+// Dyn marks a word whose value is computed at run time ($x, $(...), ${...}).
+// A dynamic word is stored as Dyn followed by its source text.
+const Dyn = "\x00"
+
+// IsDyn reports whether a word is computed at run time.
+func IsDyn(w string) bool { return len(w) > 0 && w[0] == 0 }
+
+// Display returns a word as it should be shown to a person.
+func Display(w string) string {
+	if IsDyn(w) {
+		return w[1:]
+	}
+	return w
+}
+
+// Command is one simple command the line would run.
+type Command struct {
+	// Args are the words with quoting removed; Args[0] is the program as
+	// written. A computed word starts with Dyn.
+	Args []string
+	// Prog is the base name of the program: "rm" for /bin/rm, \rm or "rm".
+	Prog string
+	// Dynamic reports that the program itself is computed ($x -rf build);
+	// such a command can never be allowed by a rule.
+	Dynamic bool
+	// Via names how the command was reached: "" at top level, or "sudo",
+	// "bash -c", "xargs", "find -exec", "eval", "heredoc", ...
+	Via string
+	// Pipe identifies the pipeline the command is a stage of (-1: none);
+	// Stage is its position in it. Commands reached through a wrapper share
+	// the wrapper's stage.
+	Pipe, Stage int
+}
+
+// Write is a path the line would write, create or delete.
+type Write struct {
+	Path string // as written, quoting removed; Dyn-prefixed when computed
+	// Op names what writes it: ">", ">>", "tee", "rm", "mv", "cp", ...
+	Op string
+	// Delete reports that the path is removed (rm, unlink, mv source, ...).
+	Delete bool
+}
+
+// Analysis is the result of analysing one command line.
+type Analysis struct {
+	Commands []Command
+	Writes   []Write
+	// Err is set when the line does not parse (or nests too deep). Such a
+	// line can never be allowed by a rule.
+	Err error
+
+	pipes int
+	buf   []string // backing store for Args
+}
+
+func (a *Analysis) argsBuf() []string { return a.buf }
+
+func (a *Analysis) pushArg(w string) { a.buf = append(a.buf, w) }
+
+// ErrTooDeep is returned for lines that nest shells within shells too deep.
+var ErrTooDeep = errors.New("command nests shells too deeply to analyse")
+
+const maxDepth = 16
+
+var pool = sync.Pool{New: func() any { return new(Analysis) }}
+
+// Get returns an empty Analysis from a pool; Put gives it back. Together
+// they let a caller analyse lines without allocating in the steady state.
+func Get() *Analysis { return pool.Get().(*Analysis) }
+
+// Put returns a to the pool. a must not be used afterwards.
+func Put(a *Analysis) {
+	a.Reset()
+	pool.Put(a)
+}
+
+// Reset empties a for reuse, keeping its buffers.
+func (a *Analysis) Reset() {
+	for i := range a.Commands {
+		a.Commands[i] = Command{}
+	}
+	a.Commands = a.Commands[:0]
+	a.Writes = a.Writes[:0]
+	clear(a.buf)
+	a.buf = a.buf[:0]
+	a.Err = nil
+	a.pipes = 0
+}
+
+// Analyze analyses a command line into a new Analysis.
+func Analyze(line string) *Analysis {
+	a := new(Analysis)
+	a.Analyze(line)
+	return a
+}
+
+// Analyze analyses line into a, replacing what a held.
+func (a *Analysis) Analyze(line string) {
+	a.Reset()
+	a.line(line, 0, "")
+	if a.Err == nil && len(a.Commands) == 0 && strings.TrimSpace(line) == "" {
+		a.Err = errors.New("empty command")
+	}
+}
+
+// line analyses one shell line at the given shell-nesting depth.
+func (a *Analysis) line(src string, depth int, via string) {
+	if depth > maxDepth {
+		a.Err = ErrTooDeep
+		return
+	}
+	if a.fast(src, depth, via) {
+		return
+	}
+	a.parse(src, depth, via)
+}
+
+// newPipe returns a new pipeline id.
+func (a *Analysis) newPipe() int {
+	a.pipes++
+	return a.pipes - 1
+}
+
+// add records a simple command and everything it runs in turn.
+func (a *Analysis) add(args []string, depth int, via string, pipe, stage int) {
+	if len(args) == 0 {
+		return
+	}
+	prog := args[0]
+	dynamic := IsDyn(prog)
+	if !dynamic {
+		prog = base(prog)
+	}
+	args = args[:len(args):len(args)]
+	a.Commands = append(a.Commands, Command{Args: args, Prog: prog, Dynamic: dynamic, Via: via, Pipe: pipe, Stage: stage})
+	if dynamic {
+		return
+	}
+	a.writes(prog, args[1:])
+	a.unwrap(prog, args, depth, pipe, stage)
+}
+
+// base returns the base name of a program path with backslash escapes
+// already removed: /usr/bin/rm -> rm.
+func base(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// AnalyzeArgv analyses a command given as an argument vector (as in
+// ["bash", "-lc", "make test"]): the vector is one simple command, and
+// whatever it runs in turn is analysed as usual.
+func (a *Analysis) AnalyzeArgv(argv []string) {
+	a.Reset()
+	if len(argv) == 0 {
+		a.Err = errors.New("empty command")
+		return
+	}
+	args := make([]string, len(argv))
+	copy(args, argv)
+	a.add(args, 0, "", -1, 0)
+}
