@@ -1,0 +1,360 @@
+package report
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// PluginFile is a declarative plugin loaded from a YAML or JSON file:
+//
+//	name: support                # the plugin attribute of its META block
+//	schema: {type: object, ...}  # JSON Schema of the metadata
+//	long_instruction: |          # full guidance, for the system prompt
+//	  ...
+//	short_instruction: ...       # one line, for reminders, examples, retries
+//	example: {...}               # optional: a valid value shown to the model
+//	on_complete:                 # optional
+//	  command: [./notify.sh, --verbose]   # or one string, run by /bin/sh -c
+//	  timeout: 10s                        # default 30s
+//
+// The on-complete command runs in the plugin file's folder and reads the
+// [Completion] as JSON on its standard input. A PluginFile is immutable after
+// loading and safe for concurrent use.
+type PluginFile struct {
+	// Path is the path as configured (relative, slash-separated); File is
+	// the file that was read.
+	Path string
+	File string
+	Name string
+	// Requirements holds the schema (as JSON), the instructions, the
+	// example and the on-complete timeout.
+	Requirements Requirements
+	// OnComplete is the command to run, nil when there is none.
+	OnComplete []string
+
+	content []byte
+}
+
+// PluginFiles is a set of loaded plugin files, in configuration order.
+type PluginFiles []*PluginFile
+
+// LoadPlugins loads declarative plugin files. Paths are relative to dir (the
+// agent file's folder) and may use '/' or the OS separator; an absolute path
+// or one with a ".." element is rejected. Every problem is a configuration
+// error that names the file and, where known, the field and line: a missing
+// file, an unsupported extension (.yaml, .yml and .json are supported), a
+// syntax error, an unknown or missing field, an invalid name or schema, an
+// example that fails the schema, an on-complete program that cannot be found,
+// a name used twice. Symbolic links are followed (seed 003 decision 6).
+func LoadPlugins(dir string, paths []string) (PluginFiles, error) {
+	var out PluginFiles
+	seen := map[string]string{}
+	for _, p := range paths {
+		f, err := loadPlugin(dir, p)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[f.Name]; dup {
+			return nil, fmt.Errorf("plugin file %s: plugin name %q is already used by %s", p, f.Name, prev)
+		}
+		seen[f.Name] = p
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Factories returns one factory per file, for [Config].Plugins.
+func (fs PluginFiles) Factories() []Factory {
+	out := make([]Factory, len(fs))
+	for i, f := range fs {
+		out[i] = f.Factory()
+	}
+	return out
+}
+
+// Hash is a content hash over the plugin files, in order, for cache keys
+// (seed 003 decision 2bA): it changes when any file's content, its path or
+// the order changes. It has the form "sha256:<hex>".
+func (fs PluginFiles) Hash() string {
+	h := sha256.New()
+	for _, f := range fs {
+		sum := sha256.Sum256(f.content)
+		fmt.Fprintf(h, "%d:%s\x00", len(f.Path), f.Path)
+		h.Write(sum[:])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Factory returns a factory that makes a fresh plugin instance for each
+// session.
+func (f *PluginFile) Factory() Factory {
+	return func() Plugin { return &filePlugin{f: f} }
+}
+
+type filePlugin struct{ f *PluginFile }
+
+func (p *filePlugin) Name() string               { return p.f.Name }
+func (p *filePlugin) Requirements() Requirements { return p.f.Requirements }
+
+// OnComplete runs the file's command, if any, with the completion as JSON on
+// its standard input. The command is killed when ctx ends.
+func (p *filePlugin) OnComplete(ctx context.Context, c Completion) error {
+	if len(p.f.OnComplete) == 0 {
+		return nil
+	}
+	return runCommand(ctx, filepath.Dir(p.f.File), p.f.OnComplete, c)
+}
+
+// CheckPluginPath applies the path rules of plugin files: relative, without
+// a ".." element.
+func CheckPluginPath(p string) error {
+	if strings.TrimSpace(p) == "" {
+		return errors.New("plugin path is empty")
+	}
+	slash := strings.ReplaceAll(p, `\`, "/")
+	if filepath.IsAbs(p) || path.IsAbs(slash) || (len(p) >= 2 && p[1] == ':' && isLetter(p[0])) {
+		return fmt.Errorf("plugin path %s is absolute; give it relative to the agent file", p)
+	}
+	for _, el := range strings.Split(slash, "/") {
+		if el == ".." {
+			return fmt.Errorf("plugin path %s contains \"..\"; plugin files must be inside the agent file's folder", p)
+		}
+	}
+	return nil
+}
+
+const defaultFileTimeout = 30 * time.Second
+
+func loadPlugin(dir, p string) (*PluginFile, error) {
+	if err := CheckPluginPath(p); err != nil {
+		return nil, err
+	}
+	rel := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	file := filepath.Join(dir, filepath.FromSlash(rel))
+	fail := func(line int, format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if line > 0 {
+			return fmt.Errorf("plugin file %s: line %d: %s", p, line, msg)
+		}
+		return fmt.Errorf("plugin file %s: %s", p, msg)
+	}
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext != ".yaml" && ext != ".yml" && ext != ".json" {
+		return nil, fail(0, "unsupported file type %q (use .yaml, .yml or .json)", ext)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fail(0, "file not found (looked for %s)", file)
+		}
+		return nil, fail(0, "%v", err)
+	}
+	if ext == ".json" && !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := lineCol(string(data), int(se.Offset))
+			return nil, fail(line, "column %d: invalid JSON: %v", col, se)
+		}
+		return nil, fail(0, "invalid JSON: %v", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fail(0, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(doc.Content) == 0 {
+		return nil, fail(0, "the file is empty")
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fail(root.Line, "want a mapping with the fields name, schema, long_instruction, short_instruction")
+	}
+	f := &PluginFile{Path: p, File: file, content: data}
+	fields := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "name", "schema", "long_instruction", "short_instruction", "example", "on_complete":
+		default:
+			return nil, fail(k.Line, "unknown field %q (known: name, schema, long_instruction, short_instruction, example, on_complete)", k.Value)
+		}
+		if _, dup := fields[k.Value]; dup {
+			return nil, fail(k.Line, "field %q is given twice", k.Value)
+		}
+		fields[k.Value] = v
+	}
+	for _, req := range []string{"name", "schema", "long_instruction", "short_instruction"} {
+		if fields[req] == nil {
+			return nil, fail(root.Line, "field %q is required", req)
+		}
+	}
+	str := func(field string) (string, error) {
+		n := fields[field]
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" && n.Tag != "" {
+			return "", fail(n.Line, "field %q: want a string", field)
+		}
+		if strings.TrimSpace(n.Value) == "" {
+			return "", fail(n.Line, "field %q: must not be empty", field)
+		}
+		return n.Value, nil
+	}
+	if f.Name, err = str("name"); err != nil {
+		return nil, err
+	}
+	if !pluginName.MatchString(f.Name) {
+		return nil, fail(fields["name"].Line, "field \"name\": %q is not a valid plugin name (1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit)", f.Name)
+	}
+	if f.Requirements.Instruction, err = str("long_instruction"); err != nil {
+		return nil, err
+	}
+	if f.Requirements.ShortInstruction, err = str("short_instruction"); err != nil {
+		return nil, err
+	}
+	sn := fields["schema"]
+	if sn.Kind != yaml.MappingNode {
+		return nil, fail(sn.Line, "field \"schema\": want a JSON Schema object")
+	}
+	raw, err := nodeJSON(sn)
+	if err != nil {
+		return nil, fail(sn.Line, "field \"schema\": %v", err)
+	}
+	f.Requirements.Schema = raw
+	sch, err := compileSchema(f.Name, raw)
+	if err != nil {
+		return nil, fail(sn.Line, "field \"schema\": %v", err)
+	}
+	f.Requirements.compiled = sch
+	if en := fields["example"]; en != nil {
+		raw, err := nodeJSON(en)
+		if err != nil {
+			return nil, fail(en.Line, "field \"example\": %v", err)
+		}
+		if _, st, det := checkJSON(sch, string(raw)); st != MetaValid {
+			return nil, fail(en.Line, "field \"example\": does not satisfy the schema: %s", strings.Join(det, "; "))
+		}
+		f.Requirements.Example = raw
+	}
+	if on := fields["on_complete"]; on != nil {
+		if err := f.loadOnComplete(on, fail); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (f *PluginFile) loadOnComplete(on *yaml.Node, fail func(int, string, ...any) error) error {
+	if on.Kind != yaml.MappingNode {
+		return fail(on.Line, "field \"on_complete\": want a mapping with command and timeout")
+	}
+	f.Requirements.CompleteTimeout = defaultFileTimeout
+	var cmdNode *yaml.Node
+	for i := 0; i+1 < len(on.Content); i += 2 {
+		k, v := on.Content[i], on.Content[i+1]
+		switch k.Value {
+		case "command":
+			cmdNode = v
+			switch v.Kind {
+			case yaml.ScalarNode:
+				if strings.TrimSpace(v.Value) == "" {
+					return fail(v.Line, "field \"on_complete.command\": must not be empty")
+				}
+				f.OnComplete = []string{"/bin/sh", "-c", v.Value}
+			case yaml.SequenceNode:
+				for _, a := range v.Content {
+					if a.Kind != yaml.ScalarNode {
+						return fail(a.Line, "field \"on_complete.command\": want a list of strings")
+					}
+					f.OnComplete = append(f.OnComplete, a.Value)
+				}
+				if len(f.OnComplete) == 0 || f.OnComplete[0] == "" {
+					return fail(v.Line, "field \"on_complete.command\": must not be empty")
+				}
+			default:
+				return fail(v.Line, "field \"on_complete.command\": want a string or a list of strings")
+			}
+		case "timeout":
+			d, err := time.ParseDuration(v.Value)
+			if err != nil || d <= 0 || v.Kind != yaml.ScalarNode {
+				return fail(v.Line, "field \"on_complete.timeout\": %q is not a positive duration such as 10s or 2m", v.Value)
+			}
+			f.Requirements.CompleteTimeout = d
+		default:
+			return fail(k.Line, "unknown field \"on_complete.%s\" (known: command, timeout)", k.Value)
+		}
+	}
+	if cmdNode == nil {
+		return fail(on.Line, "field \"on_complete.command\" is required")
+	}
+	prog := f.OnComplete[0]
+	if strings.ContainsAny(prog, `/\`) {
+		if !filepath.IsAbs(prog) {
+			prog = filepath.Join(filepath.Dir(f.File), filepath.FromSlash(prog))
+		}
+		if st, err := os.Stat(prog); err != nil || st.IsDir() {
+			return fail(cmdNode.Line, "field \"on_complete.command\": program %s not found (relative paths are resolved from the plugin file's folder)", f.OnComplete[0])
+		}
+		f.OnComplete[0] = prog
+	} else if _, err := exec.LookPath(prog); err != nil {
+		return fail(cmdNode.Line, "field \"on_complete.command\": program %q not found in PATH", prog)
+	}
+	return nil
+}
+
+// nodeJSON converts a YAML node to compact JSON.
+func nodeJSON(n *yaml.Node) (json.RawMessage, error) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	v, err := jsonable(v)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// jsonable rejects what JSON cannot hold (non-string keys) and turns
+// YAML-only values into JSON ones.
+func jsonable(v any) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			e2, err := jsonable(e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = e2
+		}
+		return x, nil
+	case map[any]any:
+		for k := range x {
+			return nil, fmt.Errorf("key %v is not a string", k)
+		}
+		return map[string]any{}, nil
+	case []any:
+		for i, e := range x {
+			e2, err := jsonable(e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = e2
+		}
+		return x, nil
+	case time.Time:
+		return x.Format(time.RFC3339Nano), nil
+	}
+	return v, nil
+}
