@@ -379,6 +379,14 @@ type ToolResult struct {
 // HasToolResult matches requests that carry at least one tool result.
 func HasToolResult(r *Request) bool { return len(r.ToolResults()) > 0 }
 
+// MinToolResults returns a Match that accepts requests offering tools and
+// carrying at least n tool results: the way to order the turns of a
+// conversation (turn k+1 answers the request that brings result k back)
+// while side requests without tools fall through to the fallback.
+func MinToolResults(n int) func(*Request) bool {
+	return func(r *Request) bool { return r.HasTools() && len(r.ToolResults()) >= n }
+}
+
 // Contains returns a Match that accepts requests containing sub.
 func Contains(sub string) func(*Request) bool {
 	return func(r *Request) bool { return r.Contains(sub) }

@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden/internal/scripted"
+)
+
+// governedPolicy is the project policy of the governed runs. default deny
+// makes the compound check meaningful: `git status && rm -rf keepme` is
+// allowed only if the whole line were taken as one `git status *` command.
+const governedPolicy = `version: 1
+mode: enforce
+default: deny
+rules:
+  - id: no-rm
+    effect: deny
+    tool: shell
+    command: ["rm *"]
+    message: Deleting files is blocked in this project.
+    suggestion: Move the file into the attic folder instead, or ask the user.
+  - id: allow-touch
+    effect: allow
+    tool: shell
+    command: ["touch *"]
+  - id: allow-workspace-files
+    effect: allow
+    path: ["**"]
+  - id: allow-git-status
+    effect: allow
+    tool: shell
+    command: ["git status *"]
+`
+
+// sessionStartMarker is part of the governance text the hook injects at
+// session start.
+const sessionStartMarker = "This project is governed by warden"
+
+// governedHost describes how one host is set up and run.
+type governedHost struct {
+	name  string // warden's host name (warden init NAME)
+	spec  hostSpec
+	shell func(cmd string) scripted.ToolCall
+	setup func(e *env)
+	run   func(e *env, bin, prompt string) result
+}
+
+var governedHosts = []governedHost{
+	{
+		name: "claude", spec: claudeSpec,
+		shell: func(cmd string) scripted.ToolCall {
+			return scripted.ToolCall{Name: "Bash", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
+		},
+		setup: func(e *env) {},
+		run:   func(e *env, bin, prompt string) result { return e.runClaude(bin, prompt) },
+	},
+	{
+		name: "codex", spec: codexSpec,
+		shell: func(cmd string) scripted.ToolCall {
+			return scripted.ToolCall{Name: "exec_command", Args: map[string]any{"cmd": cmd}}
+		},
+		setup: func(e *env) { e.setupCodex() },
+		run:   func(e *env, bin, prompt string) result { return e.runCodex(bin, prompt) },
+	},
+	{
+		name: "gemini", spec: geminiSpec,
+		shell: func(cmd string) scripted.ToolCall {
+			return scripted.ToolCall{Name: "run_shell_command", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
+		},
+		setup: func(e *env) { e.setupGemini() },
+		run:   func(e *env, bin, prompt string) result { return e.runGemini(bin, prompt) },
+	},
+	{
+		name: "opencode", spec: opencodeSpec,
+		shell: func(cmd string) scripted.ToolCall {
+			return scripted.ToolCall{Name: "bash", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
+		},
+		setup: func(e *env) { e.setupOpenCode() },
+		run:   func(e *env, bin, prompt string) result { return e.runOpenCode(bin, prompt) },
+	},
+}
+
+// TestGoverned runs each real host, wired by `warden init HOST`, through
+// one scripted conversation: a denied command, an allowed command, a
+// compound bypass attempt, then a final answer.
+func TestGoverned(t *testing.T) {
+	for _, h := range governedHosts {
+		t.Run(h.name, func(t *testing.T) {
+			bin := requireHost(t, h.spec)
+			e := newEnv(t,
+				scripted.Turn{Name: "deny", Match: scripted.MinToolResults(0), Text: "Removing the file.",
+					ToolCalls: []scripted.ToolCall{h.shell("rm victim.txt")}},
+				scripted.Turn{Name: "allow", Match: scripted.MinToolResults(1),
+					ToolCalls: []scripted.ToolCall{h.shell("touch made-by-agent.txt")}},
+				scripted.Turn{Name: "compound", Match: scripted.MinToolResults(2),
+					ToolCalls: []scripted.ToolCall{h.shell("git status && rm -rf keepme")}},
+				scripted.Turn{Name: "final", Match: scripted.MinToolResults(3), Text: "All done."},
+			)
+			e.write("warden.yaml", governedPolicy)
+			e.write("victim.txt", "precious\n")
+			e.write("keepme/data.txt", "precious too\n")
+			h.setup(e)
+			if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+				t.Fatalf("warden init %s: %v\n%s", h.name, err, out)
+			}
+
+			r := h.run(e, bin, "Tidy up this project.")
+			failed := false
+			check := func(ok bool, format string, args ...any) {
+				t.Helper()
+				if !ok {
+					failed = true
+					t.Errorf(format, args...)
+				}
+			}
+			defer func() {
+				if failed || testing.Verbose() {
+					e.dump(r)
+				}
+			}()
+			check(r.err == nil, "%s did not finish: %v", h.name, r.err)
+			check(len(e.model.Unplayed()) == 0, "turns never played: %v", e.model.Unplayed())
+
+			// 1. The denied command did not run, and the model got warden's reason.
+			check(e.exists("victim.txt"), "victim.txt was deleted: the denied command ran")
+			res := e.lastResults()
+			check(len(res) >= 3, "the model got %d tool results, want 3", len(res))
+			if len(res) >= 1 {
+				check(strings.Contains(res[0].Text, "Deleting files is blocked in this project.") &&
+					strings.Contains(res[0].Text, "no-rm") &&
+					strings.Contains(res[0].Text, "Move the file into the attic folder"),
+					"the model did not get warden's reason and suggestion for `rm victim.txt`; it got:\n%s", res[0].Text)
+			}
+			// 2. The allowed command ran.
+			check(e.exists("made-by-agent.txt"), "made-by-agent.txt is missing: the allowed command did not run")
+			if len(res) >= 2 {
+				check(!strings.Contains(res[1].Text, "warden BLOCKED"), "the allowed command was blocked:\n%s", res[1].Text)
+			}
+			// 3. The compound bypass was denied as a whole.
+			check(e.exists("keepme/data.txt"), "keepme/ was deleted: the compound bypass ran")
+			if len(res) >= 3 {
+				check(strings.Contains(res[2].Text, "warden BLOCKED: RULE_DENY") && strings.Contains(res[2].Text, "no-rm"),
+					"the model did not get warden's deny for `git status && rm -rf keepme`; it got:\n%s", res[2].Text)
+			}
+			// 4. The session-start text reached the model's context.
+			check(e.modelSaw(sessionStartMarker), "no request to the model contained the session-start text %q", sessionStartMarker)
+		})
+	}
+}
+
+// TestBrokenPolicyFailsClosed runs Claude Code with a policy that does not
+// load: the tool call must be denied with warden's reason, not run.
+func TestBrokenPolicyFailsClosed(t *testing.T) {
+	h := governedHosts[0]
+	bin := requireHost(t, h.spec)
+	e := newEnv(t,
+		scripted.Turn{Name: "call", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell("touch should-not-exist.txt")}},
+		scripted.Turn{Name: "final", Match: scripted.MinToolResults(1), Text: "Stopped."},
+	)
+	e.write("warden.yaml", governedPolicy)
+	if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init: %v\n%s", err, out)
+	}
+	e.write("warden.yaml", "version: 1\nrules:\n  - id: x\n    effect: maybe\n")
+	r := h.run(e, bin, "Make a file.")
+	if r.err != nil {
+		e.dump(r)
+		t.Fatalf("claude: %v", r.err)
+	}
+	if _, err := os.Stat(filepath.Join(e.project, "should-not-exist.txt")); err == nil {
+		e.dump(r)
+		t.Fatal("the call ran although the policy does not load (fail open)")
+	}
+	res := e.lastResults()
+	if len(res) != 1 || !strings.Contains(res[0].Text, "POLICY_ERROR") || !strings.Contains(res[0].Text, "warden.yaml") {
+		e.dump(r)
+		t.Fatalf("the model did not get a POLICY_ERROR deny naming warden.yaml: %+v", res)
+	}
+}

@@ -1,0 +1,129 @@
+// warden governance plugin for OpenCode, written by `warden init opencode`.
+// Every tool call is decided by `warden hook opencode` against the project's
+// warden.yaml. A call warden does not allow is blocked by throwing, and the
+// reason reaches the model. If warden cannot be run or does not answer,
+// the call is blocked too: warden never fails open.
+// Set WARDEN_BIN to use another warden binary.
+import { spawn } from "node:child_process";
+
+const WARDEN = process.env.WARDEN_BIN || __WARDEN_BIN__;
+const TIMEOUT_MS = 30000;
+
+function callWarden(directory, input) {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    let child;
+    try {
+      child = spawn(WARDEN, ["hook", "opencode"], { cwd: directory, stdio: ["pipe", "pipe", "pipe"] });
+    } catch (e) {
+      reject(e);
+      return;
+    }
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no answer within ${TIMEOUT_MS / 1000}s`));
+    }, TIMEOUT_MS);
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(out));
+      } catch (e) {
+        reject(new Error(`answered no JSON (exit ${code}): ${(err || out).trim().slice(0, 500)}`));
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+function textOf(parts) {
+  return (parts || [])
+    .filter((p) => p && p.type === "text" && typeof p.text === "string" && !p.synthetic)
+    .map((p) => p.text)
+    .join("\n");
+}
+
+export const WardenPlugin = async (ctx) => {
+  const directory = ctx.directory || process.cwd();
+  const send = (input) => callWarden(directory, { directory, ...input });
+  // quiet: events that only inform warden must never break OpenCode.
+  const quiet = async (input) => {
+    try {
+      return await send(input);
+    } catch (e) {
+      return {};
+    }
+  };
+  return {
+    "tool.execute.before": async (input, output) => {
+      let answer;
+      try {
+        answer = await send({
+          event: "tool.execute.before",
+          session_id: input.sessionID,
+          tool: input.tool,
+          call_id: input.callID,
+          args: output.args || {},
+        });
+      } catch (e) {
+        throw new Error(`warden BLOCKED: POLICY_ERROR\n\nReason: warden could not decide this call: ${e.message}\nSuggestion: Check that warden is installed and warden.yaml is valid (run \`warden lint\`), then retry.`);
+      }
+      if (!answer || typeof answer !== "object" || answer.decision === "deny" || answer.decision === "ask") {
+        throw new Error((answer && answer.message) || "warden BLOCKED: POLICY_ERROR\n\nReason: warden gave no decision.");
+      }
+    },
+    "tool.execute.after": async (input, output) => {
+      const answer = await quiet({
+        event: "tool.execute.after",
+        session_id: input.sessionID,
+        tool: input.tool,
+        call_id: input.callID,
+        args: input.args || {},
+        title: output.title || "",
+        output: typeof output.output === "string" ? output.output : "",
+      });
+      if (answer.append) {
+        output.output = (typeof output.output === "string" ? output.output + "\n\n" : "") + answer.append;
+      }
+    },
+    "chat.message": async (input, output) => {
+      await quiet({
+        event: "chat.message",
+        session_id: input.sessionID,
+        agent: input.agent || (output.message && output.message.agent) || "",
+        prompt: textOf(output.parts),
+      });
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      const answer = await quiet({ event: "chat.system.transform", session_id: input.sessionID });
+      if (answer.system && Array.isArray(output.system)) {
+        output.system.push(answer.system);
+      }
+    },
+    "experimental.chat.messages.transform": async () => {},
+    event: async ({ event }) => {
+      const p = (event && event.properties) || {};
+      switch (event && event.type) {
+        case "session.created":
+          await quiet({
+            event: "session.created",
+            session_id: (p.info && p.info.id) || p.sessionID,
+            parent_id: (p.info && p.info.parentID) || "",
+          });
+          break;
+        case "session.compacted":
+        case "session.idle":
+        case "session.deleted":
+          await quiet({ event: event.type, session_id: p.sessionID || (p.info && p.info.id) });
+          break;
+      }
+    },
+  };
+};
