@@ -166,7 +166,7 @@ func loadPlugin(dir, p string) (*PluginFile, error) {
 		err := json.Unmarshal(data, &v)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := lineCol(string(data), int(se.Offset))
+			line, col := lineCol(string(data), int(se.Offset)-1)
 			return nil, fail(line, "column %d: invalid JSON: %v", col, se)
 		}
 		return nil, fail(0, "invalid JSON: %v", err)

@@ -137,7 +137,7 @@ func stripFence(s string) string {
 func jsonErrorText(text string, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(text, int(se.Offset))
+		line, col := lineCol(text, int(se.Offset)-1)
 		return fmt.Sprintf("%s (line %d, column %d of the block)", se.Error(), line, col)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -150,10 +150,9 @@ func jsonErrorText(text string, err error) string {
 	return err.Error()
 }
 
+// lineCol returns the 1-based line and column of the byte at index off.
 func lineCol(s string, off int) (int, int) {
-	if off > len(s) {
-		off = len(s)
-	}
+	off = max(0, min(off, len(s)))
 	line := 1 + strings.Count(s[:off], "\n")
 	col := off - strings.LastIndexByte(s[:off], '\n')
 	return line, col

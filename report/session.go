@@ -103,6 +103,10 @@ type Config struct {
 	CompleteTimeout time.Duration
 }
 
+// completeGrace is how long Complete waits past the deadline for a plugin to
+// return.
+const completeGrace = 100 * time.Millisecond
+
 // DefaultCompleteTimeout bounds OnComplete when nothing else does.
 const DefaultCompleteTimeout = 30 * time.Second
 
@@ -469,8 +473,22 @@ func runComplete(ctx context.Context, b *bound, c Completion) error {
 	}()
 	select {
 	case err := <-done:
+		if err != nil && ctx.Err() != nil {
+			return fmt.Errorf("on-complete did not finish within %s: %w", b.timeout, err)
+		}
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("on-complete did not finish within %s", b.timeout)
+	}
+	// Give a plugin that honours its context a moment to say so.
+	grace := time.NewTimer(completeGrace)
+	defer grace.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("on-complete did not finish within %s: %w", b.timeout, err)
+	case <-grace.C:
+		return fmt.Errorf("on-complete did not finish within %s and ignored its deadline", b.timeout)
 	}
 }

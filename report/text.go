@@ -31,7 +31,7 @@ func (s *Session) Instructions() string {
 			fmt.Fprintf(&b, "\n### Plugin %q\n\n", p.name)
 			b.WriteString(strings.TrimSpace(p.req.Instruction))
 			b.WriteString("\n\n")
-			b.WriteString(s.metaBlock(p))
+			b.WriteString(s.metaBlock(p, true))
 			b.WriteString("\nSchema:\n")
 			b.WriteString(compactJSON(p.req.Schema))
 			b.WriteString("\n")
@@ -40,7 +40,7 @@ func (s *Session) Instructions() string {
 	b.WriteString("\n## Example of a complete final answer\n\n")
 	fmt.Fprintf(&b, "%s\nyour final report\n%s\n", t.OpenFinal(), t.CloseFinal())
 	for _, p := range s.plugins {
-		b.WriteString(s.metaBlock(p))
+		b.WriteString(s.metaBlock(p, false))
 	}
 	return b.String()
 }
@@ -90,11 +90,13 @@ func (s *Session) nameList() string {
 	return strings.Join(names, ", ")
 }
 
-// metaBlock renders a plugin's META block: its short instruction, then the
-// block with the example value or a placeholder.
-func (s *Session) metaBlock(p *bound) string {
+// metaBlock renders a plugin's META block with the example value or a
+// placeholder, after a line with its short instruction when describe is set.
+func (s *Session) metaBlock(p *bound, describe bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Metadata for plugin %q: %s\n", p.name, strings.TrimSpace(p.req.ShortInstruction))
+	if describe {
+		fmt.Fprintf(&b, "Metadata for plugin %q: %s\n", p.name, strings.TrimSpace(p.req.ShortInstruction))
+	}
 	b.WriteString(s.tags.OpenMeta(p.name))
 	b.WriteString("\n")
 	if len(p.example) > 0 {
@@ -175,7 +177,7 @@ func (s *Session) feedback(t *Turn) string {
 		fmt.Fprintf(&b, "%s\nyour complete final report\n%s\n", tg.OpenFinal(), tg.CloseFinal())
 	}
 	for _, p := range s.missingLocked() {
-		b.WriteString(s.metaBlock(p))
+		b.WriteString(s.metaBlock(p, true))
 	}
 	return b.String()
 }
