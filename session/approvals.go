@@ -1,0 +1,315 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+)
+
+// approval handles an ask the host cannot prompt for: it honours an
+// approved, unconsumed approval of the same call, or reuses the pending one,
+// or queues a new one; then waits for the answer as opt says.
+func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Options, res *Result) error {
+	fp := Fingerprint(*call)
+	existing, err := t.Store.Approvals(ctx, warden.ApprovalFilter{Session: call.Session, Fingerprint: fp})
+	if err != nil {
+		return err
+	}
+	var pending *warden.Approval
+	for i := range existing {
+		a := &existing[i]
+		switch {
+		case a.Status == warden.ApprovalApproved && !a.Consumed:
+			ok, err := t.Store.ConsumeApproval(ctx, a.ID)
+			if err != nil {
+				return err
+			}
+			if ok {
+				a.Consumed = true
+				res.Approval = a
+				res.Decision = approved(res.Decision, a)
+				return nil
+			}
+		case a.Status == warden.ApprovalPending:
+			pending = a
+		}
+	}
+	if pending == nil {
+		a, err := t.Store.CreateApproval(ctx, newApproval(call, res.Trace, fp))
+		if err != nil {
+			return err
+		}
+		pending = &a
+	}
+	res.Approval = pending
+	if opt.Wait <= 0 {
+		res.Decision = waiting(res.Decision, pending)
+		return nil
+	}
+	a, err := t.Wait(ctx, pending.ID, opt.Wait)
+	if err != nil {
+		return err
+	}
+	res.Approval = &a
+	switch a.Status {
+	case warden.ApprovalApproved:
+		ok, err := t.Store.ConsumeApproval(ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		if !ok && a.Scope == warden.ScopeOnce {
+			// Another process let the same call through on this answer.
+			res.Decision = timedOut(res.Decision, &a, opt.Wait)
+			return nil
+		}
+		a.Consumed = true
+		res.Decision = approved(res.Decision, &a)
+	case warden.ApprovalRejected:
+		res.Decision = rejected(res.Decision, &a)
+	default:
+		res.Decision = timedOut(res.Decision, &a, opt.Wait)
+	}
+	return nil
+}
+
+// Wait polls the store until the approval is answered or the timeout runs
+// out, and returns it as it then is (still pending on timeout). A store
+// error or a cancelled context is an error.
+func (t *Tracker) Wait(ctx context.Context, id string, timeout time.Duration) (warden.Approval, error) {
+	poll := t.Poll
+	if poll <= 0 {
+		poll = 200 * time.Millisecond
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		a, err := t.Store.Approval(ctx, id)
+		if err != nil || a.Status != warden.ApprovalPending {
+			return a, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return a, nil
+		}
+		timer := time.NewTimer(min(poll, left))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return a, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+func newApproval(call *warden.ToolCall, tr *engine.Trace, fp string) warden.Approval {
+	d := tr.Decision
+	return warden.Approval{
+		Session: call.Session, Role: call.Role, Host: call.Host, Tool: call.Tool,
+		Args: warden.RedactArgs(call.Args), Summary: Summary(*call, tr),
+		Code: d.Code, Rule: d.Rule, Reason: warden.RedactString(d.Reason),
+		Parts: askParts(tr, call), Fingerprint: fp,
+	}
+}
+
+// askParts are the parts of the call that asked: what a session or always
+// answer grants. Without such parts (an ask from a whole-call check), the
+// call as a whole.
+func askParts(tr *engine.Trace, call *warden.ToolCall) []warden.GrantPart {
+	var out []warden.GrantPart
+	seen := map[warden.GrantPart]bool{}
+	for _, p := range tr.Parts {
+		if p.Effect != warden.Ask || p.Value == "" {
+			continue
+		}
+		gp := warden.GrantPart{Subject: p.Subject, Value: p.Value}
+		if !seen[gp] {
+			seen[gp] = true
+			out = append(out, gp)
+		}
+	}
+	if len(out) == 0 {
+		for _, p := range tr.Parts {
+			if p.Subject == warden.SubjectCall {
+				return []warden.GrantPart{{Subject: p.Subject, Value: p.Value}}
+			}
+		}
+	}
+	return out
+}
+
+// Summary is a one-line, redacted description of a call for humans.
+func Summary(call warden.ToolCall, tr *engine.Trace) string {
+	var vals []string
+	if tr != nil {
+		for _, p := range tr.Parts {
+			if p.Effect == warden.Ask && p.Value != "" {
+				vals = append(vals, p.Value)
+			}
+		}
+	}
+	if len(vals) == 0 {
+		for _, k := range []string{"command", "cmd", "file_path", "path", "filePath", "url"} {
+			if v, ok := call.Args[k].(string); ok && v != "" {
+				vals = append(vals, v)
+				break
+			}
+		}
+	}
+	s := call.Tool
+	if len(vals) > 0 {
+		s += ": " + strings.Join(vals, "; ")
+	}
+	s = warden.RedactString(s)
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
+}
+
+func approved(d warden.Decision, a *warden.Approval) warden.Decision {
+	reason := "A human approved this call (" + a.Scope + ")."
+	if a.Message != "" {
+		reason += " Their note: " + a.Message
+	}
+	return warden.Decision{Decision: warden.Allow, Code: warden.CodeAllowed, Rule: "approval:" + a.ID,
+		Reason: reason, Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
+}
+
+func waiting(d warden.Decision, a *warden.Approval) warden.Decision {
+	d.Reason = strings.TrimSpace(d.Reason + " Approval " + a.ID + " is waiting for a human.")
+	d.Suggestion = strings.TrimSpace(d.Suggestion + " Ask the user to answer it (warden approvals approve " + a.ID +
+		" or warden approvals reject " + a.ID + "), then retry the same call.")
+	return d
+}
+
+func rejected(d warden.Decision, a *warden.Approval) warden.Decision {
+	reason := "A human rejected this call."
+	if a.Message != "" {
+		reason += " Their message: " + a.Message
+	}
+	return warden.Decision{Decision: warden.Deny, Code: warden.CodeApprovalRejected, Rule: d.Rule, Reason: reason,
+		Suggestion: "Do not retry this call. Follow the human's message, or ask them how to proceed.",
+		Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
+}
+
+func timedOut(d warden.Decision, a *warden.Approval, wait time.Duration) warden.Decision {
+	return warden.Decision{Decision: warden.Deny, Code: warden.CodeApprovalTimeout, Rule: d.Rule,
+		Reason: fmt.Sprintf("No human answered approval %s within %s. %s", a.ID, wait, d.Reason),
+		Suggestion: "Ask the user to answer it (warden approvals approve " + a.ID + "), then retry the same call; " +
+			"or choose an action that needs no approval.",
+		Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Answer is a human's answer to a pending approval.
+type Answer struct {
+	// Scope is warden.ScopeOnce, ScopeSession or ScopeAlways.
+	Scope string
+	// Pattern widens a session or always grant beyond the call: a command
+	// glob ("git push *") or a path glob ("src/**"). Empty grants exactly
+	// what the call did.
+	Pattern string
+	// Expires, when positive, ends the grant after that long; Uses, when
+	// positive, after that many calls.
+	Expires time.Duration
+	Uses    int
+	Message string
+	By      string
+}
+
+// Approve answers a pending approval yes. For the session and always
+// scopes it records, in the same transaction, grants exactly as wide as
+// the call (one per part that asked, for this tool and role; for a session
+// answer, for this session only), or as wide as a.Pattern. It returns the
+// approval as stored.
+func Approve(ctx context.Context, store warden.ApprovalStore, id string, a Answer, now time.Time) (warden.Approval, error) {
+	switch a.Scope {
+	case warden.ScopeOnce, warden.ScopeSession, warden.ScopeAlways:
+	default:
+		return warden.Approval{}, fmt.Errorf("approve %s: scope %q: want once, session or always", id, a.Scope)
+	}
+	if a.Scope == warden.ScopeOnce && (a.Pattern != "" || a.Expires != 0 || a.Uses != 0) {
+		return warden.Approval{}, fmt.Errorf("approve %s: --pattern, --expires and --uses need --session or --always", id)
+	}
+	if a.Expires < 0 || a.Uses < 0 {
+		return warden.Approval{}, fmt.Errorf("approve %s: --expires and --uses must not be negative", id)
+	}
+	ap, err := store.Approval(ctx, id)
+	if err != nil {
+		return ap, err
+	}
+	if ap.Status != warden.ApprovalPending {
+		return ap, fmt.Errorf("approval %s is %s already: %w", id, ap.Status, warden.ErrConflict)
+	}
+	grants, err := grantsFor(ap, a, now)
+	if err != nil {
+		return ap, err
+	}
+	return store.ResolveApproval(ctx, id, warden.Resolution{Status: warden.ApprovalApproved, Scope: a.Scope,
+		Message: a.Message, DecidedBy: a.By}, grants)
+}
+
+func grantsFor(ap warden.Approval, a Answer, now time.Time) ([]warden.Grant, error) {
+	if a.Scope == warden.ScopeOnce {
+		return nil, nil
+	}
+	base := warden.Grant{Tool: ap.Tool, Role: ap.Role, UsesLeft: a.Uses, CreatedBy: a.By, CreatedAt: now}
+	if a.Scope == warden.ScopeSession {
+		if ap.Session == "" {
+			return nil, fmt.Errorf("approve %s --session: the call has no session; use --once or --always", ap.ID)
+		}
+		base.Session = ap.Session
+	}
+	if a.Expires > 0 {
+		base.Expires = now.Add(a.Expires)
+	}
+	if len(ap.Parts) == 0 {
+		return nil, fmt.Errorf("approve %s: the call has no part a grant can cover; use --once", ap.ID)
+	}
+	var out []warden.Grant
+	if a.Pattern != "" {
+		// One grant per kind of part, widened by the human's pattern.
+		subjects := map[string]string{}
+		for _, p := range ap.Parts {
+			if _, ok := subjects[p.Subject]; !ok {
+				subjects[p.Subject] = p.Value
+			}
+		}
+		keys := make([]string, 0, len(subjects))
+		for k := range subjects {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			g := base
+			g.Subject, g.Value, g.Pattern = k, subjects[k], a.Pattern
+			out = append(out, g)
+		}
+		return out, nil
+	}
+	for _, p := range ap.Parts {
+		g := base
+		g.Subject, g.Value = p.Subject, p.Value
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// Reject answers a pending approval no, with a message the model will see.
+func Reject(ctx context.Context, store warden.ApprovalStore, id, message, by string) (warden.Approval, error) {
+	if strings.TrimSpace(message) == "" {
+		return warden.Approval{}, errors.New("reject " + id + ": a message for the model is required (--message)")
+	}
+	return store.ResolveApproval(ctx, id, warden.Resolution{Status: warden.ApprovalRejected, Message: message, DecidedBy: by}, nil)
+}

@@ -1,0 +1,269 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"text/template"
+	"unicode"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
+)
+
+// Data is what governance templates see. A role's `prompt` and `reminder`
+// in the policy are text/template sources over Data, with the functions
+// join (strings.Join), upper and lower.
+type Data struct {
+	// Role is the session's role ("" for none) and Description its
+	// description from the policy.
+	Role        string
+	Description string
+	// Tools are the tools and kinds the role may use (nil: any); First the
+	// tools its session must start with; FirstEnforce warn or deny;
+	// MaxDepth its delegation limit (0: none).
+	Tools        []string
+	First        []string
+	FirstEnforce string
+	MaxDepth     int
+	// Session, Parent and Depth describe the session.
+	Session string
+	Parent  string
+	Depth   int
+	// Phase is the project phase ("init" when none is set).
+	Phase string
+	// Anchors are the critical and high anchors, most important first.
+	Anchors []warden.Anchor
+	// Hierarchy lists every role of the policy.
+	Hierarchy []RoleInfo
+	// Rules are the policy's deny, ask and warn rules that apply to the role.
+	Rules []RuleInfo
+	// Intent is the user's latest request; IntentID the active intent.
+	Intent   string
+	IntentID string
+	// Calls and Violations are the session's counters so far.
+	Calls      int
+	Violations int
+}
+
+// RoleInfo is one role in the hierarchy.
+type RoleInfo struct {
+	Name        string
+	Description string
+	Tools       []string
+	MaxDepth    int
+	// You marks the session's own role.
+	You bool
+}
+
+// RuleInfo is one rule as governance text shows it.
+type RuleInfo struct {
+	ID, Effect, Message, Suggestion string
+}
+
+const prefixText = `## WARDEN GOVERNANCE
+
+You are: {{if .Role}}{{.Role}}{{with .Description}} ({{.}}){{end}}{{else}}an agent without a role{{end}}
+Current phase: {{.Phase}}
+Delegation depth: {{.Depth}}{{if .MaxDepth}} (limit {{.MaxDepth}}: you may not delegate at depth {{.MaxDepth}} or deeper){{end}}
+
+### Rules
+{{if .Tools}}- You may use only these tools: {{join .Tools ", "}}. Any other tool is denied.
+{{end}}{{range .Rules}}- {{upper .Effect}} {{.ID}}: {{.Message}}{{with .Suggestion}} Instead: {{.}}{{end}}
+{{end}}- A denied call says why and what to do instead: follow the suggestion, do not retry the same call.
+- Calls that need approval wait for a human; do not work around them.
+{{if .Hierarchy}}
+### Hierarchy
+{{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{with .Description}}: {{.}}{{end}}
+{{end}}{{end}}{{if .First}}
+### Required first action
+Use {{join .First " or "}} before any other tool.{{if eq .FirstEnforce "deny"}} Any other first call is denied.{{end}}
+{{end}}`
+
+const reminderText = `## WARDEN REMINDER (after context compaction)
+
+You are: {{if .Role}}{{.Role}}{{with .Description}} ({{.}}){{end}}{{else}}an agent without a role{{end}}
+Current phase: {{.Phase}}
+{{with .Intent}}The user's latest request: {{.}}
+{{end}}
+### Anchors (critical and high, they survived compaction)
+{{range .Anchors}}- [{{upper .Priority}}] {{.Content}}
+{{else}}- No active anchors
+{{end}}{{if .Hierarchy}}
+### Hierarchy
+{{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{with .Description}}: {{.}}{{end}}
+{{end}}{{end}}{{if .Tools}}
+You may use only: {{join .Tools ", "}}.
+{{end}}{{if .First}}Resume with {{join .First " or "}}.
+{{end}}`
+
+const resumeText = `## WARDEN: SESSION RESUMED
+
+You are resuming session {{.Session}}{{if .Role}} as {{.Role}}{{end}}. Current phase: {{.Phase}}.
+So far: {{.Calls}} tool calls, {{.Violations}} violations.{{with .Intent}}
+The user's latest request: {{.}}{{end}}
+{{if .Anchors}}
+### Anchors
+{{range .Anchors}}- [{{upper .Priority}}] {{.Content}}
+{{end}}{{end}}`
+
+var funcs = template.FuncMap{
+	"join":  strings.Join,
+	"upper": func(v any) string { return strings.ToUpper(fmt.Sprint(v)) },
+	"lower": func(v any) string { return strings.ToLower(fmt.Sprint(v)) },
+}
+
+var (
+	defaultPrefix   = template.Must(template.New("prefix").Funcs(funcs).Parse(prefixText))
+	defaultReminder = template.Must(template.New("reminder").Funcs(funcs).Parse(reminderText))
+	defaultResume   = template.Must(template.New("resume").Funcs(funcs).Parse(resumeText))
+)
+
+// NewData assembles the template data for a session from the policy and the
+// project state.
+func NewData(p *policy.Policy, s warden.Session, st warden.ProjectState) Data {
+	d := Data{Role: s.Role, Session: s.ID, Parent: s.Parent, Depth: s.Depth, Phase: st.Phase,
+		Intent: warden.RedactString(s.Intent), IntentID: s.IntentID, Calls: s.Calls, Violations: s.Violations}
+	if d.Phase == "" {
+		d.Phase = "init"
+	}
+	for _, a := range st.Anchors {
+		if a.Priority == warden.Critical || a.Priority == warden.High {
+			d.Anchors = append(d.Anchors, a)
+		}
+	}
+	if p == nil {
+		return d
+	}
+	if r := p.Roles[s.Role]; r != nil {
+		d.Description, d.Tools, d.First, d.MaxDepth = r.Description, r.Tools, r.First, r.MaxDepth
+		d.FirstEnforce = r.FirstEnforce
+		if d.FirstEnforce == "" {
+			d.FirstEnforce = "warn"
+		}
+	}
+	names := make([]string, 0, len(p.Roles))
+	for n := range p.Roles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		r := p.Roles[n]
+		d.Hierarchy = append(d.Hierarchy, RoleInfo{Name: n, Description: r.Description, Tools: r.Tools,
+			MaxDepth: r.MaxDepth, You: n == s.Role})
+	}
+	for _, r := range p.Rules {
+		if r.Effect == "allow" || r.Message == "" {
+			continue
+		}
+		if len(r.Roles) > 0 && !contains(r.Roles, s.Role) {
+			continue
+		}
+		d.Rules = append(d.Rules, RuleInfo{ID: r.ID, Effect: r.Effect, Message: r.Message, Suggestion: r.Suggestion})
+	}
+	return d
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Prefix renders the session-start governance text for the session's role:
+// its rules, the hierarchy, the required first action and the current phase.
+// A role's `prompt` in the policy replaces the built-in text.
+func Prefix(p *policy.Policy, s warden.Session, st warden.ProjectState) (string, error) {
+	return render(p, s, st, "prompt", defaultPrefix)
+}
+
+// Reminder renders the post-compaction reminder: the role, the phase, the
+// critical and high anchors and the hierarchy. A role's `reminder` in the
+// policy replaces the built-in text.
+func Reminder(p *policy.Policy, s warden.Session, st warden.ProjectState) (string, error) {
+	return render(p, s, st, "reminder", defaultReminder)
+}
+
+// ResumeNote renders the note for a resumed session: what it did so far,
+// the phase, the anchors.
+func ResumeNote(p *policy.Policy, s warden.Session, st warden.ProjectState) (string, error) {
+	return render(p, s, st, "", defaultResume)
+}
+
+// CheckTemplates parses every role's prompt and reminder template and
+// renders it once with sample data, so that a broken template is reported
+// when the policy is checked rather than at session start.
+func CheckTemplates(p *policy.Policy) error {
+	for name := range p.Roles {
+		s := warden.Session{ID: "check", Role: name}
+		if _, err := Prefix(p, s, warden.ProjectState{}); err != nil {
+			return err
+		}
+		if _, err := Reminder(p, s, warden.ProjectState{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func render(p *policy.Policy, s warden.Session, st warden.ProjectState, field string, def *template.Template) (string, error) {
+	tpl := def
+	if p != nil && field != "" {
+		if r := p.Roles[s.Role]; r != nil {
+			src := r.Prompt
+			if field == "reminder" {
+				src = r.Reminder
+			}
+			if src != "" {
+				t, err := template.New(s.Role + "." + field).Funcs(funcs).Option("missingkey=error").Parse(src)
+				if err != nil {
+					return "", fmt.Errorf("%s: role %q %s: %w", r.Pos, s.Role, field, err)
+				}
+				tpl = t
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := tpl.Execute(&b, NewData(p, s, st)); err != nil {
+		where := "built-in " + def.Name()
+		if tpl != def {
+			where = fmt.Sprintf("%s: role %q %s", p.Roles[s.Role].Pos, s.Role, field)
+		}
+		return "", fmt.Errorf("%s: %w", where, err)
+	}
+	return Plain(b.String()), nil
+}
+
+// Plain makes text safe for terminal hosts (seed 001, TUI-safe messages):
+// it drops emoji, pictographs, box-drawing and block characters, variation
+// selectors and zero-width joiners, and trims trailing spaces.
+func Plain(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0x2500 && r <= 0x259F, // box drawing, block elements
+			r >= 0x2190 && r <= 0x21FF && r != 0x2192, // arrows, except the plain right arrow
+			r >= 0x2600 && r <= 0x27BF,                 // symbols, dingbats
+			r >= 0x2B00 && r <= 0x2BFF,                 // more arrows and symbols
+			r >= 0x1F000 && r <= 0x1FAFF,               // emoji and pictographs
+			r >= 0xFE00 && r <= 0xFE0F, r == 0x200D:    // variation selectors, ZWJ
+			continue
+		case r == 0x2192:
+			b.WriteString("->")
+			continue
+		}
+		if !unicode.IsPrint(r) && r != '\n' && r != '\t' {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
+}

@@ -1,0 +1,213 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/warden-run/warden"
+)
+
+// Event is a session lifecycle event (seed 000, seed 001's session states).
+type Event string
+
+// Lifecycle events.
+const (
+	Created   Event = "created"
+	Resumed   Event = "resumed"
+	Compacted Event = "compacted"
+	Idle      Event = "idle"
+	Ended     Event = "ended"
+)
+
+// StartOptions describe a new session.
+type StartOptions struct {
+	ID   string
+	Role string
+	Host string
+	// Parent is the session that delegated to this one; the new session's
+	// depth is then the parent's depth plus one (Depth, when larger, wins).
+	Parent string
+	Depth  int
+	// Intent is the user's first request, if known.
+	Intent string
+}
+
+// Start records a session's creation (a session that exists already is
+// resumed instead) and returns it with the governance text due now: the
+// session-start prefix for its role. The text counts as injected. Start
+// also applies the retention limits (Purge); a purge failure does not fail
+// the start.
+func (t *Tracker) Start(ctx context.Context, o StartOptions) (warden.Session, string, error) {
+	if o.ID == "" {
+		return warden.Session{}, "", errors.New("start session: empty session id")
+	}
+	depth := o.Depth
+	if o.Parent != "" {
+		parent, err := t.Store.Session(ctx, o.Parent)
+		if err != nil && !errors.Is(err, warden.ErrNotFound) {
+			return warden.Session{}, "", err
+		}
+		if err == nil && parent.Depth+1 > depth {
+			depth = parent.Depth + 1
+		}
+	}
+	now := t.now()
+	existed := false
+	s, err := t.Store.UpdateSession(ctx, o.ID, func(s *warden.Session, created bool) error {
+		existed = !created
+		if created {
+			s.StartedAt = now
+			s.Role, s.Host, s.Parent, s.Depth, s.Intent = o.Role, o.Host, o.Parent, depth, o.Intent
+		} else {
+			s.Resumes++
+			if o.Role != "" {
+				s.Role = o.Role
+			}
+			if o.Intent != "" {
+				s.Intent = o.Intent
+			}
+		}
+		s.Status, s.EndedAt, s.LastSeen = warden.SessionActive, time.Time{}, now
+		s.GovernanceInjected = true
+		return nil
+	})
+	if err != nil {
+		return s, "", err
+	}
+	if !existed {
+		_, _ = t.Purge(ctx) // best effort: retention is not worth failing a session for
+	}
+	st, err := t.Store.State(ctx)
+	if err != nil {
+		return s, "", err
+	}
+	text, err := Prefix(t.policy(), s, st)
+	if existed {
+		note, nerr := ResumeNote(t.policy(), s, st)
+		if nerr != nil {
+			return s, "", nerr
+		}
+		text = note + "\n" + text
+	}
+	return s, text, err
+}
+
+// Prompt records the user's latest request in the session; later calls
+// without an intent of their own are decided with it (rules' `intent`).
+func (t *Tracker) Prompt(ctx context.Context, id, text string) (warden.Session, error) {
+	now := t.now()
+	return t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+		if created {
+			s.StartedAt, s.Status = now, warden.SessionActive
+		}
+		s.Intent, s.LastSeen = text, now
+		return nil
+	})
+}
+
+// SetIntent records the session's active intent id.
+func (t *Tracker) SetIntent(ctx context.Context, id, intentID string) (warden.Session, error) {
+	now := t.now()
+	return t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+		if created {
+			s.StartedAt, s.Status = now, warden.SessionActive
+		}
+		s.IntentID, s.LastSeen = intentID, now
+		return nil
+	})
+}
+
+// Governance returns the governance text due for the session now, and
+// marks it injected: the session-start prefix for a session that has not
+// had it, the post-compaction reminder after a compaction, and "" when
+// nothing is due. A session that does not exist yet is created.
+func (t *Tracker) Governance(ctx context.Context, id string) (string, error) {
+	now := t.now()
+	var due bool
+	s, err := t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+		if created {
+			s.StartedAt, s.Status, s.LastSeen = now, warden.SessionActive, now
+		}
+		due = !s.GovernanceInjected
+		s.GovernanceInjected = true
+		return nil
+	})
+	if err != nil || !due {
+		return "", err
+	}
+	st, err := t.Store.State(ctx)
+	if err != nil {
+		return "", err
+	}
+	if s.Compactions > 0 {
+		return Reminder(t.policy(), s, st)
+	}
+	return Prefix(t.policy(), s, st)
+}
+
+// Compact records that the host compacted the session's context: the
+// governance text is due again, as the post-compaction reminder (returned
+// by the next Governance call).
+func (t *Tracker) Compact(ctx context.Context, id string) (warden.Session, error) {
+	now := t.now()
+	return t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+		if created {
+			s.StartedAt, s.Status = now, warden.SessionActive
+		}
+		s.Compactions++
+		s.GovernanceInjected = false
+		s.LastSeen = now
+		return nil
+	})
+}
+
+// Resume records that a session was resumed and returns the resume note
+// followed by the session-start prefix (the text counts as injected).
+func (t *Tracker) Resume(ctx context.Context, id string) (string, error) {
+	_, text, err := t.Start(ctx, StartOptions{ID: id})
+	return text, err
+}
+
+// End records that a session went idle (Idle) or ended (Ended), and adds
+// its stats to the project history.
+func (t *Tracker) End(ctx context.Context, id string, ev Event) (warden.Session, error) {
+	status := warden.SessionEnded
+	switch ev {
+	case Idle:
+		status = warden.SessionIdle
+	case Ended:
+	default:
+		return warden.Session{}, fmt.Errorf("end session: event %q: want idle or ended", ev)
+	}
+	now := t.now()
+	s, err := t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+		if created {
+			return fmt.Errorf("end session %q: %w", id, warden.ErrNotFound)
+		}
+		s.Status, s.EndedAt, s.LastSeen = status, now, now
+		return nil
+	})
+	if err != nil {
+		return s, err
+	}
+	h := warden.HistoryEntry{Time: now, Session: id, Agent: s.Role, Result: "pass",
+		Action: fmt.Sprintf("session:%s calls=%d violations=%d depth=%d first_tool=%s",
+			status, s.Calls, s.Violations, s.Depth, orNone(s.FirstTool))}
+	if s.Violations > 0 {
+		h.Result = "fail"
+	}
+	if err := t.Store.AddHistory(ctx, h); err != nil {
+		return s, err
+	}
+	_, err = t.Store.ArchiveHistory(ctx, Limits(t.policy()).HistoryMax)
+	return s, err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

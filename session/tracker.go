@@ -1,0 +1,317 @@
+// Package session is warden's session layer: it remembers each agent
+// session between tool calls (role, first tool, delegation depth, intent,
+// violations), feeds that state to the engine, queues approvals for a human,
+// honours and counts grants, writes the audit trail, and produces the
+// governance text a host injects at each moment of a session (seed 000).
+//
+// A Tracker is safe for concurrent use, and so are several Trackers in
+// different processes sharing one store: the store serialises the updates
+// of a session.
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/policy"
+)
+
+// Engine is what the tracker needs from a compiled policy;
+// *engine.Engine implements it.
+type Engine interface {
+	Explain(call warden.ToolCall, s *engine.Session) *engine.Trace
+	Policy() *policy.Policy
+}
+
+// Store is what the tracker keeps its state in; every warden.Store is one.
+type Store interface {
+	warden.SessionStore
+	warden.GrantStore
+	warden.ApprovalStore
+	warden.AuditLog
+	warden.StateStore
+}
+
+// Tracker tracks sessions and decides their calls. Its zero value is not
+// usable: set Engine and Store (New does).
+type Tracker struct {
+	Engine Engine
+	Store  Store
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Poll is how often Decide looks for a human's answer while it waits
+	// (default 200ms).
+	Poll time.Duration
+}
+
+// New returns a tracker for the engine and the store.
+func New(eng Engine, store Store) *Tracker {
+	return &Tracker{Engine: eng, Store: store}
+}
+
+func (t *Tracker) now() time.Time {
+	if t.Now != nil {
+		return t.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (t *Tracker) policy() *policy.Policy { return t.Engine.Policy() }
+
+// Options tune one Decide call. The zero value is: the host has no prompt of
+// its own (an ask is queued as an approval) and the caller does not wait.
+type Options struct {
+	// HostPrompts reports that the host asks its user itself: an ask is
+	// returned as it is and no approval is queued.
+	HostPrompts bool
+	// Wait is how long to wait for a human's answer to a queued approval.
+	// Zero returns the ask at once (naming the approval, so that a retry
+	// after the human answered goes through); when the wait runs out the
+	// decision is an APPROVAL_TIMEOUT deny.
+	Wait time.Duration
+}
+
+// Result is a decision and what the session layer did around it.
+type Result struct {
+	Decision warden.Decision
+	// Session is the session after the call (zero for a call without one).
+	Session warden.Session
+	// Trace is the engine's trace of the decision (nil on failure).
+	Trace *engine.Trace
+	// Approval is the approval that was queued, waited for or honoured.
+	Approval *warden.Approval
+	// Audit is the audit record written for the decision.
+	Audit warden.AuditRecord
+}
+
+// Decide decides one tool call with its session's state. It loads or
+// creates the session (call.Session; a call without one is decided with
+// the grants that belong to no session and is not tracked), fills the
+// call's role, depth, intent and intent id from the session where the call
+// lacks them, asks the engine, records the first tool and violations,
+// counts the grants the decision used, queues an approval for an ask (unless
+// the host prompts itself) and waits for it as opt says, and writes exactly
+// one audit record, with secrets redacted.
+//
+// Decide fails closed: when the store does not answer, the returned
+// decision is a deny (warden.FailClosed) and the error says why.
+func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options) (Result, error) {
+	start := time.Now()
+	res, err := t.decide(ctx, &call, opt)
+	if err != nil {
+		res.Decision = warden.FailClosed(err)
+	}
+	rec := t.auditRecord(call, res, time.Since(start))
+	rec, aerr := t.Store.AppendAudit(ctx, rec)
+	if aerr != nil && err == nil {
+		err = fmt.Errorf("audit: %w", aerr)
+		res.Decision = warden.FailClosed(err)
+	}
+	res.Audit = rec
+	return res, err
+}
+
+func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options) (Result, error) {
+	var res Result
+	if call.Args == nil {
+		call.Args = map[string]any{}
+	}
+	grants, err := t.Store.Grants(ctx, warden.GrantFilter{Session: call.Session})
+	if err != nil {
+		return res, err
+	}
+	if call.Session == "" {
+		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.Session != "" })
+	}
+	var tr *engine.Trace
+	first := false
+	if call.Session == "" {
+		tr = t.Engine.Explain(*call, &engine.Session{Grants: grants})
+	} else {
+		now := t.now()
+		sess, err := t.Store.UpdateSession(ctx, call.Session, func(s *warden.Session, created bool) error {
+			if created {
+				s.StartedAt, s.Status = now, warden.SessionActive
+				s.Host, s.Role, s.Depth = call.Host, call.Role, call.Depth
+			}
+			fillCall(call, s)
+			first = !s.FirstToolUsed()
+			tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants})
+			record(s, call, tr, now)
+			return nil
+		})
+		if err != nil {
+			return res, err
+		}
+		res.Session = sess
+	}
+	// Count the grants the decision used. A grant used up or revoked
+	// meanwhile by another process does not count: decide again without it.
+	for range 3 {
+		lost := ""
+		for _, id := range tr.Grants {
+			ok, err := t.Store.UseGrant(ctx, id)
+			if err != nil && !errors.Is(err, warden.ErrNotFound) {
+				return res, err
+			}
+			if !ok {
+				lost = id
+				break
+			}
+		}
+		if lost == "" {
+			break
+		}
+		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.ID == lost })
+		tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants})
+	}
+	res.Trace, res.Decision = tr, tr.Decision
+	if res.Decision.Decision == warden.Deny || violated(tr) {
+		if err := t.history(ctx, call, violation(call, tr)); err != nil {
+			return res, err
+		}
+	}
+	if res.Decision.Decision == warden.Ask && !opt.HostPrompts {
+		if err := t.approval(ctx, call, opt, &res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// fillCall completes the call from the session, and the session from the
+// call: what the host reports wins over what the session remembers.
+func fillCall(call *warden.ToolCall, s *warden.Session) {
+	if call.Role == "" {
+		call.Role = s.Role
+	} else if s.Role == "" {
+		s.Role = call.Role
+	}
+	if call.Depth == 0 {
+		call.Depth = s.Depth
+	} else if call.Depth > s.Depth {
+		s.Depth = call.Depth
+	}
+	if call.Intent == "" {
+		call.Intent = s.Intent
+	}
+	if call.IntentID == "" {
+		call.IntentID = s.IntentID
+	} else {
+		s.IntentID = call.IntentID
+	}
+	if call.Host == "" {
+		call.Host = s.Host
+	} else if s.Host == "" {
+		s.Host = call.Host
+	}
+}
+
+// record updates the session's counters after a decision.
+func record(s *warden.Session, call *warden.ToolCall, tr *engine.Trace, now time.Time) {
+	s.Calls++
+	s.LastSeen = now
+	if s.Status != warden.SessionActive {
+		s.Status, s.EndedAt = warden.SessionActive, time.Time{}
+	}
+	if tr.Decision.Decision == warden.Deny || violated(tr) {
+		s.Violations++
+	}
+	// The first tool counts once a call was not denied: under
+	// first_enforce: deny the session must still start right.
+	if s.FirstTool == "" && tr.Decision.Decision != warden.Deny {
+		s.FirstTool = call.Tool
+	}
+}
+
+// violated reports a broken session rule (first tool, depth), also when it
+// only warned.
+func violated(tr *engine.Trace) bool {
+	for _, c := range tr.Checks {
+		if c.Code == warden.CodeFirstTool || c.Code == warden.CodeDepthExceeded {
+			return true
+		}
+	}
+	return tr.Decision.Code == warden.CodeFirstTool || tr.Decision.Code == warden.CodeDepthExceeded
+}
+
+func violation(call *warden.ToolCall, tr *engine.Trace) warden.HistoryEntry {
+	code := tr.Decision.Code
+	for _, c := range tr.Checks {
+		if c.Code == warden.CodeFirstTool || c.Code == warden.CodeDepthExceeded {
+			code = c.Code
+		}
+	}
+	result := "fail"
+	if tr.Decision.Decision != warden.Deny {
+		result = "warn"
+	}
+	return warden.HistoryEntry{Session: call.Session, Agent: call.Role, Result: result,
+		Action: "violation:" + strings.ToLower(string(code)) + ":" + call.Tool}
+}
+
+// history appends an entry and archives what is over the limit.
+func (t *Tracker) history(ctx context.Context, call *warden.ToolCall, h warden.HistoryEntry) error {
+	h.Time = t.now()
+	if err := t.Store.AddHistory(ctx, h); err != nil {
+		return err
+	}
+	_, err := t.Store.ArchiveHistory(ctx, Limits(t.policy()).HistoryMax)
+	return err
+}
+
+func (t *Tracker) auditRecord(call warden.ToolCall, res Result, latency time.Duration) warden.AuditRecord {
+	d := res.Decision
+	mode := d.Mode
+	if mode == "" {
+		mode = "enforce"
+	}
+	r := warden.AuditRecord{
+		Time: t.now(), Session: call.Session, Role: call.Role, Host: call.Host, Tool: call.Tool, Depth: call.Depth,
+		Args: warden.RedactArgs(call.Args), Decision: d.Decision, Code: d.Code, Rule: d.Rule,
+		Reason: warden.RedactString(d.Reason), Matched: d.Matched, Warnings: d.Warnings, Mode: mode, Latency: latency,
+	}
+	if d.Enforced != nil {
+		r.Enforced = *d.Enforced
+	}
+	if res.Trace != nil {
+		r.Grants = res.Trace.Grants
+	}
+	if res.Approval != nil {
+		r.Approval = res.Approval.ID
+	}
+	return r
+}
+
+// Fingerprint identifies a call for its approval: session, role, tool and
+// arguments. A retried call has the same fingerprint.
+func Fingerprint(call warden.ToolCall) string {
+	args, _ := json.Marshal(call.Args) // map keys are sorted
+	h := sha256.New()
+	for _, s := range []string{call.Session, call.Role, call.Tool, string(args)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Limits returns the state limits of a policy, defaults filled in.
+func Limits(p *policy.Policy) warden.StateLimits {
+	if p == nil {
+		return warden.StateLimits{}.WithDefaults()
+	}
+	return warden.StateLimits{
+		AnchorsMax: p.State.AnchorsMax, AnchorDemoteAfter: p.State.AnchorDemoteAfter,
+		HistoryMax: p.State.HistoryMax, SessionMaxAge: p.State.SessionMaxAge,
+		AuditRetention: p.Audit.Retention,
+	}.WithDefaults()
+}
