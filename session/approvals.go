@@ -193,7 +193,7 @@ func rejected(d warden.Decision, a *warden.Approval) warden.Decision {
 		reason += " Their message: " + a.Message
 	}
 	return warden.Decision{Decision: warden.Deny, Code: warden.CodeApprovalRejected, Rule: d.Rule, Reason: reason,
-		Suggestion: "Do not retry this call. Follow the human's message, or ask them how to proceed.",
+		Suggestion:  "Do not retry this call. Follow the human's message, or ask them how to proceed.",
 		Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
 }
 

@@ -247,10 +247,10 @@ func Plain(s string) string {
 		switch {
 		case r >= 0x2500 && r <= 0x259F, // box drawing, block elements
 			r >= 0x2190 && r <= 0x21FF && r != 0x2192, // arrows, except the plain right arrow
-			r >= 0x2600 && r <= 0x27BF,                 // symbols, dingbats
-			r >= 0x2B00 && r <= 0x2BFF,                 // more arrows and symbols
-			r >= 0x1F000 && r <= 0x1FAFF,               // emoji and pictographs
-			r >= 0xFE00 && r <= 0xFE0F, r == 0x200D:    // variation selectors, ZWJ
+			r >= 0x2600 && r <= 0x27BF,                // symbols, dingbats
+			r >= 0x2B00 && r <= 0x2BFF,                // more arrows and symbols
+			r >= 0x1F000 && r <= 0x1FAFF,              // emoji and pictographs
+			r >= 0xFE00 && r <= 0xFE0F, r == 0x200D:   // variation selectors, ZWJ
 			continue
 		case r == 0x2192:
 			b.WriteString("->")
