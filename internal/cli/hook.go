@@ -27,6 +27,10 @@ func init() {
 // and treat a timeout as "no objection", so warden answers deny well before.
 const hookDeadline = 10 * time.Second
 
+// hookTestStall, when set by a test, runs before each decision (to make it
+// panic or hang).
+var hookTestStall func()
+
 // eventKind is what a host event means to warden, whatever the host calls it.
 type eventKind int
 
@@ -154,6 +158,11 @@ func decodeClaude(data []byte, host string) (hookEvent, error) {
 	}
 	if in.ToolName != "" {
 		ev.call = in.ToolCall(host)
+		// Inside a subagent the role is the subagent's type and the depth
+		// at least 1 (the session layer tracks deeper nesting).
+		if in.AgentID != "" {
+			ev.call.Role, ev.call.Depth = in.AgentType, 1
+		}
 	}
 	return ev, nil
 }
@@ -227,6 +236,7 @@ func runHook(ctx context.Context, env *Env) int {
 	fs.SetOutput(env.Stderr)
 	policyFile := fs.String("policy", "", "policy `file` (default: warden.yaml in the directory the host reports, or a parent)")
 	timeout := fs.Duration("timeout", hookDeadline, "answer deny if no decision is made within this `duration`")
+	role := fs.String("role", "", "`role` of the top-level agent (subagents take their type as role)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden hook claude|codex|gemini|opencode [--policy FILE]\n\n"+
 			"Reads the host's hook JSON on stdin and answers in the host's JSON on stdout.\n"+
@@ -269,6 +279,9 @@ func runHook(ctx context.Context, env *Env) int {
 				done <- result{err: fmt.Errorf("internal error (panic: %v)\n%s", r, firstLines(string(debug.Stack()), 12))}
 			}
 		}()
+		if ev.call.Role == "" && ev.call.Depth == 0 {
+			ev.call.Role = *role
+		}
 		out, err := handleHook(ctx, h, ev, *policyFile)
 		done <- result{out, err}
 	}()
@@ -286,6 +299,9 @@ func runHook(ctx context.Context, env *Env) int {
 
 // handleHook decides one event and renders the host's answer.
 func handleHook(ctx context.Context, h *hookHost, ev hookEvent, policyFile string) ([]byte, error) {
+	if hookTestStall != nil {
+		hookTestStall()
+	}
 	if ev.kind == evOther {
 		return h.answer(ev, hookAnswer{}, false), nil
 	}
@@ -296,6 +312,11 @@ func handleHook(ctx context.Context, h *hookHost, ev hookEvent, policyFile strin
 	pol := eng.Policy()
 	audit := pol.Mode == "audit"
 	var a hookAnswer
+	if r := ev.call.Role; r != "" && ev.call.Depth > 0 && pol.Roles[r] == nil {
+		// A host's own subagent type (general-purpose, Explore, ...) that
+		// the policy does not name as a role: no role restrictions.
+		ev.call.Role = ""
+	}
 	switch ev.kind {
 	case evPreTool:
 		d := eng.Decide(ev.call)

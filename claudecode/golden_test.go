@@ -1,0 +1,160 @@
+package claudecode_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/claudecode"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")
+
+// A transcript is a text file of sections "-- name --". The inputs are
+// "stdin" (what Claude Code sends) and "decision" (a warden.Decision, for
+// PreToolUse) or "context" (governance text); the outputs, checked against
+// the file and rewritten by -update, are "call" (the decoded tool call) and
+// "stdout" (what the hook answers).
+func TestGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.txt")
+	if len(files) == 0 {
+		t.Fatal("no transcripts in testdata/")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			secs, order := readSections(t, file)
+			in, err := claudecode.ParseInput([]byte(secs["stdin"]))
+			if err != nil {
+				t.Fatalf("stdin: %v", err)
+			}
+			got := map[string]string{}
+			if in.ToolName != "" {
+				js, _ := json.MarshalIndent(in.ToolCall(claudecode.Host), "", "  ")
+				got["call"] = string(js)
+			}
+			var out claudecode.Output
+			switch {
+			case secs["decision"] != "":
+				var d warden.Decision
+				if err := json.Unmarshal([]byte(secs["decision"]), &d); err != nil {
+					t.Fatalf("decision: %v", err)
+				}
+				out = claudecode.Decide(d, claudecode.Options{})
+			case secs["failure"] != "":
+				out = claudecode.Failure(in.HookEventName, warden.FailClosed(warden.Errorf(warden.CodePolicyError, "%s", strings.TrimSpace(secs["failure"]))))
+			default:
+				out = claudecode.Context(in.HookEventName, secs["context"])
+			}
+			var b bytes.Buffer
+			json.Indent(&b, out.Marshal(), "", "  ")
+			got["stdout"] = b.String()
+			check(t, file, secs, order, got)
+		})
+	}
+}
+
+func TestParseInputErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{``, "empty"},
+		{`[1]`, "not the expected JSON object"},
+		{`{"session_id":"s"}`, `"hook_event_name" is missing`},
+		{`{"hook_event_name":"PreToolUse","tool_input":{}}`, `PreToolUse without field "tool_name"`},
+	} {
+		_, err := claudecode.ParseInput([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseInput(%q) = %v, want an error containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestDecideNeverAllowsWhatIsNotAllowed checks every effect, including a
+// corrupted one, against the permission decision it renders.
+func TestDecideNeverAllowsWhatIsNotAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		effect warden.Effect
+		opt    claudecode.Options
+		want   string
+	}{
+		{warden.Allow, claudecode.Options{}, "allow"},
+		{warden.Allow, claudecode.Options{NoAllow: true}, ""},
+		{warden.Ask, claudecode.Options{}, "ask"},
+		{warden.Ask, claudecode.Options{NoAsk: true}, "deny"},
+		{warden.Deny, claudecode.Options{NoAllow: true}, "deny"},
+		{warden.Effect("bogus"), claudecode.Options{}, "deny"},
+	} {
+		d := warden.Decision{Decision: tc.effect, Code: warden.CodeRuleDeny, Reason: "r", Suggestion: "s"}
+		out := claudecode.Decide(d, tc.opt)
+		got := ""
+		if out.HookSpecificOutput != nil {
+			got = out.HookSpecificOutput.PermissionDecision
+		}
+		if got != tc.want {
+			t.Errorf("%s %+v: permissionDecision %q, want %q", tc.effect, tc.opt, got, tc.want)
+		}
+	}
+}
+
+func TestLongReasonIsCut(t *testing.T) {
+	d := warden.Decision{Decision: warden.Deny, Code: warden.CodeRuleDeny, Reason: strings.Repeat("é", 3000), Suggestion: "s"}
+	r := claudecode.Decide(d, claudecode.Options{}).HookSpecificOutput.PermissionDecisionReason
+	if len(r) > 2000 || !strings.HasSuffix(r, "[truncated]") || !json.Valid(claudecode.Decide(d, claudecode.Options{}).Marshal()) {
+		t.Errorf("reason of %d bytes not cut cleanly: ...%s", len(r), r[len(r)-20:])
+	}
+}
+
+func readSections(t *testing.T, file string) (map[string]string, []string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := map[string]string{}
+	var order []string
+	name := ""
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if strings.HasPrefix(line, "-- ") && strings.HasSuffix(strings.TrimSpace(line), " --") {
+			name = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "-- "), " --")
+			order = append(order, name)
+			continue
+		}
+		if name != "" {
+			secs[name] += line
+		}
+	}
+	for k, v := range secs {
+		secs[k] = strings.TrimSpace(v)
+	}
+	return secs, order
+}
+
+func check(t *testing.T, file string, secs map[string]string, order []string, got map[string]string) {
+	t.Helper()
+	if *update {
+		var b strings.Builder
+		for _, name := range order {
+			if _, out := got[name]; out {
+				continue
+			}
+			b.WriteString("-- " + name + " --\n" + secs[name] + "\n")
+		}
+		for _, name := range []string{"call", "stdout"} {
+			if v, ok := got[name]; ok {
+				b.WriteString("-- " + name + " --\n" + v + "\n")
+			}
+		}
+		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for name, v := range got {
+		if secs[name] != strings.TrimSpace(v) {
+			t.Errorf("%s: section %q differs (run go test -update to accept)\n got:\n%s\nwant:\n%s", file, name, v, secs[name])
+		}
+	}
+}

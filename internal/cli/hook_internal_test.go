@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const hookTestPolicy = `version: 1
+default: deny
+rules:
+  - id: no-rm
+    effect: deny
+    tool: shell
+    command: ["rm *"]
+    message: Deleting files is blocked.
+    suggestion: Move the file to the attic instead.
+  - id: allow-ls
+    effect: allow
+    tool: shell
+    command: ["ls *"]
+  - id: ask-push
+    effect: ask
+    tool: shell
+    command: ["git push *"]
+    message: Pushing needs the user's approval.
+    suggestion: Ask the user to push.
+`
+
+// runHookCmd runs `warden hook host` with stdin and returns the exit code,
+// stdout decoded as JSON (the test fails if it is not) and stderr.
+func runHookCmd(t *testing.T, stdin string, args ...string) (int, map[string]any, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), append([]string{"hook"}, args...), strings.NewReader(stdin), &out, &errb)
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatalf("hook %v answered no JSON (exit %d): %v\nstdout: %s\nstderr: %s", args, code, err, out.String(), errb.String())
+	}
+	return code, m, errb.String()
+}
+
+func project(t *testing.T, policy string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if policy != "" {
+		if err := os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte(policy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub := filepath.Join(dir, "sub", "dir")
+	os.MkdirAll(sub, 0o755)
+	return sub // the policy is found from a subfolder
+}
+
+func claudePre(cwd, cmd string) string {
+	js, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "tool_use_id": "t1"})
+	return string(js)
+}
+
+func permission(m map[string]any) (string, string) {
+	hs, _ := m["hookSpecificOutput"].(map[string]any)
+	d, _ := hs["permissionDecision"].(string)
+	r, _ := hs["permissionDecisionReason"].(string)
+	return d, r
+}
+
+func TestHookClaudeDecides(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	for _, tc := range []struct {
+		cmd, want, reason string
+	}{
+		{"rm -rf build", "deny", "Deleting files is blocked."},
+		{"ls -la && rm x", "deny", "no-rm"},
+		{"ls -la", "allow", "allow-ls"},
+		{"git push origin main", "ask", "Pushing needs the user's approval."},
+		{"make", "deny", "DEFAULT"},
+	} {
+		code, m, _ := runHookCmd(t, claudePre(cwd, tc.cmd), "claude")
+		d, r := permission(m)
+		if code != ExitOK || d != tc.want || !strings.Contains(r, tc.reason) {
+			t.Errorf("%q: exit %d, %s %q; want %s containing %q", tc.cmd, code, d, r, tc.want, tc.reason)
+		}
+	}
+}
+
+// TestHookAskWithoutPrompt: Codex and OpenCode cannot prompt, so an ask
+// must not come back as an allow or an ask they would ignore.
+func TestHookAskWithoutPrompt(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	_, m, _ := runHookCmd(t, claudePre(cwd, "git push origin main"), "codex")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "needs a human's approval") {
+		t.Errorf("codex ask: %s %q", d, r)
+	}
+	js, _ := json.Marshal(map[string]any{"event": "tool.execute.before", "session_id": "ses_1", "directory": cwd,
+		"tool": "bash", "args": map[string]any{"command": "git push"}})
+	_, m, _ = runHookCmd(t, string(js), "opencode")
+	if m["decision"] != "deny" || !strings.Contains(m["message"].(string), "Pushing needs") {
+		t.Errorf("opencode ask: %v", m)
+	}
+}
+
+func TestHookGemini(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	js, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": cwd, "hook_event_name": "BeforeTool",
+		"tool_name": "run_shell_command", "tool_input": map[string]any{"command": "rm -r target"}})
+	_, m, _ := runHookCmd(t, string(js), "gemini")
+	if m["decision"] != "deny" || !strings.Contains(m["reason"].(string), "Move the file to the attic") {
+		t.Errorf("gemini deny: %v", m)
+	}
+	js, _ = json.Marshal(map[string]any{"session_id": "s", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"})
+	_, m, _ = runHookCmd(t, string(js), "gemini")
+	hs, _ := m["hookSpecificOutput"].(map[string]any)
+	if ctx, _ := hs["additionalContext"].(string); !strings.Contains(ctx, "governed by warden") {
+		t.Errorf("gemini session start: %v", m)
+	}
+}
+
+// TestHookFailsClosed: every way of not being able to decide is a deny in
+// the host's JSON, never an allow and never silence.
+func TestHookFailsClosed(t *testing.T) {
+	noPolicy := project(t, "")
+	broken := project(t, "version: 1\nrules:\n  - id: x\n    effect: maybe\n")
+	for _, tc := range []struct {
+		name, stdin string
+		code        int
+		reason      string
+	}{
+		{"no policy", claudePre(noPolicy, "ls"), ExitOK, "no warden.yaml found"},
+		{"broken policy", claudePre(broken, "ls"), ExitOK, "warden.yaml"},
+		{"garbage input", "not json", ExitDeny, "not the expected JSON"},
+		{"empty input", "", ExitDeny, "empty"},
+	} {
+		code, m, stderr := runHookCmd(t, tc.stdin, "claude")
+		d, r := permission(m)
+		if code != tc.code || d != "deny" || !strings.Contains(r, tc.reason) || !strings.Contains(r, "POLICY_ERROR") {
+			t.Errorf("%s: exit %d, %s %q (stderr %q)", tc.name, code, d, r, stderr)
+		}
+	}
+}
+
+func TestHookPanicAndTimeoutDeny(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	defer func() { hookTestStall = nil }()
+
+	hookTestStall = func() { panic("boom") }
+	_, m, _ := runHookCmd(t, claudePre(cwd, "ls"), "claude")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "panic: boom") {
+		t.Errorf("panic: %s %q", d, r)
+	}
+
+	hookTestStall = func() { time.Sleep(2 * time.Second) }
+	start := time.Now()
+	_, m, _ = runHookCmd(t, claudePre(cwd, "ls"), "claude", "--timeout", "100ms")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "no decision within 100ms") {
+		t.Errorf("timeout: %s %q", d, r)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("timeout answer took %s", el)
+	}
+}
+
+func TestHookUnknownEventAnswersEmptyJSON(t *testing.T) {
+	noPolicy := project(t, "")
+	code, m, _ := runHookCmd(t, `{"session_id":"s","cwd":"`+noPolicy+`","hook_event_name":"Notification","message":"hi"}`, "claude")
+	if code != ExitOK || len(m) != 0 {
+		t.Errorf("Notification: exit %d, %v", code, m)
+	}
+}
+
+func TestHookSubagentRole(t *testing.T) {
+	cwd := project(t, hookTestPolicy+`roles:
+  reviewer:
+    tools: [read]
+`)
+	js, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}, "agent_id": "a1", "agent_type": "reviewer"})
+	_, m, _ := runHookCmd(t, string(js), "claude")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "ROLE_TOOL_DENIED") {
+		t.Errorf("reviewer subagent running Bash: %s %q", d, r)
+	}
+	// A host's own subagent type that is no policy role is not restricted.
+	js, _ = json.Marshal(map[string]any{"session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}, "agent_id": "a2", "agent_type": "general-purpose"})
+	_, m, _ = runHookCmd(t, string(js), "claude")
+	if d, _ := permission(m); d != "allow" {
+		t.Errorf("general-purpose subagent running ls: %s", d)
+	}
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden/policy"
+)
+
+func runInitCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), append([]string{"init"}, args...), strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func readJSON(t *testing.T, file string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return m
+}
+
+// hookCommands returns the hook commands configured for event.
+func hookCommands(m map[string]any, event string) []string {
+	hooks, _ := m["hooks"].(map[string]any)
+	entries, _ := hooks[event].([]any)
+	var out []string
+	for _, e := range entries {
+		hs, _ := e.(map[string]any)["hooks"].([]any)
+		for _, h := range hs {
+			out = append(out, h.(map[string]any)["command"].(string))
+		}
+	}
+	return out
+}
+
+func TestInitClaudeMergesBacksUpAndIsIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	orig := `{"model": "opus", "permissions": {"allow": ["Bash(npm test)"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}]}}`
+	os.WriteFile(settings, []byte(orig), 0o644)
+
+	code, out, errs := runInitCmd(t, "claude", "--dir", dir)
+	if code != ExitOK {
+		t.Fatalf("init: %d %s %s", code, out, errs)
+	}
+	m := readJSON(t, settings)
+	if m["model"] != "opus" || m["permissions"] == nil {
+		t.Errorf("user settings lost: %v", m)
+	}
+	if got := hookCommands(m, "PreToolUse"); len(got) != 2 || got[0] != "./mine.sh" || got[1] != "warden hook claude" {
+		t.Errorf("PreToolUse hooks %v", got)
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "SubagentStart", "SubagentStop", "PreCompact", "Stop", "SessionEnd"} {
+		if got := hookCommands(m, ev); len(got) != 1 || got[0] != "warden hook claude" {
+			t.Errorf("%s hooks %v", ev, got)
+		}
+	}
+	if bak, err := os.ReadFile(settings + ".warden-backup"); err != nil || string(bak) != orig {
+		t.Errorf("backup: %v %q", err, bak)
+	}
+	// The user's keys keep their order.
+	data, _ := os.ReadFile(settings)
+	if i, j := bytes.Index(data, []byte(`"model"`)), bytes.Index(data, []byte(`"permissions"`)); i < 0 || i > j {
+		t.Errorf("key order changed:\n%s", data)
+	}
+	// A starter policy was written, and it loads.
+	if _, err := policy.Load(filepath.Join(dir, "warden.yaml")); err != nil {
+		t.Errorf("starter policy does not load: %v", err)
+	}
+
+	// Second run: nothing changes, no new backup.
+	code, out, _ = runInitCmd(t, "claude", "--dir", dir)
+	if code != ExitOK || !strings.Contains(out, "nothing changed") {
+		t.Errorf("second init: %d %s", code, out)
+	}
+	again, _ := os.ReadFile(settings)
+	if !bytes.Equal(again, data) {
+		t.Errorf("second init changed the file")
+	}
+	baks, _ := filepath.Glob(settings + ".warden-backup*")
+	if len(baks) != 1 {
+		t.Errorf("backups: %v", baks)
+	}
+}
+
+func TestInitRefusesBrokenSettings(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte(`{"hooks": [1,2]}`), 0o644)
+	code, _, errs := runInitCmd(t, "gemini", "--dir", dir)
+	if code != ExitError || !strings.Contains(errs, settings) || !strings.Contains(errs, "will not overwrite") {
+		t.Errorf("broken hooks: %d %s", code, errs)
+	}
+	os.WriteFile(settings, []byte(`{"a": 1,,}`), 0o644)
+	code, _, errs = runInitCmd(t, "gemini", "--dir", dir)
+	if code != ExitError || !strings.Contains(errs, "not valid JSON") {
+		t.Errorf("broken JSON: %d %s", code, errs)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != `{"a": 1,,}` {
+		t.Errorf("broken file was touched: %s", data)
+	}
+}
+
+func TestInitOtherHosts(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\n"), 0o644)
+	for _, host := range []string{"codex", "gemini", "opencode"} {
+		if code, out, errs := runInitCmd(t, host, "--dir", dir, "--bin", "/opt/warden/bin/warden"); code != ExitOK {
+			t.Fatalf("init %s: %d %s %s", host, code, out, errs)
+		}
+	}
+	if got := hookCommands(readJSON(t, filepath.Join(dir, ".codex", "hooks.json")), "PreToolUse"); len(got) != 1 || got[0] != "/opt/warden/bin/warden hook codex" {
+		t.Errorf("codex PreToolUse %v", got)
+	}
+	gm := readJSON(t, filepath.Join(dir, ".gemini", "settings.json"))
+	if got := hookCommands(gm, "BeforeTool"); len(got) != 1 || got[0] != "/opt/warden/bin/warden hook gemini" {
+		t.Errorf("gemini BeforeTool %v", got)
+	}
+	plugin, err := os.ReadFile(filepath.Join(dir, ".opencode", "plugin", "warden.js"))
+	if err != nil || !strings.Contains(string(plugin), `"/opt/warden/bin/warden"`) {
+		t.Errorf("opencode plugin: %v", err)
+	}
+	// The existing policy is kept.
+	if data, _ := os.ReadFile(filepath.Join(dir, "warden.yaml")); string(data) != "version: 1\n" {
+		t.Errorf("existing policy overwritten")
+	}
+	// A changed plugin is backed up, then replaced.
+	pf := filepath.Join(dir, ".opencode", "plugin", "warden.js")
+	os.WriteFile(pf, []byte("// mine"), 0o644)
+	runInitCmd(t, "opencode", "--dir", dir)
+	if bak, _ := os.ReadFile(pf + ".warden-backup"); string(bak) != "// mine" {
+		t.Errorf("plugin backup %q", bak)
+	}
+	if code, _, errs := runInitCmd(t, "vim", "--dir", dir); code != ExitError || !strings.Contains(errs, "unknown host") {
+		t.Errorf("unknown host: %d %s", code, errs)
+	}
+}
