@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/session"
+)
+
+func init() {
+	register("approvals", "list and answer the calls waiting for a human (ls, approve, reject)", runApprovals)
+}
+
+const approvalsUsage = `ls [--all] [--json]
+       warden approvals approve ID (--once | --session | --always) [--pattern P] [--expires D] [--uses N] [--message M]
+       warden approvals reject ID --message M`
+
+func runApprovals(ctx context.Context, env *Env) int {
+	if len(env.Args) == 0 || strings.HasPrefix(env.Args[0], "-") {
+		fmt.Fprintf(env.Stderr, "Usage: warden approvals %s\n", approvalsUsage)
+		if len(env.Args) > 0 && (env.Args[0] == "-h" || env.Args[0] == "--help") {
+			return ExitOK
+		}
+		return ExitError
+	}
+	sub, args := env.Args[0], env.Args[1:]
+	fs := newFlags(env, "approvals "+sub, approvalsUsage)
+	sf := addStoreFlags(fs)
+	all := fs.Bool("all", false, "ls: also answered approvals")
+	asJSON := fs.Bool("json", false, "ls: print JSON")
+	once := fs.Bool("once", false, "approve: let this one call through")
+	sess := fs.Bool("session", false, "approve: allow the same call for the rest of its session")
+	always := fs.Bool("always", false, "approve: allow the same call from now on (a grant)")
+	pattern := fs.String("pattern", "", "approve --session/--always: widen the grant to this command or path glob")
+	expires := fs.String("expires", "", "approve --session/--always: the grant ends after this long (90m, 8h, 7d)")
+	uses := fs.Int("uses", 0, "approve --session/--always: the grant ends after this many calls")
+	message := fs.String("message", "", "reject: what the model is told (required); approve: a note")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	pol, st, err := sf.open(ctx)
+	if err != nil {
+		return cmdError(env, "approvals", err)
+	}
+	defer st.Close()
+	_ = pol
+	switch sub {
+	case "ls", "list":
+		if len(pos) > 0 {
+			return cmdError(env, "approvals ls", fmt.Errorf("unexpected argument %q", pos[0]))
+		}
+		f := warden.ApprovalFilter{Status: warden.ApprovalPending}
+		if *all {
+			f.Status = ""
+		}
+		list, err := st.Approvals(ctx, f)
+		if err != nil {
+			return cmdError(env, "approvals ls", err)
+		}
+		if *asJSON {
+			if list == nil {
+				list = []warden.Approval{}
+			}
+			writeJSON(env.Stdout, list, true)
+			return ExitOK
+		}
+		printApprovals(env, list)
+		return ExitOK
+	case "approve":
+		if len(pos) != 1 {
+			return cmdError(env, "approvals approve", errors.New("want exactly one approval id"))
+		}
+		scope := ""
+		n := 0
+		for s, set := range map[string]bool{warden.ScopeOnce: *once, warden.ScopeSession: *sess, warden.ScopeAlways: *always} {
+			if set {
+				scope = s
+				n++
+			}
+		}
+		if n != 1 {
+			return cmdError(env, "approvals approve", errors.New("give exactly one of --once, --session, --always"))
+		}
+		var exp time.Duration
+		if *expires != "" {
+			if exp, err = policy.ParseDuration(*expires); err != nil || exp <= 0 {
+				return cmdError(env, "approvals approve", fmt.Errorf("--expires %q: want a positive duration such as 90m, 8h or 7d", *expires))
+			}
+		}
+		if *uses < 0 {
+			return cmdError(env, "approvals approve", fmt.Errorf("--uses %d: must not be negative", *uses))
+		}
+		a, err := session.Approve(ctx, st, pos[0], session.Answer{Scope: scope, Pattern: *pattern, Expires: exp,
+			Uses: *uses, Message: *message, By: whoami()}, time.Now())
+		if err != nil {
+			return cmdError(env, "approvals approve", err)
+		}
+		fmt.Fprintf(env.Stdout, "approved %s (%s): %s\n", a.ID, a.Scope, a.Summary)
+		if len(a.Grants) > 0 {
+			grants, err := st.Grants(ctx, warden.GrantFilter{All: true})
+			if err != nil {
+				return cmdError(env, "approvals approve", err)
+			}
+			for _, g := range grants {
+				for _, id := range a.Grants {
+					if g.ID == id {
+						fmt.Fprintf(env.Stdout, "grant %s: %s\n", g.ID, describeGrant(g))
+					}
+				}
+			}
+		}
+		return ExitOK
+	case "reject":
+		if len(pos) != 1 {
+			return cmdError(env, "approvals reject", errors.New("want exactly one approval id"))
+		}
+		a, err := session.Reject(ctx, st, pos[0], *message, whoami())
+		if err != nil {
+			return cmdError(env, "approvals reject", err)
+		}
+		fmt.Fprintf(env.Stdout, "rejected %s: %s\nThe model is told: %s\n", a.ID, a.Summary, a.Message)
+		return ExitOK
+	}
+	return cmdError(env, "approvals", fmt.Errorf("unknown subcommand %q (want ls, approve or reject)", sub))
+}
+
+func printApprovals(env *Env, list []warden.Approval) {
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "no approvals waiting")
+		return
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tAGE\tSESSION\tROLE\tCALL\tWHY")
+	for _, a := range list {
+		status := a.Status
+		if a.Scope != "" {
+			status += " " + a.Scope
+		}
+		why := a.Reason
+		if a.Rule != "" {
+			why = a.Rule + ": " + why
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, status, age(a.CreatedAt), dash(a.Session),
+			dash(a.Role), a.Summary, oneLine(why, 80))
+	}
+	tw.Flush()
+}
+
+func age(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := time.Since(t).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return d.String()
+	case d < time.Hour:
+		return d.Round(time.Minute).String()
+	}
+	return d.Round(time.Hour).String()
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n-3] + "..."
+	}
+	return s
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/session"
+)
+
+func init() {
+	register("state", "show the project state and sessions; set the phase; session events and governance text", runState)
+}
+
+const stateUsage = `[--json]                      show phase, anchors, history and sessions
+       warden state phase NAME                       set the project phase
+       warden state sessions [--all] [--json]        list sessions
+       warden state event EVENT --session S [--role R] [--parent P] [--host H]
+                                                     record created|resumed|compacted|idle|ended and print
+                                                     the governance text due (prefix, resume note, reminder)
+       warden state governance --session S           print the governance text due now, if any
+       warden state prompt --session S TEXT          record the user's latest request (the calls' intent)`
+
+func runState(ctx context.Context, env *Env) int {
+	sub := ""
+	args := env.Args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	fs := newFlags(env, "state", stateUsage)
+	sf := addStoreFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	all := fs.Bool("all", false, "sessions: include archived sessions")
+	sess := fs.String("session", "", "event, governance, prompt: the session id")
+	role := fs.String("role", "", "event created: the session's role")
+	parent := fs.String("parent", "", "event created: the delegating session (depth is its depth + 1)")
+	host := fs.String("host", "", "event created: the agent host")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	pol, st, err := sf.open(ctx)
+	if err != nil {
+		return cmdError(env, "state", err)
+	}
+	defer st.Close()
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		return cmdError(env, "state", err)
+	}
+	tr := session.New(eng, st)
+	needSession := func() error {
+		if *sess == "" {
+			return errors.New("--session is required")
+		}
+		return nil
+	}
+	switch sub {
+	case "":
+		s, err := st.State(ctx)
+		if err != nil {
+			return cmdError(env, "state", err)
+		}
+		sessions, err := st.Sessions(ctx, warden.SessionFilter{Limit: 20})
+		if err != nil {
+			return cmdError(env, "state", err)
+		}
+		if *asJSON {
+			if sessions == nil {
+				sessions = []warden.Session{}
+			}
+			writeJSON(env.Stdout, struct {
+				warden.ProjectState
+				Sessions []warden.Session `json:"sessions"`
+			}{s, sessions}, true)
+			return ExitOK
+		}
+		printState(env, s, sessions)
+		return ExitOK
+	case "phase":
+		if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
+			return cmdError(env, "state phase", errors.New("want the phase name"))
+		}
+		if err := session.SetPhase(ctx, st, pos[0], session.Limits(pol), time.Now()); err != nil {
+			return cmdError(env, "state phase", err)
+		}
+		fmt.Fprintf(env.Stdout, "phase: %s\n", pos[0])
+		return ExitOK
+	case "sessions":
+		list, err := st.Sessions(ctx, warden.SessionFilter{Archived: *all})
+		if err != nil {
+			return cmdError(env, "state sessions", err)
+		}
+		if *asJSON {
+			if list == nil {
+				list = []warden.Session{}
+			}
+			writeJSON(env.Stdout, list, true)
+			return ExitOK
+		}
+		printSessions(env, list)
+		return ExitOK
+	case "event":
+		if len(pos) != 1 {
+			return cmdError(env, "state event", errors.New("want one event: created, resumed, compacted, idle or ended"))
+		}
+		if err := needSession(); err != nil {
+			return cmdError(env, "state event", err)
+		}
+		var text string
+		switch session.Event(pos[0]) {
+		case session.Created:
+			_, text, err = tr.Start(ctx, session.StartOptions{ID: *sess, Role: *role, Parent: *parent, Host: *host})
+		case session.Resumed:
+			text, err = tr.Resume(ctx, *sess)
+		case session.Compacted:
+			if _, err = tr.Compact(ctx, *sess); err == nil {
+				text, err = tr.Governance(ctx, *sess)
+			}
+		case session.Idle, session.Ended:
+			var s warden.Session
+			s, err = tr.End(ctx, *sess, session.Event(pos[0]))
+			text = fmt.Sprintf("session %s %s: %d calls, %d violations, depth %d, first tool %s\n",
+				s.ID, s.Status, s.Calls, s.Violations, s.Depth, dash(s.FirstTool))
+		default:
+			return cmdError(env, "state event", fmt.Errorf("unknown event %q: want created, resumed, compacted, idle or ended", pos[0]))
+		}
+		if err != nil {
+			return cmdError(env, "state event", err)
+		}
+		fmt.Fprint(env.Stdout, text)
+		return ExitOK
+	case "governance":
+		if err := needSession(); err != nil {
+			return cmdError(env, "state governance", err)
+		}
+		text, err := tr.Governance(ctx, *sess)
+		if err != nil {
+			return cmdError(env, "state governance", err)
+		}
+		fmt.Fprint(env.Stdout, text)
+		return ExitOK
+	case "prompt":
+		if err := needSession(); err != nil {
+			return cmdError(env, "state prompt", err)
+		}
+		if len(pos) == 0 {
+			return cmdError(env, "state prompt", errors.New("want the user's request text"))
+		}
+		if _, err := tr.Prompt(ctx, *sess, strings.Join(pos, " ")); err != nil {
+			return cmdError(env, "state prompt", err)
+		}
+		return ExitOK
+	}
+	return cmdError(env, "state", fmt.Errorf("unknown subcommand %q (want phase, sessions, event, governance or prompt)", sub))
+}
+
+func printState(env *Env, s warden.ProjectState, sessions []warden.Session) {
+	phase := s.Phase
+	if phase == "" {
+		phase = "init (not set)"
+	}
+	fmt.Fprintf(env.Stdout, "Phase: %s\n\nAnchors (%d):\n", phase, len(s.Anchors))
+	if len(s.Anchors) == 0 {
+		fmt.Fprintln(env.Stdout, "  none")
+	}
+	for _, a := range s.Anchors {
+		fmt.Fprintf(env.Stdout, "  %s [%s] %s\n", a.ID, strings.ToUpper(string(a.Priority)), a.Content)
+	}
+	fmt.Fprintf(env.Stdout, "\nHistory (%d live entries):\n", len(s.History))
+	if len(s.History) == 0 {
+		fmt.Fprintln(env.Stdout, "  none")
+	}
+	for _, h := range s.History {
+		fmt.Fprintf(env.Stdout, "  %s  %-5s %s %s %s\n", h.Time.Local().Format("2006-01-02 15:04:05"), h.Result,
+			dash(h.Session), dash(h.Agent), h.Action)
+	}
+	fmt.Fprintln(env.Stdout, "\nSessions (most recent first):")
+	printSessions(env, sessions)
+}
+
+func printSessions(env *Env, list []warden.Session) {
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "  none")
+		return
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ID\tROLE\tSTATUS\tDEPTH\tPARENT\tFIRST TOOL\tCALLS\tVIOLATIONS\tLAST SEEN")
+	for _, s := range list {
+		status := s.Status
+		if s.Archived {
+			status += " (archived)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n", s.ID, dash(s.Role), dash(status), s.Depth, dash(s.Parent),
+			dash(s.FirstTool), s.Calls, s.Violations, age(s.LastSeen))
+	}
+	tw.Flush()
+}

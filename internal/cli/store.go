@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/postgres"
+	"github.com/warden-run/warden/sqlite"
+)
+
+// openStore opens the store that storeURL names: "" is the SQLite file
+// .warden/warden.db next to the policy file policyPath (created on first
+// use); postgres:// or postgresql:// selects PostgreSQL; sqlite:PATH,
+// file:PATH or a plain path is a SQLite file there.
+func openStore(ctx context.Context, policyPath, storeURL string) (warden.Store, error) {
+	switch {
+	case storeURL == "":
+		if policyPath == "" {
+			return nil, errors.New("open store: no policy file to put .warden/ next to; give --policy or --store")
+		}
+		return sqlite.Open(ctx, DefaultStorePath(policyPath))
+	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
+		return postgres.Open(ctx, storeURL)
+	case strings.HasPrefix(storeURL, "sqlite:"):
+		return sqlite.Open(ctx, strings.TrimPrefix(strings.TrimPrefix(storeURL, "sqlite:"), "//"))
+	case strings.HasPrefix(storeURL, "file:"):
+		return sqlite.Open(ctx, strings.TrimPrefix(strings.TrimPrefix(storeURL, "file:"), "//"))
+	case strings.Contains(storeURL, "://"):
+		return nil, fmt.Errorf("open store: --store %q: want a SQLite file path or postgres://...", warden.RedactString(storeURL))
+	}
+	return sqlite.Open(ctx, storeURL)
+}
+
+// DefaultStorePath is the default store file for a policy: .warden/warden.db
+// in the policy's folder, which the policy loader protects from tool calls.
+func DefaultStorePath(policyPath string) string {
+	abs, err := filepath.Abs(policyPath)
+	if err != nil {
+		abs = policyPath
+	}
+	return filepath.Join(filepath.Dir(abs), filepath.FromSlash(sqlite.DefaultFile))
+}
+
+// storeFlags are the --policy and --store flags every state command takes.
+type storeFlags struct {
+	policy *string
+	store  *string
+}
+
+func addStoreFlags(fs *flag.FlagSet) storeFlags {
+	return storeFlags{
+		policy: fs.String("policy", "", "policy file (default: warden.yaml here or in the nearest parent folder)"),
+		store:  fs.String("store", "", "store: a SQLite file path or postgres://... (default: .warden/warden.db next to the policy)"),
+	}
+}
+
+// open loads the policy (for its limits and its folder) and opens the store.
+func (f storeFlags) open(ctx context.Context) (*policy.Policy, warden.Store, error) {
+	path := *f.policy
+	if path == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil, err
+		}
+		if path, err = policy.Find(wd); err != nil {
+			return nil, nil, err
+		}
+	}
+	pol, err := policy.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openStore(ctx, pol.File, *f.store)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pol, st, nil
+}
+
+// parseArgs parses flags that may come before, between or after the
+// positional arguments (`approve ID --always`), and returns the positional
+// ones. It returns a code >= 0 when the command should stop.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, int) {
+	var pos []string
+	for {
+		if code := parseFlags(fs, args); code >= 0 {
+			return nil, code
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, -1
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), -1
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// whoami names the human answering an approval.
+func whoami() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if s := os.Getenv("USER"); s != "" {
+		return s
+	}
+	return "cli"
+}
+
+// cmdError prints an error for a command and returns ExitError.
+func cmdError(env *Env, cmd string, err error) int {
+	fmt.Fprintf(env.Stderr, "warden %s: %v\n", cmd, err)
+	return ExitError
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
