@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +12,8 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +48,7 @@ type PluginFile struct {
 	OnComplete []string
 
 	content []byte
+	dir     string // absolute folder of the file, where OnComplete runs
 }
 
 // PluginFiles is a set of loaded plugin files, in configuration order.
@@ -114,7 +118,7 @@ func (p *filePlugin) OnComplete(ctx context.Context, c Completion) error {
 	if len(p.f.OnComplete) == 0 {
 		return nil
 	}
-	return runCommand(ctx, filepath.Dir(p.f.File), p.f.OnComplete, c)
+	return runCommand(ctx, p.f.dir, p.f.OnComplete, c)
 }
 
 // CheckPluginPath applies the path rules of plugin files: relative, without
@@ -136,6 +140,8 @@ func CheckPluginPath(p string) error {
 }
 
 const defaultFileTimeout = 30 * time.Second
+
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
 func loadPlugin(dir, p string) (*PluginFile, error) {
 	if err := CheckPluginPath(p); err != nil {
@@ -173,7 +179,12 @@ func loadPlugin(dir, p string) (*PluginFile, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fail(0, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, fail(line, "invalid YAML: %s", m[2])
+		}
+		return nil, fail(0, "invalid YAML: %s", msg)
 	}
 	if len(doc.Content) == 0 {
 		return nil, fail(0, "the file is empty")
@@ -182,7 +193,11 @@ func loadPlugin(dir, p string) (*PluginFile, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, fail(root.Line, "want a mapping with the fields name, schema, long_instruction, short_instruction")
 	}
-	f := &PluginFile{Path: p, File: file, content: data}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, fail(0, "%v", err)
+	}
+	f := &PluginFile{Path: p, File: file, content: data, dir: filepath.Dir(abs)}
 	fields := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -234,7 +249,7 @@ func loadPlugin(dir, p string) (*PluginFile, error) {
 	f.Requirements.Schema = raw
 	sch, err := compileSchema(f.Name, raw)
 	if err != nil {
-		return nil, fail(sn.Line, "field \"schema\": %v", err)
+		return nil, fail(sn.Line, "field \"schema\": %s", strings.TrimPrefix(err.Error(), "schema: "))
 	}
 	f.Requirements.compiled = sch
 	if en := fields["example"]; en != nil {
@@ -301,7 +316,7 @@ func (f *PluginFile) loadOnComplete(on *yaml.Node, fail func(int, string, ...any
 	prog := f.OnComplete[0]
 	if strings.ContainsAny(prog, `/\`) {
 		if !filepath.IsAbs(prog) {
-			prog = filepath.Join(filepath.Dir(f.File), filepath.FromSlash(prog))
+			prog = filepath.Join(f.dir, filepath.FromSlash(prog))
 		}
 		if st, err := os.Stat(prog); err != nil || st.IsDir() {
 			return fail(cmdNode.Line, "field \"on_complete.command\": program %s not found (relative paths are resolved from the plugin file's folder)", f.OnComplete[0])
@@ -313,48 +328,67 @@ func (f *PluginFile) loadOnComplete(on *yaml.Node, fail func(int, string, ...any
 	return nil
 }
 
-// nodeJSON converts a YAML node to compact JSON.
+// nodeJSON converts a YAML node to compact JSON, keeping the order of
+// mapping keys as written.
 func nodeJSON(n *yaml.Node) (json.RawMessage, error) {
-	var v any
-	if err := n.Decode(&v); err != nil {
+	var b bytes.Buffer
+	if err := writeNodeJSON(&b, n, 0); err != nil {
 		return nil, err
 	}
-	v, err := jsonable(v)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
+	return json.RawMessage(b.Bytes()), nil
 }
 
-// jsonable rejects what JSON cannot hold (non-string keys) and turns
-// YAML-only values into JSON ones.
-func jsonable(v any) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			e2, err := jsonable(e)
-			if err != nil {
-				return nil, err
-			}
-			x[k] = e2
-		}
-		return x, nil
-	case map[any]any:
-		for k := range x {
-			return nil, fmt.Errorf("key %v is not a string", k)
-		}
-		return map[string]any{}, nil
-	case []any:
-		for i, e := range x {
-			e2, err := jsonable(e)
-			if err != nil {
-				return nil, err
-			}
-			x[i] = e2
-		}
-		return x, nil
-	case time.Time:
-		return x.Format(time.RFC3339Nano), nil
+func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+	if depth > 100 {
+		return errors.New("nested too deeply")
 	}
-	return v, nil
+	switch n.Kind {
+	case yaml.AliasNode:
+		return writeNodeJSON(b, n.Alias, depth+1)
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+				return fmt.Errorf("line %d: key %s is not a string", k.Line, k.Value)
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			kj, _ := json.Marshal(k.Value)
+			b.Write(kj)
+			b.WriteByte(':')
+			if err := writeNodeJSON(b, n.Content[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, e := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeNodeJSON(b, e, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return fmt.Errorf("line %d: %w", n.Line, err)
+		}
+		if t, ok := v.(time.Time); ok {
+			v = t.Format(time.RFC3339Nano)
+		}
+		j, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("line %d: value %s has no JSON form", n.Line, n.Value)
+		}
+		b.Write(j)
+	default:
+		return fmt.Errorf("line %d: unsupported YAML node", n.Line)
+	}
+	return nil
 }
