@@ -1,5 +1,7 @@
 package shell
 
+import "strings"
+
 // plain reports whether c can appear in a word the fast lexer handles: a
 // word made only of these bytes means exactly itself to the shell.
 func plain(c byte) bool {
@@ -32,6 +34,8 @@ func isAssign(w string) bool {
 		switch {
 		case c == '=':
 			return i > 0
+		case c == '+':
+			return i > 0 && i+1 < len(w) && w[i+1] == '='
 		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
 		case '0' <= c && c <= '9' && i > 0:
 		default:
@@ -41,11 +45,36 @@ func isAssign(w string) bool {
 	return false
 }
 
-// fast analyses lines made only of plain words separated by blanks and the
-// operators ; && || |. It reports false, having recorded nothing, for any
-// other line, which then goes to the full parser.
-func (a *Analysis) fast(src string, depth int, via string) bool {
-	// First pass: validate without recording anything.
+// groupEnd returns the index just past the ")" that closes the "$(" at i,
+// or -1 when the group holds anything but plain words, blanks, the
+// operators ; && || | and nested $( ) groups.
+func groupEnd(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '$':
+			if j+1 >= len(s) || s[j+1] != '(' || j+2 < len(s) && s[j+2] == '(' {
+				return -1
+			}
+			depth++
+			j++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case plain(c), c == ' ', c == '\t', c == ';', c == '|', c == '&':
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// fastValid reports whether the fast lexer handles src: plain words and
+// $( ) groups separated by blanks and the operators ; && || |, with no
+// empty command and no dangling operator.
+func fastValid(src string) bool {
 	words, inWord, cmdWords := 0, false, 0
 	for i := 0; i < len(src); i++ {
 		c := src[i]
@@ -59,6 +88,17 @@ func (a *Analysis) fast(src string, depth int, via string) bool {
 				words++
 				cmdWords++
 			}
+		case c == '$':
+			end := groupEnd(src, i)
+			if end < 0 || !fastValid(src[i+2:end-1]) {
+				return false
+			}
+			if !inWord {
+				inWord = true
+				words++
+				cmdWords++
+			}
+			i = end - 1
 		case c == ' ' || c == '\t':
 			inWord = false
 		case c == ';' || c == '|' || c == '&':
@@ -82,45 +122,57 @@ func (a *Analysis) fast(src string, depth int, via string) bool {
 			return false
 		}
 	}
-	if words == 0 {
+	return words > 0
+}
+
+// fast analyses the lines fastValid accepts and reports true; for any
+// other line it records nothing and reports false, and the line goes to
+// the full parser. Both produce the same commands (a fuzz test checks it).
+func (a *Analysis) fast(src string, depth int, via string) bool {
+	if !fastValid(src) {
 		return false
 	}
-	// Second pass: record commands. Pipeline ids are given to pipelines of
-	// two or more stages.
-	start := len(a.Commands)
-	_ = start
 	pipe, stage := -1, 0
 	i := 0
 	for i < len(src) {
-		// Collect one simple command's words into the args buffer.
-		argStart := len(a.argsBuf())
+		// One simple command: its words, then the operator that ends it.
+		start := i
+		argStart := len(a.buf)
 		for i < len(src) {
 			c := src[i]
 			if c == ' ' || c == '\t' {
 				i++
 				continue
 			}
-			if !plain(c) {
+			if !plain(c) && c != '$' {
 				break
 			}
-			j := i
-			for j < len(src) && plain(src[j]) {
+			j, dyn := i, false
+			for j < len(src) && (plain(src[j]) || src[j] == '$') {
+				if src[j] == '$' {
+					j = groupEnd(src, j)
+					dyn = true
+					continue
+				}
 				j++
 			}
-			a.pushArg(src[i:j])
+			if dyn {
+				a.pushArg(Dyn + src[i:j])
+			} else {
+				a.pushArg(src[i:j])
+			}
 			i = j
 		}
-		args := a.argsBuf()[argStart:]
-		// Skip leading assignments (FOO=1 cmd).
-		for len(args) > 0 && isAssign(args[0]) {
+		end := i
+		args := a.buf[argStart:]
+		for len(args) > 0 && isAssign(strings.TrimPrefix(args[0], Dyn)) {
 			args = args[1:]
 		}
-		// The operator that ends this command.
 		op := byte(0)
 		if i < len(src) {
 			op = src[i]
 			if (op == '|' || op == '&') && i+1 < len(src) && src[i+1] == op {
-				op = op + 128 // && or ||
+				op = 0 // && or ||
 				i++
 			}
 			i++
@@ -131,10 +183,18 @@ func (a *Analysis) fast(src string, depth int, via string) bool {
 			}
 			a.add(args, depth, via, pipe, stage)
 			stage++
-			continue
+		} else {
+			a.add(args, depth, via, pipe, stage)
+			pipe, stage = -1, 0
 		}
-		a.add(args, depth, via, pipe, stage)
-		pipe, stage = -1, 0
+		// The commands inside $( ) groups, after the command itself.
+		for k := start; k < end; k++ {
+			if src[k] == '$' {
+				g := groupEnd(src, k)
+				a.line(src[k+2:g-1], depth+1, "$(...)")
+				k = g - 1
+			}
+		}
 	}
 	return true
 }
@@ -149,7 +209,7 @@ func wordAt(s string, i int) string {
 
 func moreWords(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if plain(s[i]) {
+		if plain(s[i]) || s[i] == '$' {
 			return true
 		}
 		if s[i] != ' ' && s[i] != '\t' {
