@@ -25,7 +25,9 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	for i := range existing {
 		a := &existing[i]
 		switch {
-		case a.Status == warden.ApprovalApproved && !a.Consumed:
+		case a.Status == warden.ApprovalApproved && a.Scope == warden.ScopeOnce && !a.Consumed:
+			// A once answer lets the retried call through. Session and
+			// always answers live on as grants, which the engine applied.
 			ok, err := t.Store.ConsumeApproval(ctx, a.ID)
 			if err != nil {
 				return err

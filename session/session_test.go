@@ -258,6 +258,13 @@ func TestApproveAlways(t *testing.T) {
 	if r.Decision.Decision != warden.Deny {
 		t.Errorf("force push: %+v", r.Decision)
 	}
+	// A revoked grant is gone: the always answer is not a once answer too.
+	if err := e.store.RevokeGrant(ctx, ap.Grants[0]); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.decide(t, push, session.Options{}); r.Decision.Decision != warden.Ask {
+		t.Errorf("after revoking the grant: %+v", r.Decision)
+	}
 	// Answering twice is a conflict.
 	if _, err := session.Approve(ctx, e.store, id, session.Answer{Scope: warden.ScopeOnce}, time.Now()); !errors.Is(err, warden.ErrConflict) {
 		t.Errorf("second answer: %v", err)
