@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,12 +38,13 @@ rules:
 
 // sessionStartMarker is part of the governance text the hook injects at
 // session start.
-const sessionStartMarker = "This project is governed by warden"
+const sessionStartMarker = "WARDEN GOVERNANCE"
 
 // governedHost describes how one host is set up and run.
 type governedHost struct {
 	name  string // warden's host name (warden init NAME)
 	spec  hostSpec
+	tool  string // the shell tool's name in the hook (and so in the audit trail)
 	shell func(cmd string) scripted.ToolCall
 	setup func(e *env)
 	run   func(e *env, bin, prompt string) result
@@ -50,7 +52,7 @@ type governedHost struct {
 
 var governedHosts = []governedHost{
 	{
-		name: "claude", spec: claudeSpec,
+		name: "claude", spec: claudeSpec, tool: "Bash",
 		shell: func(cmd string) scripted.ToolCall {
 			return scripted.ToolCall{Name: "Bash", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
 		},
@@ -58,7 +60,7 @@ var governedHosts = []governedHost{
 		run:   func(e *env, bin, prompt string) result { return e.runClaude(bin, prompt) },
 	},
 	{
-		name: "codex", spec: codexSpec,
+		name: "codex", spec: codexSpec, tool: "Bash",
 		shell: func(cmd string) scripted.ToolCall {
 			return scripted.ToolCall{Name: "exec_command", Args: map[string]any{"cmd": cmd}}
 		},
@@ -66,7 +68,7 @@ var governedHosts = []governedHost{
 		run:   func(e *env, bin, prompt string) result { return e.runCodex(bin, prompt) },
 	},
 	{
-		name: "gemini", spec: geminiSpec,
+		name: "gemini", spec: geminiSpec, tool: "run_shell_command",
 		shell: func(cmd string) scripted.ToolCall {
 			return scripted.ToolCall{Name: "run_shell_command", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
 		},
@@ -74,7 +76,7 @@ var governedHosts = []governedHost{
 		run:   func(e *env, bin, prompt string) result { return e.runGemini(bin, prompt) },
 	},
 	{
-		name: "opencode", spec: opencodeSpec,
+		name: "opencode", spec: opencodeSpec, tool: "bash",
 		shell: func(cmd string) scripted.ToolCall {
 			return scripted.ToolCall{Name: "bash", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
 		},
@@ -146,7 +148,21 @@ func TestGoverned(t *testing.T) {
 					"the model did not get warden's deny for `git status && rm -rf keepme`; it got:\n%s", res[2].Text)
 			}
 			// 4. The session-start text reached the model's context.
-			check(e.modelSaw(sessionStartMarker), "no request to the model contained the session-start text %q", sessionStartMarker)
+			check(e.modelSaw(sessionStartMarker) && e.modelSaw("DENY no-rm: Deleting files is blocked"),
+				"no request to the model contained the session-start governance text (%q with the policy's rules)", sessionStartMarker)
+			// 5. The audit trail holds every call, in order, with its decision.
+			recs := e.audit()
+			var got []string
+			for _, r := range recs {
+				got = append(got, fmt.Sprintf("%s %s %s %s", r.Host, r.Tool, r.Decision, r.Rule))
+				check(r.Session != "" && r.Session == recs[0].Session, "audit record %d has session %q, want the run's one session %q", r.ID, r.Session, recs[0].Session)
+			}
+			want := []string{
+				h.name + " " + h.tool + " deny no-rm",
+				h.name + " " + h.tool + " allow allow-touch",
+				h.name + " " + h.tool + " deny no-rm",
+			}
+			check(strings.Join(got, "\n") == strings.Join(want, "\n"), "audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		})
 	}
 }

@@ -19,7 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/scripted"
+	"github.com/warden-run/warden/sqlite"
 )
 
 // wardenBin is the warden binary built once by TestMain.
@@ -165,6 +167,22 @@ func (e *env) warden(args ...string) (string, error) {
 	cmd.Env = e.vars
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// audit returns the audit trail of the project's default store.
+func (e *env) audit() []warden.AuditRecord {
+	e.t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(e.project, ".warden", "warden.db"))
+	if err != nil {
+		e.t.Fatalf("open the project's store: %v", err)
+	}
+	defer st.Close()
+	recs, err := st.Audit(ctx, warden.AuditFilter{})
+	if err != nil {
+		e.t.Fatalf("read the audit trail: %v", err)
+	}
+	return recs
 }
 
 // result is what a host run left.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/session"
 )
 
 func init() {
@@ -162,6 +164,9 @@ func decodeClaude(data []byte, host string) (hookEvent, error) {
 		// at least 1 (the session layer tracks deeper nesting).
 		if in.AgentID != "" {
 			ev.call.Role, ev.call.Depth = in.AgentType, 1
+			if ev.call.Session != "" {
+				ev.call.Session += "/" + in.AgentID
+			}
 		}
 	}
 	return ev, nil
@@ -237,6 +242,8 @@ func runHook(ctx context.Context, env *Env) int {
 	policyFile := fs.String("policy", "", "policy `file` (default: warden.yaml in the directory the host reports, or a parent)")
 	timeout := fs.Duration("timeout", hookDeadline, "answer deny if no decision is made within this `duration`")
 	role := fs.String("role", "", "`role` of the top-level agent (subagents take their type as role)")
+	store := fs.String("store", "", "store `URL`: a SQLite file or postgres://... (default: .warden/warden.db next to the policy)")
+	wait := fs.Duration("wait", 0, "for hosts that cannot ask the user (codex, opencode): wait this `long` for a human to answer a queued approval")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden hook claude|codex|gemini|opencode [--policy FILE]\n\n"+
 			"Reads the host's hook JSON on stdin and answers in the host's JSON on stdout.\n"+
@@ -271,7 +278,7 @@ func runHook(ctx context.Context, env *Env) int {
 		err error
 	}
 	done := make(chan result, 1)
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, *timeout+*wait)
 	defer cancel()
 	go func() {
 		defer func() {
@@ -282,7 +289,7 @@ func runHook(ctx context.Context, env *Env) int {
 		if ev.call.Role == "" && ev.call.Depth == 0 {
 			ev.call.Role = *role
 		}
-		out, err := handleHook(ctx, h, ev, *policyFile)
+		out, err := handleHook(ctx, h, ev, hookOptions{policy: *policyFile, store: *store, role: *role, wait: *wait})
 		done <- result{out, err}
 	}()
 	select {
@@ -293,44 +300,173 @@ func runHook(ctx context.Context, env *Env) int {
 		env.Stdout.Write(r.out)
 		return ExitOK
 	case <-ctx.Done():
-		return hookFailure(env, h, ev, fmt.Errorf("no decision within %s (%v)", *timeout, context.Cause(ctx)))
+		return hookFailure(env, h, ev, fmt.Errorf("no decision within %s (%v)", *timeout+*wait, context.Cause(ctx)))
 	}
 }
 
-// handleHook decides one event and renders the host's answer.
-func handleHook(ctx context.Context, h *hookHost, ev hookEvent, policyFile string) ([]byte, error) {
+// hookOptions are the hook command's flags.
+type hookOptions struct {
+	policy string
+	store  string
+	role   string
+	wait   time.Duration
+}
+
+// handleHook decides one event with the session layer and renders the
+// host's answer. Any error is answered as a failure (deny before a tool).
+func handleHook(ctx context.Context, h *hookHost, ev hookEvent, opt hookOptions) ([]byte, error) {
 	if hookTestStall != nil {
 		hookTestStall()
 	}
 	if ev.kind == evOther {
 		return h.answer(ev, hookAnswer{}, false), nil
 	}
-	eng, err := loadHookEngine(ev.cwd, policyFile)
+	eng, err := loadHookEngine(ev.cwd, opt.policy)
 	if err != nil {
 		return nil, err
 	}
 	pol := eng.Policy()
-	audit := pol.Mode == "audit"
-	var a hookAnswer
 	if r := ev.call.Role; r != "" && ev.call.Depth > 0 && pol.Roles[r] == nil {
 		// A host's own subagent type (general-purpose, Explore, ...) that
 		// the policy does not name as a role: no role restrictions.
 		ev.call.Role = ""
 	}
+	if ev.agentType != "" && pol.Roles[ev.agentType] == nil {
+		ev.agentType = ""
+	}
+	st, err := openStore(ctx, pol.File, opt.store)
+	if err != nil {
+		return nil, fmt.Errorf("open the warden store: %w", err)
+	}
+	defer st.Close()
+	tr := session.New(eng, st)
+	a, audit, err := hookEventAnswer(ctx, tr, st, h, ev, opt)
+	if err != nil {
+		return nil, err
+	}
+	return h.answer(ev, a, audit || pol.Mode == "audit"), ctx.Err()
+}
+
+// hookEventAnswer does what an event means for the session and returns
+// what to tell the host. audit reports a decision made in audit mode.
+func hookEventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h *hookHost, ev hookEvent, opt hookOptions) (a hookAnswer, audit bool, err error) {
+	sid := ev.session
 	switch ev.kind {
 	case evPreTool:
-		d := eng.Decide(ev.call)
-		if d.Decision == warden.Ask && !h.prompt {
+		res, err := tr.Decide(ctx, ev.call, session.Options{HostPrompts: h.prompt, Wait: opt.wait})
+		if err != nil {
+			return a, false, err
+		}
+		d := res.Decision
+		if d.Decision == warden.Ask && !h.prompt && res.Approval == nil {
 			d = askWithoutPrompt(d, h.name)
 		}
-		if d.Mode == "audit" {
-			audit = true
+		return hookAnswer{decision: &d}, d.Mode == "audit", nil
+	case evSessionStart:
+		if sid == "" {
+			return a, false, nil
 		}
-		a.decision = &d
-	case evSessionStart, evSystem:
-		a.context = governanceText(pol, ev)
+		switch ev.source {
+		case "resume":
+			a.context, err = tr.Resume(ctx, sid)
+		case "compact":
+			if _, err = tr.Compact(ctx, sid); err == nil {
+				a.context, err = tr.Governance(ctx, sid)
+			}
+		default: // startup, clear
+			_, a.context, err = tr.Start(ctx, session.StartOptions{ID: sid, Role: opt.role, Host: h.name})
+		}
+	case evSubagentStart:
+		// Claude Code and Codex report a subagent inside its parent's
+		// session; OpenCode gives it a session of its own.
+		child, parent := sid, ev.parent
+		if ev.agentID != "" {
+			child, parent = sid+"/"+ev.agentID, sid
+		}
+		if child != "" {
+			_, a.context, err = tr.Start(ctx, session.StartOptions{ID: child, Parent: parent, Role: ev.agentType, Host: h.name})
+		}
+	case evSubagentStop:
+		if ev.agentID != "" && sid != "" {
+			err = ignoreNotFound(tr.End(ctx, sid+"/"+ev.agentID, session.Ended))
+		}
+	case evPrompt:
+		if sid != "" && strings.TrimSpace(ev.prompt) != "" {
+			if _, err = tr.Prompt(ctx, sid, ev.prompt); err == nil {
+				a.context, err = tr.Governance(ctx, sid)
+			}
+		}
+	case evSystem:
+		// OpenCode rebuilds the system prompt for every request, so the
+		// governance text goes into each one.
+		if sid != "" {
+			a.context, err = systemText(ctx, tr, st, sid, h.name, opt.role)
+		}
+	case evCompact:
+		if sid != "" {
+			_, err = tr.Compact(ctx, sid)
+		}
+	case evStop:
+		if sid != "" {
+			err = ignoreNotFound(tr.End(ctx, sid, session.Idle))
+		}
+	case evEnd:
+		if sid != "" {
+			err = ignoreNotFound(tr.End(ctx, sid, session.Ended))
+		}
+	case evPostTool:
+		a.context, err = guidance(ctx, st, ev)
 	}
-	return h.answer(ev, a, audit), ctx.Err()
+	return a, false, err
+}
+
+func ignoreNotFound(_ warden.Session, err error) error {
+	if errors.Is(err, warden.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// systemText is the governance text for a system prompt: the session-start
+// prefix, or the post-compaction reminder once the session was compacted.
+func systemText(ctx context.Context, tr *session.Tracker, st warden.Store, sid, host, role string) (string, error) {
+	s, err := st.Session(ctx, sid)
+	if errors.Is(err, warden.ErrNotFound) {
+		_, text, err := tr.Start(ctx, session.StartOptions{ID: sid, Role: role, Host: host})
+		return text, err
+	}
+	if err != nil {
+		return "", err
+	}
+	ps, err := st.State(ctx)
+	if err != nil {
+		return "", err
+	}
+	pol := tr.Engine.Policy()
+	if s.Compactions > 0 {
+		return session.Reminder(pol, s, ps)
+	}
+	return session.Prefix(pol, s, ps)
+}
+
+// guidance is the text added to a tool's result after the call broke a
+// rule of the policy but was allowed to run (a warn rule, a first-tool
+// violation in warn mode): the warnings of the call's audit record.
+func guidance(ctx context.Context, st warden.Store, ev hookEvent) (string, error) {
+	if ev.session == "" || ev.call.Tool == "" {
+		return "", nil
+	}
+	recs, err := st.Audit(ctx, warden.AuditFilter{Session: ev.call.Session, Tool: ev.call.Tool, Limit: 1})
+	if err != nil || len(recs) == 0 || len(recs[0].Warnings) == 0 {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("## WARDEN GUIDANCE\n\nThe call you just made ran, but it broke the project's policy:\n")
+	for _, w := range recs[0].Warnings {
+		b.WriteString("- " + w + "\n")
+	}
+	b.WriteString("Follow the policy from now on; the governance text at the start of this session lists its rules.\n")
+	return session.Plain(b.String()), nil
 }
 
 // loadHookEngine finds, loads and compiles the policy for the directory the
@@ -372,20 +508,6 @@ func askWithoutPrompt(d warden.Decision, host string) warden.Decision {
 	}
 	d.Recoverable = true
 	return d
-}
-
-// governanceText is the text given to the model at session start: which
-// policy governs the session and how refusals look.
-func governanceText(pol *policy.Policy, ev hookEvent) string {
-	var b strings.Builder
-	b.WriteString("This project is governed by warden (policy " + pol.File + ").\n")
-	b.WriteString("Every tool call is checked against that policy before it runs. A call the policy does not allow\n")
-	b.WriteString("is blocked with a reason and a suggestion: follow the suggestion, do not retry the same call\n")
-	b.WriteString("another way, and ask the user when a call needs approval.\n")
-	if ev.source == "compact" {
-		b.WriteString("The conversation was compacted; these rules still apply.\n")
-	}
-	return b.String()
 }
 
 // hookFailure answers a failure at a known event: deny before a tool, a

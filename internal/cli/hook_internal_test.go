@@ -95,7 +95,7 @@ func TestHookClaudeDecides(t *testing.T) {
 func TestHookAskWithoutPrompt(t *testing.T) {
 	cwd := project(t, hookTestPolicy)
 	_, m, _ := runHookCmd(t, claudePre(cwd, "git push origin main"), "codex")
-	if d, r := permission(m); d != "deny" || !strings.Contains(r, "needs a human's approval") {
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "is waiting for a human") || !strings.Contains(r, "warden approvals approve") {
 		t.Errorf("codex ask: %s %q", d, r)
 	}
 	js, _ := json.Marshal(map[string]any{"event": "tool.execute.before", "session_id": "ses_1", "directory": cwd,
@@ -117,7 +117,7 @@ func TestHookGemini(t *testing.T) {
 	js, _ = json.Marshal(map[string]any{"session_id": "s", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"})
 	_, m, _ = runHookCmd(t, string(js), "gemini")
 	hs, _ := m["hookSpecificOutput"].(map[string]any)
-	if ctx, _ := hs["additionalContext"].(string); !strings.Contains(ctx, "governed by warden") {
+	if ctx, _ := hs["additionalContext"].(string); !strings.Contains(ctx, "WARDEN GOVERNANCE") {
 		t.Errorf("gemini session start: %v", m)
 	}
 }
