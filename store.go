@@ -77,6 +77,9 @@ type GrantStore interface {
 type ApprovalStore interface {
 	// CreateApproval records a pending approval. It assigns ID and
 	// CreatedAt, sets Status to pending, and returns the stored approval.
+	// A call has at most one pending approval: when one with the same
+	// non-empty Fingerprint is pending, CreateApproval returns that one
+	// and stores nothing, also when several processes race.
 	CreateApproval(ctx context.Context, a Approval) (Approval, error)
 	// Approval returns one approval, or an error wrapping ErrNotFound.
 	Approval(ctx context.Context, id string) (Approval, error)

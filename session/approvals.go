@@ -43,6 +43,8 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 		}
 	}
 	if pending == nil {
+		// CreateApproval returns the pending approval another process
+		// created for the same call meanwhile, if there is one.
 		a, err := t.Store.CreateApproval(ctx, newApproval(call, res.Trace, fp))
 		if err != nil {
 			return err

@@ -147,6 +147,11 @@ var migrations = []string{
 		result TEXT NOT NULL DEFAULT '',
 		archived INTEGER NOT NULL DEFAULT 0
 	);`,
+	// At most one pending approval per call: concurrent hook processes
+	// asking for the same call share one approval.
+	`UPDATE approvals SET fingerprint = fingerprint || ':' || id WHERE status = 'pending' AND fingerprint <> ''
+		AND id NOT IN (SELECT MIN(id) FROM approvals WHERE status = 'pending' AND fingerprint <> '' GROUP BY fingerprint);
+	CREATE UNIQUE INDEX approvals_pending_fingerprint ON approvals (fingerprint) WHERE status = 'pending' AND fingerprint <> ''`,
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -525,19 +530,35 @@ func (s *Store) CreateApproval(ctx context.Context, a warden.Approval) (warden.A
 	if a.Tool == "" {
 		return a, errors.New("create approval: tool is required")
 	}
-	a.ID = newID("a-")
 	a.CreatedAt = tm(ts(s.now()))
 	a.Status, a.Scope, a.DecidedAt, a.DecidedBy, a.Message, a.Grants, a.Consumed = warden.ApprovalPending, "", time.Time{}, "", "", nil, false
 	if a.Args == nil {
 		a.Args = map[string]any{}
 	}
-	_, err := s.exec(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.Session, a.Role, a.Host, a.Tool, toJSON(a.Args), a.Summary, string(a.Code), a.Rule, a.Reason,
-		toJSON(a.Parts), a.Fingerprint, a.Status, "", "", "", ts(a.CreatedAt), 0, "[]", 0)
-	if err != nil {
-		return a, fmt.Errorf("create approval: %w", err)
+	for range 5 {
+		a.ID = newID("a-")
+		res, err := s.exec(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (fingerprint) WHERE status = 'pending' AND fingerprint <> '' DO NOTHING`,
+			a.ID, a.Session, a.Role, a.Host, a.Tool, toJSON(a.Args), a.Summary, string(a.Code), a.Rule, a.Reason,
+			toJSON(a.Parts), a.Fingerprint, a.Status, "", "", "", ts(a.CreatedAt), 0, "[]", 0)
+		if err != nil {
+			return a, fmt.Errorf("create approval: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return a, err
+		}
+		// The call has a pending approval already: share it.
+		existing, err := scanApproval(s.db.QueryRowContext(ctx, rebind(`SELECT `+approvalCols+` FROM approvals
+			WHERE fingerprint = ? AND status = 'pending'`), a.Fingerprint))
+		if err == nil {
+			return existing, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return a, fmt.Errorf("create approval: %w", err)
+		}
+		// It was answered meanwhile: try again.
 	}
-	return a, nil
+	return a, errors.New("create approval: the pending approval of this call keeps changing; retry")
 }
 
 // Approval implements warden.ApprovalStore.

@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"ApprovalLifecycle", testApprovalLifecycle},
 		{"ApprovalRejectAndConflict", testApprovalReject},
 		{"ApprovalConsumeOnce", testApprovalConsume},
+		{"ApprovalOnePendingPerCall", testApprovalOnePending},
 		{"AuditAppendAndFilter", testAudit},
 		{"AuditConcurrentAppend", testAuditConcurrent},
 		{"State", testState},
@@ -669,5 +670,43 @@ func testHistory(t *testing.T, s warden.Store) {
 	}
 	if n := must(s.ArchiveHistory(ctx, 3))(t); n != 0 {
 		t.Errorf("second archive: %d", n)
+	}
+}
+
+func testApprovalOnePending(t *testing.T, s warden.Store) {
+	var wg sync.WaitGroup
+	ids := make([]string, 12)
+	for i := range ids {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			a, err := s.CreateApproval(ctx, warden.Approval{Session: "s", Tool: "Bash", Fingerprint: "same"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids[i] = a.ID
+		}(i)
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] || id == "" {
+			t.Fatalf("concurrent approvals of one call got ids %v, want one", ids)
+		}
+	}
+	if l := must(s.Approvals(ctx, warden.ApprovalFilter{Fingerprint: "same"}))(t); len(l) != 1 {
+		t.Fatalf("%d approvals stored for one call", len(l))
+	}
+	// Once answered, the next ask of the call gets a new approval.
+	must(s.ResolveApproval(ctx, ids[0], warden.Resolution{Status: warden.ApprovalRejected, Message: "no"}, nil))(t)
+	b := must(s.CreateApproval(ctx, warden.Approval{Session: "s", Tool: "Bash", Fingerprint: "same"}))(t)
+	if b.ID == ids[0] || b.Status != warden.ApprovalPending {
+		t.Errorf("after the answer: %+v", b)
+	}
+	// Approvals without a fingerprint are never shared.
+	x := must(s.CreateApproval(ctx, warden.Approval{Tool: "Bash"}))(t)
+	y := must(s.CreateApproval(ctx, warden.Approval{Tool: "Bash"}))(t)
+	if x.ID == y.ID {
+		t.Error("approvals without fingerprint shared an id")
 	}
 }
