@@ -68,6 +68,13 @@ func runApprovals(ctx context.Context, env *Env) int {
 			if list == nil {
 				list = []warden.Approval{}
 			}
+			for i := range list {
+				parts := make([]warden.GrantPart, len(list[i].Parts))
+				for j, p := range list[i].Parts {
+					parts[j] = warden.GrantPart{Subject: p.Subject, Value: warden.RedactString(p.Value)}
+				}
+				list[i].Parts = parts
+			}
 			writeJSON(env.Stdout, list, true)
 			return ExitOK
 		}

@@ -48,6 +48,9 @@ func runGrants(ctx context.Context, env *Env) int {
 			if list == nil {
 				list = []warden.Grant{}
 			}
+			for i := range list {
+				list[i].Value, list[i].Pattern = warden.RedactString(list[i].Value), warden.RedactString(list[i].Pattern)
+			}
 			writeJSON(env.Stdout, list, true)
 			return ExitOK
 		}

@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const statePolicy = `version: 1
@@ -284,6 +287,56 @@ func TestStateAnchorPurgeCommands(t *testing.T) {
 	}
 	if code, out, _ = stRun(t, "", append([]string{"purge"}, P...)...); code != 0 || !strings.Contains(out, "older than 720h0m0s") {
 		t.Errorf("purge text: %s", out)
+	}
+}
+
+// TestPostgresStore runs a short session against PostgreSQL through
+// --store postgres://... (skipped when PostgreSQL is unreachable, except in
+// CI).
+func TestPostgresStore(t *testing.T) {
+	base := os.Getenv("WARDEN_TEST_POSTGRES")
+	if base == "" {
+		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	}
+	db, err := sql.Open("pgx", base)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = db.PingContext(ctx)
+		cancel()
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("PostgreSQL unreachable in CI: %v", err)
+		}
+		t.Skipf("PostgreSQL unreachable: %v", err)
+	}
+	defer db.Close()
+	schema := fmt.Sprintf("warden_cli_test_%d", time.Now().UnixNano())
+	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec("DROP SCHEMA " + schema + " CASCADE")
+	url := base + "&search_path=" + schema
+	pol := stProject(t)
+	args := []string{"--policy", pol, "--store", url}
+	code, out, errs := stRun(t, `{"tool":"Bash","role":"builder","args":{"command":"git push origin main"}}`, append([]string{"check", "--session", "PG"}, args...)...)
+	if code != ExitAsk {
+		t.Fatalf("check on postgres: %d %s %s", code, out, errs)
+	}
+	code, out, _ = stRun(t, "", append([]string{"approvals", "ls", "--json"}, args...)...)
+	var list []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
+		t.Fatalf("approvals on postgres: %s", out)
+	}
+	if code, _, errs := stRun(t, "", append([]string{"approvals", "approve", list[0]["id"].(string), "--session"}, args...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	code, out, _ = stRun(t, `{"tool":"Bash","role":"builder","args":{"command":"git push origin main"}}`, append([]string{"check", "--session", "PG"}, args...)...)
+	if code != ExitOK || !strings.Contains(out, "grant:") {
+		t.Errorf("grant on postgres: %d %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(pol), ".warden")); err == nil {
+		t.Error("a postgres store created a SQLite file")
 	}
 }
 
