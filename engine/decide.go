@@ -49,7 +49,7 @@ func (a item) beats(b item) bool {
 // state is the working state of one decision. It lives on the stack.
 type state struct {
 	e           *Engine
-	call        *warden.ToolCall
+	call        warden.ToolCall
 	s           *Session
 	tr          *Trace
 	kind        string
@@ -114,7 +114,7 @@ var noStrings = []string{}
 // decide is the one decision procedure behind Decide and Explain. tr is nil
 // on the hot path.
 func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Decision {
-	st := state{e: e, call: call, s: s, tr: tr, allByRule: true}
+	st := state{e: e, call: *call, s: s, tr: tr, allByRule: true}
 	st.kind = e.pol.KindOf(call.Tool)
 	st.destructive = !policy.SafeKinds[st.kind]
 	if tr != nil {
@@ -127,7 +127,7 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Dec
 
 // checkRole applies the role's tool list, first-tool rule and depth limit.
 func (e *Engine) checkRole(st *state) {
-	c := st.call
+	c := &st.call
 	if c.Role == "" {
 		return
 	}
@@ -330,7 +330,7 @@ func (e *Engine) classOf(p *part) string {
 
 // ruleMatches reports whether rule r matches part p of the call.
 func (e *Engine) ruleMatches(st *state, r *rule, p *part) bool {
-	c := st.call
+	c := &st.call
 	if len(r.tools) > 0 {
 		ok := false
 		for i := range r.tools {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,7 +30,7 @@ func writeKind(kind string) bool {
 
 // parts splits the call into parts and decides each.
 func (e *Engine) parts(st *state) {
-	c := st.call
+	c := &st.call
 	n := 0
 	if st.kind == "shell" {
 		n += e.shellParts(st)
@@ -79,7 +80,7 @@ func (e *Engine) parts(st *state) {
 // shellParts analyses the command of a shell call; it returns the number
 // of parts it decided.
 func (e *Engine) shellParts(st *state) int {
-	c := st.call
+	c := &st.call
 	v, ok := c.Args["command"]
 	if !ok {
 		v, ok = c.Args["cmd"]
@@ -151,7 +152,7 @@ func (e *Engine) pathPart(st *state, raw string, write bool, vkind, op string, c
 		e.evalPart(st, &p)
 		return
 	}
-	base := e.cwd(st.call)
+	base := e.cwd(&st.call)
 	p.abs, p.rel, p.inside = e.resolve(raw, base)
 	p.clean = e.cleanPath(raw, base)
 	e.evalPart(st, &p)
@@ -186,9 +187,58 @@ func (e *Engine) cwd(c *warden.ToolCall) string {
 // resolve makes a path absolute and clean (backslashes, "~", ".", "..",
 // symlinks) and relative to the workspace root.
 func (e *Engine) resolve(raw, base string) (abs, rel string, inside bool) {
-	abs, _ = evalPrefix(e.cleanPath(raw, base))
+	abs = e.evalPath(e.cleanPath(raw, base))
 	rel, inside = e.relTo(abs)
 	return abs, rel, inside
+}
+
+// evalPath resolves the symlinks of an absolute clean path. Below the
+// workspace root (resolved once at compile time) it looks only at the
+// components under the root, and stops at the first that does not exist:
+// nothing below it can be a link yet.
+func (e *Engine) evalPath(clean string) string {
+	rel, inside := e.relTo(clean)
+	if !inside {
+		r, _ := evalPrefix(clean)
+		return r
+	}
+	if rel == "." {
+		return e.root
+	}
+	cur, rest := e.root, rel
+	for hops := 0; rest != ""; {
+		seg, more, _ := strings.Cut(rest, "/")
+		next := cur + "/" + seg
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if more == "" {
+				return next
+			}
+			return next + "/" + more
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			hops++
+			if hops > 40 {
+				return next // a link loop: leave it as it is
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				return next
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(cur, target)
+			}
+			// The target may be anywhere and may not exist yet (a
+			// dangling link is how a write creates its target).
+			r, _ := evalPrefix(filepath.Clean(target))
+			if more == "" {
+				return r
+			}
+			return e.evalPath(filepath.Join(r, more))
+		}
+		cur, rest = next, more
+	}
+	return cur
 }
 
 func (e *Engine) relTo(abs string) (string, bool) {
@@ -312,7 +362,7 @@ func (e *Engine) scope(st *state, p *part) item {
 
 // grantFor returns the id of a grant that covers part p, or "".
 func (e *Engine) grantFor(st *state, p *part) string {
-	c := st.call
+	c := &st.call
 	var value string
 	computed := false
 	for i := range st.s.Grants {

@@ -9,7 +9,7 @@ import (
 
 // reason is the model-facing explanation of an item: what happened and why.
 func (e *Engine) reason(st *state, it item) string {
-	c := st.call
+	c := &st.call
 	switch it.code {
 	case warden.CodeRuleDeny, warden.CodeRuleAsk:
 		if it.rule != nil && it.rule.message != "" {
@@ -67,7 +67,7 @@ func what(subject, tool string) string {
 
 // suggestion is the model-facing advice: what to do instead.
 func (e *Engine) suggestion(st *state, it item) string {
-	c := st.call
+	c := &st.call
 	switch it.code {
 	case warden.CodeRuleDeny, warden.CodeRuleAsk:
 		if it.rule != nil && it.rule.suggestion != "" {

@@ -1,0 +1,69 @@
+package engine_test
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/policy"
+)
+
+func codingEngine(tb testing.TB) *engine.Engine {
+	tb.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p, err := policy.Load(filepath.Join(filepath.Dir(file), "..", "examples", "coding", "warden.yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := engine.Compile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+func benchDecide(b *testing.B, call warden.ToolCall, want warden.Effect) {
+	e := codingEngine(b)
+	if d := e.Decide(call); d.Decision != want {
+		b.Fatalf("decision %s, want %s: %+v", d.Decision, want, d)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		e.Decide(call)
+	}
+}
+
+// BenchmarkDecideSimple is a simple allowed command (target: <= 1us, 0 allocs).
+func BenchmarkDecideSimple(b *testing.B) {
+	benchDecide(b, warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "git status"}}, warden.Allow)
+}
+
+// BenchmarkDecideSimpleDeny is a simple denied command.
+func BenchmarkDecideSimpleDeny(b *testing.B) {
+	benchDecide(b, warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "rm -rf build"}}, warden.Deny)
+}
+
+// BenchmarkDecideCompound is a compound line (target: <= 5us).
+func BenchmarkDecideCompound(b *testing.B) {
+	benchDecide(b, warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "ls && git status | grep x; $(pwd)"}}, warden.Ask)
+}
+
+// BenchmarkDecideEdit is a file edit inside the workspace (path resolution).
+func BenchmarkDecideEdit(b *testing.B) {
+	benchDecide(b, warden.ToolCall{Tool: "Edit", Args: map[string]any{"file_path": "src/app.go"}}, warden.Allow)
+}
+
+// BenchmarkDecideParallel measures throughput on all cores.
+func BenchmarkDecideParallel(b *testing.B) {
+	e := codingEngine(b)
+	call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "git status"}}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			e.Decide(call)
+		}
+	})
+}
