@@ -227,3 +227,16 @@ func contents(as []warden.Anchor) string {
 	}
 	return strings.Join(out, ",")
 }
+
+func TestOutcome(t *testing.T) {
+	e := setup(t, testPolicy)
+	e.tr.Start(ctx, session.StartOptions{ID: "o", Role: "builder"})
+	if err := e.tr.Outcome(ctx, "o", "Bash", false, "exit 1: API_KEY=sekret123 missing"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := e.store.State(ctx)
+	h := st.History[len(st.History)-1]
+	if h.Result != "fail" || h.Agent != "builder" || !strings.HasPrefix(h.Action, "outcome:Bash exit 1") || strings.Contains(h.Action, "sekret123") {
+		t.Errorf("outcome entry: %+v", h)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -210,4 +211,37 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// Outcome records what a call that was let through did (a host's
+// post-tool-use event) in the project history: "outcome:TOOL", with result
+// pass or fail and a short, redacted detail.
+func (t *Tracker) Outcome(ctx context.Context, id, tool string, ok bool, detail string) error {
+	now := t.now()
+	s, err := t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+		if created {
+			s.StartedAt, s.Status = now, warden.SessionActive
+		}
+		s.LastSeen = now
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	result := "pass"
+	if !ok {
+		result = "fail"
+	}
+	action := "outcome:" + tool
+	if detail = strings.Join(strings.Fields(warden.RedactString(detail)), " "); detail != "" {
+		if len(detail) > 120 {
+			detail = detail[:117] + "..."
+		}
+		action += " " + detail
+	}
+	if err := t.Store.AddHistory(ctx, warden.HistoryEntry{Time: now, Session: id, Agent: s.Role, Action: action, Result: result}); err != nil {
+		return err
+	}
+	_, err = t.Store.ArchiveHistory(ctx, Limits(t.policy()).HistoryMax)
+	return err
 }

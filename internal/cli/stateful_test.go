@@ -88,6 +88,9 @@ func TestStatefulSession(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".warden", "warden.db")); err != nil {
 		t.Fatalf("default store not created next to the policy: %v", err)
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, ".warden", ".gitignore")); err != nil || !strings.Contains(string(b), "*") {
+		t.Errorf(".warden/.gitignore: %q %v", b, err)
+	}
 	check := func(call string, extra ...string) (int, map[string]any) {
 		t.Helper()
 		code, out, errs := stRun(t, call, append(append([]string{"check", "--session", "S"}, P...), extra...)...)

@@ -26,7 +26,17 @@ func openStore(ctx context.Context, policyPath, storeURL string) (warden.Store, 
 		if policyPath == "" {
 			return nil, errors.New("open store: no policy file to put .warden/ next to; give --policy or --store")
 		}
-		return sqlite.Open(ctx, DefaultStorePath(policyPath))
+		path := DefaultStorePath(policyPath)
+		st, err := sqlite.Open(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		// Keep the store out of version control.
+		ignore := filepath.Join(filepath.Dir(path), ".gitignore")
+		if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
+			os.WriteFile(ignore, []byte("# warden's store: sessions, approvals, grants, audit\n*\n"), 0o600)
+		}
+		return st, nil
 	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
 		return postgres.Open(ctx, storeURL)
 	case strings.HasPrefix(storeURL, "sqlite:"):
