@@ -1,0 +1,157 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// claudeTools maps Claude Code permission tool names to warden tool names
+// or kinds. Edit rules in Claude Code cover every file-editing tool.
+var claudeTools = map[string][]string{
+	"Bash":         {"shell"},
+	"Read":         {"read"},
+	"Edit":         {"write", "edit"},
+	"Write":        {"write"},
+	"MultiEdit":    {"edit"},
+	"NotebookEdit": {"NotebookEdit"},
+	"Glob":         {"Glob"},
+	"Grep":         {"Grep"},
+	"LS":           {"LS"},
+	"WebFetch":     {"WebFetch"},
+	"WebSearch":    {"WebSearch"},
+	"Task":         {"Task"},
+	"Agent":        {"Agent"},
+	"TodoWrite":    {"TodoWrite"},
+}
+
+// Claude imports a Claude Code settings file (.claude/settings.json,
+// settings.local.json or ~/.claude/settings.json): permissions.allow, ask
+// and deny, defaultMode and additionalDirectories.
+func Claude(file string, data []byte) (*Policy, error) {
+	var s struct {
+		Permissions *struct {
+			Allow                 []string `json:"allow"`
+			Ask                   []string `json:"ask"`
+			Deny                  []string `json:"deny"`
+			DefaultMode           string   `json:"defaultMode"`
+			AdditionalDirectories []string `json:"additionalDirectories"`
+		} `json:"permissions"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: not a Claude Code settings file: %w", file, err)
+	}
+	p := newPolicy("claude " + file)
+	if s.Permissions == nil {
+		p.warnf("%s has no \"permissions\" object; the policy has warden's defaults only", file)
+		return p, nil
+	}
+	perm := s.Permissions
+	switch perm.DefaultMode {
+	case "", "default":
+	case "acceptEdits":
+		p.warnf("permissions.defaultMode %q (edits without asking) is carried over as an allow rule for write and edit in the workspace", perm.DefaultMode)
+		p.add(&Rule{Effect: "allow", Tool: []string{"write", "edit"}, Path: []string{"**"},
+			From: file + " permissions.defaultMode: " + perm.DefaultMode}, "accept-edits")
+	default:
+		p.warnf("permissions.defaultMode %q is not carried over: warden's default stays allow for reads and ask for everything else", perm.DefaultMode)
+	}
+	for _, d := range perm.AdditionalDirectories {
+		p.warnf("permissions.additionalDirectories %q is not carried over: warden has one workspace root; paths outside it are denied", d)
+	}
+	for _, list := range []struct {
+		effect string
+		rules  []string
+	}{{"deny", perm.Deny}, {"ask", perm.Ask}, {"allow", perm.Allow}} {
+		for i, text := range list.rules {
+			from := fmt.Sprintf("%s permissions.%s[%d]: %s", file, list.effect, i, text)
+			r, err := claudeRule(text)
+			if err != nil {
+				p.warnf("permissions.%s[%d] %q is not carried over: %v", list.effect, i, text, err)
+				continue
+			}
+			r.Effect, r.From = list.effect, from
+			p.add(r, text)
+		}
+	}
+	return p, nil
+}
+
+// claudeRule converts one permission rule: Tool or Tool(specifier).
+func claudeRule(text string) (*Rule, error) {
+	text = strings.TrimSpace(text)
+	name, spec, hasSpec := text, "", false
+	if i := strings.IndexByte(text, '('); i > 0 && strings.HasSuffix(text, ")") {
+		name, spec, hasSpec = text[:i], text[i+1:len(text)-1], true
+	}
+	if strings.HasPrefix(name, "mcp__") {
+		if hasSpec {
+			return nil, fmt.Errorf("MCP rules take no specifier")
+		}
+		// mcp__server matches every tool of the server.
+		if strings.Count(name, "__") == 1 {
+			name += "__*"
+		}
+		return &Rule{Tool: []string{name}}, nil
+	}
+	tools, ok := claudeTools[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown tool %q", name)
+	}
+	r := &Rule{Tool: tools}
+	if !hasSpec || spec == "" || spec == "*" {
+		return r, nil
+	}
+	switch name {
+	case "Bash":
+		r.Command = []string{claudeCommand(spec)}
+	case "Read", "Edit", "Write", "MultiEdit", "NotebookEdit":
+		pat, err := claudePath(spec)
+		if err != nil {
+			return nil, err
+		}
+		r.Path = []string{pat}
+	case "WebFetch":
+		dom, ok := strings.CutPrefix(spec, "domain:")
+		if !ok {
+			return nil, fmt.Errorf("WebFetch specifier %q: want domain:NAME", spec)
+		}
+		r.Args = map[string]string{"url": "http*://" + dom + "/*"}
+	case "Task", "Agent":
+		r.Args = map[string]string{"subagent_type": spec}
+	default:
+		return nil, fmt.Errorf("specifier %q of %s has no warden equivalent", spec, name)
+	}
+	return r, nil
+}
+
+// claudeCommand converts a Bash specifier: "npm run test:*" (prefix) and
+// "git diff *" are command globs; anything else matches exactly.
+func claudeCommand(spec string) string {
+	if pre, ok := strings.CutSuffix(spec, ":*"); ok {
+		return strings.TrimSpace(pre) + " *"
+	}
+	return spec
+}
+
+// claudePath converts a Read/Edit specifier (gitignore-style) to a path
+// glob relative to the workspace root: "./x" and "x" are relative,
+// "/x" is relative to the settings' project, "//x" is absolute, "~/x" is
+// in the home folder.
+func claudePath(spec string) (string, error) {
+	switch {
+	case strings.HasPrefix(spec, "//"):
+		return spec[1:], nil
+	case strings.HasPrefix(spec, "~/"):
+		return spec, nil
+	case strings.HasPrefix(spec, "/"):
+		return spec[1:], nil
+	case strings.HasPrefix(spec, "./"):
+		return spec[2:], nil
+	}
+	if !strings.Contains(spec, "/") {
+		// gitignore: a bare name matches at any depth.
+		return "**/" + spec, nil
+	}
+	return spec, nil
+}

@@ -1,0 +1,158 @@
+// Package importer turns the permission settings of an agent host into a
+// warden policy: Claude Code's permissions.allow/ask/deny, OpenCode's
+// permission object, Gemini CLI's policy TOML ([[rule]]) and Codex's
+// prefix_rule files. Every rule carries a comment saying where it came
+// from; what cannot be carried over becomes a warning (in the result and as
+// a comment at the top of the policy), never a silent change.
+package importer
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Policy is an imported policy.
+type Policy struct {
+	// Source names the host and the file it came from.
+	Source string
+	// Default is the decision for calls no rule covers: "safe" for reads
+	// and "destructive" for everything else.
+	Safe, Destructive string
+	// Outside is the decision for paths outside the workspace ("" keeps
+	// warden's default, deny).
+	Outside  string
+	Rules    []*Rule
+	Warnings []string
+
+	ids map[string]int
+}
+
+// Rule is one imported rule.
+type Rule struct {
+	ID         string
+	Effect     string // allow | ask | deny
+	Tool       []string
+	Command    []string
+	Path       []string
+	Args       map[string]string
+	Message    string
+	Suggestion string
+	// From says where the rule came from (file, field, original text).
+	From string
+}
+
+func newPolicy(source string) *Policy {
+	return &Policy{Source: source, Safe: "allow", Destructive: "ask", ids: map[string]int{}}
+}
+
+func (p *Policy) warnf(format string, args ...any) {
+	p.Warnings = append(p.Warnings, fmt.Sprintf(format, args...))
+}
+
+var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+
+// add appends a rule, naming it from its effect and original text and
+// filling in the message and suggestion that deny and ask rules need.
+func (p *Policy) add(r *Rule, name string) {
+	base := r.Effect + "-" + strings.Trim(slugRE.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if len(base) > 48 {
+		base = strings.TrimRight(base[:48], "-")
+	}
+	p.ids[base]++
+	r.ID = base
+	if n := p.ids[base]; n > 1 {
+		r.ID = fmt.Sprintf("%s-%d", base, n)
+	}
+	switch r.Effect {
+	case "deny":
+		if r.Message == "" {
+			r.Message = "Blocked by an imported " + p.hostName() + " rule (" + name + ")."
+		}
+		if r.Suggestion == "" {
+			r.Suggestion = "Do something else, or ask the user to do it."
+		}
+	case "ask":
+		if r.Message == "" {
+			r.Message = "Needs the user's approval (imported " + p.hostName() + " rule " + name + ")."
+		}
+		if r.Suggestion == "" {
+			r.Suggestion = "Wait for the user's answer."
+		}
+	}
+	p.Rules = append(p.Rules, r)
+}
+
+func (p *Policy) hostName() string {
+	if i := strings.IndexByte(p.Source, ' '); i > 0 {
+		return p.Source[:i]
+	}
+	return p.Source
+}
+
+// YAML renders the policy. The output loads with policy.Load.
+func (p *Policy) YAML() []byte {
+	var b strings.Builder
+	b.WriteString("# warden policy imported from " + p.Source + " by `warden import`.\n")
+	b.WriteString("# Review it, then check it with `warden lint` and `warden test`.\n")
+	b.WriteString("# warden decides by severity (deny > ask > allow) over every part of a call; rule order\n")
+	b.WriteString("# and priorities do not matter.\n")
+	if len(p.Warnings) > 0 {
+		b.WriteString("#\n# REVIEW THESE (not carried over, or carried over differently):\n")
+		for _, w := range p.Warnings {
+			b.WriteString("#   - " + strings.ReplaceAll(w, "\n", " ") + "\n")
+		}
+	}
+	b.WriteString("version: 1\nmode: enforce\n")
+	b.WriteString("default:\n  safe: " + p.Safe + "\n  destructive: " + p.Destructive + "\n")
+	if p.Outside != "" {
+		b.WriteString("workspace:\n  root: .\n  outside: " + p.Outside + "\n")
+	}
+	if len(p.Rules) == 0 {
+		b.WriteString("rules: []\n")
+		return []byte(b.String())
+	}
+	b.WriteString("rules:\n")
+	for _, r := range p.Rules {
+		b.WriteString("  # from " + strings.ReplaceAll(r.From, "\n", " ") + "\n")
+		b.WriteString("  - id: " + r.ID + "\n")
+		b.WriteString("    effect: " + r.Effect + "\n")
+		writeList(&b, "tool", r.Tool)
+		writeList(&b, "command", r.Command)
+		writeList(&b, "path", r.Path)
+		if len(r.Args) > 0 {
+			keys := make([]string, 0, len(r.Args))
+			for k := range r.Args {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			b.WriteString("    args:\n")
+			for _, k := range keys {
+				b.WriteString("      " + q(k) + ": " + q(r.Args[k]) + "\n")
+			}
+		}
+		if r.Message != "" {
+			b.WriteString("    message: " + q(r.Message) + "\n")
+		}
+		if r.Suggestion != "" {
+			b.WriteString("    suggestion: " + q(r.Suggestion) + "\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+func writeList(b *strings.Builder, key string, vals []string) {
+	if len(vals) == 0 {
+		return
+	}
+	qs := make([]string, len(vals))
+	for i, v := range vals {
+		qs[i] = q(v)
+	}
+	b.WriteString("    " + key + ": [" + strings.Join(qs, ", ") + "]\n")
+}
+
+// q quotes a string for YAML (a JSON string is a YAML double-quoted scalar).
+func q(s string) string { return strconv.Quote(s) }

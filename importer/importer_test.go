@@ -1,0 +1,156 @@
+package importer_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/importer"
+	"github.com/warden-run/warden/policy"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml")
+
+type decisionCase struct {
+	tool string
+	args map[string]any
+	want warden.Effect
+}
+
+func sh(cmd string) map[string]any { return map[string]any{"command": cmd} }
+
+// TestImport imports each host's example, compares the policy with its
+// golden file, loads it with policy.Load and checks decisions through the
+// engine: the import must mean what the host's settings meant.
+func TestImport(t *testing.T) {
+	for _, tc := range []struct {
+		file     string
+		imp      func(string, []byte) (*importer.Policy, error)
+		warnings []string
+		cases    []decisionCase
+	}{
+		{
+			file: "claude-settings.json", imp: importer.Claude,
+			warnings: []string{"additionalDirectories", `"Frobnicate(x)"`, "acceptEdits"},
+			cases: []decisionCase{
+				{"Bash", sh("npm run test"), warden.Allow},
+				{"Bash", sh("npm run test --watch"), warden.Allow},
+				{"Bash", sh("git diff HEAD"), warden.Allow},
+				{"Bash", sh("git push origin main"), warden.Ask},
+				{"Bash", sh("npm run test && curl http://x"), warden.Deny},
+				{"Bash", sh("sudo ls"), warden.Deny},
+				{"Bash", sh("make"), warden.Ask},
+				{"Read", map[string]any{"file_path": "secrets/key.pem"}, warden.Deny},
+				{"Read", map[string]any{"file_path": "config/.env"}, warden.Deny},
+				{"Read", map[string]any{"file_path": "README.md"}, warden.Allow},
+				{"Edit", map[string]any{"file_path": "src/a.go", "old_string": "a", "new_string": "b"}, warden.Allow},
+				{"mcp__github__get_issue", map[string]any{}, warden.Allow},
+				{"mcp__slack__post", map[string]any{}, warden.Ask},
+			},
+		},
+		{
+			file: "opencode.json", imp: importer.OpenCode,
+			warnings: []string{"doom_loop", "last matching pattern"},
+			cases: []decisionCase{
+				{"bash", sh("git status"), warden.Allow},
+				{"bash", sh("git diff HEAD"), warden.Allow},
+				{"bash", sh("git push origin"), warden.Ask},
+				{"bash", sh("git status && rm -rf x"), warden.Deny},
+				{"bash", sh("make"), warden.Ask},
+				{"webfetch", map[string]any{"url": "https://x"}, warden.Deny},
+				{"edit", map[string]any{"filePath": "a.go"}, warden.Ask},
+				{"write", map[string]any{"filePath": "/etc/passwd", "content": "x"}, warden.Deny},
+			},
+		},
+		{
+			file: "gemini-policy.toml", imp: importer.Gemini,
+			warnings: []string{"commandRegex", "priorities"},
+			cases: []decisionCase{
+				{"run_shell_command", sh("git status"), warden.Allow},
+				{"run_shell_command", sh("git log -1"), warden.Allow},
+				{"run_shell_command", sh("git log -1; rm -r x"), warden.Deny},
+				{"run_shell_command", sh("npm test"), warden.Ask},
+				{"write_file", map[string]any{"file_path": "a.txt", "content": "x"}, warden.Ask},
+				{"mcp__github__create_issue", map[string]any{}, warden.Ask},
+			},
+		},
+		{
+			file: "codex.rules", imp: importer.Codex,
+			cases: []decisionCase{
+				{"Bash", sh("git status"), warden.Allow},
+				{"Bash", sh("git log --oneline"), warden.Allow},
+				{"Bash", sh("git push"), warden.Ask},
+				{"Bash", sh("git diff && rm -f a"), warden.Deny},
+				{"Bash", sh("make"), warden.Ask},
+			},
+		},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			src := filepath.Join("testdata", tc.file)
+			data, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := tc.imp(src, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			yaml := p.YAML()
+			golden := src + ".golden.yaml"
+			if *update {
+				os.WriteFile(golden, yaml, 0o644)
+			}
+			want, _ := os.ReadFile(golden)
+			if string(want) != string(yaml) {
+				t.Errorf("policy differs from %s (run go test -update):\n%s", golden, yaml)
+			}
+			for _, w := range tc.warnings {
+				if !strings.Contains(strings.Join(p.Warnings, "\n"), w) {
+					t.Errorf("no warning about %s in %q", w, p.Warnings)
+				}
+			}
+			for _, r := range p.Rules {
+				if !strings.Contains(string(yaml), "# from "+src) || r.From == "" {
+					t.Errorf("rule %s has no comment saying where it came from", r.ID)
+				}
+			}
+			dir := t.TempDir()
+			file := filepath.Join(dir, "warden.yaml")
+			os.WriteFile(file, yaml, 0o644)
+			pol, err := policy.Load(file)
+			if err != nil {
+				t.Fatalf("the imported policy does not load: %v\n%s", err, yaml)
+			}
+			eng, err := engine.Compile(pol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tc.cases {
+				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Cwd: dir})
+				if d.Decision != c.want {
+					t.Errorf("%s %v: %s (%s %s), want %s", c.tool, c.args, d.Decision, d.Code, d.Rule, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestImportErrorsNameTheFile(t *testing.T) {
+	for name, imp := range map[string]func(string, []byte) (*importer.Policy, error){
+		"claude": importer.Claude, "opencode": importer.OpenCode,
+	} {
+		if _, err := imp("conf/bad.json", []byte("{nope")); err == nil || !strings.Contains(err.Error(), "conf/bad.json") {
+			t.Errorf("%s: error %v does not name the file", name, err)
+		}
+	}
+	if _, err := importer.Gemini("p.toml", []byte("[[rule]]\ndecision = \"allow\nx")); err == nil || !strings.Contains(err.Error(), "p.toml") {
+		t.Errorf("gemini: %v", err)
+	}
+	if _, err := importer.Codex("r.rules", []byte(`prefix_rule(pattern = ["git"`)); err == nil || !strings.Contains(err.Error(), "r.rules:1") {
+		t.Errorf("codex: %v", err)
+	}
+}

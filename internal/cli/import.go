@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/warden-run/warden/importer"
+	"github.com/warden-run/warden/policy"
+)
+
+func init() {
+	register("import", "turn a host's permission settings into a warden policy: warden import claude|opencode|gemini|codex FILE", runImport)
+}
+
+var importers = map[string]func(file string, data []byte) (*importer.Policy, error){
+	"claude":   importer.Claude,
+	"opencode": importer.OpenCode,
+	"gemini":   importer.Gemini,
+	"codex":    importer.Codex,
+}
+
+func runImport(ctx context.Context, env *Env) int {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	out := fs.String("o", "", "write the policy to this `file` instead of stdout (never overwritten)")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: warden import claude|opencode|gemini|codex FILE [-o warden.yaml]\n\n"+
+			"  claude    .claude/settings.json (permissions.allow/ask/deny)\n"+
+			"  opencode  opencode.json (permission)\n"+
+			"  gemini    a Gemini CLI policy TOML file ([[rule]])\n"+
+			"  codex     a Codex rules file (prefix_rule)\n\n"+
+			"Every rule gets a comment saying where it came from; what cannot be carried over is\n"+
+			"listed as a warning on stderr and at the top of the policy.")
+		fs.PrintDefaults()
+	}
+	if len(env.Args) < 1 {
+		fs.Usage()
+		return ExitError
+	}
+	imp, ok := importers[env.Args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "warden import: unknown host %q (want claude, opencode, gemini or codex)\n", env.Args[0])
+		return ExitError
+	}
+	if err := fs.Parse(env.Args[1:]); err != nil {
+		return ExitError
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(env.Stderr, "warden import: want exactly one FILE to import")
+		return ExitError
+	}
+	file := fs.Arg(0)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "warden import: %v\n", err)
+		return ExitError
+	}
+	pol, err := imp(file, data)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "warden import: %v\n", err)
+		return ExitError
+	}
+	yaml := pol.YAML()
+	// The result must load: check it as if it were written next to the
+	// imported file.
+	dest := *out
+	if dest == "" {
+		dest = filepath.Join(filepath.Dir(file), policy.FileName)
+	}
+	abs, _ := filepath.Abs(dest)
+	if _, findings := policy.Parse(abs, yaml); importHasErrors(findings) {
+		fmt.Fprintf(env.Stderr, "warden import: the imported policy does not load (a bug in warden import):\n")
+		for _, f := range findings {
+			fmt.Fprintf(env.Stderr, "  %s\n", f)
+		}
+		return ExitError
+	}
+	for _, w := range pol.Warnings {
+		fmt.Fprintf(env.Stderr, "warden import: warning: %s\n", w)
+	}
+	if *out == "" {
+		env.Stdout.Write(yaml)
+		return ExitOK
+	}
+	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		fmt.Fprintf(env.Stderr, "warden import: %s exists; warden will not overwrite it (choose another -o, or merge by hand)\n", *out)
+		return ExitError
+	}
+	if err == nil {
+		_, err = f.Write(yaml)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "warden import: %v\n", err)
+		return ExitError
+	}
+	fmt.Fprintf(env.Stdout, "warden import: wrote %s (%d rules, %d warnings)\n", *out, len(pol.Rules), len(pol.Warnings))
+	return ExitOK
+}
+
+func importHasErrors(findings []policy.Finding) bool {
+	for _, f := range findings {
+		if f.Severity == policy.SevError {
+			return true
+		}
+	}
+	return false
+}
