@@ -46,14 +46,23 @@ func runImport(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "warden import: unknown host %q (want claude, opencode, gemini or codex)\n", env.Args[0])
 		return ExitError
 	}
-	if err := fs.Parse(env.Args[1:]); err != nil {
-		return ExitError
+	// Flags may come before or after FILE.
+	var files []string
+	for rest := env.Args[1:]; ; {
+		if err := fs.Parse(rest); err != nil {
+			return ExitError
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		fmt.Fprintln(env.Stderr, "warden import: want exactly one FILE to import")
 		return ExitError
 	}
-	file := fs.Arg(0)
+	file := files[0]
 	data, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "warden import: %v\n", err)
