@@ -415,6 +415,11 @@ func hookEventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, 
 			err = ignoreNotFound(tr.End(ctx, sid, session.Ended))
 		}
 	case evPostTool:
+		if ev.call.Session != "" && ev.call.Tool != "" {
+			if err = tr.Outcome(ctx, ev.call.Session, ev.call.Tool, !ev.failed, ev.output); err != nil {
+				return a, false, err
+			}
+		}
 		a.context, err = guidance(ctx, st, ev)
 	}
 	return a, false, err

@@ -193,3 +193,71 @@ func TestHookSubagentRole(t *testing.T) {
 		t.Errorf("general-purpose subagent running ls: %s", d)
 	}
 }
+
+func claudeEvent(t *testing.T, fields map[string]any) string {
+	t.Helper()
+	js, err := json.Marshal(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(js)
+}
+
+func additionalContext(m map[string]any) string {
+	hs, _ := m["hookSpecificOutput"].(map[string]any)
+	s, _ := hs["additionalContext"].(string)
+	return s
+}
+
+// TestHookSessionLifecycle walks one Claude Code session through the hook:
+// start, prompt, a warned call and its guidance, compaction, a subagent.
+func TestHookSessionLifecycle(t *testing.T) {
+	cwd := project(t, hookTestPolicy+`  - id: warn-make
+    effect: warn
+    tool: shell
+    command: ["make *"]
+    message: make rebuilds everything; prefer make test.
+roles:
+  reviewer:
+    description: reads and reports
+    tools: [read, shell]
+    max_depth: 2
+`)
+	ev := func(name string, extra map[string]any) map[string]any {
+		m := map[string]any{"session_id": "sess-1", "cwd": cwd, "hook_event_name": name, "transcript_path": "/t"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		_, out, _ := runHookCmd(t, claudeEvent(t, m), "claude")
+		return out
+	}
+	if ctx := additionalContext(ev("SessionStart", map[string]any{"source": "startup"})); !strings.Contains(ctx, "WARDEN GOVERNANCE") || !strings.Contains(ctx, "DENY no-rm") {
+		t.Errorf("session start context:\n%s", ctx)
+	}
+	if out := ev("UserPromptSubmit", map[string]any{"prompt": "build it"}); additionalContext(out) != "" {
+		t.Errorf("governance repeated on the prompt: %v", out)
+	}
+	pre := ev("PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make all"}, "tool_use_id": "t1"})
+	if d, _ := permission(pre); d != "allow" || !strings.Contains(additionalContext(pre), "make rebuilds everything") {
+		t.Errorf("warned call: %v", pre)
+	}
+	post := ev("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make all"}, "tool_response": map[string]any{"stdout": "ok"}})
+	if g := additionalContext(post); !strings.Contains(g, "WARDEN GUIDANCE") || !strings.Contains(g, "make rebuilds everything") {
+		t.Errorf("post-tool guidance: %v", post)
+	}
+	ev("PreCompact", map[string]any{"trigger": "auto"})
+	if ctx := additionalContext(ev("SessionStart", map[string]any{"source": "compact"})); !strings.Contains(ctx, "WARDEN REMINDER") {
+		t.Errorf("post-compaction context:\n%s", ctx)
+	}
+	if ctx := additionalContext(ev("SubagentStart", map[string]any{"agent_id": "ag1", "agent_type": "reviewer"})); !strings.Contains(ctx, "reviewer") || !strings.Contains(ctx, "Delegation depth: 1") {
+		t.Errorf("subagent start context:\n%s", ctx)
+	}
+	sub := ev("PreToolUse", map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": cwd + "/x", "content": "x"}, "agent_id": "ag1", "agent_type": "reviewer"})
+	if d, r := permission(sub); d != "deny" || !strings.Contains(r, "ROLE_TOOL_DENIED") {
+		t.Errorf("reviewer writing: %s %q", d, r)
+	}
+	ev("SubagentStop", map[string]any{"agent_id": "ag1", "agent_type": "reviewer"})
+	if out := ev("SessionEnd", map[string]any{"reason": "other"}); len(out) != 0 {
+		t.Errorf("session end answered %v", out)
+	}
+}
