@@ -243,6 +243,7 @@ func runHook(ctx context.Context, env *Env) int {
 	timeout := fs.Duration("timeout", hookDeadline, "answer deny if no decision is made within this `duration`")
 	role := fs.String("role", "", "`role` of the top-level agent (subagents take their type as role)")
 	store := fs.String("store", "", "store `URL`: a SQLite file or postgres://... (default: .warden/warden.db next to the policy)")
+	stateless := fs.Bool("stateless", false, "decide with the policy alone: no store, no session state, approvals or audit trail")
 	wait := fs.Duration("wait", 0, "for hosts that cannot ask the user (codex, opencode): wait this `long` for a human to answer a queued approval")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden hook claude|codex|gemini|opencode [--policy FILE]\n\n"+
@@ -289,7 +290,7 @@ func runHook(ctx context.Context, env *Env) int {
 		if ev.call.Role == "" && ev.call.Depth == 0 {
 			ev.call.Role = *role
 		}
-		out, err := handleHook(ctx, h, ev, hookOptions{policy: *policyFile, store: *store, role: *role, wait: *wait})
+		out, err := handleHook(ctx, h, ev, hookOptions{policy: *policyFile, store: *store, role: *role, wait: *wait, stateless: *stateless})
 		done <- result{out, err}
 	}()
 	select {
@@ -310,6 +311,8 @@ type hookOptions struct {
 	store  string
 	role   string
 	wait   time.Duration
+	// stateless decides with the engine alone (no store).
+	stateless bool
 }
 
 // handleHook decides one event with the session layer and renders the
@@ -333,6 +336,9 @@ func handleHook(ctx context.Context, h *hookHost, ev hookEvent, opt hookOptions)
 	}
 	if ev.agentType != "" && pol.Roles[ev.agentType] == nil {
 		ev.agentType = ""
+	}
+	if opt.stateless {
+		return h.answer(ev, statelessAnswer(eng, h, ev, opt), pol.Mode == "audit"), ctx.Err()
 	}
 	st, err := openStore(ctx, pol.File, opt.store)
 	if err != nil {
@@ -423,6 +429,30 @@ func hookEventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, 
 		a.context, err = guidance(ctx, st, ev)
 	}
 	return a, false, err
+}
+
+// statelessAnswer decides a call with the policy alone, and gives the
+// session-start text of a session without state.
+func statelessAnswer(eng *engine.Engine, h *hookHost, ev hookEvent, opt hookOptions) hookAnswer {
+	switch ev.kind {
+	case evPreTool:
+		d := eng.Decide(ev.call)
+		if d.Decision == warden.Ask && !h.prompt {
+			d = askWithoutPrompt(d, h.name)
+		}
+		return hookAnswer{decision: &d}
+	case evSessionStart, evSystem, evSubagentStart:
+		s := warden.Session{ID: ev.session, Role: opt.role}
+		if ev.kind == evSubagentStart {
+			s.Role, s.Depth = ev.agentType, 1
+		}
+		text, err := session.Prefix(eng.Policy(), s, warden.ProjectState{})
+		if err != nil {
+			text = claudecode.ModelText(warden.FailClosed(err))
+		}
+		return hookAnswer{context: text}
+	}
+	return hookAnswer{}
 }
 
 func ignoreNotFound(_ warden.Session, err error) error {

@@ -261,3 +261,19 @@ roles:
 		t.Errorf("session end answered %v", out)
 	}
 }
+
+func TestHookStateless(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	_, m, _ := runHookCmd(t, claudePre(cwd, "ls && rm x"), "claude", "--stateless")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "no-rm") {
+		t.Errorf("stateless deny: %s %q", d, r)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(cwd)), ".warden")); err == nil {
+		t.Errorf("--stateless created the store")
+	}
+	js, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"})
+	_, m, _ = runHookCmd(t, string(js), "claude", "--stateless")
+	if !strings.Contains(additionalContext(m), "WARDEN GOVERNANCE") {
+		t.Errorf("stateless session start: %v", m)
+	}
+}
