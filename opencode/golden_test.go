@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/opencode"
@@ -59,8 +60,8 @@ func TestGolden(t *testing.T) {
 }
 
 func TestPluginSource(t *testing.T) {
-	src := opencode.PluginSource("/opt/my warden/warden")
-	if strings.Contains(src, "__WARDEN_BIN__") || !strings.Contains(src, `process.env.WARDEN_BIN || "/opt/my warden/warden"`) {
+	src := opencode.PluginSource("/opt/my warden/warden", 90*time.Second)
+	if strings.Contains(src, "__") || !strings.Contains(src, `["hook","opencode","--wait","1m30s"]`) || !strings.Contains(src, "TIMEOUT_MS = 120000") || !strings.Contains(src, `process.env.WARDEN_BIN || "/opt/my warden/warden"`) {
 		t.Errorf("binary not substituted:\n%s", src[:600])
 	}
 	for _, hook := range []string{`"tool.execute.before"`, `"tool.execute.after"`, `"experimental.chat.system.transform"`, `"chat.message"`, `"session.compacted"`, "throw new Error"} {

@@ -12,7 +12,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/claudecode"
@@ -144,11 +146,21 @@ func (o Output) Marshal() []byte {
 }
 
 // PluginSource returns the plugin's source calling the warden binary bin
-// (a name looked up on PATH, or a path) unless WARDEN_BIN is set.
-func PluginSource(bin string) string {
+// (a name looked up on PATH, or a path) unless WARDEN_BIN is set. A
+// positive wait lets the hook wait that long for a human to answer an
+// approval (`warden hook opencode --wait`).
+func PluginSource(bin string, wait time.Duration) string {
 	if bin == "" {
 		bin = "warden"
 	}
 	q, _ := json.Marshal(bin)
-	return strings.Replace(Plugin, "__WARDEN_BIN__", string(q), 1)
+	args := []string{"hook", "opencode"}
+	if wait > 0 {
+		args = append(args, "--wait", wait.String())
+	}
+	a, _ := json.Marshal(args)
+	timeout := 30*time.Second + wait
+	r := strings.NewReplacer("__WARDEN_BIN__", string(q), "__WARDEN_ARGS__", string(a),
+		"__TIMEOUT_MS__", strconv.FormatInt(timeout.Milliseconds(), 10))
+	return r.Replace(Plugin)
 }

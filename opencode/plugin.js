@@ -7,7 +7,8 @@
 import { spawn } from "node:child_process";
 
 const WARDEN = process.env.WARDEN_BIN || __WARDEN_BIN__;
-const TIMEOUT_MS = 30000;
+const ARGS = __WARDEN_ARGS__;
+const TIMEOUT_MS = __TIMEOUT_MS__;
 
 function callWarden(directory, input) {
   return new Promise((resolve, reject) => {
@@ -15,7 +16,7 @@ function callWarden(directory, input) {
     let err = "";
     let child;
     try {
-      child = spawn(WARDEN, ["hook", "opencode"], { cwd: directory, stdio: ["pipe", "pipe", "pipe"] });
+      child = spawn(WARDEN, ARGS, { cwd: directory, stdio: ["pipe", "pipe", "pipe"] });
     } catch (e) {
       reject(e);
       return;

@@ -70,6 +70,7 @@ func runInit(ctx context.Context, env *Env) int {
 	dir := fset.String("dir", ".", "project `folder` to configure")
 	bin := fset.String("bin", "warden", "warden `command` the host runs (a name on PATH or a path)")
 	noPolicy := fset.Bool("no-policy", false, "do not write a starter warden.yaml when the project has none")
+	wait := fset.Duration("wait", 0, "codex, opencode (no prompt of their own): let the hook wait this `long` for a human to answer an approval (warden approvals)")
 	fset.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden init claude|codex|gemini|opencode [--dir DIR] [--bin warden]\n\n"+
 			"Wires `warden hook HOST` into the host's configuration in the project folder, merging\n"+
@@ -94,16 +95,25 @@ func runInit(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "warden init: %s is not a folder\n", root)
 		return ExitError
 	}
+	if *wait < 0 || *wait > time.Hour {
+		fmt.Fprintf(env.Stderr, "warden init: --wait %s: want between 0 and 1h\n", *wait)
+		return ExitError
+	}
 	var changes []string
 	switch host {
 	case "claude":
-		changes, err = initClaudeLike(filepath.Join(root, ".claude", "settings.json"), hookCommand(*bin, "claude"), claudecode.Events)
+		changes, err = initClaudeLike(filepath.Join(root, ".claude", "settings.json"), hookCommand(*bin, "claude"), claudecode.Events, 30)
 	case "codex":
-		changes, err = initClaudeLike(filepath.Join(root, ".codex", "hooks.json"), hookCommand(*bin, "codex"), codex.Events)
+		cmd, timeout := hookCommand(*bin, "codex"), 30
+		if *wait > 0 {
+			cmd += " --wait " + wait.String()
+			timeout += int(wait.Seconds())
+		}
+		changes, err = initClaudeLike(filepath.Join(root, ".codex", "hooks.json"), cmd, codex.Events, timeout)
 	case "gemini":
 		changes, err = initGemini(filepath.Join(root, ".gemini", "settings.json"), hookCommand(*bin, "gemini"))
 	case "opencode":
-		changes, err = writeManaged(filepath.Join(root, ".opencode", "plugin", "warden.js"), []byte(opencode.PluginSource(*bin)))
+		changes, err = writeManaged(filepath.Join(root, ".opencode", "plugin", "warden.js"), []byte(opencode.PluginSource(*bin, *wait)))
 	default:
 		fmt.Fprintf(env.Stderr, "warden init: unknown host %q (want claude, codex, gemini or opencode)\n", host)
 		return ExitError
@@ -240,7 +250,14 @@ func mergeHooks(hooks *jsonObject, command string, events []string, matcher func
 				return nil, fmt.Errorf(`"hooks.%s" is not a list: %w`, ev, err)
 			}
 		}
-		if hasCommand(entries, command) {
+		switch updateCommand(entries, command, timeout) {
+		case cmdSame:
+			continue
+		case cmdUpdated:
+			if err := hooks.set(ev, entries); err != nil {
+				return nil, err
+			}
+			added = append(added, ev)
 			continue
 		}
 		hook := map[string]any{"type": "command", "command": command}
@@ -260,23 +277,46 @@ func mergeHooks(hooks *jsonObject, command string, events []string, matcher func
 	return added, nil
 }
 
-func hasCommand(entries []any, command string) bool {
+const (
+	cmdMissing = iota
+	cmdSame
+	cmdUpdated
+)
+
+// updateCommand looks for warden's hook among entries: the same command
+// line, or one with other flags ("warden hook codex --wait 1m"), which it
+// updates in place so that warden never runs twice for one event.
+func updateCommand(entries []any, command string, timeout int) int {
+	base := strings.Join(strings.Fields(command), " ")
+	if i := strings.Index(base, " hook "); i >= 0 {
+		rest := strings.Fields(base[i+len(" hook "):])
+		base = base[:i] + " hook " + rest[0]
+	}
 	for _, e := range entries {
 		m, _ := e.(map[string]any)
 		hs, _ := m["hooks"].([]any)
 		for _, h := range hs {
 			hm, _ := h.(map[string]any)
-			if c, _ := hm["command"].(string); strings.TrimSpace(c) == command {
-				return true
+			c, _ := hm["command"].(string)
+			c = strings.TrimSpace(c)
+			if c == command {
+				return cmdSame
+			}
+			if c == base || strings.HasPrefix(c, base+" ") {
+				hm["command"] = command
+				if timeout > 0 {
+					hm["timeout"] = timeout
+				}
+				return cmdUpdated
 			}
 		}
 	}
-	return false
+	return cmdMissing
 }
 
 // initClaudeLike wires the hook into a Claude Code settings file or a
 // Codex hooks.json (same shape: {"hooks": {...}}).
-func initClaudeLike(file, command string, events []string) ([]string, error) {
+func initClaudeLike(file, command string, events []string, timeout int) ([]string, error) {
 	matcher := func(ev string) string {
 		switch ev {
 		case claudecode.PreToolUse, claudecode.PostToolUse, claudecode.PostToolUseFailure:
@@ -285,8 +325,8 @@ func initClaudeLike(file, command string, events []string) ([]string, error) {
 		return ""
 	}
 	// Claude Code gives a hook 60 s by default; warden answers within its
-	// own 10 s deadline, so 30 s is ample and still below the default.
-	return mergeSettings(file, command, events, matcher, 30)
+	// own 10 s deadline (plus any --wait), so 30 s is ample.
+	return mergeSettings(file, command, events, matcher, timeout)
 }
 
 // initGemini wires the hook into <project>/.gemini/settings.json.

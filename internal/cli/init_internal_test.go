@@ -150,3 +150,16 @@ func TestInitOtherHosts(t *testing.T) {
 		t.Errorf("unknown host: %d %s", code, errs)
 	}
 }
+
+func TestInitCodexWaitReplacesTheHook(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\n"), 0o644)
+	runInitCmd(t, "codex", "--dir", dir)
+	if code, out, errs := runInitCmd(t, "codex", "--dir", dir, "--wait", "1m"); code != ExitOK {
+		t.Fatalf("init --wait: %d %s %s", code, out, errs)
+	}
+	m := readJSON(t, filepath.Join(dir, ".codex", "hooks.json"))
+	if got := hookCommands(m, "PreToolUse"); len(got) != 1 || got[0] != "warden hook codex --wait 1m0s" {
+		t.Errorf("PreToolUse hooks after --wait: %v", got)
+	}
+}

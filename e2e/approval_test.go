@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden/internal/scripted"
+)
+
+const approvalPolicy = `version: 1
+default: deny
+rules:
+  - id: ask-touch
+    effect: ask
+    tool: shell
+    command: ["touch *"]
+    message: Creating files needs the user's approval.
+    suggestion: Wait for the user's answer.
+  - id: files
+    effect: allow
+    path: ["**"]
+`
+
+// TestApprovalQueue runs the hosts that cannot ask their user (Codex exec,
+// OpenCode run) with `warden init HOST --wait 60s`: an ask waits in warden's
+// queue while the host waits on the hook, a human approves it with
+// `warden approvals approve`, and the call runs.
+func TestApprovalQueue(t *testing.T) {
+	for _, h := range governedHosts {
+		if h.name != "codex" && h.name != "opencode" {
+			continue
+		}
+		t.Run(h.name, func(t *testing.T) {
+			bin := requireHost(t, h.spec)
+			e := newEnv(t,
+				scripted.Turn{Name: "ask", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell("touch approved.txt")}},
+				scripted.Turn{Name: "final", Match: scripted.MinToolResults(1), Text: "Created."},
+			)
+			e.write("warden.yaml", approvalPolicy)
+			h.setup(e)
+			if out, err := e.warden("init", h.name, "--bin", wardenBin, "--wait", "60s"); err != nil {
+				t.Fatalf("warden init: %v\n%s", err, out)
+			}
+			// The human: approve the first pending approval once it shows.
+			var wg sync.WaitGroup
+			var approved, approveOut string
+			stop := make(chan struct{})
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(200 * time.Millisecond):
+					}
+					out, err := e.warden("approvals", "ls", "--json")
+					if err != nil {
+						continue
+					}
+					var list []struct {
+						ID     string `json:"id"`
+						Status string `json:"status"`
+					}
+					if json.Unmarshal([]byte(out), &list) != nil || len(list) == 0 || list[0].Status != "pending" {
+						continue
+					}
+					approved = list[0].ID
+					approveOut, _ = e.warden("approvals", "approve", approved, "--once", "--message", "ok, go ahead")
+					return
+				}
+			}()
+			r := h.run(e, bin, "Create approved.txt")
+			close(stop)
+			wg.Wait()
+			if r.err != nil || approved == "" || !e.exists("approved.txt") {
+				e.dump(r)
+				t.Fatalf("err=%v approval=%q (%s); approved.txt exists: %v", r.err, approved, approveOut, e.exists("approved.txt"))
+			}
+			var rec []string
+			for _, a := range e.audit() {
+				rec = append(rec, string(a.Decision)+" "+a.Rule+" "+a.Approval)
+			}
+			if len(rec) != 1 || !strings.HasPrefix(rec[0], "allow approval:"+approved) {
+				t.Errorf("audit trail %q, want one allow by approval %s", rec, approved)
+			}
+		})
+	}
+}
