@@ -51,3 +51,30 @@ func TestClaudeAskUsesHostPrompt(t *testing.T) {
 		t.Errorf("audit trail %+v, want one ask by ask-touch", recs)
 	}
 }
+
+// TestGeminiHeadlessAsk: Gemini CLI shows a hook's "ask" as a confirmation
+// in its terminal UI, but headless (-p) it would wait forever. warden sees
+// that this Gemini CLI is headless and queues the approval instead: the
+// run ends, the call did not run, and the model is told what to do.
+func TestGeminiHeadlessAsk(t *testing.T) {
+	h := governedHosts[2]
+	bin := requireHost(t, h.spec)
+	e := newEnv(t,
+		scripted.Turn{Name: "ask", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell("touch asked.txt")}},
+		scripted.Turn{Name: "final", Match: scripted.MinToolResults(1), Text: "Waiting for approval."},
+	)
+	e.write("warden.yaml", approvalPolicy)
+	h.setup(e)
+	if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init: %v\n%s", err, out)
+	}
+	r := h.run(e, bin, "Create asked.txt")
+	res := e.lastResults()
+	if r.err != nil || e.exists("asked.txt") || len(res) != 1 || !strings.Contains(res[0].Text, "is waiting for a human") {
+		e.dump(r)
+		t.Fatalf("err=%v, asked.txt exists=%v, results=%+v", r.err, e.exists("asked.txt"), res)
+	}
+	if out, _ := e.warden("approvals", "ls", "--json"); !strings.Contains(out, `"status": "pending"`) {
+		t.Errorf("no pending approval: %s", out)
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,33 +73,42 @@ type hookAnswer struct {
 	context  string           // text for the model
 }
 
+// render says how to render a decision: audit mode (an allow is left
+// unsaid) and whether the host can prompt its user right now.
+type render struct {
+	audit, prompts bool
+}
+
+func always() bool { return true }
+func never() bool  { return false }
+
 // hookHost is one host's adapter, as the hook command uses it.
 type hookHost struct {
 	name string
-	// prompt reports whether the host can ask the user itself (an ask
-	// is then passed through); hosts without one get warden's queue.
-	prompt  bool
+	// prompts reports whether the host can ask the user itself now (an
+	// ask is then passed through); hosts without one get warden's queue.
+	prompts func() bool
 	decode  func(data []byte) (hookEvent, error)
-	answer  func(ev hookEvent, a hookAnswer, audit bool) []byte
+	answer  func(ev hookEvent, a hookAnswer, r render) []byte
 	failure func(event string, d warden.Decision) []byte
 }
 
 var hookHosts = map[string]*hookHost{
 	"claude": {
-		name: claudecode.Host, prompt: true,
+		name: claudecode.Host, prompts: always,
 		decode: func(data []byte) (hookEvent, error) { return decodeClaude(data, claudecode.Host) },
-		answer: func(ev hookEvent, a hookAnswer, audit bool) []byte {
+		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
-				return claudecode.Decide(*a.decision, claudecode.Options{NoAllow: audit}).Marshal()
+				return claudecode.Decide(*a.decision, claudecode.Options{NoAllow: r.audit}).Marshal()
 			}
 			return claudecode.Context(ev.name, a.context).Marshal()
 		},
 		failure: func(event string, d warden.Decision) []byte { return claudecode.Failure(event, d).Marshal() },
 	},
 	"codex": {
-		name:   codex.Host,
+		name: codex.Host, prompts: never,
 		decode: func(data []byte) (hookEvent, error) { return decodeClaude(data, codex.Host) },
-		answer: func(ev hookEvent, a hookAnswer, audit bool) []byte {
+		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
 				return codex.Decide(*a.decision).Marshal()
 			}
@@ -106,20 +117,20 @@ var hookHosts = map[string]*hookHost{
 		failure: func(event string, d warden.Decision) []byte { return codex.Failure(event, d).Marshal() },
 	},
 	"gemini": {
-		name: geminicli.Host, prompt: true,
+		name: geminicli.Host, prompts: geminiInteractive,
 		decode: decodeGemini,
-		answer: func(ev hookEvent, a hookAnswer, audit bool) []byte {
+		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
-				return geminicli.Decide(*a.decision, geminicli.Options{NoAllow: audit}).Marshal()
+				return geminicli.Decide(*a.decision, geminicli.Options{NoAllow: r.audit, NoAsk: !r.prompts}).Marshal()
 			}
 			return geminicli.Context(ev.name, a.context).Marshal()
 		},
 		failure: func(event string, d warden.Decision) []byte { return geminicli.Failure(event, d).Marshal() },
 	},
 	"opencode": {
-		name:   opencode.Host,
+		name: opencode.Host, prompts: never,
 		decode: decodeOpenCode,
-		answer: func(ev hookEvent, a hookAnswer, audit bool) []byte {
+		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
 				return opencode.Decide(*a.decision).Marshal()
 			}
@@ -290,7 +301,8 @@ func runHook(ctx context.Context, env *Env) int {
 		if ev.call.Role == "" && ev.call.Depth == 0 {
 			ev.call.Role = *role
 		}
-		out, err := handleHook(ctx, h, ev, hookOptions{policy: *policyFile, store: *store, role: *role, wait: *wait, stateless: *stateless})
+		out, err := handleHook(ctx, h, ev, hookOptions{policy: *policyFile, store: *store, role: *role, wait: *wait,
+			stateless: *stateless, host: h.name, prompts: ev.kind == evPreTool && h.prompts()})
 		done <- result{out, err}
 	}()
 	select {
@@ -313,6 +325,9 @@ type hookOptions struct {
 	wait   time.Duration
 	// stateless decides with the engine alone (no store).
 	stateless bool
+	// host is the host's name; prompts whether it can ask its user now.
+	host    string
+	prompts bool
 }
 
 // handleHook decides one event with the session layer and renders the
@@ -322,7 +337,7 @@ func handleHook(ctx context.Context, h *hookHost, ev hookEvent, opt hookOptions)
 		hookTestStall()
 	}
 	if ev.kind == evOther {
-		return h.answer(ev, hookAnswer{}, false), nil
+		return h.answer(ev, hookAnswer{}, render{}), nil
 	}
 	eng, err := loadHookEngine(ev.cwd, opt.policy)
 	if err != nil {
@@ -338,7 +353,7 @@ func handleHook(ctx context.Context, h *hookHost, ev hookEvent, opt hookOptions)
 		ev.agentType = ""
 	}
 	if opt.stateless {
-		return h.answer(ev, statelessAnswer(eng, h, ev, opt), pol.Mode == "audit"), ctx.Err()
+		return h.answer(ev, statelessAnswer(eng, ev, opt), render{audit: pol.Mode == "audit", prompts: opt.prompts}), ctx.Err()
 	}
 	st, err := openStore(ctx, pol.File, opt.store)
 	if err != nil {
@@ -350,7 +365,7 @@ func handleHook(ctx context.Context, h *hookHost, ev hookEvent, opt hookOptions)
 	if err != nil {
 		return nil, err
 	}
-	return h.answer(ev, a, audit || pol.Mode == "audit"), ctx.Err()
+	return h.answer(ev, a, render{audit: audit || pol.Mode == "audit", prompts: opt.prompts}), ctx.Err()
 }
 
 // hookEventAnswer does what an event means for the session and returns
@@ -359,12 +374,12 @@ func hookEventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, 
 	sid := ev.session
 	switch ev.kind {
 	case evPreTool:
-		res, err := tr.Decide(ctx, ev.call, session.Options{HostPrompts: h.prompt, Wait: opt.wait})
+		res, err := tr.Decide(ctx, ev.call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait})
 		if err != nil {
 			return a, false, err
 		}
 		d := res.Decision
-		if d.Decision == warden.Ask && !h.prompt && res.Approval == nil {
+		if d.Decision == warden.Ask && !opt.prompts && res.Approval == nil {
 			d = askWithoutPrompt(d, h.name)
 		}
 		return hookAnswer{decision: &d}, d.Mode == "audit", nil
@@ -433,12 +448,12 @@ func hookEventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, 
 
 // statelessAnswer decides a call with the policy alone, and gives the
 // session-start text of a session without state.
-func statelessAnswer(eng *engine.Engine, h *hookHost, ev hookEvent, opt hookOptions) hookAnswer {
+func statelessAnswer(eng *engine.Engine, ev hookEvent, opt hookOptions) hookAnswer {
 	switch ev.kind {
 	case evPreTool:
 		d := eng.Decide(ev.call)
-		if d.Decision == warden.Ask && !h.prompt {
-			d = askWithoutPrompt(d, h.name)
+		if d.Decision == warden.Ask && !opt.prompts {
+			d = askWithoutPrompt(d, opt.host)
 		}
 		return hookAnswer{decision: &d}
 	case evSessionStart, evSystem, evSubagentStart:
@@ -562,6 +577,66 @@ func hookFatal(env *Env, h *hookHost, event string, err error) int {
 	env.Stdout.Write(h.failure(event, d))
 	fmt.Fprintln(env.Stderr, claudecode.ModelText(d))
 	return ExitDeny
+}
+
+// geminiInteractive reports whether the Gemini CLI that runs this hook is
+// interactive: only then can it show the confirmation a hook's "ask"
+// requests (headless, an ask waits forever). It looks at the ancestor
+// processes (Linux /proc): a gemini process without -p/--prompt whose
+// stdin is a terminal. Anything else, or no /proc, counts as headless, and
+// an ask goes to warden's queue.
+func geminiInteractive() bool {
+	pid := os.Getppid()
+	for range 6 {
+		if pid <= 1 {
+			return false
+		}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return false
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		if isGeminiProcess(args) {
+			for _, a := range args[1:] {
+				if a == "-p" || a == "--prompt" || strings.HasPrefix(a, "--prompt=") {
+					return false
+				}
+			}
+			tty, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", pid))
+			return err == nil && (strings.HasPrefix(tty, "/dev/pts/") || strings.HasPrefix(tty, "/dev/tty"))
+		}
+		pid = parentPID(pid)
+	}
+	return false
+}
+
+func isGeminiProcess(args []string) bool {
+	for _, a := range args[:min(len(args), 3)] {
+		base := filepath.Base(a)
+		if base == "gemini" || base == "gemini.js" || strings.Contains(a, "gemini-cli") {
+			return true
+		}
+	}
+	return false
+}
+
+func parentPID(pid int) int {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...; comm may contain spaces and parentheses.
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
 }
 
 func firstLines(s string, n int) string {
