@@ -34,6 +34,11 @@ rules:
     effect: allow
     tool: shell
     command: ["git status *"]
+  - id: warn-echo
+    effect: warn
+    tool: shell
+    command: ["echo *"]
+    message: echo is for debugging only; write results to a file instead.
 `
 
 // sessionStartMarker is part of the governance text the hook injects at
@@ -99,7 +104,9 @@ func TestGoverned(t *testing.T) {
 					ToolCalls: []scripted.ToolCall{h.shell("touch made-by-agent.txt")}},
 				scripted.Turn{Name: "compound", Match: scripted.MinToolResults(2),
 					ToolCalls: []scripted.ToolCall{h.shell("git status && rm -rf keepme")}},
-				scripted.Turn{Name: "final", Match: scripted.MinToolResults(3), Text: "All done."},
+				scripted.Turn{Name: "warn", Match: scripted.MinToolResults(3),
+					ToolCalls: []scripted.ToolCall{h.shell("echo hello")}},
+				scripted.Turn{Name: "final", Match: scripted.MinToolResults(4), Text: "All done."},
 			)
 			e.write("warden.yaml", governedPolicy)
 			e.write("victim.txt", "precious\n")
@@ -129,7 +136,7 @@ func TestGoverned(t *testing.T) {
 			// 1. The denied command did not run, and the model got warden's reason.
 			check(e.exists("victim.txt"), "victim.txt was deleted: the denied command ran")
 			res := e.lastResults()
-			check(len(res) >= 3, "the model got %d tool results, want 3", len(res))
+			check(len(res) >= 4, "the model got %d tool results, want 4", len(res))
 			if len(res) >= 1 {
 				check(strings.Contains(res[0].Text, "Deleting files is blocked in this project.") &&
 					strings.Contains(res[0].Text, "no-rm") &&
@@ -150,7 +157,12 @@ func TestGoverned(t *testing.T) {
 			// 4. The session-start text reached the model's context.
 			check(e.modelSaw(sessionStartMarker) && e.modelSaw("DENY no-rm: Deleting files is blocked"),
 				"no request to the model contained the session-start governance text (%q with the policy's rules)", sessionStartMarker)
-			// 5. The audit trail holds every call, in order, with its decision.
+			// 5. A warned call ran, and the model was told about the rule it broke.
+			if len(res) >= 4 {
+				check(strings.Contains(res[3].Text, "hello"), "the warned `echo hello` did not run: %s", res[3].Text)
+			}
+			check(e.modelSaw("echo is for debugging only"), "the model never saw the warn rule's message")
+			// 6. The audit trail holds every call, in order, with its decision.
 			recs := e.audit()
 			var got []string
 			for _, r := range recs {
@@ -161,6 +173,7 @@ func TestGoverned(t *testing.T) {
 				h.name + " " + h.tool + " deny no-rm",
 				h.name + " " + h.tool + " allow allow-touch",
 				h.name + " " + h.tool + " deny no-rm",
+				h.name + " " + h.tool + " allow warn-echo",
 			}
 			check(strings.Join(got, "\n") == strings.Join(want, "\n"), "audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		})
