@@ -116,3 +116,56 @@ func TestHookWallTime(t *testing.T) {
 		t.Errorf("median hook wall time %s is far above the 5 ms target", med)
 	}
 }
+
+// opaBin returns the opa binary ($OPA_BIN or opa on PATH), or "".
+func opaBin() string {
+	if b := os.Getenv("OPA_BIN"); b != "" {
+		return b
+	}
+	b, _ := exec.LookPath("opa")
+	return b
+}
+
+// BenchmarkOPAEval measures the same hook call through `opa eval` on the
+// equivalent Rego policy (testdata/hookbench.rego), with the same harness:
+// one process per call, the hook JSON as input, the hook answer as output.
+// It needs an opa binary ($OPA_BIN or on PATH); OPA is not on npm or in
+// Debian, so it skips without one.
+func BenchmarkOPAEval(b *testing.B) {
+	opa := opaBin()
+	if opa == "" {
+		b.Skip("no opa binary: set OPA_BIN (OPA is not on npm or in Debian; `go install github.com/open-policy-agent/opa@v1.4.2` builds one)")
+	}
+	rego, _ := filepath.Abs(filepath.Join("testdata", "hookbench.rego"))
+	for _, bc := range []struct{ name, cmd, want string }{
+		{"allow", "git status && git diff HEAD~1", `"allow"`},
+		{"deny", "git status && rm -rf build", `"deny"`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			in, _ := json.Marshal(map[string]any{"session_id": "bench", "cwd": "/tmp", "hook_event_name": "PreToolUse",
+				"tool_name": "Bash", "tool_input": map[string]any{"command": bc.cmd}})
+			call := func() time.Duration {
+				cmd := exec.Command(opa, "eval", "--stdin-input", "-d", rego, "-f", "raw", "data.warden.hook_output")
+				cmd.Stdin = bytes.NewReader(in)
+				start := time.Now()
+				out, err := cmd.Output()
+				el := time.Since(start)
+				if err != nil || !strings.Contains(string(out), bc.want) {
+					b.Fatalf("opa eval: %v %s", err, out)
+				}
+				return el
+			}
+			call()
+			times := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				times = append(times, call())
+			}
+			b.StopTimer()
+			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			b.ReportMetric(ms(times[len(times)/2]), "median-ms")
+			b.ReportMetric(ms(times[len(times)*9/10]), "p90-ms")
+		})
+	}
+}
