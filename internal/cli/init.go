@@ -70,7 +70,7 @@ func runInit(ctx context.Context, env *Env) int {
 	dir := fset.String("dir", ".", "project `folder` to configure")
 	bin := fset.String("bin", "warden", "warden `command` the host runs (a name on PATH or a path)")
 	noPolicy := fset.Bool("no-policy", false, "do not write a starter warden.yaml when the project has none")
-	wait := fset.Duration("wait", 0, "codex, opencode (no prompt of their own): let the hook wait this `long` for a human to answer an approval (warden approvals)")
+	wait := fset.Duration("wait", 0, "codex, opencode, headless gemini (no prompt of their own): let the hook wait this `long` for a human to answer an approval (warden approvals)")
 	fset.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden init claude|codex|gemini|opencode [--dir DIR] [--bin warden]\n\n"+
 			"Wires `warden hook HOST` into the host's configuration in the project folder, merging\n"+
@@ -111,7 +111,13 @@ func runInit(ctx context.Context, env *Env) int {
 		}
 		changes, err = initClaudeLike(filepath.Join(root, ".codex", "hooks.json"), cmd, codex.Events, timeout)
 	case "gemini":
-		changes, err = initGemini(filepath.Join(root, ".gemini", "settings.json"), hookCommand(*bin, "gemini"))
+		// Interactive Gemini CLI prompts itself; headless runs use the queue.
+		cmd, timeout := hookCommand(*bin, "gemini"), 30000
+		if *wait > 0 {
+			cmd += " --wait " + wait.String()
+			timeout += int(wait.Milliseconds())
+		}
+		changes, err = initGemini(filepath.Join(root, ".gemini", "settings.json"), cmd, timeout)
 	case "opencode":
 		changes, err = writeManaged(filepath.Join(root, ".opencode", "plugin", "warden.js"), []byte(opencode.PluginSource(*bin, *wait)))
 	default:
@@ -330,7 +336,7 @@ func initClaudeLike(file, command string, events []string, timeout int) ([]strin
 }
 
 // initGemini wires the hook into <project>/.gemini/settings.json.
-func initGemini(file, command string) ([]string, error) {
+func initGemini(file, command string, timeout int) ([]string, error) {
 	matcher := func(ev string) string {
 		if ev == geminicli.BeforeTool || ev == geminicli.AfterTool {
 			return "*"
@@ -338,7 +344,7 @@ func initGemini(file, command string) ([]string, error) {
 		return ""
 	}
 	// Gemini CLI hook timeouts are in milliseconds.
-	return mergeSettings(file, command, geminicli.Events, matcher, 30000)
+	return mergeSettings(file, command, geminicli.Events, matcher, timeout)
 }
 
 // mergeSettings merges the hooks into file, backing up a file it changes.
