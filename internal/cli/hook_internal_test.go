@@ -303,3 +303,24 @@ func TestGeminiInteractiveDetection(t *testing.T) {
 		t.Error("geminiInteractive() is true outside Gemini CLI")
 	}
 }
+
+// TestHookStoreDownDenies: a store that does not answer is a deny, never an
+// allow, and the answer comes before the host's hook timeout.
+func TestHookStoreDownDenies(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	start := time.Now()
+	_, m, _ := runHookCmd(t, claudePre(cwd, "ls"), "claude", "--store", "postgres://warden@127.0.0.1:1/warden?connect_timeout=2", "--timeout", "5s")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "store") {
+		t.Errorf("store down: %s %q", d, r)
+	}
+	if el := time.Since(start); el > 8*time.Second {
+		t.Errorf("store down answer took %s", el)
+	}
+	// A store path that cannot be created.
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	_, m, _ = runHookCmd(t, claudePre(cwd, "ls"), "claude", "--store", filepath.Join(blocker, "sub", "w.db"))
+	if d, _ := permission(m); d != "deny" {
+		t.Errorf("store path blocked: %s", d)
+	}
+}
