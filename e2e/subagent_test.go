@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden/internal/scripted"
+)
+
+const subagentPolicy = `version: 1
+default: deny
+roles:
+  reviewer:
+    description: reads code and reports, never changes it
+    tools: [read, list]
+rules:
+  - id: allow-delegate
+    effect: allow
+    tool: delegate
+  - id: allow-touch
+    effect: allow
+    tool: shell
+    command: ["touch *"]
+  - id: files
+    effect: allow
+    path: ["**"]
+`
+
+// TestClaudeSubagentRole: Claude Code delegates to a project subagent
+// whose type is a role of the policy. The subagent gets its role's
+// governance text at SubagentStart, its Bash call is denied by the role's
+// tool list (though the policy allows `touch` to the main agent), and the
+// audit trail records the role and depth 1.
+func TestClaudeSubagentRole(t *testing.T) {
+	h := governedHosts[0]
+	bin := requireHost(t, h.spec)
+	main, sub := scripted.Contains("main-marker"), scripted.Contains("sub-marker")
+	e := newEnv(t,
+		scripted.Turn{Name: "delegate", Match: main, ToolCalls: []scripted.ToolCall{{Name: "Agent", Args: map[string]any{
+			"description": "review the files", "prompt": "sub-marker: check the files", "subagent_type": "reviewer"}}}},
+		scripted.Turn{Name: "sub-bash", Match: scripted.All(sub, scripted.Not(main)), ToolCalls: []scripted.ToolCall{h.shell("touch sub.txt")}},
+		scripted.Turn{Name: "sub-done", Match: scripted.All(sub, scripted.Not(main), scripted.MinToolResults(1)), Text: "Reviewed."},
+		scripted.Turn{Name: "final", Match: scripted.All(main, scripted.MinToolResults(1)), Text: "All done."},
+	)
+	e.write("warden.yaml", subagentPolicy)
+	e.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code\ntools: Bash, Read\n---\nYou review code.\n")
+	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init: %v\n%s", err, out)
+	}
+	r := e.runClaude(bin, "main-marker: get the files reviewed")
+	fail := func(format string, args ...any) {
+		t.Helper()
+		e.dump(r)
+		t.Fatalf(format, args...)
+	}
+	if r.err != nil || len(e.model.Unplayed()) > 0 {
+		fail("claude: %v; unplayed turns %v", r.err, e.model.Unplayed())
+	}
+	if e.exists("sub.txt") {
+		fail("sub.txt exists: the reviewer ran Bash")
+	}
+	var subResult string
+	for _, q := range e.model.Requests() {
+		if q.Turn == "sub-done" {
+			if res := q.ToolResults(); len(res) > 0 {
+				subResult = res[len(res)-1].Text
+			}
+		}
+	}
+	if !strings.Contains(subResult, "ROLE_TOOL_DENIED") {
+		fail("the subagent's Bash result lacks ROLE_TOOL_DENIED: %q", subResult)
+	}
+	if !e.modelSaw("You are: reviewer") {
+		fail("the subagent never got its role's governance text")
+	}
+	var got []string
+	for _, a := range e.audit() {
+		got = append(got, strings.Join([]string{a.Tool, string(a.Decision), string(a.Code), a.Role, string(rune('0' + a.Depth))}, " "))
+	}
+	want := []string{"Agent allow ALLOWED  0", "Bash deny ROLE_TOOL_DENIED reviewer 1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
