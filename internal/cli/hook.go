@@ -268,11 +268,14 @@ func runHook(ctx context.Context, env *Env) int {
 	}
 	h, ok := hookHosts[env.Args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "warden hook: unknown host %q (want claude, codex, gemini or opencode)\n", env.Args[0])
-		return ExitError
+		// Answer in Claude Code's shape (Codex and Gemini CLI read it too)
+		// and exit 2, which every host reads as "block".
+		return hookFatal(env, hookHosts["claude"], "", fmt.Errorf("warden hook: unknown host %q (want claude, codex, gemini or opencode)", env.Args[0]))
 	}
 	if err := fs.Parse(env.Args[1:]); err != nil {
-		return ExitError
+		// A mistake in the hook's command line must not turn into "no
+		// objection": answer deny.
+		return hookFatal(env, h, "", fmt.Errorf("warden hook %s: bad command line %q: %v", env.Args[0], env.Args[1:], err))
 	}
 	data, err := io.ReadAll(io.LimitReader(env.Stdin, 32<<20))
 	if err != nil {

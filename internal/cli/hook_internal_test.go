@@ -324,3 +324,15 @@ func TestHookStoreDownDenies(t *testing.T) {
 		t.Errorf("store path blocked: %s", d)
 	}
 }
+
+func TestHookBadCommandLineDenies(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	code, m, _ := runHookCmd(t, claudePre(cwd, "ls"), "claude", "--no-such-flag")
+	if d, r := permission(m); code != ExitDeny || d != "deny" || !strings.Contains(r, "bad command line") {
+		t.Errorf("bad flag: exit %d %s %q", code, d, r)
+	}
+	code, m, _ = runHookCmd(t, claudePre(cwd, "ls"), "cursor")
+	if d, r := permission(m); code != ExitDeny || d != "deny" || !strings.Contains(r, "unknown host") {
+		t.Errorf("unknown host: exit %d %s %q", code, d, r)
+	}
+}
