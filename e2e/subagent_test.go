@@ -82,3 +82,48 @@ func TestClaudeSubagentRole(t *testing.T) {
 		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestOpenCodeSubagentRole: OpenCode's task tool runs a subagent in a
+// session of its own. warden links it to its parent (depth 1) and gives it
+// the role named by the subagent's agent, whose tool list then applies.
+func TestOpenCodeSubagentRole(t *testing.T) {
+	h := governedHosts[3]
+	bin := requireHost(t, h.spec)
+	main, sub := scripted.Contains("main-marker"), scripted.Contains("sub-marker")
+	e := newEnv(t,
+		scripted.Turn{Name: "delegate", Match: scripted.All(main, scripted.HasTools), ToolCalls: []scripted.ToolCall{{Name: "task", Args: map[string]any{
+			"description": "review the files", "prompt": "sub-marker: check the files", "subagent_type": "reviewer"}}}},
+		scripted.Turn{Name: "sub-bash", Match: scripted.All(sub, scripted.Not(main), scripted.HasTools), ToolCalls: []scripted.ToolCall{h.shell("touch sub.txt")}},
+		scripted.Turn{Name: "sub-done", Match: scripted.All(sub, scripted.Not(main), scripted.MinToolResults(1)), Text: "Reviewed."},
+		scripted.Turn{Name: "final", Match: scripted.All(main, scripted.MinToolResults(1)), Text: "All done."},
+	)
+	e.write("warden.yaml", subagentPolicy)
+	e.write(".opencode/agent/reviewer.md", "---\ndescription: Reviews code\nmode: subagent\n---\nYou review code.\n")
+	h.setup(e)
+	if out, err := e.warden("init", "opencode", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init: %v\n%s", err, out)
+	}
+	r := h.run(e, bin, "main-marker: get the files reviewed")
+	fail := func(format string, args ...any) {
+		t.Helper()
+		e.dump(r)
+		t.Fatalf(format, args...)
+	}
+	if r.err != nil || len(e.model.Unplayed()) > 0 {
+		fail("opencode: %v; unplayed turns %v", r.err, e.model.Unplayed())
+	}
+	if e.exists("sub.txt") {
+		fail("sub.txt exists: the reviewer ran bash")
+	}
+	if !e.modelSaw("You are: reviewer") {
+		fail("the subagent never got its role's governance text")
+	}
+	var got []string
+	for _, a := range e.audit() {
+		got = append(got, strings.Join([]string{a.Tool, string(a.Decision), string(a.Code), a.Role, string(rune('0' + a.Depth))}, " "))
+	}
+	want := []string{"task allow ALLOWED  0", "bash deny ROLE_TOOL_DENIED reviewer 1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -415,7 +415,20 @@ func hookEventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, 
 			err = ignoreNotFound(tr.End(ctx, sid+"/"+ev.agentID, session.Ended))
 		}
 	case evPrompt:
-		if sid != "" && strings.TrimSpace(ev.prompt) != "" {
+		if sid != "" && ev.agentType != "" {
+			// OpenCode names the agent of each message (build, plan, or a
+			// subagent): when the policy has that role, the session takes it.
+			_, err = st.UpdateSession(ctx, sid, func(s *warden.Session, created bool) error {
+				if created {
+					s.StartedAt, s.Status = time.Now().UTC(), warden.SessionActive
+				}
+				if s.Role == "" {
+					s.Role = ev.agentType
+				}
+				return nil
+			})
+		}
+		if err == nil && sid != "" && strings.TrimSpace(ev.prompt) != "" {
 			if _, err = tr.Prompt(ctx, sid, ev.prompt); err == nil {
 				a.context, err = tr.Governance(ctx, sid)
 			}
