@@ -196,7 +196,11 @@ func (e *Engine) resolve(raw, base string) (abs, rel string, inside bool) {
 // workspace root (resolved once at compile time) it looks only at the
 // components under the root, and stops at the first that does not exist:
 // nothing below it can be a link yet.
-func (e *Engine) evalPath(clean string) string {
+func (e *Engine) evalPath(clean string) string { return e.evalPathHops(clean, 0) }
+
+// evalPathHops is evalPath with a count of the links followed so far, so
+// that a link loop ends.
+func (e *Engine) evalPathHops(clean string, hops int) string {
 	rel, inside := e.relTo(clean)
 	if !inside {
 		r, _ := evalPrefix(clean)
@@ -206,7 +210,7 @@ func (e *Engine) evalPath(clean string) string {
 		return e.root
 	}
 	cur, rest := e.root, rel
-	for hops := 0; rest != ""; {
+	for rest != "" {
 		seg, more, _ := strings.Cut(rest, "/")
 		next := cur + "/" + seg
 		fi, err := os.Lstat(next)
@@ -219,7 +223,8 @@ func (e *Engine) evalPath(clean string) string {
 		if fi.Mode()&os.ModeSymlink != 0 {
 			hops++
 			if hops > 40 {
-				return next // a link loop: leave it as it is
+				// A link loop: the system refuses it too; keep the path.
+				return filepath.Join(next, more)
 			}
 			target, err := os.Readlink(next)
 			if err != nil {
@@ -234,7 +239,7 @@ func (e *Engine) evalPath(clean string) string {
 			if more == "" {
 				return r
 			}
-			return e.evalPath(filepath.Join(r, more))
+			return e.evalPathHops(filepath.Join(r, more), hops)
 		}
 		cur, rest = next, more
 	}

@@ -555,7 +555,7 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 			if !ok {
 				continue
 			}
-			if _, err := template.New(k).Parse(s); err != nil {
+			if _, err := template.New(k).Funcs(TemplateFuncs).Parse(s); err != nil {
 				d.err(v.val, path+"."+k, "not a valid Go template: %v", err)
 			}
 			if k == "prompt" {

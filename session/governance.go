@@ -108,11 +108,7 @@ The user's latest request: {{.}}{{end}}
 {{range .Anchors}}- [{{upper .Priority}}] {{.Content}}
 {{end}}{{end}}`
 
-var funcs = template.FuncMap{
-	"join":  strings.Join,
-	"upper": func(v any) string { return strings.ToUpper(fmt.Sprint(v)) },
-	"lower": func(v any) string { return strings.ToLower(fmt.Sprint(v)) },
-}
+var funcs = policy.TemplateFuncs
 
 var (
 	defaultPrefix   = template.Must(template.New("prefix").Funcs(funcs).Parse(prefixText))

@@ -1,0 +1,249 @@
+package policy_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
+)
+
+func parse(t *testing.T, src string) (*policy.Policy, []policy.Finding) {
+	t.Helper()
+	dir := t.TempDir()
+	return policy.Parse(filepath.Join(dir, "warden.yaml"), []byte(src))
+}
+
+// finding returns the first finding whose text contains all of parts.
+func finding(fs []policy.Finding, parts ...string) (policy.Finding, bool) {
+	for _, f := range fs {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(f.String(), p)
+		}
+		if ok {
+			return f, true
+		}
+	}
+	return policy.Finding{}, false
+}
+
+func TestErrorsNamePositions(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		src       string
+		line, col int
+		severity  string
+		parts     []string
+	}{
+		{"unknown top-level key", "version: 1\nrulez: []\n", 2, 1, "error", []string{`unknown key "rulez"`}},
+		{"unknown rule key", "version: 1\nrules:\n  - id: a\n    effect: allow\n    toool: shell\n", 5, 5, "error", []string{`rules[0].toool`, `unknown key "toool"`}},
+		{"bad effect", "version: 1\nrules:\n  - id: a\n    effect: block\n", 4, 13, "error", []string{`"block" is not one of allow, ask, deny, warn`}},
+		{"deny without message", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: rm *\n    suggestion: s\n", 3, 5, "error", []string{"needs a message"}},
+		{"deny without suggestion", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: rm *\n    message: m\n", 3, 5, "error", []string{"needs a suggestion"}},
+		{"warn without message", "version: 1\nrules:\n  - id: w\n    effect: warn\n    tool: shell\n", 3, 5, "error", []string{"warn rule needs a message"}},
+		{"bare * deny warns", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"*\"\n    message: m\n    suggestion: s\n", 3, 5, "warning", []string{"bare *"}},
+		{"bare tool deny warns", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: \"*\"\n    message: m\n    suggestion: s\n", 3, 5, "warning", []string{"matches every call"}},
+		{"duplicate id", "version: 1\nrules:\n  - {id: a, effect: allow}\n  - {id: a, effect: allow}\n", 4, 10, "error", []string{`duplicate rule id "a"`, "3:10"}},
+		{"missing id", "version: 1\nrules:\n  - effect: allow\n", 3, 5, "error", []string{"needs an id"}},
+		{"bad regex", "version: 1\nrules:\n  - {id: a, effect: allow, intent: \"(\"}\n", 3, 36, "error", []string{"bad regular expression"}},
+		{"bad tool regex", "version: 1\nrules:\n  - {id: a, effect: allow, tool: \"/(/\"}\n", 3, 34, "error", []string{"bad regular expression"}},
+		{"bad glob", "version: 1\nprotected: [\"a/[x\"]\n", 2, 13, "error", []string{"bad segment"}},
+		{"protected exclusion", "version: 1\nprotected: [\"!a\"]\n", 2, 13, "error", []string{"cannot be unprotected"}},
+		{"bad kind", "version: 1\ntools:\n  x: shel\n", 3, 6, "error", []string{`"shel" is not a tool kind`}},
+		{"command on a read tool", "version: 1\nrules:\n  - {id: a, effect: allow, tool: Read, command: ls}\n", 3, 40, "error", []string{"only to shell tools"}},
+		{"bad default", "version: 1\ndefault: maybe\n", 2, 10, "error", []string{`"maybe" is not one of allow, ask, deny`}},
+		{"bad default key", "version: 1\ndefault: {safe: allow, risky: ask}\n", 2, 24, "error", []string{`unknown key "risky"`}},
+		{"bad version", "version: 2\n", 1, 10, "error", []string{"unsupported version 2"}},
+		{"no version", "mode: enforce\n", 1, 1, "warning", []string{"no version"}},
+		{"bad mode", "version: 1\nmode: loud\n", 2, 7, "error", []string{`"loud" is not one of enforce, audit`}},
+		{"bad first_enforce", "version: 1\nroles:\n  r: {first_enforce: maybe}\n", 3, 22, "error", []string{`"maybe" is not one of warn, deny`}},
+		{"negative depth", "version: 1\nroles:\n  r: {max_depth: -1}\n", 3, 18, "error", []string{"at least 0"}},
+		{"bad template", "version: 1\nroles:\n  r: {prompt: \"{{.Role\"}\n", 3, 15, "error", []string{"not a valid Go template"}},
+		{"bad duration", "version: 1\nstate: {anchor_demote_after: soon}\n", 2, 30, "error", []string{`"soon" is not a duration`}},
+		{"bad intents kind", "version: 1\nintents: {require: [writes]}\n", 2, 21, "error", []string{`"writes" is not a tool kind`}},
+		{"unknown role in a rule", "version: 1\nroles: {a: {}}\nrules:\n  - {id: x, effect: allow, roles: [b]}\n", 4, 35, "warning", []string{`role "b" is not defined`}},
+		{"not a mapping", "- a\n- b\n", 1, 1, "error", []string{"must be a mapping"}},
+		{"yaml syntax", "version: 1\nrules: [\n", 2, 1, "error", []string{""}},
+		{"empty file", "", 1, 1, "error", []string{"empty"}},
+		{"tab indentation", "version: 1\nrules:\n\t- id: a\n", 3, 1, "error", []string{"tab"}},
+		{"bad test case", "version: 1\ntests:\n  - call: {tool: Bash}\n    expect: allow\n", 3, 11, "error", []string{`"args" is required`}},
+		{"bad expectation", "version: 1\ntests:\n  - call: {tool: Bash, args: {}}\n    expect: perhaps\n", 4, 13, "error", []string{`"perhaps"`}},
+		{"both command and path is fine to parse", "version: 1\nrules:\n  - {id: a, effect: allow, path: [\"!x\"]}\n", 3, 34, "warning", []string{"only exclusions"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, fs := parse(t, c.src)
+			f, ok := finding(fs, c.parts...)
+			if !ok {
+				t.Fatalf("no finding with %q in %v", c.parts, fs)
+			}
+			if f.Pos.Line != c.line || f.Pos.Col != c.col || f.Severity != c.severity {
+				t.Errorf("finding %q at %d:%d %s, want %d:%d %s", f.String(), f.Pos.Line, f.Pos.Col, f.Severity, c.line, c.col, c.severity)
+			}
+			if !strings.HasSuffix(f.Pos.File, "warden.yaml") {
+				t.Errorf("finding does not name the file: %q", f.String())
+			}
+		})
+	}
+}
+
+func TestLoadDefaultsAndValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := `version: 1
+mode: audit
+default: {safe: allow, destructive: deny}
+workspace: {root: ., outside: ask}
+protected: ["**/.env"]
+tools: {deploy: shell}
+roles:
+  builder:
+    tools: [read, shell]
+    first: read
+    first_enforce: deny
+    max_depth: 2
+    prompt: "You are {{.Role}} {{upper .Role}}"
+rules:
+  - id: r
+    effect: warn
+    tool: [shell]
+    command: ["npm install *"]
+    message: m
+intents: {require: [write], out_of_scope: deny}
+state: {anchors_max: 10, anchor_demote_after: 2d, history_max: 5, session_max_age: 72h}
+audit: {retention: 30d}
+approvals: {timeout: 90s}
+tests:
+  - name: t
+    call: {tool: Bash, args: {command: "npm install x"}}
+    expect: allow
+    rule: r
+`
+	file := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(file, []byte(src), 0o644)
+	p, err := policy.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mode != "audit" || p.Default.Destructive != warden.Deny || p.Workspace.Outside != warden.Ask || p.Workspace.Root != dir {
+		t.Errorf("top level: %+v", p)
+	}
+	if r := p.Roles["builder"]; r == nil || r.MaxDepth != 2 || r.FirstEnforce != "deny" || len(r.First) != 1 || r.First[0] != "read" {
+		t.Errorf("role: %+v", p.Roles["builder"])
+	}
+	if p.State.AnchorsMax != 10 || p.State.AnchorDemoteAfter != 48*time.Hour || p.State.HistoryMax != 5 || p.State.SessionMaxAge != 72*time.Hour {
+		t.Errorf("state: %+v", p.State)
+	}
+	if p.Audit.Retention != 30*24*time.Hour || p.Approvals.Timeout != 90*time.Second {
+		t.Errorf("audit/approvals: %+v %+v", p.Audit, p.Approvals)
+	}
+	if p.Intents == nil || p.Intents.File != filepath.Join(dir, ".orchestration", "active_intents.yaml") || p.Intents.OutOfScope != warden.Deny {
+		t.Errorf("intents: %+v", p.Intents)
+	}
+	if len(p.Tests) != 1 || p.Tests[0].Call.Tool != "Bash" || p.Tests[0].Rule != "r" {
+		t.Errorf("tests: %+v", p.Tests)
+	}
+	if p.KindOf("deploy") != "shell" || p.KindOf("Bash") != "shell" || p.KindOf("nope") != "other" {
+		t.Errorf("kinds")
+	}
+	// Defaults.
+	q, fs := parse(t, "version: 1\n")
+	if len(fs) != 0 || q.Default.Safe != warden.Allow || q.Default.Destructive != warden.Ask || q.Workspace.Outside != warden.Deny || q.State.AnchorsMax != 20 || q.Approvals.Timeout != 5*time.Minute {
+		t.Errorf("defaults: %+v %v", q, fs)
+	}
+}
+
+func TestLoadReportsEveryError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(file, []byte("version: 1\nbogus: 1\nrules:\n  - {id: a, effect: nope}\n"), 0o644)
+	_, err := policy.Load(file)
+	var pe *policy.Error
+	if err == nil || !asError(err, &pe) {
+		t.Fatalf("want a *policy.Error, got %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{file + ":2:1", file + ":4:21", "bogus", "nope"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+}
+
+func asError(err error, target **policy.Error) bool {
+	e, ok := err.(*policy.Error)
+	*target = e
+	return ok
+}
+
+func TestJSONPolicy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "warden.json")
+	os.WriteFile(file, []byte(`{"version": 1, "rules": [{"id": "a", "effect": "allow", "tool": "Read"}], "extra": true}`), 0o644)
+	_, fs, err := policy.Lint(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := finding(fs, `unknown key "extra"`)
+	if !ok || f.Pos.Line != 1 || f.Pos.Col != 75 {
+		t.Errorf("JSON positions: %v", fs)
+	}
+}
+
+func TestFind(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "a", "b", "c")
+	os.MkdirAll(deep, 0o755)
+	if _, err := policy.Find(deep); err == nil {
+		t.Fatal("no policy: want an error")
+	}
+	os.WriteFile(filepath.Join(dir, "a", "warden.yaml"), []byte("version: 1\n"), 0o644)
+	got, err := policy.Find(deep)
+	if err != nil || got != filepath.Join(dir, "a", "warden.yaml") {
+		t.Errorf("Find = %q, %v", got, err)
+	}
+}
+
+func TestExamplesLoad(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("../examples/*/warden.yaml")
+	if len(files) < 2 {
+		t.Fatalf("want at least two example policies, found %v", files)
+	}
+	for _, f := range files {
+		_, fs, err := policy.Lint(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range fs {
+			t.Errorf("%s", x)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"version: 1\n", "version: 1\nrules:\n  - {id: a, effect: deny, command: 'rm -rf *', message: m, suggestion: s}\n",
+		"{\"version\": 1, \"default\": {\"safe\": \"allow\"}}", "roles: {a: {tools: [read], max_depth: 3}}", "tests: [{call: {tool: x, args: {}}, expect: deny}]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		p, fs := policy.Parse("/tmp/fuzz/warden.yaml", []byte(src))
+		if p == nil {
+			t.Fatal("nil policy")
+		}
+		for _, x := range fs {
+			if x.Pos.File == "" || x.Pos.Line < 1 || x.Message == "" {
+				t.Fatalf("finding without a position or message: %+v", x)
+			}
+		}
+	})
+}

@@ -1,0 +1,16 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+// TemplateFuncs are the functions a role's prompt and reminder templates
+// may use. The loader checks templates with them; the session layer
+// renders with them.
+var TemplateFuncs = template.FuncMap{
+	"join":  strings.Join,
+	"upper": func(v any) string { return strings.ToUpper(fmt.Sprint(v)) },
+	"lower": func(v any) string { return strings.ToLower(fmt.Sprint(v)) },
+}
