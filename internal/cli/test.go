@@ -104,4 +104,3 @@ func checkCase(c *policy.Case, d warden.Decision) string {
 	}
 	return ""
 }
-

@@ -1,0 +1,256 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const coding = "../../examples/coding/warden.yaml"
+
+// run runs warden with stdin and returns stdout, stderr and the exit code.
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		call string
+		code int
+		want warden.Effect
+	}{
+		{`{"tool":"Bash","args":{"command":"git status"}}`, 0, warden.Allow},
+		{`{"tool":"Bash","args":{"command":"git status && rm -rf build"}}`, 2, warden.Deny},
+		{`{"tool":"Bash","args":{"command":"git push origin main"}}`, 3, warden.Ask},
+	}
+	for _, c := range cases {
+		out, _, code := run(t, c.call, "check", "--policy", coding)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d", c.call, code, c.code)
+		}
+		var d warden.Decision
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("%s: output is not a decision: %v\n%s", c.call, err, out)
+		}
+		if d.Decision != c.want {
+			t.Errorf("%s: %s, want %s", c.call, d.Decision, c.want)
+		}
+		if d.Warnings == nil || d.Matched == nil {
+			t.Errorf("warnings and matched must be lists, not null: %s", out)
+		}
+	}
+}
+
+func TestCheckBadInputFailsClosed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(broken, []byte("version: 1\nrules:\n  - {id: a, effect: deny, command: 'rm *'}\n"), 0o644)
+	cases := []struct {
+		name, stdin string
+		args        []string
+		stderr      string
+	}{
+		{"not JSON", "{nope", []string{"check", "--policy", coding}, "not a JSON object"},
+		{"no tool", `{"args":{}}`, []string{"check", "--policy", coding}, `"tool" is required`},
+		{"no args", `{"tool":"Bash"}`, []string{"check", "--policy", coding}, `"args" is required`},
+		{"unknown field", `{"tool":"Bash","args":{},"sesion":"x"}`, []string{"check", "--policy", coding}, `unknown field "sesion"`},
+		{"broken policy", `{"tool":"Read","args":{}}`, []string{"check", "--policy", broken}, broken + ":3:5"},
+		{"missing policy", `{"tool":"Read","args":{}}`, []string{"check", "--policy", filepath.Join(dir, "none.yaml")}, "none.yaml"},
+		{"bad flag", `{}`, []string{"check", "--bogus"}, "flag provided but not defined"},
+	}
+	for _, c := range cases {
+		out, stderr, code := run(t, c.stdin, c.args...)
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1", c.name, code)
+		}
+		if !strings.Contains(stderr, c.stderr) {
+			t.Errorf("%s: stderr %q lacks %q", c.name, stderr, c.stderr)
+		}
+		if strings.Contains(out, `"allow"`) {
+			t.Errorf("%s: a failure must never print an allow: %s", c.name, out)
+		}
+		if out != "" {
+			var d warden.Decision
+			if err := json.Unmarshal([]byte(out), &d); err != nil || d.Decision != warden.Deny {
+				t.Errorf("%s: stdout must be a deny decision: %s", c.name, out)
+			}
+		}
+	}
+}
+
+func TestCheckNoPolicyFound(t *testing.T) {
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	os.Chdir(dir)
+	_, stderr, code := run(t, `{"tool":"Read","args":{}}`, "check")
+	if code != 1 || !strings.Contains(stderr, "no warden.yaml found") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestCheckJSONL(t *testing.T) {
+	t.Parallel()
+	in := strings.Join([]string{
+		`{"tool":"Bash","args":{"command":"git status"}}`,
+		`not json`,
+		``,
+		`{"tool":"Bash","args":{"command":"rm -rf /"}}`,
+		`{"tool":"Bash"}`,
+		`{"tool":"Bash","args":{"command":"git push"}}`,
+	}, "\n")
+	out, stderr, code := run(t, in, "check", "--jsonl", "--policy", coding)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want 5 output lines (one per non-blank input), got %d:\n%s", len(lines), out)
+	}
+	want := []struct {
+		decision warden.Effect
+		errLine  int
+	}{{warden.Allow, 0}, {warden.Deny, 2}, {warden.Deny, 0}, {warden.Deny, 5}, {warden.Ask, 0}}
+	for i, l := range lines {
+		var v struct {
+			warden.Decision
+			Line  int    `json:"line"`
+			Error string `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %d is not JSON: %s", i+1, l)
+		}
+		if v.Decision.Decision != want[i].decision || v.Line != want[i].errLine || (want[i].errLine > 0) != (v.Error != "") {
+			t.Errorf("line %d: %s", i+1, l)
+		}
+	}
+	if code != 1 || !strings.Contains(stderr, "stdin line 2") || !strings.Contains(stderr, "stdin line 5") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	t.Parallel()
+	out, _, code := run(t, `{"tool":"Bash","args":{"command":"sudo ls"}}`, "check", "--text", "--policy", coding)
+	if code != 2 || !strings.HasPrefix(out, "## BLOCKED: RULE_DENY") || !strings.Contains(out, "Suggestion: ") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	assertPlain(t, out)
+}
+
+// assertPlain fails on emoji and box-drawing characters.
+func assertPlain(t *testing.T, s string) {
+	t.Helper()
+	for _, r := range s {
+		if r >= 0x2500 && r <= 0x259F || r >= 0x1F000 || r >= 0x2600 && r <= 0x27BF {
+			t.Errorf("model-facing text has %q: %s", r, s)
+			return
+		}
+	}
+}
+
+func TestExplainGolden(t *testing.T) {
+	t.Parallel()
+	root, _ := filepath.Abs("../../examples/coding")
+	files, _ := filepath.Glob("testdata/explain/*.json")
+	if len(files) == 0 {
+		t.Fatal("no golden inputs")
+	}
+	for _, f := range files {
+		in, _ := os.ReadFile(f)
+		out, stderr, code := run(t, string(in), "explain", "--policy", coding)
+		if stderr != "" {
+			t.Errorf("%s: stderr %s", f, stderr)
+		}
+		got := strings.ReplaceAll(out, root, "$ROOT") + "exit: " + string(rune('0'+code)) + "\n"
+		golden := strings.TrimSuffix(f, ".json") + ".golden"
+		if *update {
+			os.WriteFile(golden, []byte(got), 0o644)
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%s: %v (run go test -update)", golden, err)
+		}
+		if got != string(want) {
+			t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", golden, got, want)
+		}
+		assertPlain(t, got)
+	}
+}
+
+func TestLint(t *testing.T) {
+	t.Parallel()
+	out, _, code := run(t, "", "lint", "--policy", coding)
+	if code != 0 || !strings.Contains(out, "0 errors, 0 warnings") {
+		t.Errorf("example: exit %d\n%s", code, out)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(bad, []byte("version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"*\"\n    message: m\n  - {id: e, effect: allow, colour: red}\n"), 0o644)
+	out, _, code = run(t, "", "lint", "--policy", bad)
+	for _, want := range []string{bad + ":3:5: error: rules[0] (d): a deny rule needs a suggestion", bad + ":3:5: warning: rules[0] (d): this deny matches every command", bad + ":8:28: error: rules[1].colour: unknown key", "2 errors, 1 warnings"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lint output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("lint with errors: exit %d, want 1", code)
+	}
+}
+
+func TestPolicyTests(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"test", "--policy", coding, "../../examples/coding/tests.yaml"},
+		{"test", "--policy", "../../examples/email/warden.yaml"},
+	} {
+		out, stderr, code := run(t, "", args...)
+		if code != 0 || !strings.Contains(out, " passed, 0 failed") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, stderr)
+		}
+	}
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases.yaml")
+	os.WriteFile(cases, []byte(`- name: wrong on purpose
+  call: {tool: Bash, args: {command: "rm -rf x"}}
+  expect: allow
+- name: right
+  call: {tool: Bash, args: {command: "rm -rf x"}}
+  expect: deny
+  code: RULE_DENY
+  rule: no-rm-rf
+- name: wrong rule
+  call: {tool: Bash, args: {command: "rm -rf x"}}
+  expect: deny
+  rule: no-sudo
+`), 0o644)
+	out, _, code := run(t, "", "test", "--policy", coding, cases)
+	if code != 1 || !strings.Contains(out, "1 passed, 2 failed") || !strings.Contains(out, cases+":1:3: wrong on purpose: expected allow, got deny (RULE_DENY, rule no-rm-rf)") || !strings.Contains(out, "expected rule no-sudo") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	out, _, code := run(t, "", "--help")
+	if code != 0 || !strings.Contains(out, "check") || !strings.Contains(out, "explain") {
+		t.Errorf("help: %d %s", code, out)
+	}
+	_, stderr, code := run(t, "", "nonsense")
+	if code != 1 || !strings.Contains(stderr, `unknown command "nonsense"`) {
+		t.Errorf("unknown command: %d %s", code, stderr)
+	}
+}
