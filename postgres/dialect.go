@@ -12,12 +12,18 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/sqlstore"
 )
 
-const (
-	autoID    = "BIGSERIAL PRIMARY KEY"
-	forUpdate = " FOR UPDATE"
-)
+// Store is the SQL store on PostgreSQL.
+type Store = sqlstore.Store
+
+var dialect = sqlstore.Dialect{
+	AutoID:         "BIGSERIAL PRIMARY KEY",
+	ForUpdate:      " FOR UPDATE",
+	Rebind:         rebind,
+	LockMigrations: lockMigrations,
+}
 
 // rebind turns the shared queries' ? placeholders into $1, $2, ...
 // (the shared queries have no ? inside string literals).
@@ -55,14 +61,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store: %w", redactURL(err, url))
 	}
-	s := &Store{db: db}
-	if err := db.PingContext(ctx); err != nil {
+	s, err := sqlstore.Open(ctx, db, dialect)
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open postgres store: %w", redactURL(err, url))
-	}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open postgres store: %w", err)
 	}
 	return s, nil
 }
@@ -75,6 +77,3 @@ func redactURL(err error, url string) error {
 	}
 	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), url, r))
 }
-
-// Interface guards.
-var _ warden.Store = (*Store)(nil)

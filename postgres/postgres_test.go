@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/postgres"
 	"github.com/warden-run/warden/storetest"
 )
@@ -113,8 +113,8 @@ func TestConcurrentOpen(t *testing.T) {
 	if err := s.DB().QueryRow(`SELECT COUNT(*) FROM warden_schema`).Scan(&v); err != nil {
 		t.Fatal(err)
 	}
-	if v != postgres.SchemaVersion {
-		t.Errorf("%d schema rows, want %d", v, postgres.SchemaVersion)
+	if v != sqlstore.SchemaVersion {
+		t.Errorf("%d schema rows, want %d", v, sqlstore.SchemaVersion)
 	}
 }
 
@@ -127,21 +127,5 @@ func TestUnreachable(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "hunter2secret") {
 		t.Errorf("password in error: %v", err)
-	}
-}
-
-// TestSharedSQL keeps postgres/sql.go and sqlite/sql.go the same code.
-func TestSharedSQL(t *testing.T) {
-	a, err := os.ReadFile("sql.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile("../sqlite/sql.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a = bytes.Replace(a, []byte("package postgres\n"), []byte("package sqlite\n"), 1)
-	if !bytes.Equal(a, b) {
-		t.Error("postgres/sql.go differs from sqlite/sql.go: copy it with sed 's/^package sqlite$/package postgres/'")
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/sqlstore"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -29,14 +29,15 @@ const DefaultFile = ".warden/warden.db"
 // lock before giving up.
 var BusyTimeout = 30 * time.Second
 
-const (
-	autoID    = "INTEGER PRIMARY KEY AUTOINCREMENT"
-	forUpdate = "" // BEGIN IMMEDIATE already holds the write lock
-)
+// Store is the SQL store on a SQLite file.
+type Store = sqlstore.Store
 
-func rebind(q string) string { return q }
-
-func lockMigrations(ctx context.Context, tx *sql.Tx) error { return nil }
+var dialect = sqlstore.Dialect{
+	AutoID:         "INTEGER PRIMARY KEY AUTOINCREMENT",
+	ForUpdate:      "", // BEGIN IMMEDIATE already holds the write lock
+	Rebind:         func(q string) string { return q },
+	LockMigrations: func(context.Context, *sql.Tx) error { return nil },
+}
 
 // Open opens (creating if needed, with its folder) the SQLite store at path
 // and brings its schema up to date.
@@ -62,17 +63,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
-	s := &Store{db: db}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
-	}
-	if err := s.migrate(ctx); err != nil {
+	s, err := sqlstore.Open(ctx, db, dialect)
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
 	return s, nil
 }
-
-// Interface guards.
-var _ warden.Store = (*Store)(nil)

@@ -1,8 +1,7 @@
-package postgres
-
-// This file is shared, word for word apart from the package clause, by
-// sqlite/sql.go and postgres/sql.go (a test checks it). The differences
-// between the two databases live in each package's dialect.go.
+// Package sqlstore is the warden.Store both SQL stores share: the schema,
+// the migrations and every query. The sqlite and postgres packages open a
+// database and give its Dialect; nothing else differs between them.
+package sqlstore
 
 import (
 	"context"
@@ -22,6 +21,7 @@ import (
 // by goroutines and by processes sharing the database.
 type Store struct {
 	db *sql.DB
+	d  Dialect
 	// Now is the store's clock; it stamps records and decides whether a
 	// grant has expired. Tests replace it.
 	Now func() time.Time
@@ -104,7 +104,7 @@ var migrations = []string{
 	CREATE INDEX approvals_status ON approvals (status);
 	CREATE INDEX approvals_fingerprint ON approvals (fingerprint);
 	CREATE TABLE audit (
-		id ` + autoID + `,
+		id {{autoid}},
 		time BIGINT NOT NULL,
 		session TEXT NOT NULL DEFAULT '',
 		role TEXT NOT NULL DEFAULT '',
@@ -139,7 +139,7 @@ var migrations = []string{
 		demoted_at BIGINT NOT NULL DEFAULT 0
 	);
 	CREATE TABLE history (
-		id ` + autoID + `,
+		id {{autoid}},
 		time BIGINT NOT NULL,
 		session TEXT NOT NULL DEFAULT '',
 		agent TEXT NOT NULL DEFAULT '',
@@ -175,7 +175,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer tx.Rollback()
-	if err := lockMigrations(ctx, tx); err != nil {
+	if err := s.d.LockMigrations(ctx, tx); err != nil {
 		return fmt.Errorf("migrate: lock: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS warden_schema (version INTEGER NOT NULL)`); err != nil {
@@ -188,7 +188,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("store schema version %d is newer than this warden (%d): upgrade warden", v, len(migrations))
 	}
 	for i := v; i < len(migrations); i++ {
-		for _, stmt := range strings.Split(migrations[i], ";") {
+		for _, stmt := range strings.Split(strings.ReplaceAll(migrations[i], "{{autoid}}", s.d.AutoID), ";") {
 			if strings.TrimSpace(stmt) == "" {
 				continue
 			}
@@ -196,7 +196,7 @@ func (s *Store) migrate(ctx context.Context) error {
 				return fmt.Errorf("migrate to version %d: %w", i+1, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, rebind(`INSERT INTO warden_schema (version) VALUES (?)`), i+1); err != nil {
+		if _, err := tx.ExecContext(ctx, s.d.Rebind(`INSERT INTO warden_schema (version) VALUES (?)`), i+1); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", i+1, err)
 		}
 	}
@@ -249,7 +249,7 @@ func fromJSON(s string, v any) error {
 }
 
 func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return s.db.ExecContext(ctx, rebind(q), args...)
+	return s.db.ExecContext(ctx, s.d.Rebind(q), args...)
 }
 
 // notFound turns "no row changed" into ErrNotFound.
@@ -284,7 +284,7 @@ func scanSession(r scanner) (warden.Session, error) {
 
 // Session implements warden.SessionStore.
 func (s *Store) Session(ctx context.Context, id string) (warden.Session, error) {
-	x, err := scanSession(s.db.QueryRowContext(ctx, rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`), id))
+	x, err := scanSession(s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return x, fmt.Errorf("session %q: %w", id, warden.ErrNotFound)
 	}
@@ -304,7 +304,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*warden.Se
 		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
+	res, err := tx.ExecContext(ctx, s.d.Rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
 	if err != nil {
 		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
 	}
@@ -312,7 +312,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*warden.Se
 	if err != nil {
 		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
 	}
-	x, err := scanSession(tx.QueryRowContext(ctx, rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`+forUpdate), id))
+	x, err := scanSession(tx.QueryRowContext(ctx, s.d.Rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`+s.d.ForUpdate), id))
 	if err != nil {
 		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
 	}
@@ -320,7 +320,7 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*warden.Se
 		return warden.Session{}, err
 	}
 	x.ID = id
-	_, err = tx.ExecContext(ctx, rebind(`UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
+	_, err = tx.ExecContext(ctx, s.d.Rebind(`UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
 		calls = ?, violations = ?, governance = ?, compactions = ?, resumes = ?, intent_id = ?, intent = ?,
 		status = ?, started_at = ?, last_seen = ?, ended_at = ?, archived = ? WHERE id = ?`),
 		x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations, b2i(x.GovernanceInjected),
@@ -352,7 +352,7 @@ func (s *Store) Sessions(ctx context.Context, f warden.SessionFilter) ([]warden.
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, rebind(q), args...)
+	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
@@ -415,8 +415,8 @@ type execer interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
 }
 
-func insertGrant(ctx context.Context, db execer, g warden.Grant) error {
-	_, err := db.ExecContext(ctx, rebind(`INSERT INTO grants (`+grantCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+func (s *Store) insertGrant(ctx context.Context, db execer, g warden.Grant) error {
+	_, err := db.ExecContext(ctx, s.d.Rebind(`INSERT INTO grants (`+grantCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		g.ID, g.Tool, g.Role, g.Session, g.Subject, g.Value, g.Pattern, ts(g.Expires), g.UsesLeft,
 		ts(g.CreatedAt), g.CreatedBy, g.Approval)
 	return err
@@ -428,7 +428,7 @@ func (s *Store) AddGrant(ctx context.Context, g warden.Grant) (warden.Grant, err
 	if err != nil {
 		return g, err
 	}
-	if err := insertGrant(ctx, s.db, g); err != nil {
+	if err := s.insertGrant(ctx, s.db, g); err != nil {
 		return g, fmt.Errorf("add grant: %w", err)
 	}
 	return g, nil
@@ -447,7 +447,7 @@ func (s *Store) Grants(ctx context.Context, f warden.GrantFilter) ([]warden.Gran
 		args = append(args, f.Session)
 	}
 	q += ` ORDER BY created_at, id`
-	rows, err := s.db.QueryContext(ctx, rebind(q), args...)
+	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("grants: %w", err)
 	}
@@ -478,7 +478,7 @@ func (s *Store) UseGrant(ctx context.Context, id string) (bool, error) {
 		return true, nil
 	}
 	var one int
-	err = s.db.QueryRowContext(ctx, rebind(`SELECT 1 FROM grants WHERE id = ?`), id).Scan(&one)
+	err = s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT 1 FROM grants WHERE id = ?`), id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("grant %q: %w", id, warden.ErrNotFound)
 	}
@@ -548,7 +548,7 @@ func (s *Store) CreateApproval(ctx context.Context, a warden.Approval) (warden.A
 			return a, err
 		}
 		// The call has a pending approval already: share it.
-		existing, err := scanApproval(s.db.QueryRowContext(ctx, rebind(`SELECT `+approvalCols+` FROM approvals
+		existing, err := scanApproval(s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT `+approvalCols+` FROM approvals
 			WHERE fingerprint = ? AND status = 'pending'`), a.Fingerprint))
 		if err == nil {
 			return existing, nil
@@ -563,7 +563,7 @@ func (s *Store) CreateApproval(ctx context.Context, a warden.Approval) (warden.A
 
 // Approval implements warden.ApprovalStore.
 func (s *Store) Approval(ctx context.Context, id string) (warden.Approval, error) {
-	a, err := scanApproval(s.db.QueryRowContext(ctx, rebind(`SELECT `+approvalCols+` FROM approvals WHERE id = ?`), id))
+	a, err := scanApproval(s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT `+approvalCols+` FROM approvals WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("approval %q: %w", id, warden.ErrNotFound)
 	}
@@ -593,7 +593,7 @@ func (s *Store) Approvals(ctx context.Context, f warden.ApprovalFilter) ([]warde
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, rebind(q), args...)
+	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
@@ -632,7 +632,7 @@ func (s *Store) ResolveApproval(ctx context.Context, id string, r warden.Resolut
 	}
 	defer tx.Rollback()
 	var status string
-	err = tx.QueryRowContext(ctx, rebind(`SELECT status FROM approvals WHERE id = ?`+forUpdate), id).Scan(&status)
+	err = tx.QueryRowContext(ctx, s.d.Rebind(`SELECT status FROM approvals WHERE id = ?`+s.d.ForUpdate), id).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return warden.Approval{}, fmt.Errorf("approval %q: %w", id, warden.ErrNotFound)
 	}
@@ -649,12 +649,12 @@ func (s *Store) ResolveApproval(ctx context.Context, id string, r warden.Resolut
 		if err != nil {
 			return warden.Approval{}, fmt.Errorf("resolve approval %q: %w", id, err)
 		}
-		if err := insertGrant(ctx, tx, g); err != nil {
+		if err := s.insertGrant(ctx, tx, g); err != nil {
 			return warden.Approval{}, fmt.Errorf("resolve approval %q: %w", id, err)
 		}
 		ids = append(ids, g.ID)
 	}
-	_, err = tx.ExecContext(ctx, rebind(`UPDATE approvals SET status = ?, scope = ?, message = ?, decided_by = ?,
+	_, err = tx.ExecContext(ctx, s.d.Rebind(`UPDATE approvals SET status = ?, scope = ?, message = ?, decided_by = ?,
 		decided_at = ?, grants = ? WHERE id = ?`), r.Status, r.Scope, r.Message, r.DecidedBy, ts(s.now()), toJSON(ids), id)
 	if err != nil {
 		return warden.Approval{}, fmt.Errorf("resolve approval %q: %w", id, err)
@@ -689,7 +689,7 @@ func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.A
 	if r.Args == nil {
 		r.Args = map[string]any{}
 	}
-	err := s.db.QueryRowContext(ctx, rebind(`INSERT INTO audit (`+auditCols+`)
+	err := s.db.QueryRowContext(ctx, s.d.Rebind(`INSERT INTO audit (`+auditCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
 		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
@@ -737,7 +737,7 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, rebind(q), args...)
+	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -913,3 +913,31 @@ func (s *Store) ArchiveHistory(ctx context.Context, keep int) (int, error) {
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+// Dialect is what differs between the SQL databases.
+type Dialect struct {
+	// AutoID is the column type of an auto-incrementing primary key.
+	AutoID string
+	// ForUpdate is appended to a SELECT that must lock its rows.
+	ForUpdate string
+	// Rebind turns the queries' ? placeholders into the database's own.
+	Rebind func(q string) string
+	// LockMigrations serialises migrations across processes; it runs
+	// inside the migration transaction.
+	LockMigrations func(ctx context.Context, tx *sql.Tx) error
+}
+
+// Open wraps an open database and brings its schema up to date.
+func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	s := &Store{db: db, d: d}
+	if err := db.PingContext(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Interface guards.
+var _ warden.Store = (*Store)(nil)
