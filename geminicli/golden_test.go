@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
+	"github.com/warden-run/warden/internal/golden"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/warden-run/warden"
@@ -25,7 +24,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			secs, order := readSections(t, file)
+			secs, order := golden.Read(t, file)
 			got := map[string]string{}
 			var d *warden.Decision
 			if secs["decision"] != "" {
@@ -53,59 +52,7 @@ func TestGolden(t *testing.T) {
 			var b bytes.Buffer
 			json.Indent(&b, out.Marshal(), "", "  ")
 			got["stdout"] = b.String()
-			check(t, file, secs, order, got)
+			golden.Check(t, file, secs, order, got, *update)
 		})
-	}
-}
-
-func readSections(t *testing.T, file string) (map[string]string, []string) {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secs := map[string]string{}
-	var order []string
-	name := ""
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		if strings.HasPrefix(line, "-- ") && strings.HasSuffix(strings.TrimSpace(line), " --") {
-			name = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "-- "), " --")
-			order = append(order, name)
-			continue
-		}
-		if name != "" {
-			secs[name] += line
-		}
-	}
-	for k, v := range secs {
-		secs[k] = strings.TrimSpace(v)
-	}
-	return secs, order
-}
-
-func check(t *testing.T, file string, secs map[string]string, order []string, got map[string]string) {
-	t.Helper()
-	if *update {
-		var b strings.Builder
-		for _, name := range order {
-			if _, out := got[name]; out {
-				continue
-			}
-			b.WriteString("-- " + name + " --\n" + secs[name] + "\n")
-		}
-		for _, name := range []string{"call", "stdout"} {
-			if v, ok := got[name]; ok {
-				b.WriteString("-- " + name + " --\n" + v + "\n")
-			}
-		}
-		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	for name, v := range got {
-		if secs[name] != strings.TrimSpace(v) {
-			t.Errorf("%s: section %q differs (run go test -update to accept)\n got:\n%s\nwant:\n%s", file, name, v, secs[name])
-		}
 	}
 }
