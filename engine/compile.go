@@ -58,7 +58,7 @@ type roleInfo struct {
 // policy has one, and resolves the workspace root. The policy must have
 // passed policy.Load; Compile reports what it cannot compile.
 func Compile(p *policy.Policy) (*Engine, error) {
-	e := &Engine{pol: p, roles: map[string]*roleInfo{}, byProg: map[string][]*rule{}}
+	e := &Engine{pol: p, roles: map[string]*roleInfo{}, cmdIndex: map[string]*progIndex{}}
 	root := p.Workspace.Root
 	if root == "" {
 		root = p.Dir
@@ -144,28 +144,8 @@ func Compile(p *policy.Policy) (*Engine, error) {
 			r.intent = re
 		}
 		e.rules = append(e.rules, r)
-		// Index command rules by program so a command meets only the
-		// rules that can match it.
-		indexed := len(r.commands) > 0
-		for _, c := range r.commands {
-			for _, prog := range c.Progs() {
-				if glob.HasMeta(prog) {
-					indexed = false
-				}
-			}
-		}
-		if indexed {
-			seen := map[string]bool{}
-			for _, c := range r.commands {
-				for _, prog := range c.Progs() {
-					if !seen[prog] {
-						e.byProg[prog] = append(e.byProg[prog], r)
-						seen[prog] = true
-					}
-				}
-			}
-		} else {
-			e.anyProg = append(e.anyProg, r)
+		for k := range r.commands {
+			e.index(r, &r.commands[k])
 		}
 		if len(r.commands) == 0 {
 			e.nonCommand = append(e.nonCommand, r)
@@ -180,6 +160,49 @@ func Compile(p *policy.Policy) (*Engine, error) {
 		e.intents = in
 	}
 	return e, nil
+}
+
+// patRef is one command pattern of a rule.
+type patRef struct {
+	r *rule
+	p *shell.Pattern
+}
+
+// progIndex holds the command patterns of one program, by their first
+// literal operand, so that a command meets only the patterns that can match
+// it however large the policy grows.
+type progIndex struct {
+	byOp map[string][]patRef // first operand token is a literal
+	any  []patRef            // first operand is a glob, "*" or absent
+	all  []patRef            // every pattern, for commands whose first operand is computed
+}
+
+// index files a pattern under every stage's program and first operand.
+func (e *Engine) index(r *rule, p *shell.Pattern) {
+	ref := patRef{r: r, p: p}
+	seen := map[[2]string]bool{}
+	for k := 0; k < p.StageCount(); k++ {
+		prog, op := p.StageKey(k)
+		if seen[[2]string{prog, op}] {
+			continue
+		}
+		seen[[2]string{prog, op}] = true
+		if glob.HasMeta(prog) {
+			e.cmdAny = append(e.cmdAny, ref)
+			continue
+		}
+		pi := e.cmdIndex[prog]
+		if pi == nil {
+			pi = &progIndex{byOp: map[string][]patRef{}}
+			e.cmdIndex[prog] = pi
+		}
+		if op != "" {
+			pi.byOp[op] = append(pi.byOp[op], ref)
+		} else {
+			pi.any = append(pi.any, ref)
+		}
+		pi.all = append(pi.all, ref)
+	}
 }
 
 func compileTool(t string) toolMatcher {

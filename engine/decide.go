@@ -121,7 +121,13 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Dec
 		tr.Tool, tr.Kind, tr.Destructive = call.Tool, st.kind, st.destructive
 	}
 	e.checkRole(&st)
-	e.parts(&st)
+	// A role that may not use the tool at all decides the call: its parts
+	// are not evaluated (no rule can make the call allowed).
+	if st.best.code != warden.CodeRoleToolDenied {
+		e.parts(&st)
+	} else if tr != nil {
+		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: warden.CodeRoleToolDenied, Detail: "not evaluated: the role may not use this tool"})
+	}
 	return e.finish(&st)
 }
 
@@ -189,8 +195,8 @@ type part struct {
 func (e *Engine) evalPart(st *state, p *part) {
 	var deny, ask, allow *rule
 	var warnRules []*rule
-	try := func(r *rule) {
-		if !e.ruleMatches(st, r, p) {
+	try := func(r *rule, pat *shell.Pattern) {
+		if !e.ruleMatchesPat(st, r, p, pat) {
 			return
 		}
 		st.markMatched(r)
@@ -219,16 +225,26 @@ func (e *Engine) evalPart(st *state, p *part) {
 	}
 	if p.subject == warden.SubjectCommand {
 		c := &p.an.Commands[p.cmd]
-		for _, r := range e.byProg[c.Prog] {
-			try(r)
+		if pi := e.cmdIndex[c.Prog]; pi != nil {
+			op, dyn := c.FirstOperand()
+			refs := pi.any
+			if dyn {
+				refs = pi.all
+			} else {
+				for _, ref := range pi.byOp[op] {
+					try(ref.r, ref.p)
+				}
+			}
+			for _, ref := range refs {
+				try(ref.r, ref.p)
+			}
 		}
-		for _, r := range e.anyProg {
-			try(r)
+		for _, ref := range e.cmdAny {
+			try(ref.r, ref.p)
 		}
-	} else {
-		for _, r := range e.nonCommand {
-			try(r)
-		}
+	}
+	for _, r := range e.nonCommand {
+		try(r, nil)
 	}
 	for _, r := range warnRules {
 		st.warnings = append(st.warnings, r.message)
@@ -328,8 +344,23 @@ func (e *Engine) classOf(p *part) string {
 	return "safe"
 }
 
-// ruleMatches reports whether rule r matches part p of the call.
+// ruleMatches reports whether rule r matches part p of the call, trying
+// every command pattern of the rule.
 func (e *Engine) ruleMatches(st *state, r *rule, p *part) bool {
+	if len(r.commands) == 0 {
+		return e.ruleMatchesPat(st, r, p, nil)
+	}
+	for i := range r.commands {
+		if e.ruleMatchesPat(st, r, p, &r.commands[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleMatchesPat reports whether rule r matches part p, with pat the one
+// command pattern to try (nil for rules without command patterns).
+func (e *Engine) ruleMatchesPat(st *state, r *rule, p *part, pat *shell.Pattern) bool {
 	c := &st.call
 	if len(r.tools) > 0 {
 		ok := false
@@ -364,17 +395,8 @@ func (e *Engine) ruleMatches(st *state, r *rule, p *part) bool {
 			return false
 		}
 	}
-	if len(r.commands) > 0 {
-		if p.subject != warden.SubjectCommand {
-			return false
-		}
-		strict := r.effect == warden.Allow
-		for i := range r.commands {
-			if r.commands[i].Match(p.an, p.cmd, strict) {
-				return true
-			}
-		}
-		return false
+	if pat != nil {
+		return p.subject == warden.SubjectCommand && pat.Match(p.an, p.cmd, r.effect == warden.Allow)
 	}
 	if r.hasPath {
 		if p.subject != warden.SubjectPath {
@@ -408,16 +430,15 @@ func (e *Engine) isProtected(p *part) bool {
 			}
 		}
 	}
+	// The path as written, before symlinks were resolved, is checked too.
+	ra := p.rawAbs()
+	rrel, rinside := p.rel, p.inside
+	if ra != p.abs {
+		rrel, rinside = e.relTo(ra)
+	}
 	for _, g := range e.protected {
-		if g.match(p.abs, p.rel, p.inside) {
+		if g.match(p.abs, p.rel, p.inside) || ra != p.abs && g.match(ra, rrel, rinside) {
 			return true
-		}
-		// The path as written, before symlinks were resolved.
-		if ra := p.rawAbs(); ra != p.abs {
-			rel, inside := e.relTo(ra)
-			if g.match(ra, rel, inside) {
-				return true
-			}
 		}
 	}
 	return false

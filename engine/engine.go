@@ -18,9 +18,9 @@ type Engine struct {
 	protectedAbs []string
 	roles        map[string]*roleInfo
 	rules        []*rule
-	byProg       map[string][]*rule // command rules by program
-	anyProg      []*rule            // rules that can match any command
-	nonCommand   []*rule            // rules without command patterns
+	cmdIndex     map[string]*progIndex // command patterns by literal program
+	cmdAny       []patRef              // command patterns whose program is a glob
+	nonCommand   []*rule               // rules without command patterns
 	intents      *intentSet
 }
 

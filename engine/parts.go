@@ -129,6 +129,15 @@ func (e *Engine) shellParts(st *state) int {
 			cds = append(cds, cmd.Args[len(cmd.Args)-1])
 		}
 	}
+	// A command a rule denies settles the call: its writes would only
+	// change which reason is given, so they are not resolved (no I/O).
+	if st.best.effect == warden.Deny && st.best.code == warden.CodeRuleDeny && len(a.Writes) > 0 {
+		if st.tr != nil {
+			st.tr.Checks = append(st.tr.Checks, Check{Name: "writes", Effect: warden.Deny, Code: warden.CodeRuleDeny,
+				Detail: "not evaluated: rule " + st.best.rule.id + " already denies the command"})
+		}
+		return len(a.Commands)
+	}
 	for _, w := range a.Writes {
 		vk := "write"
 		if w.Delete {

@@ -375,3 +375,42 @@ func valueFlag(prog, w string, opsSoFar int) int {
 	}
 	return 0
 }
+
+// StageCount returns the number of pipeline stages of the pattern.
+func (p Pattern) StageCount() int { return len(p.stages) }
+
+// StageKey returns what an index can file stage k under: its program, and
+// its first operand token when that is a literal (not a glob). An empty
+// first operand means the stage can match any first operand.
+func (p Pattern) StageKey(k int) (prog, firstOp string) {
+	st := p.stages[k]
+	if len(st.ops) > 0 && !glob.HasMeta(st.ops[0]) {
+		firstOp = st.ops[0]
+	}
+	return st.prog, firstOp
+}
+
+// FirstOperand returns the command's first operand as pattern matching sees
+// it (after flags, and after the values of flags that take one), and
+// whether it is computed at run time. It returns "" when there is none.
+func (c *Command) FirstOperand() (op string, dynamic bool) {
+	args := c.Args[1:]
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if IsDyn(w) {
+			return w, true
+		}
+		if w == "--" {
+			if i+1 < len(args) {
+				return args[i+1], IsDyn(args[i+1])
+			}
+			return "", false
+		}
+		if isFlag(w) {
+			i += valueFlag(c.Prog, w, 0)
+			continue
+		}
+		return w, false
+	}
+	return "", false
+}

@@ -68,7 +68,11 @@ func FormatTrace(call warden.ToolCall, tr *engine.Trace) string {
 			fmt.Fprintf(&b, "  %-11s %s (%s): %s\n", c.Name, c.Effect, c.Code, c.Detail)
 		}
 	}
-	b.WriteString("\nparts:\n")
+	if len(tr.Parts) == 0 {
+		b.WriteString("\nparts: none evaluated\n")
+	} else {
+		b.WriteString("\nparts:\n")
+	}
 	for i, p := range tr.Parts {
 		label := p.Subject
 		if p.Subject == warden.SubjectPath {
