@@ -50,8 +50,9 @@ type pathGlob struct {
 
 type roleInfo struct {
 	*policy.Role
-	tools []toolMatcher
-	first []toolMatcher
+	tools     []toolMatcher
+	first     []toolMatcher
+	toolsText string // the role's tools, comma-separated, for messages
 }
 
 // Compile compiles a loaded policy. It reads the intents file, if the
@@ -92,7 +93,7 @@ func Compile(p *policy.Policy) (*Engine, error) {
 	}
 
 	for _, r := range p.Roles {
-		ri := &roleInfo{Role: r}
+		ri := &roleInfo{Role: r, toolsText: strings.Join(r.Tools, ", ")}
 		for _, t := range r.Tools {
 			ri.tools = append(ri.tools, compileTool(t))
 		}
@@ -149,6 +150,9 @@ func Compile(p *policy.Policy) (*Engine, error) {
 		}
 		if len(r.commands) == 0 {
 			e.nonCommand = append(e.nonCommand, r)
+			if !r.hasPath {
+				e.callRules = append(e.callRules, r)
+			}
 		}
 	}
 

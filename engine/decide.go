@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strings"
-
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/shell"
@@ -20,13 +18,44 @@ type item struct {
 	subject, extra string
 }
 
-// prio orders codes of equal severity: the more specific reason wins.
-var prio = map[warden.Code]int{
-	warden.CodePolicyError: 0, warden.CodeProtectedPath: 1, warden.CodeRoleToolDenied: 2,
-	warden.CodeDepthExceeded: 3, warden.CodeFirstTool: 4, warden.CodeMissingIntent: 5,
-	warden.CodeIntentNotFound: 6, warden.CodeRuleDeny: 7, warden.CodeRuleAsk: 7,
-	warden.CodeOutsideWorkspace: 8, warden.CodeScopeViolation: 9, warden.CodeUnparsable: 10,
-	warden.CodeDefault: 11, warden.CodeAllowed: 12,
+// prio orders codes of equal severity: the more specific reason wins. It
+// is a switch, not a map: it runs for every part, and hashing the code
+// cost more than the rest of the comparison.
+func prio(c warden.Code) int {
+	switch c {
+	case warden.CodePolicyError:
+		return 0
+	case warden.CodeProtectedPath:
+		return 1
+	case warden.CodeRoleToolDenied:
+		return 2
+	case warden.CodeDepthExceeded:
+		return 3
+	case warden.CodeFirstTool:
+		return 4
+	case warden.CodeMissingIntent:
+		return 5
+	case warden.CodeIntentNotFound:
+		return 6
+	case warden.CodeRuleDeny, warden.CodeRuleAsk:
+		return 7
+	case warden.CodeOutsideWorkspace:
+		return 8
+	case warden.CodeScopeViolation:
+		return 9
+	case warden.CodeUnparsable:
+		return 10
+	case warden.CodeDefault:
+		return 11
+	case warden.CodeAllowed:
+		return 12
+	}
+	return 0
+}
+
+// ruleText reports that the item's reason is its rule's message.
+func (a item) ruleText() bool {
+	return a.rule != nil && a.rule.message != "" && (a.code == warden.CodeRuleDeny || a.code == warden.CodeRuleAsk)
 }
 
 func (a item) beats(b item) bool {
@@ -36,7 +65,7 @@ func (a item) beats(b item) bool {
 	if sa, sb := a.effect.Severity(), b.effect.Severity(); sa != sb {
 		return sa > sb
 	}
-	pa, pb := prio[a.code], prio[b.code]
+	pa, pb := prio(a.code), prio(b.code)
 	if pa != pb {
 		return pa < pb
 	}
@@ -61,10 +90,12 @@ type state struct {
 	allowRule *rule // the first rule that allowed a part
 	warnings  []string
 
-	matchedBits [4]uint64
-	matchedBig  []bool
+	// The rules that matched some part, each once: the first eight in
+	// matched (no allocation, and state stays on the stack), any more in
+	// matchedMore.
+	matched     [8]*rule
 	nMatched    int
-	lastMatched *rule
+	matchedMore []*rule
 	grants      []string
 }
 
@@ -83,30 +114,22 @@ func (st *state) check(name string, it item) {
 }
 
 func (st *state) markMatched(r *rule) {
-	if r.idx < 256 {
-		w, b := r.idx/64, uint64(1)<<(r.idx%64)
-		if st.matchedBits[w]&b != 0 {
+	for i := 0; i < st.nMatched && i < len(st.matched); i++ {
+		if st.matched[i] == r {
 			return
 		}
-		st.matchedBits[w] |= b
+	}
+	for _, m := range st.matchedMore {
+		if m == r {
+			return
+		}
+	}
+	if st.nMatched < len(st.matched) {
+		st.matched[st.nMatched] = r
 	} else {
-		if st.matchedBig == nil {
-			st.matchedBig = make([]bool, len(st.e.rules))
-		}
-		if st.matchedBig[r.idx] {
-			return
-		}
-		st.matchedBig[r.idx] = true
+		st.matchedMore = append(st.matchedMore, r)
 	}
 	st.nMatched++
-	st.lastMatched = r
-}
-
-func (st *state) isMatched(r *rule) bool {
-	if r.idx < 256 {
-		return st.matchedBits[r.idx/64]&(uint64(1)<<(r.idx%64)) != 0
-	}
-	return st.matchedBig != nil && st.matchedBig[r.idx]
 }
 
 var noStrings = []string{}
@@ -243,7 +266,11 @@ func (e *Engine) evalPart(st *state, p *part) {
 			try(ref.r, ref.p)
 		}
 	}
-	for _, r := range e.nonCommand {
+	rest := e.nonCommand
+	if p.subject == warden.SubjectCommand {
+		rest = e.callRules // a rule with paths never matches a command
+	}
+	for _, r := range rest {
 		try(r, nil)
 	}
 	for _, r := range warnRules {
@@ -254,34 +281,40 @@ func (e *Engine) evalPart(st *state, p *part) {
 	var res item
 	if p.subject == warden.SubjectPath && !p.dynamic {
 		if p.write && e.isProtected(p) {
-			res = item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: p.display()}
+			res = item{effect: warden.Deny, code: warden.CodeProtectedPath}
 		} else if !p.inside && e.pol.Workspace.Outside != warden.Allow && allow == nil {
-			res = item{effect: e.pol.Workspace.Outside, code: warden.CodeOutsideWorkspace, subject: p.display()}
+			res = item{effect: e.pol.Workspace.Outside, code: warden.CodeOutsideWorkspace}
 		}
 	}
 	switch {
 	case res.set || res.code != "":
 	case deny != nil:
-		res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: deny, subject: p.display()}
+		res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: deny}
 	case ask != nil:
-		res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: ask, subject: p.display()}
+		res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: ask}
 	case p.dynamic:
-		res = item{effect: warden.Ask, code: warden.CodeUnparsable, subject: p.display()}
+		res = item{effect: warden.Ask, code: warden.CodeUnparsable}
 		if d := e.defaultFor(p); d == warden.Deny {
 			res.effect = warden.Deny
 		}
 	case allow != nil:
 		res = item{effect: warden.Allow, code: warden.CodeAllowed, rule: allow}
 	default:
-		res = item{effect: e.defaultFor(p), code: warden.CodeDefault, subject: p.display(), extra: e.classOf(p)}
+		res = item{effect: e.defaultFor(p), code: warden.CodeDefault, extra: e.classOf(p)}
 	}
 	// A deny or ask rule still raises a path check's severity.
 	if res.code == warden.CodeOutsideWorkspace || res.code == warden.CodeProtectedPath {
 		if deny != nil && res.effect != warden.Deny {
-			res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: deny, subject: p.display()}
+			res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: deny}
 		} else if ask != nil && res.effect == warden.Allow {
-			res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: ask, subject: p.display()}
+			res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: ask}
 		}
+	}
+	// The subject text is made only for an item whose reason may show it:
+	// an ask or deny that is now the call's most severe, unless its rule's
+	// own message is the reason.
+	if st.tr != nil || res.effect != warden.Allow && res.beats(st.best) && !res.ruleText() {
+		res.subject = p.display()
 	}
 	// Intent scope for writes.
 	if res.effect != warden.Deny && p.subject == warden.SubjectPath && p.write && st.needsIntent(p) {
@@ -425,7 +458,7 @@ func (e *Engine) ruleMatchesPat(st *state, r *rule, p *part, pat *shell.Pattern)
 func (e *Engine) isProtected(p *part) bool {
 	for _, abs := range []string{p.abs, p.rawAbs()} {
 		for _, pa := range e.protectedAbs {
-			if abs == pa || strings.HasPrefix(abs, pa+"/") {
+			if under(abs, pa) {
 				return true
 			}
 		}
@@ -478,13 +511,21 @@ func (e *Engine) finish(st *state) warden.Decision {
 	}
 	switch {
 	case st.nMatched == 1:
-		d.Matched = st.lastMatched.one
+		d.Matched = st.matched[0].one
 	case st.nMatched > 1:
-		d.Matched = make([]string, 0, st.nMatched)
-		for _, r := range e.rules {
-			if st.isMatched(r) {
-				d.Matched = append(d.Matched, r.id)
+		// In policy order: sort the few matched rules by index (not a scan
+		// of every rule of the policy).
+		ms := make([]*rule, 0, st.nMatched)
+		ms = append(ms, st.matched[:min(st.nMatched, len(st.matched))]...)
+		ms = append(ms, st.matchedMore...)
+		for i := 1; i < len(ms); i++ {
+			for j := i; j > 0 && ms[j].idx < ms[j-1].idx; j-- {
+				ms[j], ms[j-1] = ms[j-1], ms[j]
 			}
+		}
+		d.Matched = make([]string, len(ms))
+		for i, r := range ms {
+			d.Matched[i] = r.id
 		}
 	}
 	if st.tr != nil {

@@ -21,6 +21,7 @@ type Engine struct {
 	cmdIndex     map[string]*progIndex // command patterns by literal program
 	cmdAny       []patRef              // command patterns whose program is a glob
 	nonCommand   []*rule               // rules without command patterns
+	callRules    []*rule               // rules with neither commands nor paths: they meet command parts too
 	intents      *intentSet
 }
 

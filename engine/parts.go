@@ -35,6 +35,13 @@ func (e *Engine) parts(st *state) {
 	if st.kind == "shell" {
 		n += e.shellParts(st)
 	}
+	if !hasPathArgs(c.Args) {
+		if n == 0 {
+			p := part{subject: warden.SubjectCall, destr: st.destructive}
+			e.evalPart(st, &p)
+		}
+		return
+	}
 	write := writeKind(st.kind)
 	for _, k := range pathKeys {
 		if v, ok := c.Args[k]; ok {
@@ -260,7 +267,7 @@ func (e *Engine) relTo(abs string) (string, bool) {
 		if abs == root {
 			return ".", true
 		}
-		if strings.HasPrefix(abs, root+"/") {
+		if under(abs, root) {
 			return abs[len(root)+1:], true
 		}
 	}
@@ -446,4 +453,24 @@ func patchPaths(body string) []string {
 		}
 	}
 	return out
+}
+
+// under reports whether path p is dir or inside it, without building
+// dir + "/".
+func under(p, dir string) bool {
+	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// hasPathArgs reports whether any argument is one that paths or patches are
+// read from (pathKeys, "paths", patchKeys). Ranging over a call's few
+// arguments costs less than hashing each of the 13 names.
+func hasPathArgs(args map[string]any) bool {
+	for k := range args {
+		switch k {
+		case "path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path",
+			"paths", "input", "patch", "patchText", "patch_text", "diff":
+			return true
+		}
+	}
+	return false
 }

@@ -25,7 +25,7 @@ func (e *Engine) reason(st *state, it item) string {
 		return fmt.Sprintf("%s is outside the workspace (%s).", it.subject, e.rootRaw)
 	case warden.CodeRoleToolDenied:
 		r := e.roles[c.Role]
-		return fmt.Sprintf("The %s role may not use the tool %s (kind %s). Its tools are: %s.", c.Role, c.Tool, st.kind, strings.Join(r.Tools, ", "))
+		return "The " + c.Role + " role may not use the tool " + c.Tool + " (kind " + st.kind + "). Its tools are: " + r.toolsText + "."
 	case warden.CodeDepthExceeded:
 		r := e.roles[c.Role]
 		return fmt.Sprintf("Delegation depth %d reaches the %s role's limit of %d.", c.Depth, c.Role, r.MaxDepth)

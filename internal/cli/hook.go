@@ -295,17 +295,21 @@ func runHook(ctx context.Context, env *Env) int {
 	done := make(chan result, 1)
 	ctx, cancel := context.WithTimeout(ctx, *timeout+*wait)
 	defer cancel()
+	// The goroutine works on its own copy of the event: on a timeout this
+	// goroutine answers from ev while the decision may still be running.
+	gev := ev
+	if gev.call.Role == "" && gev.call.Depth == 0 {
+		gev.call.Role = *role
+	}
+	opt := hookOptions{policy: *policyFile, store: *store, role: *role, wait: *wait,
+		stateless: *stateless, host: h.name, prompts: ev.kind == evPreTool && h.prompts(), stall: hookTestStall}
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
 				done <- result{err: fmt.Errorf("internal error (panic: %v)\n%s", r, firstLines(string(debug.Stack()), 12))}
 			}
 		}()
-		if ev.call.Role == "" && ev.call.Depth == 0 {
-			ev.call.Role = *role
-		}
-		out, err := handleHook(ctx, h, ev, hookOptions{policy: *policyFile, store: *store, role: *role, wait: *wait,
-			stateless: *stateless, host: h.name, prompts: ev.kind == evPreTool && h.prompts()})
+		out, err := handleHook(ctx, h, gev, opt)
 		done <- result{out, err}
 	}()
 	select {
@@ -331,13 +335,15 @@ type hookOptions struct {
 	// host is the host's name; prompts whether it can ask its user now.
 	host    string
 	prompts bool
+	// stall is hookTestStall, read once before the decision starts.
+	stall func()
 }
 
 // handleHook decides one event with the session layer and renders the
 // host's answer. Any error is answered as a failure (deny before a tool).
 func handleHook(ctx context.Context, h *hookHost, ev hookEvent, opt hookOptions) ([]byte, error) {
-	if hookTestStall != nil {
-		hookTestStall()
+	if opt.stall != nil {
+		opt.stall()
 	}
 	if ev.kind == evOther {
 		return h.answer(ev, hookAnswer{}, render{}), nil
