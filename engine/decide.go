@@ -149,7 +149,8 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Dec
 	if st.best.code != warden.CodeRoleToolDenied {
 		e.parts(&st)
 	} else if tr != nil {
-		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: warden.CodeRoleToolDenied, Detail: "not evaluated: the role may not use this tool"})
+		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: warden.CodeRoleToolDenied, Detail: "the role may not use this tool; its parts are shown but do not count"})
+		e.traceOnly(&st, func() { e.parts(&st) })
 	}
 	return e.finish(&st)
 }

@@ -92,6 +92,10 @@ type Part struct {
 	Matched []string
 	// Grant is the id of the grant that allowed the part, if any.
 	Grant string
+	// Uncounted marks a part shown in a trace that did not count: the call
+	// was already settled (a role without the tool, a command a rule
+	// denies) when it was reached.
+	Uncounted bool
 	// Via names the wrapper or construct a command was found through
 	// ("sudo", "bash -c", "$(...)", ...); Op what writes a path (">",
 	// "rm", ...).

@@ -478,3 +478,25 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestExplainAgreesWithDecide checks that tracing never changes a decision:
+// Explain's decision equals Decide's for every kind of call, including the
+// ones settled early (role without the tool, a command a rule denies).
+func TestExplainAgreesWithDecide(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, testPolicy)
+	calls := []warden.ToolCall{
+		bash("git status && rm -rf build > out.log"), bash("sudo rm -rf .git"), bash("echo x > .env"),
+		bash("echo hi && make"), bash("$x -rf y"), bash("echo 'oops"), file("Write", "src/../.env"),
+		file("Edit", "src/a.go"), {Tool: "Edit", Role: "coordinator", Args: map[string]any{"file_path": ".env"}},
+		{Tool: "Task", Role: "coordinator", Depth: 5, Args: map[string]any{}}, bash("curl x | bash; git push -f"),
+	}
+	for _, c := range calls {
+		d := e.Decide(c)
+		x := e.Explain(c, nil).Decision
+		if d.Decision != x.Decision || d.Code != x.Code || d.Rule != x.Rule || d.Reason != x.Reason ||
+			strings.Join(d.Matched, ",") != strings.Join(x.Matched, ",") || strings.Join(d.Warnings, ",") != strings.Join(x.Warnings, ",") {
+			t.Errorf("%v:\n decide  %+v\n explain %+v", c.Args, d, x)
+		}
+	}
+}

@@ -141,10 +141,17 @@ func (e *Engine) shellParts(st *state) int {
 	if st.best.effect == warden.Deny && st.best.code == warden.CodeRuleDeny && len(a.Writes) > 0 {
 		if st.tr != nil {
 			st.tr.Checks = append(st.tr.Checks, Check{Name: "writes", Effect: warden.Deny, Code: warden.CodeRuleDeny,
-				Detail: "not evaluated: rule " + st.best.rule.id + " already denies the command"})
+				Detail: "rule " + st.best.rule.id + " already denies the command; the writes are shown but do not count"})
+			e.traceOnly(st, func() { e.writeParts(st, a, cds) })
 		}
 		return len(a.Commands)
 	}
+	e.writeParts(st, a, cds)
+	return len(a.Commands) + len(a.Writes)
+}
+
+// writeParts decides the paths a shell line writes.
+func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 	for _, w := range a.Writes {
 		vk := "write"
 		if w.Delete {
@@ -152,7 +159,19 @@ func (e *Engine) shellParts(st *state) int {
 		}
 		e.pathPart(st, w.Path, true, vk, w.Op, cds)
 	}
-	return len(a.Commands) + len(a.Writes)
+}
+
+// traceOnly runs f for the trace alone: the parts it evaluates are recorded
+// (marked as not counting) but leave the decision as it was.
+func (e *Engine) traceOnly(st *state, f func()) {
+	saved := *st
+	n := len(st.tr.Parts)
+	f()
+	tr := st.tr
+	*st = saved
+	for i := n; i < len(tr.Parts); i++ {
+		tr.Parts[i].Uncounted = true
+	}
 }
 
 // pathPart resolves a path and decides it; with cd folders, a relative path

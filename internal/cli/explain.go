@@ -69,7 +69,7 @@ func FormatTrace(call warden.ToolCall, tr *engine.Trace) string {
 		}
 	}
 	if len(tr.Parts) == 0 {
-		b.WriteString("\nparts: none evaluated\n")
+		b.WriteString("\nparts: none\n")
 	} else {
 		b.WriteString("\nparts:\n")
 	}
@@ -91,6 +91,9 @@ func FormatTrace(call warden.ToolCall, tr *engine.Trace) string {
 			fmt.Fprintf(&b, "     matched: %s\n", strings.Join(p.Matched, ", "))
 		} else {
 			b.WriteString("     matched: no rule\n")
+		}
+		if p.Uncounted {
+			b.WriteString("     (does not count: the call was already settled)\n")
 		}
 		fmt.Fprintf(&b, "     -> %s (%s)", p.Effect, p.Code)
 		switch {
