@@ -17,14 +17,10 @@ func init() {
 
 func runAnchor(ctx context.Context, env *Env) int {
 	const usage = "add [--priority critical|high|normal|low] TEXT... | ls [--json] | rm ID..."
-	if len(env.Args) == 0 || strings.HasPrefix(env.Args[0], "-") {
-		fmt.Fprintf(env.Stderr, "Usage: warden anchor %s\n", usage)
-		if len(env.Args) > 0 && (env.Args[0] == "-h" || env.Args[0] == "--help") {
-			return ExitOK
-		}
-		return ExitError
+	sub, args, code := subcommand(env, "anchor", usage)
+	if code >= 0 {
+		return code
 	}
-	sub, args := env.Args[0], env.Args[1:]
 	fs := newFlags(env, "anchor "+sub, usage)
 	sf := addStoreFlags(fs)
 	priority := fs.String("priority", "normal", "add: critical, high, normal or low")

@@ -22,14 +22,10 @@ const approvalsUsage = `ls [--all] [--json]
        warden approvals reject ID --message M`
 
 func runApprovals(ctx context.Context, env *Env) int {
-	if len(env.Args) == 0 || strings.HasPrefix(env.Args[0], "-") {
-		fmt.Fprintf(env.Stderr, "Usage: warden approvals %s\n", approvalsUsage)
-		if len(env.Args) > 0 && (env.Args[0] == "-h" || env.Args[0] == "--help") {
-			return ExitOK
-		}
-		return ExitError
+	sub, args, code := subcommand(env, "approvals", approvalsUsage)
+	if code >= 0 {
+		return code
 	}
-	sub, args := env.Args[0], env.Args[1:]
 	fs := newFlags(env, "approvals "+sub, approvalsUsage)
 	sf := addStoreFlags(fs)
 	all := fs.Bool("all", false, "ls: also answered approvals")
@@ -45,12 +41,11 @@ func runApprovals(ctx context.Context, env *Env) int {
 	if code >= 0 {
 		return code
 	}
-	pol, st, err := sf.open(ctx)
+	_, st, err := sf.open(ctx)
 	if err != nil {
 		return cmdError(env, "approvals", err)
 	}
 	defer st.Close()
-	_ = pol
 	switch sub {
 	case "ls", "list":
 		if len(pos) > 0 {

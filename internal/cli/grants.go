@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -17,14 +16,10 @@ func init() {
 
 func runGrants(ctx context.Context, env *Env) int {
 	const usage = "ls [--all] [--json] | revoke ID..."
-	if len(env.Args) == 0 || strings.HasPrefix(env.Args[0], "-") {
-		fmt.Fprintf(env.Stderr, "Usage: warden grants %s\n", usage)
-		if len(env.Args) > 0 && (env.Args[0] == "-h" || env.Args[0] == "--help") {
-			return ExitOK
-		}
-		return ExitError
+	sub, args, code := subcommand(env, "grants", usage)
+	if code >= 0 {
+		return code
 	}
-	sub, args := env.Args[0], env.Args[1:]
 	fs := newFlags(env, "grants "+sub, usage)
 	sf := addStoreFlags(fs)
 	all := fs.Bool("all", false, "ls: also revoked, expired and used-up grants")

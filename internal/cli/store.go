@@ -139,3 +139,18 @@ func dash(s string) string {
 	}
 	return s
 }
+
+// subcommand splits "warden CMD SUB args..." for commands with
+// subcommands. It prints the usage and returns an exit code >= 0 when there
+// is no subcommand (or help was asked for), and -1 when the command should
+// go on.
+func subcommand(env *Env, cmd, usage string) (sub string, args []string, code int) {
+	if len(env.Args) == 0 || strings.HasPrefix(env.Args[0], "-") {
+		fmt.Fprintf(env.Stderr, "Usage: warden %s %s\n", cmd, usage)
+		if len(env.Args) > 0 && (env.Args[0] == "-h" || env.Args[0] == "--help") {
+			return "", nil, ExitOK
+		}
+		return "", nil, ExitError
+	}
+	return env.Args[0], env.Args[1:], -1
+}
