@@ -93,91 +93,113 @@ var governedHosts = []governedHost{
 // TestGoverned runs each real host, wired by `warden init HOST`, through
 // one scripted conversation: a denied command, an allowed command, a
 // compound bypass attempt, then a final answer.
+//
+// Each host runs twice: with `warden hook HOST` (a warden process per
+// event), and with `warden-hook HOST`, which a resident hookd answers;
+// both must govern alike.
 func TestGoverned(t *testing.T) {
 	for _, h := range governedHosts {
-		t.Run(h.name, func(t *testing.T) {
-			bin := requireHost(t, h.spec)
-			e := newEnv(t,
-				scripted.Turn{Name: "deny", Match: scripted.MinToolResults(0), Text: "Removing the file.",
-					ToolCalls: []scripted.ToolCall{h.shell("rm victim.txt")}},
-				scripted.Turn{Name: "allow", Match: scripted.MinToolResults(1),
-					ToolCalls: []scripted.ToolCall{h.shell("touch made-by-agent.txt")}},
-				scripted.Turn{Name: "compound", Match: scripted.MinToolResults(2),
-					ToolCalls: []scripted.ToolCall{h.shell("git status && rm -rf keepme")}},
-				scripted.Turn{Name: "warn", Match: scripted.MinToolResults(3),
-					ToolCalls: []scripted.ToolCall{h.shell("echo hello")}},
-				scripted.Turn{Name: "final", Match: scripted.MinToolResults(4), Text: "All done."},
-			)
-			e.write("warden.yaml", governedPolicy)
-			e.write("victim.txt", "precious\n")
-			e.write("keepme/data.txt", "precious too\n")
-			h.setup(e)
-			if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
-				t.Fatalf("warden init %s: %v\n%s", h.name, err, out)
+		for _, client := range []string{"warden", "warden-hook"} {
+			name := h.name
+			if client == "warden-hook" {
+				name += "/warden-hook"
 			}
-
-			r := h.run(e, bin, "Tidy up this project.")
-			failed := false
-			check := func(ok bool, format string, args ...any) {
-				t.Helper()
-				if !ok {
-					failed = true
-					t.Errorf(format, args...)
-				}
-			}
-			defer func() {
-				if failed || testing.Verbose() {
-					e.dump(r)
-				}
-			}()
-			check(r.err == nil, "%s did not finish: %v", h.name, r.err)
-			check(len(e.model.Unplayed()) == 0, "turns never played: %v", e.model.Unplayed())
-
-			// 1. The denied command did not run, and the model got warden's reason.
-			check(e.exists("victim.txt"), "victim.txt was deleted: the denied command ran")
-			res := e.lastResults()
-			check(len(res) >= 4, "the model got %d tool results, want 4", len(res))
-			if len(res) >= 1 {
-				check(strings.Contains(res[0].Text, "Deleting files is blocked in this project.") &&
-					strings.Contains(res[0].Text, "no-rm") &&
-					strings.Contains(res[0].Text, "Move the file into the attic folder"),
-					"the model did not get warden's reason and suggestion for `rm victim.txt`; it got:\n%s", res[0].Text)
-			}
-			// 2. The allowed command ran.
-			check(e.exists("made-by-agent.txt"), "made-by-agent.txt is missing: the allowed command did not run")
-			if len(res) >= 2 {
-				check(!strings.Contains(res[1].Text, "warden BLOCKED"), "the allowed command was blocked:\n%s", res[1].Text)
-			}
-			// 3. The compound bypass was denied as a whole.
-			check(e.exists("keepme/data.txt"), "keepme/ was deleted: the compound bypass ran")
-			if len(res) >= 3 {
-				check(strings.Contains(res[2].Text, "warden BLOCKED: RULE_DENY") && strings.Contains(res[2].Text, "no-rm"),
-					"the model did not get warden's deny for `git status && rm -rf keepme`; it got:\n%s", res[2].Text)
-			}
-			// 4. The session-start text reached the model's context.
-			check(e.modelSaw(sessionStartMarker) && e.modelSaw("DENY no-rm: Deleting files is blocked"),
-				"no request to the model contained the session-start governance text (%q with the policy's rules)", sessionStartMarker)
-			// 5. A warned call ran, and the model was told about the rule it broke.
-			if len(res) >= 4 {
-				check(strings.Contains(res[3].Text, "hello"), "the warned `echo hello` did not run: %s", res[3].Text)
-			}
-			check(e.modelSaw("echo is for debugging only"), "the model never saw the warn rule's message")
-			// 6. The audit trail holds every call, in order, with its decision.
-			recs := e.audit()
-			var got []string
-			for _, r := range recs {
-				got = append(got, fmt.Sprintf("%s %s %s %s", r.Host, r.Tool, r.Decision, r.Rule))
-				check(r.Session != "" && r.Session == recs[0].Session, "audit record %d has session %q, want the run's one session %q", r.ID, r.Session, recs[0].Session)
-			}
-			want := []string{
-				h.name + " " + h.tool + " deny no-rm",
-				h.name + " " + h.tool + " allow allow-touch",
-				h.name + " " + h.tool + " deny no-rm",
-				h.name + " " + h.tool + " allow warn-echo",
-			}
-			check(strings.Join(got, "\n") == strings.Join(want, "\n"), "audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-		})
+			t.Run(name, func(t *testing.T) { testGoverned(t, h, client) })
+		}
 	}
+}
+
+func testGoverned(t *testing.T, h governedHost, client string) {
+	bin := requireHost(t, h.spec)
+	e := newEnv(t,
+		scripted.Turn{Name: "deny", Match: scripted.MinToolResults(0), Text: "Removing the file.",
+			ToolCalls: []scripted.ToolCall{h.shell("rm victim.txt")}},
+		scripted.Turn{Name: "allow", Match: scripted.MinToolResults(1),
+			ToolCalls: []scripted.ToolCall{h.shell("touch made-by-agent.txt")}},
+		scripted.Turn{Name: "compound", Match: scripted.MinToolResults(2),
+			ToolCalls: []scripted.ToolCall{h.shell("git status && rm -rf keepme")}},
+		scripted.Turn{Name: "warn", Match: scripted.MinToolResults(3),
+			ToolCalls: []scripted.ToolCall{h.shell("echo hello")}},
+		scripted.Turn{Name: "final", Match: scripted.MinToolResults(4), Text: "All done."},
+	)
+	e.write("warden.yaml", governedPolicy)
+	e.write("victim.txt", "precious\n")
+	e.write("keepme/data.txt", "precious too\n")
+	h.setup(e)
+	hookBin, sock := wardenBin, ""
+	if client == "warden-hook" {
+		hookBin, sock = wardenHookBin, e.useHookd()
+	}
+	if out, err := e.warden("init", h.name, "--bin", hookBin); err != nil {
+		t.Fatalf("warden init %s: %v\n%s", h.name, err, out)
+	}
+
+	r := h.run(e, bin, "Tidy up this project.")
+	if sock != "" {
+		// The first event started hookd, which answered the rest.
+		if out, err := e.warden("hookd", "status", "--socket", sock); err != nil {
+			t.Errorf("no hookd runs on %s after the session: %v %s", sock, err, out)
+		}
+	}
+	failed := false
+	check := func(ok bool, format string, args ...any) {
+		t.Helper()
+		if !ok {
+			failed = true
+			t.Errorf(format, args...)
+		}
+	}
+	defer func() {
+		if failed || testing.Verbose() {
+			e.dump(r)
+		}
+	}()
+	check(r.err == nil, "%s did not finish: %v", h.name, r.err)
+	check(len(e.model.Unplayed()) == 0, "turns never played: %v", e.model.Unplayed())
+
+	// 1. The denied command did not run, and the model got warden's reason.
+	check(e.exists("victim.txt"), "victim.txt was deleted: the denied command ran")
+	res := e.lastResults()
+	check(len(res) >= 4, "the model got %d tool results, want 4", len(res))
+	if len(res) >= 1 {
+		check(strings.Contains(res[0].Text, "Deleting files is blocked in this project.") &&
+			strings.Contains(res[0].Text, "no-rm") &&
+			strings.Contains(res[0].Text, "Move the file into the attic folder"),
+			"the model did not get warden's reason and suggestion for `rm victim.txt`; it got:\n%s", res[0].Text)
+	}
+	// 2. The allowed command ran.
+	check(e.exists("made-by-agent.txt"), "made-by-agent.txt is missing: the allowed command did not run")
+	if len(res) >= 2 {
+		check(!strings.Contains(res[1].Text, "warden BLOCKED"), "the allowed command was blocked:\n%s", res[1].Text)
+	}
+	// 3. The compound bypass was denied as a whole.
+	check(e.exists("keepme/data.txt"), "keepme/ was deleted: the compound bypass ran")
+	if len(res) >= 3 {
+		check(strings.Contains(res[2].Text, "warden BLOCKED: RULE_DENY") && strings.Contains(res[2].Text, "no-rm"),
+			"the model did not get warden's deny for `git status && rm -rf keepme`; it got:\n%s", res[2].Text)
+	}
+	// 4. The session-start text reached the model's context.
+	check(e.modelSaw(sessionStartMarker) && e.modelSaw("DENY no-rm: Deleting files is blocked"),
+		"no request to the model contained the session-start governance text (%q with the policy's rules)", sessionStartMarker)
+	// 5. A warned call ran, and the model was told about the rule it broke.
+	if len(res) >= 4 {
+		check(strings.Contains(res[3].Text, "hello"), "the warned `echo hello` did not run: %s", res[3].Text)
+	}
+	check(e.modelSaw("echo is for debugging only"), "the model never saw the warn rule's message")
+	// 6. The audit trail holds every call, in order, with its decision.
+	recs := e.audit()
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%s %s %s %s", r.Host, r.Tool, r.Decision, r.Rule))
+		check(r.Session != "" && r.Session == recs[0].Session, "audit record %d has session %q, want the run's one session %q", r.ID, r.Session, recs[0].Session)
+	}
+	want := []string{
+		h.name + " " + h.tool + " deny no-rm",
+		h.name + " " + h.tool + " allow allow-touch",
+		h.name + " " + h.tool + " deny no-rm",
+		h.name + " " + h.tool + " allow warn-echo",
+	}
+	check(strings.Join(got, "\n") == strings.Join(want, "\n"), "audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 }
 
 // TestBrokenPolicyFailsClosed runs Claude Code with a policy that does not

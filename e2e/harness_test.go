@@ -24,8 +24,9 @@ import (
 	"github.com/warden-run/warden/sqlite"
 )
 
-// wardenBin is the warden binary built once by TestMain.
-var wardenBin string
+// wardenBin and wardenHookBin are the warden and warden-hook binaries,
+// built once by TestMain into one folder (warden-hook finds warden there).
+var wardenBin, wardenHookBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "warden-e2e-bin-")
@@ -36,7 +37,8 @@ func TestMain(m *testing.M) {
 	wardenBin = filepath.Join(dir, "warden")
 	_, self, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(self))
-	build := exec.Command("go", "build", "-o", wardenBin, "./cmd/warden")
+	wardenHookBin = filepath.Join(dir, "warden-hook")
+	build := exec.Command("go", "build", "-o", dir, "./cmd/warden", "./cmd/warden-hook")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: build warden: %v\n%s", err, out)
@@ -121,6 +123,24 @@ func newEnv(t *testing.T, turns ...scripted.Turn) *env {
 		"XDG_STATE_HOME=" + filepath.Join(e.home, ".local", "state"),
 	}
 	return e
+}
+
+// useHookd makes the hooks of this sandbox run through warden-hook with a
+// hookd of their own (its socket in a private folder), stopped at the end.
+// It returns the socket.
+func (e *env) useHookd() string {
+	e.t.Helper()
+	dir, err := os.MkdirTemp("", "whd-") // short: socket paths are limited
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "hookd.sock")
+	e.vars = append(e.vars, "WARDEN_HOOKD_SOCKET="+sock)
+	e.t.Cleanup(func() {
+		e.warden("hookd", "stop", "--socket", sock)
+		os.RemoveAll(dir)
+	})
+	return sock
 }
 
 func mustMkdir(t *testing.T, dir string) {

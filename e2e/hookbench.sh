@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# hookbench.sh: wall time of one `warden hook claude` PreToolUse call, as a
-# host makes it (process start, policy load, decide, SQLite store write,
-# exit). Prints the median and 90th percentile per call in ms, for an allow
-# and a deny with the store, and a deny with --stateless (no store).
+# hookbench.sh: wall time of one Claude Code PreToolUse hook call, as the
+# host makes it: a new process per event that decides with the session's
+# state, writes the audit record to the SQLite store and answers. Prints the
+# median and 90th percentile per call in ms for `warden-hook claude` with
+# its hookd running (what `warden init` wires), and for `warden hook claude`
+# (a full warden process per call; also --stateless, no store).
 # With an opa binary ($OPA_BIN or on PATH) it also runs the same call through
 # `opa eval` on the equivalent Rego policy (e2e/testdata/hookbench.rego).
 # Usage: bash e2e/hookbench.sh [calls]   (default 200)

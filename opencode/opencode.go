@@ -148,13 +148,15 @@ func (o Output) Marshal() []byte {
 // PluginSource returns the plugin's source calling the warden binary bin
 // (a name looked up on PATH, or a path) unless WARDEN_BIN is set. A
 // positive wait lets the hook wait that long for a human to answer an
-// approval (`warden hook opencode --wait`).
+// approval (`warden hook opencode --wait`). The plugin runs
+// `warden-hook opencode` when the binary is warden-hook, else `warden hook
+// opencode`.
 func PluginSource(bin string, wait time.Duration) string {
 	if bin == "" {
 		bin = "warden"
 	}
 	q, _ := json.Marshal(bin)
-	args := []string{"hook", "opencode"}
+	args := []string{"opencode"}
 	if wait > 0 {
 		args = append(args, "--wait", wait.String())
 	}

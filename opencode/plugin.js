@@ -1,13 +1,16 @@
 // warden governance plugin for OpenCode, written by `warden init opencode`.
-// Every tool call is decided by `warden hook opencode` against the project's
+// Every tool call is decided by `warden-hook opencode` (or `warden hook
+// opencode`) against the project's
 // warden.yaml. A call warden does not allow is blocked by throwing, and the
 // reason reaches the model. If warden cannot be run or does not answer,
 // the call is blocked too: warden never fails open.
 // Set WARDEN_BIN to use another warden binary.
 import { spawn } from "node:child_process";
+import { basename } from "node:path";
 
 const WARDEN = process.env.WARDEN_BIN || __WARDEN_BIN__;
-const ARGS = __WARDEN_ARGS__;
+// warden-hook takes the host directly; warden takes `hook` first.
+const ARGS = (basename(WARDEN).startsWith("warden-hook") ? [] : ["hook"]).concat(__WARDEN_ARGS__);
 const TIMEOUT_MS = __TIMEOUT_MS__;
 
 function callWarden(directory, input) {

@@ -100,6 +100,17 @@ func Load(path string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	return checked(p, findings)
+}
+
+// LoadBytes validates a policy already read from file (an absolute path),
+// like Load. A caller that keeps compiled policies uses it to decide and
+// cache from the very bytes it compared.
+func LoadBytes(file string, data []byte) (*Policy, error) {
+	return checked(Parse(file, data))
+}
+
+func checked(p *Policy, findings []Finding) (*Policy, error) {
 	for _, f := range findings {
 		if f.Severity == SevError {
 			return nil, &Error{File: p.File, Findings: findings}

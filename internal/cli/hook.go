@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/warden-run/warden/codex"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/geminicli"
+	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
@@ -79,23 +79,73 @@ type render struct {
 	audit, prompts bool
 }
 
-func always() bool { return true }
-func never() bool  { return false }
+func always(*hookRuntime) bool { return true }
+func never(*hookRuntime) bool  { return false }
+
+// hookRuntime is where a hook runs: in its own process (`warden hook`), or
+// inside hookd for a warden-hook client, which keeps compiled policies and
+// open stores between calls.
+type hookRuntime struct {
+	// dir is the caller's working directory ("" is this process's).
+	dir string
+	// interactive reports whether the Gemini CLI that runs the hook is
+	// interactive (only the hook's own process can look).
+	interactive func() bool
+	// engine finds, loads and compiles the policy for a project folder.
+	engine func(cwd, policyFile string) (*engine.Engine, error)
+	// store opens the store for a policy; release is called when done.
+	store func(ctx context.Context, policyFile, storeURL string) (st warden.Store, release func(), err error)
+}
+
+// localRuntime runs a hook in its own process: it loads the policy and
+// opens the store for this one call.
+var localRuntime = &hookRuntime{
+	interactive: hookd.GeminiInteractive,
+	engine:      loadHookEngine,
+	store: func(ctx context.Context, policyFile, storeURL string) (warden.Store, func(), error) {
+		st, err := openStore(ctx, policyFile, storeURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, func() { st.Close() }, nil
+	},
+}
+
+// abs makes a path relative to the caller's directory absolute.
+func (rt *hookRuntime) abs(path string) string {
+	if path == "" || rt.dir == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(rt.dir, path)
+}
+
+// absStore makes a store URL's relative SQLite path absolute.
+func (rt *hookRuntime) absStore(u string) string {
+	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:", ""} {
+		if rest, ok := strings.CutPrefix(u, prefix); ok && (prefix != "" || !strings.Contains(u, "://")) {
+			if rest == "" {
+				return u
+			}
+			return prefix + rt.abs(rest)
+		}
+	}
+	return u
+}
 
 // hookHost is one host's adapter, as the hook command uses it.
 type hookHost struct {
+	key  string // claude, codex, gemini, opencode
 	name string
 	// prompts reports whether the host can ask the user itself now (an
 	// ask is then passed through); hosts without one get warden's queue.
-	prompts func() bool
+	prompts func(rt *hookRuntime) bool
 	decode  func(data []byte) (hookEvent, error)
 	answer  func(ev hookEvent, a hookAnswer, r render) []byte
-	failure func(event string, d warden.Decision) []byte
 }
 
 var hookHosts = map[string]*hookHost{
 	"claude": {
-		name: claudecode.Host, prompts: always,
+		key: "claude", name: claudecode.Host, prompts: always,
 		decode: func(data []byte) (hookEvent, error) { return decodeClaude(data, claudecode.Host) },
 		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
@@ -103,10 +153,9 @@ var hookHosts = map[string]*hookHost{
 			}
 			return claudecode.Context(ev.name, a.context).Marshal()
 		},
-		failure: func(event string, d warden.Decision) []byte { return claudecode.Failure(event, d).Marshal() },
 	},
 	"codex": {
-		name: codex.Host, prompts: never,
+		key: "codex", name: codex.Host, prompts: never,
 		decode: func(data []byte) (hookEvent, error) { return decodeClaude(data, codex.Host) },
 		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
@@ -114,10 +163,9 @@ var hookHosts = map[string]*hookHost{
 			}
 			return codex.Context(ev.name, a.context).Marshal()
 		},
-		failure: func(event string, d warden.Decision) []byte { return codex.Failure(event, d).Marshal() },
 	},
 	"gemini": {
-		name: geminicli.Host, prompts: geminiInteractive,
+		key: "gemini", name: geminicli.Host, prompts: func(rt *hookRuntime) bool { return rt.interactive() },
 		decode: decodeGemini,
 		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
@@ -125,10 +173,9 @@ var hookHosts = map[string]*hookHost{
 			}
 			return geminicli.Context(ev.name, a.context).Marshal()
 		},
-		failure: func(event string, d warden.Decision) []byte { return geminicli.Failure(event, d).Marshal() },
 	},
 	"opencode": {
-		name: opencode.Host, prompts: never,
+		key: "opencode", name: opencode.Host, prompts: never,
 		decode: decodeOpenCode,
 		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
@@ -136,7 +183,6 @@ var hookHosts = map[string]*hookHost{
 			}
 			return opencode.Context(ev.name, a.context).Marshal()
 		},
-		failure: func(event string, d warden.Decision) []byte { return opencode.Failure(event, d).Marshal() },
 	},
 }
 
@@ -247,7 +293,10 @@ func decodeOpenCode(data []byte) (hookEvent, error) {
 	return ev, nil
 }
 
-func runHook(ctx context.Context, env *Env) int {
+func runHook(ctx context.Context, env *Env) int { return runHookWith(ctx, env, localRuntime) }
+
+// runHookWith is `warden hook` in the given runtime.
+func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	policyFile := fs.String("policy", "", "policy `file` (default: warden.yaml in the directory the host reports, or a parent)")
@@ -289,8 +338,9 @@ func runHook(ctx context.Context, env *Env) int {
 	// Decide in a goroutine so that a panic or a hang still gets a deny
 	// answer: the hosts treat a crash or timeout as "no objection".
 	type result struct {
-		out []byte
-		err error
+		out   []byte
+		err   error
+		stack string // of a panic: for stderr, not for the model
 	}
 	done := make(chan result, 1)
 	ctx, cancel := context.WithTimeout(ctx, *timeout+*wait)
@@ -301,19 +351,25 @@ func runHook(ctx context.Context, env *Env) int {
 	if gev.call.Role == "" && gev.call.Depth == 0 {
 		gev.call.Role = *role
 	}
-	opt := hookOptions{policy: *policyFile, store: *store, role: *role, wait: *wait,
-		stateless: *stateless, host: h.name, prompts: ev.kind == evPreTool && h.prompts(), stall: hookTestStall}
+	if ev.cwd == "" {
+		ev.cwd, gev.cwd = rt.dir, rt.dir
+	}
+	opt := hookOptions{policy: rt.abs(*policyFile), store: rt.absStore(*store), role: *role, wait: *wait,
+		stateless: *stateless, host: h.name, prompts: ev.kind == evPreTool && h.prompts(rt), stall: hookTestStall, rt: rt}
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("internal error (panic: %v)\n%s", r, firstLines(string(debug.Stack()), 12))}
+				done <- result{err: fmt.Errorf("internal error (panic: %v)", r), stack: firstLines(string(debug.Stack()), 12)}
 			}
 		}()
 		out, err := handleHook(ctx, h, gev, opt)
-		done <- result{out, err}
+		done <- result{out: out, err: err}
 	}()
 	select {
 	case r := <-done:
+		if r.stack != "" {
+			fmt.Fprintln(env.Stderr, r.stack)
+		}
 		if r.err != nil {
 			return hookFailure(env, h, ev, r.err)
 		}
@@ -337,6 +393,7 @@ type hookOptions struct {
 	prompts bool
 	// stall is hookTestStall, read once before the decision starts.
 	stall func()
+	rt    *hookRuntime
 }
 
 // handleHook decides one event with the session layer and renders the
@@ -348,7 +405,7 @@ func handleHook(ctx context.Context, h *hookHost, ev hookEvent, opt hookOptions)
 	if ev.kind == evOther {
 		return h.answer(ev, hookAnswer{}, render{}), nil
 	}
-	eng, err := loadHookEngine(ev.cwd, opt.policy)
+	eng, err := opt.rt.engine(ev.cwd, opt.policy)
 	if err != nil {
 		return nil, err
 	}
@@ -364,11 +421,11 @@ func handleHook(ctx context.Context, h *hookHost, ev hookEvent, opt hookOptions)
 	if opt.stateless {
 		return h.answer(ev, statelessAnswer(eng, ev, opt), render{audit: pol.Mode == "audit", prompts: opt.prompts}), ctx.Err()
 	}
-	st, err := openStore(ctx, pol.File, opt.store)
+	st, release, err := opt.rt.store(ctx, pol.File, opt.store)
 	if err != nil {
 		return nil, fmt.Errorf("open the warden store: %w", err)
 	}
-	defer st.Close()
+	defer release()
 	tr := session.New(eng, st)
 	a, audit, err := hookEventAnswer(ctx, tr, st, h, ev, opt)
 	if err != nil {
@@ -586,7 +643,7 @@ func askWithoutPrompt(d warden.Decision, host string) warden.Decision {
 // message elsewhere, always in the host's JSON.
 func hookFailure(env *Env, h *hookHost, ev hookEvent, err error) int {
 	d := warden.FailClosed(err)
-	env.Stdout.Write(h.failure(ev.name, d))
+	env.Stdout.Write(hookd.Failure(h.key, ev.name, d))
 	fmt.Fprintf(env.Stderr, "warden hook %s: %v\n", h.name, err)
 	return ExitOK
 }
@@ -596,69 +653,9 @@ func hookFailure(env *Env, h *hookHost, ev hookEvent, err error) int {
 // as "block" whatever the event was.
 func hookFatal(env *Env, h *hookHost, event string, err error) int {
 	d := warden.FailClosed(err)
-	env.Stdout.Write(h.failure(event, d))
+	env.Stdout.Write(hookd.Failure(h.key, event, d))
 	fmt.Fprintln(env.Stderr, claudecode.ModelText(d))
 	return ExitDeny
-}
-
-// geminiInteractive reports whether the Gemini CLI that runs this hook is
-// interactive: only then can it show the confirmation a hook's "ask"
-// requests (headless, an ask waits forever). It looks at the ancestor
-// processes (Linux /proc): a gemini process without -p/--prompt whose
-// stdin is a terminal. Anything else, or no /proc, counts as headless, and
-// an ask goes to warden's queue.
-func geminiInteractive() bool {
-	pid := os.Getppid()
-	for range 6 {
-		if pid <= 1 {
-			return false
-		}
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			return false
-		}
-		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		if isGeminiProcess(args) {
-			for _, a := range args[1:] {
-				if a == "-p" || a == "--prompt" || strings.HasPrefix(a, "--prompt=") {
-					return false
-				}
-			}
-			tty, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", pid))
-			return err == nil && (strings.HasPrefix(tty, "/dev/pts/") || strings.HasPrefix(tty, "/dev/tty"))
-		}
-		pid = parentPID(pid)
-	}
-	return false
-}
-
-func isGeminiProcess(args []string) bool {
-	for _, a := range args[:min(len(args), 3)] {
-		base := filepath.Base(a)
-		if base == "gemini" || base == "gemini.js" || strings.Contains(a, "gemini-cli") {
-			return true
-		}
-	}
-	return false
-}
-
-func parentPID(pid int) int {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// pid (comm) state ppid ...; comm may contain spaces and parentheses.
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[1])
-	return n
 }
 
 func firstLines(s string, n int) string {

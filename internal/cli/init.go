@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -56,24 +57,59 @@ rules:
     path: ["**"]
 `
 
-// hookCommand is the command line a host runs for warden's hook.
+// hookCommand is the command line a host runs for warden's hook: BIN
+// hook HOST, or BIN HOST when bin is warden-hook.
 func hookCommand(bin, host string) string {
+	sub := " hook "
+	if isHookClient(bin) {
+		sub = " "
+	}
 	if strings.ContainsAny(bin, " \t'\"$\\") {
 		bin = "'" + strings.ReplaceAll(bin, "'", `'\''`) + "'"
 	}
-	return bin + " hook " + host
+	return bin + sub + host
+}
+
+// isHookClient reports whether bin is warden-hook (the fast hook client)
+// rather than warden.
+func isHookClient(bin string) bool {
+	return strings.HasPrefix(filepath.Base(bin), "warden-hook")
+}
+
+// defaultHookBin is what the hosts run when init is not told: warden-hook
+// when it is installed (next to this warden, or on PATH), else warden.
+func defaultHookBin() string {
+	if self, err := os.Executable(); err == nil {
+		b := filepath.Join(filepath.Dir(self), "warden-hook")
+		if st, err := os.Stat(b); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			if p, err := exec.LookPath("warden-hook"); err == nil && sameFile(p, b) {
+				return "warden-hook"
+			}
+			return b
+		}
+	}
+	if _, err := exec.LookPath("warden-hook"); err == nil {
+		return "warden-hook"
+	}
+	return "warden"
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 func runInit(ctx context.Context, env *Env) int {
 	fset := flag.NewFlagSet("init", flag.ContinueOnError)
 	fset.SetOutput(env.Stderr)
 	dir := fset.String("dir", ".", "project `folder` to configure")
-	bin := fset.String("bin", "warden", "warden `command` the host runs (a name on PATH or a path)")
+	bin := fset.String("bin", "", "`command` the host runs: warden-hook (the fast client, the default when installed) or warden, a name on PATH or a path")
 	noPolicy := fset.Bool("no-policy", false, "do not write a starter warden.yaml when the project has none")
 	wait := fset.Duration("wait", 0, "codex, opencode, headless gemini (no prompt of their own): let the hook wait this `long` for a human to answer an approval (warden approvals)")
 	fset.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: warden init claude|codex|gemini|opencode [--dir DIR] [--bin warden]\n\n"+
-			"Wires `warden hook HOST` into the host's configuration in the project folder, merging\n"+
+		fmt.Fprintln(env.Stderr, "Usage: warden init claude|codex|gemini|opencode [--dir DIR] [--bin warden-hook]\n\n"+
+			"Wires `warden-hook HOST` (or `warden hook HOST`) into the host's configuration in the project folder, merging\n"+
 			"with existing settings (a changed file is backed up first; running it again changes nothing).\n"+
 			"Writes a starter warden.yaml when the project has no policy.")
 		fset.PrintDefaults()
@@ -94,6 +130,9 @@ func runInit(ctx context.Context, env *Env) int {
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		fmt.Fprintf(env.Stderr, "warden init: %s is not a folder\n", root)
 		return ExitError
+	}
+	if *bin == "" {
+		*bin = defaultHookBin()
 	}
 	if *wait < 0 || *wait > time.Hour {
 		fmt.Fprintf(env.Stderr, "warden init: --wait %s: want between 0 and 1h\n", *wait)
@@ -140,6 +179,10 @@ func runInit(ctx context.Context, env *Env) int {
 	}
 	if len(changes) == 0 {
 		fmt.Fprintf(env.Stdout, "warden init %s: already wired in %s; nothing changed\n", host, root)
+	}
+	if !isHookClient(*bin) {
+		changes = append(changes, "the hook runs `"+hookCommand(*bin, host)+"`, a full warden start per event; "+
+			"install warden-hook (go install ./cmd/warden-hook) and run init again for hooks that answer in a few milliseconds")
 	}
 	for _, c := range changes {
 		fmt.Fprintf(env.Stdout, "warden init %s: %s\n", host, c)

@@ -19,6 +19,10 @@ func runInitCmd(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// noHookClient hides any installed warden-hook: the default hook command
+// is then `warden hook HOST`.
+func noHookClient(t *testing.T) { t.Setenv("PATH", t.TempDir()) }
+
 func readJSON(t *testing.T, file string) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -47,6 +51,7 @@ func hookCommands(m map[string]any, event string) []string {
 }
 
 func TestInitClaudeMergesBacksUpAndIsIdempotent(t *testing.T) {
+	noHookClient(t)
 	dir := t.TempDir()
 	settings := filepath.Join(dir, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(settings), 0o755)
@@ -98,6 +103,7 @@ func TestInitClaudeMergesBacksUpAndIsIdempotent(t *testing.T) {
 }
 
 func TestInitRefusesBrokenSettings(t *testing.T) {
+	noHookClient(t)
 	dir := t.TempDir()
 	settings := filepath.Join(dir, ".gemini", "settings.json")
 	os.MkdirAll(filepath.Dir(settings), 0o755)
@@ -117,6 +123,7 @@ func TestInitRefusesBrokenSettings(t *testing.T) {
 }
 
 func TestInitOtherHosts(t *testing.T) {
+	noHookClient(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\n"), 0o644)
 	for _, host := range []string{"codex", "gemini", "opencode"} {
@@ -152,6 +159,7 @@ func TestInitOtherHosts(t *testing.T) {
 }
 
 func TestInitCodexWaitReplacesTheHook(t *testing.T) {
+	noHookClient(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\n"), 0o644)
 	runInitCmd(t, "codex", "--dir", dir)
@@ -161,5 +169,31 @@ func TestInitCodexWaitReplacesTheHook(t *testing.T) {
 	m := readJSON(t, filepath.Join(dir, ".codex", "hooks.json"))
 	if got := hookCommands(m, "PreToolUse"); len(got) != 1 || got[0] != "warden hook codex --wait 1m0s" {
 		t.Errorf("PreToolUse hooks after --wait: %v", got)
+	}
+}
+
+// TestInitPrefersWardenHook: with warden-hook installed, init wires the
+// fast client; --bin names either binary.
+func TestInitPrefersWardenHook(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "warden-hook"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	dir := t.TempDir()
+	if code, out, errs := runInitCmd(t, "claude", "--dir", dir); code != ExitOK || strings.Contains(out, "install warden-hook") {
+		t.Fatalf("init: %d %s %s", code, out, errs)
+	}
+	if got := hookCommands(readJSON(t, filepath.Join(dir, ".claude", "settings.json")), "PreToolUse"); len(got) != 1 || got[0] != "warden-hook claude" {
+		t.Errorf("PreToolUse hooks %q, want warden-hook claude", got)
+	}
+	runInitCmd(t, "gemini", "--dir", dir, "--bin", "/opt/w/warden-hook")
+	if got := hookCommands(readJSON(t, filepath.Join(dir, ".gemini", "settings.json")), "BeforeTool"); len(got) != 1 || got[0] != "/opt/w/warden-hook gemini" {
+		t.Errorf("BeforeTool hooks %q", got)
+	}
+	// Without warden-hook, init says how to get the fast path.
+	t.Setenv("PATH", t.TempDir())
+	if _, out, _ := runInitCmd(t, "codex", "--dir", t.TempDir()); !strings.Contains(out, "install warden-hook") {
+		t.Errorf("init without warden-hook does not say how to get it:\n%s", out)
 	}
 }

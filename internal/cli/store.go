@@ -39,14 +39,26 @@ func openStore(ctx context.Context, policyPath, storeURL string) (warden.Store, 
 		return st, nil
 	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
 		return postgres.Open(ctx, storeURL)
-	case strings.HasPrefix(storeURL, "sqlite:"):
-		return sqlite.Open(ctx, strings.TrimPrefix(strings.TrimPrefix(storeURL, "sqlite:"), "//"))
-	case strings.HasPrefix(storeURL, "file:"):
-		return sqlite.Open(ctx, strings.TrimPrefix(strings.TrimPrefix(storeURL, "file:"), "//"))
-	case strings.Contains(storeURL, "://"):
+	}
+	file := sqliteFile(storeURL)
+	if file == "" {
 		return nil, fmt.Errorf("open store: --store %q: want a SQLite file path or postgres://...", warden.RedactString(storeURL))
 	}
-	return sqlite.Open(ctx, storeURL)
+	return sqlite.Open(ctx, file)
+}
+
+// sqliteFile is the SQLite file a --store value names (sqlite:PATH,
+// file:PATH or a plain path), or "" when it names none.
+func sqliteFile(storeURL string) string {
+	for _, prefix := range []string{"sqlite:", "file:"} {
+		if rest, ok := strings.CutPrefix(storeURL, prefix); ok {
+			return strings.TrimPrefix(rest, "//")
+		}
+	}
+	if strings.Contains(storeURL, "://") {
+		return ""
+	}
+	return storeURL
 }
 
 // DefaultStorePath is the default store file for a policy: .warden/warden.db

@@ -1,0 +1,328 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/sqlite"
+)
+
+// startHookd runs a hookd in this process on a socket of its own and
+// stops it when the test ends.
+func startHookd(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "hookd-") // short: a socket path has a length limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "s", "hookd.sock")
+	srv := &hookServer{socket: sock, idle: time.Minute, log: log.New(io.Discard, "", 0),
+		engines: map[string]*cachedEngine{}, stores: map[string]*cachedStore{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("hookd: %v", err)
+		}
+		os.RemoveAll(dir)
+	})
+	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := hookd.Ask(sock, &hookd.Request{Op: hookd.OpPing}, time.Second); err == nil {
+			return sock
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("hookd did not come up")
+		}
+	}
+}
+
+// viaClient runs warden-hook's client on an event. bin is the warden
+// binary for the fallback ("" must not be needed: a missing one fails).
+func viaClient(t *testing.T, sock, stdin string, args ...string) (int, map[string]any, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	c := &hookd.Client{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Socket: sock,
+		Bin: filepath.Join(t.TempDir(), "no-warden-here")}
+	code := c.Run(args)
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatalf("warden-hook %v answered no JSON (exit %d): %v\nstdout: %s\nstderr: %s", args, code, err, out.String(), errb.String())
+	}
+	return code, m, errb.String()
+}
+
+// TestHookdAnswersLikeHook: through hookd, every answer is the one
+// `warden hook` gives in its own process.
+func TestHookdAnswersLikeHook(t *testing.T) {
+	sock := startHookd(t)
+	// The same events on two copies of a project: one through `warden
+	// hook`, one through hookd.
+	direct, served := project(t, hookTestPolicy), project(t, hookTestPolicy)
+	gemini := func(cwd, cmd string) string {
+		js, _ := json.Marshal(map[string]any{"session_id": "g1", "cwd": cwd, "hook_event_name": "BeforeTool",
+			"tool_name": "run_shell_command", "tool_input": map[string]any{"command": cmd}})
+		return string(js)
+	}
+	start := func(cwd string) string {
+		return claudeEvent(t, map[string]any{"session_id": "s9", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup"})
+	}
+	pre := func(cmd string) func(string) string { return func(cwd string) string { return claudePre(cwd, cmd) } }
+	for _, tc := range []struct {
+		name  string
+		stdin func(cwd string) string
+		args  []string
+	}{
+		{"allow", pre("ls -la"), []string{"claude"}},
+		{"deny", pre("ls && rm -rf x"), []string{"claude"}},
+		{"ask", pre("git push origin main"), []string{"claude"}},
+		{"start", start, []string{"claude"}},
+		{"resume", start, []string{"claude"}}, // the same session again
+		{"gemini-deny", func(cwd string) string { return gemini(cwd, "rm -rf /") }, []string{"gemini"}},
+		{"codex-ask", pre("git push origin main"), []string{"codex"}},
+		{"stateless", pre("rm x"), []string{"claude", "--stateless"}},
+		{"unknown-host", pre("ls"), []string{"cursor"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code1, m1, _ := runHookCmd(t, tc.stdin(direct), tc.args...)
+			code2, m2, _ := viaClient(t, sock, tc.stdin(served), tc.args...)
+			// Approval ids are random.
+			ids := regexp.MustCompile(`a-[0-9a-f]{10}`)
+			a, _ := json.Marshal(m1)
+			b, _ := json.Marshal(m2)
+			a, b = ids.ReplaceAll(a, []byte("a-ID")), ids.ReplaceAll(b, []byte("a-ID"))
+			if code1 != code2 || !bytes.Equal(a, b) {
+				t.Errorf("warden hook: exit %d %s\nwarden-hook: exit %d %s", code1, a, code2, b)
+			}
+		})
+	}
+	// hookd wrote its project's store: one audit record per decision.
+	st, err := sqlite.Open(context.Background(), filepath.Join(filepath.Dir(filepath.Dir(served)), ".warden", "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	recs, err := st.Audit(context.Background(), warden.AuditFilter{Session: "s1"})
+	if err != nil || len(recs) != 4 {
+		t.Errorf("audit of session s1: %d records (%v), want 4", len(recs), err)
+	}
+}
+
+// TestHookdReloadsPolicy: hookd keeps the compiled policy, and compiles it
+// again as soon as the file changes; a broken policy denies.
+func TestHookdReloadsPolicy(t *testing.T) {
+	sock := startHookd(t)
+	cwd := project(t, hookTestPolicy)
+	file := filepath.Join(filepath.Dir(filepath.Dir(cwd)), "warden.yaml")
+	decide := func() (string, string) {
+		_, m, _ := viaClient(t, sock, claudePre(cwd, "ls -la"), "claude")
+		return permission(m)
+	}
+	if d, _ := decide(); d != "allow" {
+		t.Fatalf("ls: %s, want allow", d)
+	}
+	// Same length, so that only the content differs.
+	if err := os.WriteFile(file, []byte(strings.Replace(hookTestPolicy, "id: allow-ls\n    effect: allow", "id: allow-ls\n    effect: deny ", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := decide(); d != "deny" {
+		t.Errorf("ls after the policy denies it: %s", d)
+	}
+	os.WriteFile(file, []byte("version: 1\nrules: [\n"), 0o644)
+	if d, r := decide(); d != "deny" || !strings.Contains(r, "warden.yaml") {
+		t.Errorf("broken policy: %s %q, want a deny naming the file", d, r)
+	}
+	os.WriteFile(file, []byte(hookTestPolicy), 0o644)
+	if d, _ := decide(); d != "allow" {
+		t.Errorf("fixed policy: %s, want allow", d)
+	}
+}
+
+// TestHookdReloadsIntents: the intents file is compiled into the policy;
+// hookd notices when it changes.
+func TestHookdReloadsIntents(t *testing.T) {
+	sock := startHookd(t)
+	cwd := project(t, `version: 1
+default: allow
+intents:
+  file: intents.yaml
+  require: [write]
+  out_of_scope: deny
+`)
+	root := filepath.Dir(filepath.Dir(cwd))
+	// The session works on intent INT-1.
+	st, err := sqlite.Open(context.Background(), filepath.Join(root, ".warden", "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.UpdateSession(context.Background(), "i1", func(s *warden.Session, created bool) error {
+		s.IntentID, s.Status = "INT-1", warden.SessionActive
+		return nil
+	})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(scope string) {
+		if err := os.WriteFile(filepath.Join(root, "intents.yaml"), []byte("active_intents:\n  - id: INT-1\n    name: docs\n    status: IN_PROGRESS\n    owned_scope: [\""+scope+"\"]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit := func() string {
+		js, _ := json.Marshal(map[string]any{"session_id": "i1", "cwd": root, "hook_event_name": "PreToolUse",
+			"tool_name": "Write", "tool_input": map[string]any{"file_path": filepath.Join(root, "docs", "a.md"), "content": "x"}})
+		_, m, _ := viaClient(t, sock, string(js), "claude")
+		d, _ := permission(m)
+		return d
+	}
+	write("docs/**")
+	if d := edit(); d != "allow" {
+		t.Errorf("write in the intent's scope: %s, want allow", d)
+	}
+	write("src/**")
+	if d := edit(); d != "deny" {
+		t.Errorf("write after the intent's scope moved to src/: %s, want deny", d)
+	}
+}
+
+// TestHookdReopensRemovedStore: a store removed while hookd holds it open
+// is opened again, so that no audit record goes to a deleted file.
+func TestHookdReopensRemovedStore(t *testing.T) {
+	sock := startHookd(t)
+	cwd := project(t, hookTestPolicy)
+	root := filepath.Dir(filepath.Dir(cwd))
+	viaClient(t, sock, claudePre(cwd, "ls"), "claude")
+	if err := os.RemoveAll(filepath.Join(root, ".warden")); err != nil {
+		t.Fatal(err)
+	}
+	viaClient(t, sock, claudePre(cwd, "ls -l"), "claude")
+	st, err := sqlite.Open(context.Background(), filepath.Join(root, ".warden", "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	recs, _ := st.Audit(context.Background(), warden.AuditFilter{})
+	if len(recs) != 1 || recs[0].Args["command"] != "ls -l" {
+		t.Errorf("audit after the store was removed: %+v, want the one call made since", recs)
+	}
+}
+
+// TestHookdClientFailsClosed: when hookd takes a call and never answers,
+// and when warden cannot be run at all, the answer is a deny (exit 2).
+func TestHookdClientFailsClosed(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	dir, _ := os.MkdirTemp("", "hookd-")
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "hookd.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // a hookd that hangs
+		}
+	}()
+	code, m, stderr := viaClient(t, sock, claudePre(cwd, "ls"), "claude", "--timeout", "200ms")
+	if d, r := permission(m); code != 2 || d != "deny" || !strings.Contains(r, "no answer in time") {
+		t.Errorf("hung hookd: exit %d %s %q (%s)", code, d, r, stderr)
+	}
+	// No hookd and no warden binary: nothing can decide, so deny.
+	code, m, _ = viaClient(t, filepath.Join(dir, "none.sock"), claudePre(cwd, "ls"), "claude")
+	if d, _ := permission(m); code != 2 || d != "deny" {
+		t.Errorf("no hookd, no warden: exit %d %s", code, d)
+	}
+}
+
+// TestHookdClientRefusesUnsafeFolder: a socket in a folder other users can
+// write to could be anyone's: the client does not ask it.
+func TestHookdClientRefusesUnsafeFolder(t *testing.T) {
+	sock := startHookd(t)
+	cwd := project(t, hookTestPolicy)
+	if _, m, _ := viaClient(t, sock, claudePre(cwd, "ls"), "claude"); func() string { d, _ := permission(m); return d }() != "allow" {
+		t.Fatal("hookd does not allow ls")
+	}
+	dir := filepath.Dir(sock)
+	os.Chmod(dir, 0o777)
+	defer os.Chmod(dir, 0o700)
+	// The answer would be allow from hookd; the client must not ask it
+	// (and, with no warden binary to run itself, denies).
+	code, m, _ := viaClient(t, sock, claudePre(cwd, "ls"), "claude")
+	if d, _ := permission(m); code != 2 || d != "deny" {
+		t.Errorf("socket in a 0777 folder: exit %d %s, want the client's own deny", code, d)
+	}
+}
+
+// TestHookdRefusesOtherVersions: a request of another protocol version is
+// refused, not guessed at.
+func TestHookdRefusesOtherVersions(t *testing.T) {
+	sock := startHookd(t)
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte(`{"v":99,"op":"hook","args":["claude"],"dir":"/"}`))
+	c.(*net.UnixConn).CloseWrite()
+	var resp hookd.Response
+	if err := json.NewDecoder(c).Decode(&resp); err != nil || !strings.Contains(resp.Refused, "version 99") {
+		t.Errorf("answer %+v (%v), want a refusal naming version 99", resp, err)
+	}
+}
+
+func TestHookdStop(t *testing.T) {
+	sock := startHookd(t)
+	var out, errb bytes.Buffer
+	if code := Run(context.Background(), []string{"hookd", "stop", "--socket", sock}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "stopped") {
+		t.Fatalf("hookd stop: %d %s %s", code, out.String(), errb.String())
+	}
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(sock); os.IsNotExist(err) {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the socket is still there 5 s after stop")
+		}
+	}
+	out.Reset()
+	if code := Run(context.Background(), []string{"hookd", "status", "--socket", sock}, nil, &out, &errb); code == 0 {
+		t.Errorf("status after stop: exit 0: %s", out.String())
+	}
+}
+
+// BenchmarkHookdCall is hookd's own share of a warden-hook call: one
+// request on the socket, decided with the store (no process start).
+func BenchmarkHookdCall(b *testing.B) {
+	sock := startHookd(b)
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte(hookTestPolicy), 0o644)
+	for _, bc := range []struct{ name, cmd string }{{"allow", "ls -la"}, {"deny", "ls && rm -rf x"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			req := &hookd.Request{Op: hookd.OpHook, Args: []string{"claude"}, Dir: dir, Stdin: []byte(claudePre(dir, bc.cmd))}
+			for b.Loop() {
+				resp, err := hookd.Ask(sock, req, 10*time.Second)
+				if err != nil || !bytes.Contains(resp.Stdout, []byte("permissionDecision")) {
+					b.Fatalf("%v %s", err, resp.Stdout)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,195 @@
+package hookd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/claudecode"
+)
+
+var (
+	// errNoServer: no hookd listens on the socket (nothing was sent).
+	errNoServer = errors.New("no warden hookd is running")
+	errTimeout  = errors.New("no answer in time")
+)
+
+// spawnEvery bounds how often clients start a hookd that does not come up.
+const spawnEvery = 10 * time.Second
+
+// Client is warden-hook: it answers one host event, through hookd when one
+// runs, else by running `warden hook` (and starting hookd for next time).
+type Client struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Socket is hookd's socket (default SocketPath()).
+	Socket string
+	// Bin is the warden binary (default: see WardenBin).
+	Bin string
+}
+
+// Run answers one event; args are what follows `warden hook`: the host and
+// its flags. It returns the process exit code. It never fails open: when
+// no decision can be had, the answer is a deny in the host's JSON and exit
+// code 2, which every host reads as "block".
+func (c *Client) Run(args []string) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(c.Stderr, "Usage: warden-hook claude|codex|gemini|opencode [warden hook flags]\n\n"+
+			"Answers an agent host's hook event like `warden hook`, through a resident\n"+
+			"`warden hookd` when one runs (it starts one when none does). Set "+DisableEnv+"=off\n"+
+			"to always run `warden hook` instead.")
+		return 2
+	}
+	data, err := io.ReadAll(io.LimitReader(c.Stdin, MaxInput+1))
+	if err != nil {
+		return c.fail(args[0], nil, fmt.Errorf("read hook input: %w", err))
+	}
+	deadline := time.Now().Add(Deadline(args[1:]) + 5*time.Second)
+	socket := c.Socket
+	if socket == "" {
+		socket = SocketPath()
+	}
+	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
+		wd, _ := os.Getwd()
+		req := &Request{V: Version, Op: OpHook, Args: args, Dir: wd, Stdin: data}
+		if args[0] == "gemini" {
+			req.Interactive = GeminiInteractive()
+		}
+		resp, sent, err := ask(socket, req, deadline)
+		switch {
+		case err == nil:
+			c.Stdout.Write(resp.Stdout)
+			c.Stderr.Write(resp.Stderr)
+			return resp.Code
+		case errors.Is(err, errTimeout):
+			// hookd took the event and did not answer: running the hook
+			// again could decide twice, and the host is waiting.
+			return c.fail(args[0], data, fmt.Errorf("warden hookd gave no answer in time (%s)", Deadline(args[1:])))
+		case !sent && errors.Is(err, errNoServer):
+			c.startServer(socket)
+		}
+		// hookd is gone or refused: decide here, which is always right.
+	}
+	return c.runWarden(args, data, deadline)
+}
+
+// runWarden runs `warden hook ARGS` on the event and passes its answer on.
+func (c *Client) runWarden(args []string, data []byte, deadline time.Time) int {
+	bin, err := c.wardenBin()
+	if err != nil {
+		return c.fail(args[0], data, err)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, append([]string{"hook"}, args...)...)
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stdout = &out
+	cmd.Stderr = c.Stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return c.fail(args[0], data, fmt.Errorf("%s hook %s gave no answer in time", bin, args[0]))
+	case err != nil && !errors.As(err, &exit):
+		return c.fail(args[0], data, fmt.Errorf("run %s: %w", bin, err))
+	case out.Len() == 0:
+		// `warden hook` always answers in JSON; nothing means it crashed.
+		return c.fail(args[0], data, fmt.Errorf("%s hook %s answered nothing (%v)", bin, args[0], err))
+	}
+	c.Stdout.Write(out.Bytes())
+	return cmd.ProcessState.ExitCode()
+}
+
+// fail answers a deny in the host's JSON and exits 2 (block).
+func (c *Client) fail(host string, data []byte, err error) int {
+	d := warden.FailClosed(err)
+	c.Stdout.Write(Failure(host, EventName(data), d))
+	fmt.Fprintln(c.Stderr, claudecode.ModelText(d))
+	return 2
+}
+
+// wardenBin finds the full warden binary: $WARDEN_BIN (unless it names
+// warden-hook itself), the warden next to this program, then PATH.
+func (c *Client) wardenBin() (string, error) {
+	if c.Bin != "" {
+		return c.Bin, nil
+	}
+	if b := os.Getenv(BinEnv); b != "" && !strings.HasPrefix(filepath.Base(b), "warden-hook") {
+		return b, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		b := filepath.Join(filepath.Dir(self), "warden")
+		if st, err := os.Stat(b); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return b, nil
+		}
+	}
+	b, err := exec.LookPath("warden")
+	if err != nil {
+		return "", fmt.Errorf("warden-hook needs the warden binary: none next to warden-hook or on PATH (set %s)", BinEnv)
+	}
+	return b, nil
+}
+
+// startServer starts a hookd in the background for the next calls, at
+// most once per spawnEvery (a hookd that cannot start must not cost every
+// call a process). A second hookd that starts at the same time exits.
+func (c *Client) startServer(socket string) {
+	dir := dirOf(socket)
+	if PrepareDir(dir) != nil {
+		return
+	}
+	stamp := filepath.Join(dir, "hookd.spawn")
+	if st, err := os.Stat(stamp); err == nil && time.Since(st.ModTime()) < spawnEvery {
+		return
+	}
+	if err := os.WriteFile(stamp, nil, 0o600); err != nil {
+		return
+	}
+	now := time.Now()
+	os.Chtimes(stamp, now, now)
+	bin, err := c.wardenBin()
+	if err != nil {
+		return
+	}
+	log, err := os.OpenFile(LogFile(socket), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	defer log.Close()
+	cmd := exec.Command(bin, "hookd", "--socket", socket)
+	cmd.Dir = "/"
+	cmd.Env = serverEnv(os.Environ())
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = detach(cmd.SysProcAttr)
+	if cmd.Start() == nil {
+		cmd.Process.Release()
+	}
+}
+
+// serverEnv keeps what hookd needs of the environment (home, paths,
+// locale, warden's own settings) and drops the rest: a host's environment
+// may hold API keys that a long-lived process has no use for.
+func serverEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "HOME", name == "USER", name == "LOGNAME", name == "PATH", name == "LANG",
+			name == "TZ", name == "TMPDIR", strings.HasPrefix(name, "LC_"),
+			strings.HasPrefix(name, "XDG_"), strings.HasPrefix(name, "WARDEN_"):
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func dirOf(socket string) string { return filepath.Dir(socket) }
