@@ -320,6 +320,11 @@ func (s *hookServer) handle(ctx context.Context, c *net.UnixConn) {
 			resp.Refused = "request without an absolute working directory"
 			return
 		}
+		if req.Home != os.Getenv("HOME") {
+			// ~ in a policy means the caller's home.
+			resp.Refused = "this hookd runs with another HOME"
+			return
+		}
 		var out, errb bytes.Buffer
 		rt := &hookRuntime{dir: req.Dir, interactive: func() bool { return req.Interactive },
 			engine: s.engine, store: s.store}

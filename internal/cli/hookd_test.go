@@ -288,6 +288,16 @@ func TestHookdRefusesOtherVersions(t *testing.T) {
 	}
 }
 
+// TestHookdRefusesAnotherHome: ~ in a policy is the caller's home, so a
+// hookd started under another HOME leaves the call to the client.
+func TestHookdRefusesAnotherHome(t *testing.T) {
+	sock := startHookd(t)
+	req := &hookd.Request{Op: hookd.OpHook, Args: []string{"claude"}, Dir: "/", Home: "/somewhere/else", Stdin: []byte(claudePre("/", "ls"))}
+	if resp, err := hookd.Ask(sock, req, 5*time.Second); err == nil || !strings.Contains(resp.Refused, "another HOME") {
+		t.Errorf("answer %+v (%v), want a refusal", resp, err)
+	}
+}
+
 func TestHookdStop(t *testing.T) {
 	sock := startHookd(t)
 	var out, errb bytes.Buffer
@@ -316,7 +326,7 @@ func BenchmarkHookdCall(b *testing.B) {
 	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte(hookTestPolicy), 0o644)
 	for _, bc := range []struct{ name, cmd string }{{"allow", "ls -la"}, {"deny", "ls && rm -rf x"}} {
 		b.Run(bc.name, func(b *testing.B) {
-			req := &hookd.Request{Op: hookd.OpHook, Args: []string{"claude"}, Dir: dir, Stdin: []byte(claudePre(dir, bc.cmd))}
+			req := &hookd.Request{Op: hookd.OpHook, Args: []string{"claude"}, Dir: dir, Home: os.Getenv("HOME"), Stdin: []byte(claudePre(dir, bc.cmd))}
 			for b.Loop() {
 				resp, err := hookd.Ask(sock, req, 10*time.Second)
 				if err != nil || !bytes.Contains(resp.Stdout, []byte("permissionDecision")) {

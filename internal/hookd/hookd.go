@@ -45,6 +45,9 @@ type Request struct {
 	Dir string `json:"dir,omitempty"`
 	// Stdin is the host's hook JSON.
 	Stdin []byte `json:"stdin,omitempty"`
+	// Home is the client's $HOME: policies expand ~ with it, so a hookd
+	// with another home does not answer.
+	Home string `json:"home,omitempty"`
 	// Interactive reports, for Gemini CLI, whether the host that runs the
 	// client can show its own confirmation prompt (only the client can
 	// tell: it looks at its own parent processes).
