@@ -106,7 +106,11 @@ type Result struct {
 // decision is a deny (warden.FailClosed) and the error says why.
 func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options) (Result, error) {
 	start := time.Now()
-	res, err := t.decide(ctx, &call, opt)
+	res, written, err := t.decide(ctx, &call, opt, start)
+	if written {
+		// The audit record went with the session update.
+		return res, nil
+	}
 	if err != nil {
 		res.Decision = warden.FailClosed(err)
 	}
@@ -120,14 +124,17 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 	return res, err
 }
 
-func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options) (Result, error) {
-	var res Result
+// decide makes the decision and writes the session. written reports that
+// the audit record (and the violation's history entry) went into the same
+// transaction as the session: possible when the store supports it and the
+// decision is final inside it (no grant to count, no approval to queue).
+func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options, start time.Time) (res Result, written bool, err error) {
 	if call.Args == nil {
 		call.Args = map[string]any{}
 	}
 	grants, err := t.Store.Grants(ctx, warden.GrantFilter{Session: call.Session})
 	if err != nil {
-		return res, err
+		return res, false, err
 	}
 	if call.Session == "" {
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.Session != "" })
@@ -138,7 +145,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		tr = t.Engine.Explain(*call, &engine.Session{Grants: grants})
 	} else {
 		now := t.now()
-		sess, err := t.Store.UpdateSession(ctx, call.Session, func(s *warden.Session, created bool) error {
+		update := func(s *warden.Session, created bool) (*warden.DecisionRecord, error) {
 			if created {
 				s.StartedAt, s.Status = now, warden.SessionActive
 				s.Host, s.Role, s.Depth = call.Host, call.Role, call.Depth
@@ -147,12 +154,41 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			first = !s.FirstToolUsed()
 			tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants})
 			record(s, call, tr, now)
-			return nil
-		})
+			if len(tr.Grants) > 0 || (tr.Decision.Decision == warden.Ask && !opt.HostPrompts) {
+				return nil, nil // more to do after the session is stored
+			}
+			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, Result{Decision: tr.Decision, Trace: tr}, time.Since(start))}
+			if tr.Decision.Decision == warden.Deny || violated(tr) {
+				h := violation(call, tr)
+				h.Time = now
+				dr.History = &h
+			}
+			return dr, nil
+		}
+		var sess warden.Session
+		var rec warden.AuditRecord
+		if w, ok := t.Store.(warden.DecisionWriter); ok {
+			sess, rec, err = w.WriteDecision(ctx, call.Session, update)
+			written = err == nil && rec.ID != 0
+		} else {
+			sess, err = t.Store.UpdateSession(ctx, call.Session, func(s *warden.Session, created bool) error {
+				_, err := update(s, created)
+				return err
+			})
+		}
 		if err != nil {
-			return res, err
+			return res, false, err
 		}
 		res.Session = sess
+		if written {
+			res.Trace, res.Decision, res.Audit = tr, tr.Decision, rec
+			if res.Decision.Decision == warden.Deny || violated(tr) {
+				// Trim the history. The decision is recorded; a failure
+				// here leaves the trim to the next violation.
+				t.Store.ArchiveHistory(ctx, Limits(t.policy()).HistoryMax)
+			}
+			return res, true, nil
+		}
 	}
 	// Count the grants the decision used. A grant used up or revoked
 	// meanwhile by another process does not count: decide again without it.
@@ -161,7 +197,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		for _, id := range tr.Grants {
 			ok, err := t.Store.UseGrant(ctx, id)
 			if err != nil && !errors.Is(err, warden.ErrNotFound) {
-				return res, err
+				return res, false, err
 			}
 			if !ok {
 				lost = id
@@ -177,15 +213,15 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	res.Trace, res.Decision = tr, tr.Decision
 	if res.Decision.Decision == warden.Deny || violated(tr) {
 		if err := t.history(ctx, call, violation(call, tr)); err != nil {
-			return res, err
+			return res, false, err
 		}
 	}
 	if res.Decision.Decision == warden.Ask && !opt.HostPrompts {
 		if err := t.approval(ctx, call, opt, &res); err != nil {
-			return res, err
+			return res, false, err
 		}
 	}
-	return res, nil
+	return res, false, nil
 }
 
 // fillCall completes the call from the session, and the session from the

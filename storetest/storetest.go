@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"AuditConcurrentAppend", testAuditConcurrent},
 		{"State", testState},
 		{"History", testHistory},
+		{"WriteDecision", testWriteDecision},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -708,5 +709,56 @@ func testApprovalOnePending(t *testing.T, s warden.Store) {
 	y := must(s.CreateApproval(ctx, warden.Approval{Tool: "Bash"}))(t)
 	if x.ID == y.ID {
 		t.Error("approvals without fingerprint shared an id")
+	}
+}
+
+// testWriteDecision: a store that writes a decision in one transaction
+// stores the session, the history entry and the audit record together, or
+// nothing at all.
+func testWriteDecision(t *testing.T, s warden.Store) {
+	w, ok := s.(warden.DecisionWriter)
+	if !ok {
+		t.Skip("the store has no one-transaction decision write")
+	}
+	sess, rec, err := w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		if !created {
+			t.Error("a new session was not reported as created")
+		}
+		x.Calls, x.Violations = 1, 1
+		return &warden.DecisionRecord{
+			Audit:   warden.AuditRecord{Session: "wd", Tool: "Bash", Decision: warden.Deny, Code: warden.CodeRuleDeny, Args: map[string]any{"command": "rm -rf /"}},
+			History: &warden.HistoryEntry{Session: "wd", Action: "violation:rule_deny:Bash", Result: "fail"},
+		}, nil
+	})
+	check(t, err)
+	if sess.Calls != 1 || rec.ID == 0 || rec.Decision != warden.Deny {
+		t.Fatalf("session %+v, record %+v", sess, rec)
+	}
+	recs := must(s.Audit(ctx, warden.AuditFilter{Session: "wd"}))(t)
+	st := must(s.State(ctx))(t)
+	if len(recs) != 1 || recs[0].ID != rec.ID || len(st.History) != 1 || st.History[0].Action != "violation:rule_deny:Bash" {
+		t.Errorf("audit %+v, history %+v", recs, st.History)
+	}
+	// An error stores nothing: not the session change, not the record.
+	boom := errors.New("boom")
+	_, _, err = w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		x.Calls = 99
+		return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "wd", Tool: "Bash", Decision: warden.Allow}}, boom
+	})
+	isErr(t, err, boom)
+	if x := must(s.Session(ctx, "wd"))(t); x.Calls != 1 {
+		t.Errorf("calls = %d after a failed write, want 1", x.Calls)
+	}
+	if recs := must(s.Audit(ctx, warden.AuditFilter{Session: "wd"}))(t); len(recs) != 1 {
+		t.Errorf("%d audit records after a failed write, want 1", len(recs))
+	}
+	// No record: the session alone, like UpdateSession.
+	sess, rec, err = w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		x.Calls++
+		return nil, nil
+	})
+	check(t, err)
+	if sess.Calls != 2 || rec.ID != 0 {
+		t.Errorf("session %+v, record %+v", sess, rec)
 	}
 }

@@ -296,28 +296,38 @@ func (s *Store) Session(ctx context.Context, id string) (warden.Session, error) 
 
 // UpdateSession implements warden.SessionStore.
 func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*warden.Session, bool) error) (warden.Session, error) {
+	x, _, err := s.WriteDecision(ctx, id, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		return nil, fn(x, created)
+	})
+	return x, err
+}
+
+// WriteDecision implements warden.DecisionWriter.
+func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
+	var rec warden.AuditRecord
 	if id == "" {
-		return warden.Session{}, errors.New("update session: empty session id")
+		return warden.Session{}, rec, errors.New("update session: empty session id")
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
+		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, s.d.Rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
 	if err != nil {
-		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
+		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
+		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
 	x, err := scanSession(tx.QueryRowContext(ctx, s.d.Rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`+s.d.ForUpdate), id))
 	if err != nil {
-		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
+		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
-	if err := fn(&x, n == 1); err != nil {
-		return warden.Session{}, err
+	dr, err := fn(&x, n == 1)
+	if err != nil {
+		return warden.Session{}, rec, err
 	}
 	x.ID = id
 	_, err = tx.ExecContext(ctx, s.d.Rebind(`UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
@@ -327,14 +337,24 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*warden.Se
 		x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status, ts(x.StartedAt), ts(x.LastSeen),
 		ts(x.EndedAt), b2i(x.Archived), id)
 	if err != nil {
-		return warden.Session{}, fmt.Errorf("update session %q: %w", id, err)
+		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
+	}
+	if dr != nil {
+		if dr.History != nil {
+			if err := s.addHistory(ctx, tx, *dr.History); err != nil {
+				return warden.Session{}, rec, err
+			}
+		}
+		if rec, err = s.appendAudit(ctx, tx, dr.Audit); err != nil {
+			return warden.Session{}, rec, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
-		return warden.Session{}, fmt.Errorf("update session %q: commit: %w", id, err)
+		return warden.Session{}, rec, fmt.Errorf("update session %q: commit: %w", id, err)
 	}
 	// Reflect the stored precision.
 	x.StartedAt, x.LastSeen, x.EndedAt = tm(ts(x.StartedAt)), tm(ts(x.LastSeen)), tm(ts(x.EndedAt))
-	return x, nil
+	return x, rec, nil
 }
 
 // Sessions implements warden.SessionStore.
@@ -682,6 +702,16 @@ const auditCols = `time, session, role, host, tool, depth, args, decision, code,
 
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
+	return s.appendAudit(ctx, s.db, r)
+}
+
+// querier is a database or a transaction.
+type querier interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+func (s *Store) appendAudit(ctx context.Context, q querier, r warden.AuditRecord) (warden.AuditRecord, error) {
 	if r.Time.IsZero() {
 		r.Time = s.now()
 	}
@@ -689,7 +719,7 @@ func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.A
 	if r.Args == nil {
 		r.Args = map[string]any{}
 	}
-	err := s.db.QueryRowContext(ctx, s.d.Rebind(`INSERT INTO audit (`+auditCols+`)
+	err := q.QueryRowContext(ctx, s.d.Rebind(`INSERT INTO audit (`+auditCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
 		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
@@ -886,13 +916,17 @@ func (s *Store) RemoveAnchor(ctx context.Context, id string) error {
 
 // AddHistory implements warden.StateStore.
 func (s *Store) AddHistory(ctx context.Context, h warden.HistoryEntry) error {
+	return s.addHistory(ctx, s.db, h)
+}
+
+func (s *Store) addHistory(ctx context.Context, q querier, h warden.HistoryEntry) error {
 	if h.Action == "" {
 		return errors.New("add history: action is empty")
 	}
 	if h.Time.IsZero() {
 		h.Time = s.now()
 	}
-	_, err := s.exec(ctx, `INSERT INTO history (time, session, agent, action, result) VALUES (?, ?, ?, ?, ?)`,
+	_, err := q.ExecContext(ctx, s.d.Rebind(`INSERT INTO history (time, session, agent, action, result) VALUES (?, ?, ?, ?, ?)`),
 		ts(h.Time), h.Session, h.Agent, h.Action, h.Result)
 	if err != nil {
 		return fmt.Errorf("add history: %w", err)
