@@ -152,6 +152,9 @@ var migrations = []string{
 	`UPDATE approvals SET fingerprint = fingerprint || ':' || id WHERE status = 'pending' AND fingerprint <> ''
 		AND id NOT IN (SELECT MIN(id) FROM approvals WHERE status = 'pending' AND fingerprint <> '' GROUP BY fingerprint);
 	CREATE UNIQUE INDEX approvals_pending_fingerprint ON approvals (fingerprint) WHERE status = 'pending' AND fingerprint <> ''`,
+	// Trimming the live history after each violation reads this index
+	// instead of the whole table.
+	`CREATE INDEX history_live ON history (archived, id)`,
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -939,8 +942,10 @@ func (s *Store) ArchiveHistory(ctx context.Context, keep int) (int, error) {
 	if keep < 0 {
 		keep = 0
 	}
-	res, err := s.exec(ctx, `UPDATE history SET archived = 1 WHERE archived = 0 AND id NOT IN
-		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT ?)`, keep)
+	// Everything up to the newest entry beyond the first keep; nothing
+	// when there are no more than keep.
+	res, err := s.exec(ctx, `UPDATE history SET archived = 1 WHERE archived = 0 AND id <=
+		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT 1 OFFSET ?)`, keep)
 	if err != nil {
 		return 0, fmt.Errorf("archive history: %w", err)
 	}
