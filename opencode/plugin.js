@@ -112,6 +112,14 @@ export const WardenPlugin = async (ctx) => {
       }
     },
     "experimental.chat.messages.transform": async () => {},
+    // OpenCode waits for this hook before it asks the model for a
+    // compaction's summary. The session.compacted event (below) comes
+    // through OpenCode's event bus, which it does not wait for: the next
+    // request's chat.system.transform could reach warden first and get the
+    // session-start text instead of the post-compaction reminder.
+    "experimental.session.compacting": async (input) => {
+      await quiet({ event: "session.compacted", session_id: input && input.sessionID });
+    },
     event: async ({ event }) => {
       const p = (event && event.properties) || {};
       switch (event && event.type) {

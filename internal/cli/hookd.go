@@ -75,6 +75,10 @@ func runHookd(ctx context.Context, env *Env) int {
 		resp, err := hookd.Ask(sock, req, 5*time.Second)
 		if err != nil {
 			fmt.Fprintf(env.Stdout, "warden hookd: none running on %s\n", sock)
+			if derr := hookd.CheckDir(filepath.Dir(sock)); derr != nil && !errors.Is(derr, os.ErrNotExist) {
+				// warden-hook will not use this socket: say why.
+				fmt.Fprintf(env.Stdout, "warden hookd: the socket's folder is unsafe, so warden-hook runs warden hook for every event: %v\n", derr)
+			}
 			if op == "stop" {
 				return ExitOK
 			}

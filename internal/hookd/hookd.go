@@ -125,7 +125,7 @@ func CheckDir(dir string) error {
 		return fmt.Errorf("%s is not a folder", dir)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is open to other users (mode %s); it must be 0700", dir, st.Mode().Perm())
+		return fmt.Errorf("%s is open to other users (mode %04o); it must be 0700", dir, st.Mode().Perm())
 	}
 	if uid, ok := owner(st); ok && uid != os.Getuid() {
 		return fmt.Errorf("%s belongs to user %d, not to this user (%d)", dir, uid, os.Getuid())
