@@ -113,6 +113,23 @@ func BenchmarkHookClaude(b *testing.B) {
 	}
 }
 
+// BenchmarkHookFloor is the floor under BenchmarkHookClaude on this
+// machine: starting warden-hook and letting it exit at once (no arguments:
+// it prints its usage), with the same harness.
+func BenchmarkHookFloor(b *testing.B) {
+	times := make([]time.Duration, 0, b.N)
+	for range b.N {
+		cmd := exec.Command(wardenHookBin)
+		start := time.Now()
+		if err := cmd.Run(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 {
+			b.Fatalf("warden-hook without arguments: %v, want exit 2", err)
+		}
+		times = append(times, time.Since(start))
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+}
+
 // waitHookd waits until a hookd answers on sock.
 func waitHookd(t testing.TB, sock string) {
 	t.Helper()
