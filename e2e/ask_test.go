@@ -55,7 +55,8 @@ func TestClaudeAskUsesHostPrompt(t *testing.T) {
 // TestGeminiHeadlessAsk: Gemini CLI shows a hook's "ask" as a confirmation
 // in its terminal UI, but headless (-p) it would wait forever. warden sees
 // that this Gemini CLI is headless and queues the approval instead: the
-// run ends, the call did not run, and the model is told what to do.
+// run ends, the call did not run, and the model is told what to do. The
+// session's intent (which rules' `intent` match) is the user's prompt.
 func TestGeminiHeadlessAsk(t *testing.T) {
 	h := governedHosts[2]
 	bin := requireHost(t, h.spec)
@@ -76,5 +77,10 @@ func TestGeminiHeadlessAsk(t *testing.T) {
 	}
 	if out, _ := e.warden("approvals", "ls", "--json"); !strings.Contains(out, `"status": "pending"`) {
 		t.Errorf("no pending approval: %s", out)
+	}
+	// Headless, Gemini CLI puts the SessionStart text into the prompt it
+	// reports at BeforeAgent; the recorded intent is the user's request.
+	if got := storedIntent(t, e); got != "Create asked.txt" {
+		t.Errorf("recorded intent %q, want the user's request alone", got)
 	}
 }

@@ -331,80 +331,155 @@ func geminiCompression(snapshot string) []scripted.Turn {
 	}
 }
 
-// TestGeminiCompressReminder runs Gemini CLI interactively in a terminal
-// (tmux): a first prompt, `/compress` (which runs the PreCompress hook and
-// replaces the history with the model's summary), then a second prompt,
-// whose BeforeAgent hook warden answers with the reminder. The request of
-// the second prompt must carry the reminder, and the first prompt must be
-// gone from it (the history was really replaced).
+// geminiSizedRun runs headless Gemini CLI (-p) on prompt against the
+// scripted model behind sizedUsage.
+func geminiSizedRun(t *testing.T, e *env, entry, prompt string) result {
+	t.Helper()
+	return e.run(hostTimeout, []string{"GOOGLE_GEMINI_BASE_URL=" + sizedUsage(t, e), "GEMINI_API_KEY=test", "GEMINI_CLI_TRUST_WORKSPACE=true"},
+		"node", entry, "-m", "gemini-2.5-flash", "-p", prompt, "--output-format", "json", "--yolo")
+}
+
+// storedIntent is the intent warden recorded for the project's only
+// session.
+func storedIntent(t *testing.T, e *env) string {
+	t.Helper()
+	ss := storedSessions(e)
+	if len(ss) != 1 {
+		t.Fatalf("%d sessions in the store, want 1: %+v", len(ss), ss)
+	}
+	return ss[0].Intent
+}
+
+// TestGeminiCompressReminder: Gemini CLI fires PreCompress before every
+// model turn, before it decides whether to compress, and BeforeModel before
+// every model request; warden counts a compaction only when a main-chat
+// request has lost the governance text the session was given, and adds the
+// reminder to that request (BeforeModel's llm_request).
 //
-// Gemini CLI fires PreCompress before every model turn whose history is not
-// empty, before it decides whether to compress, so warden counts a
-// compaction during the first prompt already, and would give the second
-// prompt the reminder without /compress too (a bug of its own, reported);
-// this test checks that the reminder reaches the model after a real
-// compression, not that it comes only after one.
+// First a headless run without a compression (a tool call, then the answer
+// to its result): no compaction is recorded and no request carries the
+// reminder. Then Gemini CLI runs interactively in a terminal (tmux): a first
+// prompt, `/compress` (which replaces the history with the model's
+// summary), then a second prompt. The request of the second prompt must
+// carry the reminder, with that prompt as the user's latest request, and
+// the first prompt must be gone from it (the history was really replaced).
 func TestGeminiCompressReminder(t *testing.T) {
 	h := governedHosts[2]
 	for _, client := range hookClients {
 		t.Run(client, func(t *testing.T) {
 			entry := requireHost(t, h.spec)
-			requireTmux(t)
-			const snapshot = "<state_snapshot>GEMINI-SUMMARY-2d9b: the user was greeted.</state_snapshot>"
-			e := newEnv(t, append(geminiCompression(snapshot),
-				scripted.Turn{Name: "first", Match: scripted.All(scripted.HasTools, scripted.Contains("marker-one")), Text: "Hello from the first prompt."},
-				scripted.Turn{Name: "second", Match: scripted.All(scripted.HasTools, scripted.Contains("marker-two")), Text: "Answer to the second prompt."},
-			)...)
-			e.write("warden.yaml", governedPolicy)
-			h.setup(e)
-			e.initHook("gemini", client)
-			vars := []string{"GOOGLE_GEMINI_BASE_URL=" + sizedUsage(t, e), "GEMINI_API_KEY=test", "GEMINI_CLI_TRUST_WORKSPACE=true"}
-			for _, v := range e.vars {
-				if !strings.HasPrefix(v, "TERM=") { // tmux sets the terminal's TERM
-					vars = append(vars, v)
-				}
-			}
-			term := startTerminal(t, e.project, vars, "node", entry, "-m", "gemini-2.5-flash", "--yolo", "-i", "marker-one: say hello")
-			defer func() {
-				if t.Failed() {
-					e.dump(result{stdout: term.screen()})
-					logRequests(t, e)
-				}
-			}()
-			term.waitFor("the answer to the first prompt", 45*time.Second, nil, "Hello from the first prompt.")
-			// type, wait for the text to show, then press Enter.
-			enter := func(text string) {
-				term.send(text)
-				term.waitFor("the typed "+text, 10*time.Second, nil, text)
-				term.send("Enter")
-			}
-			enter("/compress")
-			term.waitFor("the compression's result", 30*time.Second, nil, "Chat history compressed from")
-			enter("marker-two tell me more")
-			term.waitFor("the answer to the second prompt", 30*time.Second, nil, "Answer to the second prompt.")
-
-			if u := e.model.Unplayed(); len(u) > 0 {
-				t.Fatalf("turns never played: %v", u)
-			}
-			reqs := e.model.Requests()
-			second := played(reqs, "second")
-			if played(reqs, "verify") > second {
-				t.Fatalf("the compression (request %d) came after the second prompt (%d)", played(reqs, "verify"), second)
-			}
-			if !reqs[played(reqs, "first")].Contains(sessionStartMarker) {
-				t.Errorf("the first prompt's request lacks the session-start governance text")
-			}
-			noReminderBefore(t, reqs, second)
-			q := reqs[second]
-			if !q.Contains("GEMINI-SUMMARY-2d9b") || q.Contains("marker-one") {
-				t.Errorf("the second prompt's request does not carry the compressed history (snapshot %v, first prompt %v)",
-					q.Contains("GEMINI-SUMMARY-2d9b"), q.Contains("marker-one"))
-			}
-			if !q.Contains(compactReminder) || !q.Contains("The user's latest request: marker-two tell me more") {
-				t.Errorf("the request after /compress lacks warden's reminder (with the user's request)")
-			}
-			t.Logf("the request after /compress: governance text %v, reminder %v", q.Contains(sessionStartMarker), q.Contains(compactReminder))
+			t.Run("no-compression", func(t *testing.T) { testGeminiNoCompression(t, h, client, entry) })
+			t.Run("compress", func(t *testing.T) { testGeminiCompress(t, h, client, entry) })
 		})
+	}
+}
+
+func testGeminiNoCompression(t *testing.T, h governedHost, client, entry string) {
+	const prompt = "marker-zero: create work.txt"
+	e := newEnv(t,
+		scripted.Turn{Name: "work", Match: scripted.All(scripted.Contains("marker-zero"), scripted.MinToolResults(0), scripted.Not(scripted.HasToolResult)),
+			ToolCalls: []scripted.ToolCall{h.shell("touch work.txt")}},
+		scripted.Turn{Name: "final", Match: scripted.All(scripted.Contains("marker-zero"), scripted.MinToolResults(1)), Text: "Created work.txt."},
+	)
+	e.write("warden.yaml", governedPolicy)
+	h.setup(e)
+	e.initHook("gemini", client)
+	r := geminiSizedRun(t, e, entry, prompt)
+	defer func() {
+		if t.Failed() {
+			e.dump(r)
+			logRequests(t, e)
+		}
+	}()
+	if r.err != nil {
+		t.Fatalf("gemini: %v", r.err)
+	}
+	if u := e.model.Unplayed(); len(u) > 0 {
+		t.Fatalf("turns never played: %v", u)
+	}
+	if !e.exists("work.txt") {
+		t.Errorf("work.txt is missing: the allowed call did not run")
+	}
+	reqs := e.model.Requests()
+	for _, turn := range []string{"work", "final"} {
+		if !reqs[played(reqs, turn)].Contains(sessionStartMarker) {
+			t.Errorf("the %s request lacks the session-start governance text", turn)
+		}
+	}
+	noReminderBefore(t, reqs, len(reqs))
+	if n := compactions(e); n != 0 {
+		t.Errorf("warden recorded %d compactions in a run without a compression", n)
+	}
+	// Headless, the SessionStart text is part of the prompt Gemini CLI
+	// reports at BeforeAgent; the intent is the user's request alone.
+	if got := storedIntent(t, e); got != prompt {
+		t.Errorf("recorded intent %q, want %q", got, prompt)
+	}
+}
+
+func testGeminiCompress(t *testing.T, h governedHost, client, entry string) {
+	requireTmux(t)
+	const snapshot = "<state_snapshot>GEMINI-SUMMARY-2d9b: the user was greeted.</state_snapshot>"
+	e := newEnv(t, append(geminiCompression(snapshot),
+		scripted.Turn{Name: "first", Match: scripted.All(scripted.HasTools, scripted.Contains("marker-one")), Text: "Hello from the first prompt."},
+		scripted.Turn{Name: "second", Match: scripted.All(scripted.HasTools, scripted.Contains("marker-two")), Text: "Answer to the second prompt."},
+	)...)
+	e.write("warden.yaml", governedPolicy)
+	h.setup(e)
+	e.initHook("gemini", client)
+	vars := []string{"GOOGLE_GEMINI_BASE_URL=" + sizedUsage(t, e), "GEMINI_API_KEY=test", "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	for _, v := range e.vars {
+		if !strings.HasPrefix(v, "TERM=") { // tmux sets the terminal's TERM
+			vars = append(vars, v)
+		}
+	}
+	term := startTerminal(t, e.project, vars, "node", entry, "-m", "gemini-2.5-flash", "--yolo", "-i", "marker-one: say hello")
+	defer func() {
+		if t.Failed() {
+			e.dump(result{stdout: term.screen()})
+			logRequests(t, e)
+		}
+	}()
+	term.waitFor("the answer to the first prompt", 45*time.Second, nil, "Hello from the first prompt.")
+	// PreCompress has fired (Gemini CLI fires it before every turn), but
+	// nothing was compressed.
+	if n := compactions(e); n != 0 {
+		t.Errorf("warden recorded %d compactions before /compress", n)
+	}
+	// type, wait for the text to show, then press Enter.
+	enter := func(text string) {
+		term.send(text)
+		term.waitFor("the typed "+text, 10*time.Second, nil, text)
+		term.send("Enter")
+	}
+	enter("/compress")
+	term.waitFor("the compression's result", 30*time.Second, nil, "Chat history compressed from")
+	enter("marker-two tell me more")
+	term.waitFor("the answer to the second prompt", 30*time.Second, nil, "Answer to the second prompt.")
+
+	if u := e.model.Unplayed(); len(u) > 0 {
+		t.Fatalf("turns never played: %v", u)
+	}
+	reqs := e.model.Requests()
+	second := played(reqs, "second")
+	if played(reqs, "verify") > second {
+		t.Fatalf("the compression (request %d) came after the second prompt (%d)", played(reqs, "verify"), second)
+	}
+	if !reqs[played(reqs, "first")].Contains(sessionStartMarker) {
+		t.Errorf("the first prompt's request lacks the session-start governance text")
+	}
+	noReminderBefore(t, reqs, second)
+	q := reqs[second]
+	if !q.Contains("GEMINI-SUMMARY-2d9b") || q.Contains("marker-one") {
+		t.Errorf("the second prompt's request does not carry the compressed history (snapshot %v, first prompt %v)",
+			q.Contains("GEMINI-SUMMARY-2d9b"), q.Contains("marker-one"))
+	}
+	if !q.Contains(compactReminder) || !q.Contains("The user's latest request: marker-two tell me more") {
+		t.Errorf("the request after /compress lacks warden's reminder (with the user's request)")
+	}
+	t.Logf("the request after /compress: governance text %v, reminder %v", q.Contains(sessionStartMarker), q.Contains(compactReminder))
+	if n := compactions(e); n != 1 {
+		t.Errorf("warden recorded %d compactions, want 1", n)
 	}
 }
 
@@ -413,16 +488,11 @@ func TestGeminiCompressReminder(t *testing.T) {
 // the next-speaker check on, the model says it will go on, Gemini CLI sends
 // "Please continue." and, before that request, compresses the whole
 // history (the first prompt and warden's session-start text in it) into the
-// model's summary. The request after the compression should carry the
-// reminder.
-//
-// Known bug (reported, not fixed here): it carries no warden text at all.
-// PreCompress only records the compaction; warden gives the reminder at the
-// next BeforeAgent, which Gemini CLI fires once per prompt, before it
-// compresses, and no hook warden wires for Gemini CLI fires between the
-// compression and the next model request (BeforeModel would). Until then
-// the test skips at that check, after checking that the compression
-// happened.
+// model's summary. No BeforeAgent fires before that request (one fires per
+// prompt); warden's BeforeModel hook sees the request without the
+// governance text, records the compaction and adds the reminder, with the
+// user's request (the prompt without the SessionStart text Gemini CLI put
+// into it).
 func TestGeminiAutoCompressReminder(t *testing.T) {
 	h := governedHosts[2]
 	for _, client := range hookClients {
@@ -452,8 +522,7 @@ func TestGeminiAutoCompressReminder(t *testing.T) {
 			cfg["model"] = map[string]any{"compressionThreshold": 0.0001, "skipNextSpeakerCheck": false}
 			e.writeJSON(settings, cfg)
 			e.initHook("gemini", client)
-			r := e.run(hostTimeout, []string{"GOOGLE_GEMINI_BASE_URL=" + sizedUsage(t, e), "GEMINI_API_KEY=test", "GEMINI_CLI_TRUST_WORKSPACE=true"},
-				"node", entry, "-m", "gemini-2.5-flash", "-p", "marker-one: plan the work", "--output-format", "json", "--yolo")
+			r := geminiSizedRun(t, e, entry, "marker-one: plan the work")
 			defer func() {
 				if t.Failed() {
 					e.dump(r)
@@ -476,12 +545,20 @@ func TestGeminiAutoCompressReminder(t *testing.T) {
 			}
 			noReminderBefore(t, reqs, after)
 			q := reqs[after]
-			if q.Contains("marker-one") || !q.Contains("Please continue.") {
-				t.Fatalf("the request after the compression still carries the first prompt, or is not Gemini CLI's \"Please continue.\"")
+			// The reminder quotes the first prompt; the first answer shows
+			// whether the history before the compression is still there.
+			if q.Contains("Next, I will write the plan.") || !q.Contains("Please continue.") {
+				t.Fatalf("the request after the compression still carries the history before it, or is not Gemini CLI's \"Please continue.\"")
 			}
-			if !q.Contains(compactReminder) {
-				t.Skipf("known bug: the request after Gemini CLI's compression carries no warden reminder "+
-					"(session-start text %v): no hook warden wires runs between the compression and the request", q.Contains(sessionStartMarker))
+			if !q.Contains(compactReminder) || !q.Contains("The user's latest request: marker-one: plan the work\n") {
+				t.Errorf("the request after the compression lacks warden's reminder with the user's request (reminder %v, session-start text %v)",
+					q.Contains(compactReminder), q.Contains(sessionStartMarker))
+			}
+			if q.Contains("hook_context&gt;") {
+				t.Errorf("the reminder quotes hook text as the user's request")
+			}
+			if n := compactions(e); n != 1 {
+				t.Errorf("warden recorded %d compactions, want 1 (PreCompress fired before each turn, one compressed)", n)
 			}
 		})
 	}

@@ -2,7 +2,9 @@
 // the JSON a hook receives on stdin into a warden.ToolCall and renders a
 // warden.Decision or governance text as the JSON Gemini CLI reads back
 // ({"decision":"deny","reason":...} blocks a tool and the reason reaches the
-// model; hookSpecificOutput.additionalContext adds text to its context).
+// model; hookSpecificOutput.additionalContext adds text to its context;
+// hookSpecificOutput.llm_request changes the request a BeforeModel hook is
+// about).
 package geminicli
 
 import (
@@ -22,6 +24,7 @@ const Host = "gemini"
 const (
 	SessionStart = "SessionStart"
 	BeforeAgent  = "BeforeAgent"
+	BeforeModel  = "BeforeModel"
 	BeforeTool   = "BeforeTool"
 	AfterTool    = "AfterTool"
 	PreCompress  = "PreCompress"
@@ -30,7 +33,13 @@ const (
 )
 
 // Events lists the events `warden init gemini` wires, in order.
-var Events = []string{SessionStart, BeforeAgent, BeforeTool, AfterTool, PreCompress, AfterAgent, SessionEnd}
+//
+// PreCompress is not among them: Gemini CLI fires it before every model
+// turn, before it decides whether to compress at all, so it says nothing
+// about a compaction. A compaction shows at BeforeModel instead, which
+// fires before every model request: the request no longer carries the
+// governance text the session was given (see LLMRequest).
+var Events = []string{SessionStart, BeforeAgent, BeforeModel, BeforeTool, AfterTool, AfterAgent, SessionEnd}
 
 // contextEvents are the events whose additionalContext Gemini CLI reads.
 var contextEvents = map[string]bool{SessionStart: true, BeforeAgent: true, AfterTool: true}
@@ -45,9 +54,12 @@ type Input struct {
 	ToolName       string          `json:"tool_name,omitempty"`
 	ToolInput      map[string]any  `json:"tool_input,omitempty"`
 	ToolResponse   json.RawMessage `json:"tool_response,omitempty"`
-	// BeforeAgent, AfterAgent.
+	// BeforeAgent, AfterAgent. ParseInput removes the <hook_context>
+	// blocks from the prompt (see StripHookContext).
 	Prompt         string `json:"prompt,omitempty"`
 	PromptResponse string `json:"prompt_response,omitempty"`
+	// BeforeModel: the request about to go to the model.
+	LLMRequest *LLMRequest `json:"llm_request,omitempty"`
 	// SessionStart source (startup, resume, clear); SessionEnd reason;
 	// PreCompress trigger (auto, manual).
 	Source  string `json:"source,omitempty"`
@@ -56,7 +68,8 @@ type Input struct {
 }
 
 // ParseInput decodes a hook's stdin; a missing hook_event_name, or a tool
-// event without tool_name, is an error.
+// event without tool_name, is an error. The prompt is the user's own text:
+// the hook text Gemini CLI put into it is removed (StripHookContext).
 func ParseInput(data []byte) (*Input, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -72,7 +85,89 @@ func ParseInput(data []byte) (*Input, error) {
 	if (in.HookEventName == BeforeTool || in.HookEventName == AfterTool) && in.ToolName == "" {
 		return nil, fmt.Errorf(`hook input: %s without field "tool_name"`, in.HookEventName)
 	}
+	in.Prompt = StripHookContext(in.Prompt)
 	return &in, nil
+}
+
+// Gemini CLI wraps the text hooks add to the model's context in these tags.
+const (
+	hookContextOpen  = "<hook_context>"
+	hookContextClose = "</hook_context>"
+)
+
+// StripHookContext removes the <hook_context>...</hook_context> blocks from
+// a prompt. Headless (gemini -p), Gemini CLI puts the SessionStart hook's
+// text into the prompt, as a block before the user's text, and BeforeAgent
+// and AfterAgent report that prompt; the user's request is what is left.
+// (Gemini CLI escapes < and > in a hook's text, so a block inside the hook
+// text, as in a resume note that quotes an older prompt, cannot end the
+// block early.) A prompt without a complete block is returned as it is.
+func StripHookContext(prompt string) string {
+	s, stripped := prompt, false
+	for {
+		i := strings.Index(s, hookContextOpen)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i:], hookContextClose)
+		if j < 0 {
+			break
+		}
+		s, stripped = s[:i]+s[i+j+len(hookContextClose):], true
+	}
+	if !stripped {
+		return prompt
+	}
+	return strings.TrimSpace(s)
+}
+
+// LLMRequest is the model request a BeforeModel hook is about, in Gemini
+// CLI's hook form: one message per content of the request that has text
+// (the text of its parts joined), in order; contents without text
+// (function calls and responses only) are left out. The generation config
+// is not decoded.
+type LLMRequest struct {
+	Model    string    `json:"model,omitempty"`
+	Messages []Message `json:"messages"`
+}
+
+// Message is one content of an LLMRequest.
+type Message struct {
+	Role    string `json:"role"` // user, model or system
+	Content string `json:"content"`
+}
+
+// sessionContext begins the first message of Gemini CLI's main chat: the
+// environment context it puts first into every history it starts, also
+// the one a compression leaves.
+const sessionContext = "<session_context>"
+
+// MainChat reports whether the request is the main agent's. Gemini CLI
+// fires BeforeModel for its subagents' requests too, with the main
+// session's id; their chats do not begin with Gemini CLI's
+// <session_context> message and never carried warden's text.
+func (r *LLMRequest) MainChat() bool {
+	return r != nil && len(r.Messages) > 0 && r.Messages[0].Role == "user" &&
+		strings.HasPrefix(strings.TrimSpace(r.Messages[0].Content), sessionContext)
+}
+
+// Contains reports whether a message of the request contains s.
+func (r *LLMRequest) Contains(s string) bool {
+	if r == nil {
+		return false
+	}
+	for _, m := range r.Messages {
+		if strings.Contains(m.Content, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Escape returns text as Gemini CLI puts a hook's additionalContext into
+// the model's context: with < and > escaped.
+func Escape(text string) string {
+	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(text)
 }
 
 // ToolCall returns the call a tool event is about.
@@ -120,6 +215,8 @@ type Output struct {
 type HookSpecific struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext,omitempty"`
+	// LLMRequest changes the request at BeforeModel.
+	LLMRequest *LLMRequest `json:"llm_request,omitempty"`
 }
 
 // Options changes how a decision is rendered.
@@ -155,7 +252,8 @@ func Decide(d warden.Decision, opt Options) Output {
 }
 
 // Context renders text for the model at event (SessionStart, BeforeAgent,
-// AfterTool); at other events it becomes a message for the user.
+// AfterTool); at other events it becomes a message for the user. At
+// BeforeModel, ModelContext adds text to the request.
 func Context(event, text string) Output {
 	text = strings.TrimSpace(text)
 	if text == "" {
@@ -165,6 +263,25 @@ func Context(event, text string) Output {
 		return Output{SystemMessage: text}
 	}
 	return Output{HookSpecificOutput: &HookSpecific{HookEventName: event, AdditionalContext: text}}
+}
+
+// ModelContext renders text to add to the model request r at BeforeModel.
+// Gemini CLI pairs the messages of the answer's llm_request with the text
+// contents of the request, in order, replacing their text, and keeps the
+// contents after the last message it got as they are. So the answer holds
+// the request's first message only, with the text after it in a
+// <hook_context> block, escaped as Gemini CLI escapes a hook's
+// additionalContext: the rest of the request (tool calls, their results,
+// thoughts) is untouched. The change holds for this one request; Gemini
+// CLI does not keep it in its history.
+func ModelContext(r *LLMRequest, text string) Output {
+	text = strings.TrimSpace(text)
+	if text == "" || r == nil || len(r.Messages) == 0 {
+		return Output{}
+	}
+	first := r.Messages[0]
+	first.Content += "\n\n" + hookContextOpen + Escape(text) + hookContextClose
+	return Output{HookSpecificOutput: &HookSpecific{HookEventName: BeforeModel, LLMRequest: &LLMRequest{Messages: []Message{first}}}}
 }
 
 // Failure renders an infrastructure failure: a deny at BeforeTool, the

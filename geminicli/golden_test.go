@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"github.com/warden-run/warden/internal/golden"
 	"path/filepath"
 	"testing"
@@ -16,7 +17,9 @@ var update = flag.Bool("update", false, "rewrite the golden transcripts in testd
 
 // TestGolden checks the transcripts in testdata/: sections "stdin" (what the
 // host sends) and "decision", "failure" or "context" are inputs; "call" and
-// "stdout" are outputs, rewritten by -update.
+// "stdout" are outputs, rewritten by -update. A "prompt" section is the
+// prompt ParseInput must return (the user's text, without hook text); a
+// "main" section says whether a BeforeModel request is the main chat's.
 func TestGolden(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txt")
 	if len(files) == 0 {
@@ -38,11 +41,20 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("stdin: %v", err)
 			}
+			if want, ok := secs["prompt"]; ok && in.Prompt != want {
+				t.Errorf("prompt %q, want %q", in.Prompt, want)
+			}
+			if want, ok := secs["main"]; ok && fmt.Sprint(in.LLMRequest.MainChat()) != want {
+				t.Errorf("main chat %v, want %s", in.LLMRequest.MainChat(), want)
+			}
 			if in.ToolName != "" {
 				js, _ := json.MarshalIndent(in.ToolCall(), "", "  ")
 				got["call"] = string(js)
 			}
 			out := geminicli.Context(in.HookEventName, secs["context"])
+			if in.HookEventName == geminicli.BeforeModel {
+				out = geminicli.ModelContext(in.LLMRequest, secs["context"])
+			}
 			switch {
 			case d != nil:
 				out = geminicli.Decide(*d, geminicli.Options{})

@@ -50,6 +50,9 @@ const (
 	evStop
 	evEnd
 	evSystem // OpenCode: the system prompt is being built
+	// evModel: a main-chat model request that lacks warden's governance
+	// text (Gemini CLI's BeforeModel); the other requests are evOther.
+	evModel
 )
 
 // hookEvent is a host event decoded into warden's terms.
@@ -65,6 +68,8 @@ type hookEvent struct {
 	failed  bool
 	// agentType and agentID name a subagent; parent is the parent session.
 	agentType, agentID, parent string
+	// llm is the model request of an evModel event.
+	llm *geminicli.LLMRequest
 }
 
 // hookAnswer is what warden has to say about an event.
@@ -171,6 +176,9 @@ var hookHosts = map[string]*hookHost{
 			if a.decision != nil {
 				return geminicli.Decide(*a.decision, geminicli.Options{NoAllow: r.audit, NoAsk: !r.prompts}).Marshal()
 			}
+			if ev.kind == evModel {
+				return geminicli.ModelContext(ev.llm, a.context).Marshal()
+			}
 			return geminicli.Context(ev.name, a.context).Marshal()
 		},
 	},
@@ -246,8 +254,21 @@ func decodeGemini(data []byte) (hookEvent, error) {
 		ev.kind = evPostTool
 		ev.output = in.ResponseText()
 		ev.failed = in.Failed()
+	case geminicli.BeforeModel:
+		// Gemini CLI fires BeforeModel before every model request, its
+		// subagents' too, and keeps in its history the governance text
+		// warden gave at SessionStart or BeforeAgent until it compresses
+		// the history: only a main-chat request without that text is
+		// warden's business (see modelText). The others are answered
+		// without loading anything.
+		if in.LLMRequest.MainChat() && !carriesMarker(in.LLMRequest) {
+			ev.kind, ev.llm = evModel, in.LLMRequest
+		}
 	case geminicli.PreCompress:
-		ev.kind = evCompact
+		// Left evOther: Gemini CLI fires PreCompress before every model
+		// turn, before it decides whether to compress, so it is no sign of
+		// a compaction (`warden init` no longer wires it); BeforeModel
+		// shows one.
 	case geminicli.AfterAgent:
 		ev.kind = evStop
 	case geminicli.SessionEnd:
@@ -506,6 +527,10 @@ func hookEventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, 
 		if sid != "" {
 			_, err = tr.Compact(ctx, sid)
 		}
+	case evModel:
+		if sid != "" {
+			a.context, err = modelText(ctx, tr, st, sid, ev.llm)
+		}
 	case evStop:
 		if sid != "" {
 			err = ignoreNotFound(tr.End(ctx, sid, session.Idle))
@@ -535,7 +560,7 @@ func statelessAnswer(eng *engine.Engine, ev hookEvent, opt hookOptions) hookAnsw
 			d = askWithoutPrompt(d, opt.host)
 		}
 		return hookAnswer{decision: &d}
-	case evSessionStart, evSystem, evSubagentStart:
+	case evSessionStart, evSystem, evSubagentStart, evModel:
 		s := warden.Session{ID: ev.session, Role: opt.role}
 		if ev.kind == evSubagentStart {
 			s.Role, s.Depth = ev.agentType, 1
@@ -543,6 +568,9 @@ func statelessAnswer(eng *engine.Engine, ev hookEvent, opt hookOptions) hookAnsw
 		text, err := session.Prefix(eng.Policy(), s, warden.ProjectState{})
 		if err != nil {
 			text = claudecode.ModelText(warden.FailClosed(err))
+		} else if ev.kind == evModel && carries(ev.llm, text) {
+			// A role's own prompt, without warden's markers, is there.
+			text = ""
 		}
 		return hookAnswer{context: text}
 	}
@@ -576,6 +604,80 @@ func systemText(ctx context.Context, tr *session.Tracker, st warden.Store, sid, 
 		return session.Reminder(pol, s, ps)
 	}
 	return session.Prefix(pol, s, ps)
+}
+
+// governanceMarkers head warden's built-in session-start text and
+// post-compaction reminder (session.Prefix, session.Reminder).
+var governanceMarkers = []string{"WARDEN GOVERNANCE", "WARDEN REMINDER"}
+
+// carriesMarker reports whether a model request carries warden's built-in
+// governance text.
+func carriesMarker(r *geminicli.LLMRequest) bool {
+	for _, m := range governanceMarkers {
+		if r.Contains(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// carries reports whether a model request carries the governance text
+// text, by its first line (escaped as Gemini CLI escapes hook text). This
+// finds a role's own prompt or reminder from the policy, which need not
+// have the built-in markers; a first line that changes with the state
+// (the phase, say) is not found once it changed.
+func carries(r *geminicli.LLMRequest, text string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return r.Contains(geminicli.Escape(line))
+		}
+	}
+	return false
+}
+
+// modelText is the governance text to add to a Gemini CLI model request
+// that lacks warden's text. Gemini CLI keeps what SessionStart and
+// BeforeAgent give in its history, so a session that was given its text
+// has lost it: its history was compressed (or otherwise cut). That is
+// recorded as a compaction, and the request gets the post-compaction
+// reminder. A text added to a request is not kept in the history, so the
+// reminder, now due (Tracker.Governance), goes into every request until
+// the next prompt's BeforeAgent puts it into the history. A session warden
+// does not know gets nothing here (SessionStart and BeforeAgent come first).
+func modelText(ctx context.Context, tr *session.Tracker, st warden.Store, sid string, llm *geminicli.LLMRequest) (string, error) {
+	s, err := st.Session(ctx, sid)
+	if errors.Is(err, warden.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	ps, err := st.State(ctx)
+	if err != nil {
+		return "", err
+	}
+	pol := tr.Engine.Policy()
+	prefix, err := session.Prefix(pol, s, ps)
+	if err != nil {
+		return "", err
+	}
+	reminder, err := session.Reminder(pol, s, ps)
+	if err != nil {
+		return "", err
+	}
+	if carries(llm, prefix) || carries(llm, reminder) {
+		return "", nil
+	}
+	if s.GovernanceInjected {
+		if s, err = tr.Compact(ctx, sid); err != nil {
+			return "", err
+		}
+	}
+	if s.Compactions > 0 {
+		return reminder, nil
+	}
+	// Never given its text (a failed SessionStart, say): the prefix is due.
+	return prefix, nil
 }
 
 // guidance is the text added to a tool's result after the call broke a

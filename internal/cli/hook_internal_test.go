@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/sqlite"
 )
 
 const hookTestPolicy = `version: 1
@@ -308,5 +312,244 @@ func TestHookBadCommandLineDenies(t *testing.T) {
 	code, m, _ = runHookCmd(t, claudePre(cwd, "ls"), "cursor")
 	if d, r := permission(m); code != ExitDeny || d != "deny" || !strings.Contains(r, "unknown host") {
 		t.Errorf("unknown host: exit %d %s %q", code, d, r)
+	}
+}
+
+// geminiSession sends Gemini CLI events of one session to `warden hook
+// gemini` (with extra flags) and reads the session back from the store.
+type geminiSession struct {
+	t     *testing.T
+	cwd   string
+	id    string
+	flags []string
+}
+
+func (g *geminiSession) ev(name string, extra map[string]any) map[string]any {
+	g.t.Helper()
+	m := map[string]any{"session_id": g.id, "cwd": g.cwd, "hook_event_name": name,
+		"transcript_path": "/t.json", "timestamp": "2026-11-21T19:42:04.910Z"}
+	for k, v := range extra {
+		m[k] = v
+	}
+	code, out, stderr := runHookCmd(g.t, claudeEvent(g.t, m), append([]string{"gemini"}, g.flags...)...)
+	if code != ExitOK {
+		g.t.Fatalf("%s: exit %d: %s", name, code, stderr)
+	}
+	return out
+}
+
+// model sends a BeforeModel event for a request with these messages
+// (alternately user and model) and returns the answer.
+func (g *geminiSession) model(msgs ...string) map[string]any {
+	g.t.Helper()
+	var ms []map[string]any
+	for i, c := range msgs {
+		role := "user"
+		if i%2 == 1 {
+			role = "model"
+		}
+		ms = append(ms, map[string]any{"role": role, "content": c})
+	}
+	return g.ev("BeforeModel", map[string]any{"llm_request": map[string]any{"model": "gemini-2.5-flash", "messages": ms,
+		"config": map[string]any{"temperature": 1, "topP": 0.95, "topK": 64}}})
+}
+
+func (g *geminiSession) session() warden.Session {
+	g.t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(filepath.Dir(filepath.Dir(g.cwd)), ".warden", "warden.db"))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := st.Session(ctx, g.id)
+	if err != nil {
+		g.t.Fatalf("session %s: %v", g.id, err)
+	}
+	return s
+}
+
+// addedText returns the text a BeforeModel answer adds to the request's
+// first message (first is the message as sent): "" for an empty answer. An
+// answer that changes the request in any other way fails the test.
+func addedText(t *testing.T, m map[string]any, first string) string {
+	t.Helper()
+	if len(m) == 0 {
+		return ""
+	}
+	hs, _ := m["hookSpecificOutput"].(map[string]any)
+	lr, _ := hs["llm_request"].(map[string]any)
+	msgs, _ := lr["messages"].([]any)
+	if hs["hookEventName"] != "BeforeModel" || len(msgs) != 1 || m["decision"] != nil || len(lr) != 1 {
+		t.Fatalf("BeforeModel answer %v: want one message in llm_request, nothing else", m)
+	}
+	msg, _ := msgs[0].(map[string]any)
+	content, _ := msg["content"].(string)
+	rest, ok := strings.CutPrefix(content, first+"\n\n<hook_context>")
+	if msg["role"] != "user" || !ok || !strings.HasSuffix(rest, "</hook_context>") {
+		t.Fatalf("BeforeModel answer's message %v: want the first message with a <hook_context> block after it", msg)
+	}
+	return strings.TrimSuffix(rest, "</hook_context>")
+}
+
+const geminiEnv = "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>"
+
+// TestHookGeminiCompaction walks a headless Gemini CLI session through the
+// hook: PreCompress (which Gemini CLI fires before every model turn) is no
+// compaction; a main-chat request that lost warden's text is one, and gets
+// the reminder, in every request until the next prompt's BeforeAgent puts
+// it into the history; a subagent's request is none of warden's business.
+func TestHookGeminiCompaction(t *testing.T) {
+	g := &geminiSession{t: t, cwd: project(t, hookTestPolicy), id: "gem-1"}
+	gov := additionalContext(g.ev("SessionStart", map[string]any{"source": "startup"}))
+	if !strings.Contains(gov, "WARDEN GOVERNANCE") {
+		t.Fatalf("session start: %q", gov)
+	}
+	// Headless, the SessionStart text is part of the prompt: it is no part
+	// of the user's request.
+	prompt := "<hook_context>" + gov + "</hook_context>\n\nplan the work"
+	if out := g.ev("BeforeAgent", map[string]any{"prompt": prompt}); len(out) != 0 {
+		t.Errorf("first prompt: %v, want nothing (the governance text was given)", out)
+	}
+	if s := g.session(); s.Intent != "plan the work" {
+		t.Errorf("intent %q, want the user's request alone", s.Intent)
+	}
+	first := geminiEnv + prompt
+	for i := 0; i < 3; i++ {
+		if out := g.ev("PreCompress", map[string]any{"trigger": "auto"}); len(out) != 0 {
+			t.Errorf("PreCompress: %v", out)
+		}
+		if out := g.model(first, "I will plan.", "Please continue."); len(out) != 0 {
+			t.Errorf("a request with the governance text: %v", out)
+		}
+	}
+	if out := g.model("Your task is to find the store.", "Looking."); len(out) != 0 {
+		t.Errorf("a subagent's request: %v", out)
+	}
+	if s := g.session(); s.Compactions != 0 || !s.GovernanceInjected {
+		t.Fatalf("no compression yet: compactions %d, governance injected %v", s.Compactions, s.GovernanceInjected)
+	}
+
+	// The history was compressed: the summary replaced the first prompt.
+	compressed := geminiEnv + "<state_snapshot>planning</state_snapshot>"
+	for i := 0; i < 2; i++ {
+		r := addedText(t, g.model(compressed, "Got it. Thanks for the additional context!", "Please continue."), compressed)
+		if !strings.Contains(r, "WARDEN REMINDER") || !strings.Contains(r, "The user's latest request: plan the work\n") || strings.Contains(r, "hook_context") {
+			t.Errorf("request %d after the compression: added %q, want the reminder with the user's request", i+1, r)
+		}
+		if s := g.session(); s.Compactions != 1 {
+			t.Errorf("request %d after the compression: compactions %d, want 1", i+1, s.Compactions)
+		}
+	}
+	if out := g.model("Your task is to find the store.", "Looking."); len(out) != 0 {
+		t.Errorf("a subagent's request after the compression: %v", out)
+	}
+	// The next prompt puts the reminder into the history.
+	r := additionalContext(g.ev("BeforeAgent", map[string]any{"prompt": "now write it"}))
+	if !strings.Contains(r, "WARDEN REMINDER") || !strings.Contains(r, "The user's latest request: now write it") {
+		t.Errorf("the prompt after the compression: %q, want the reminder", r)
+	}
+	withReminder := compressed + "now write it<hook_context>" + r + "</hook_context>"
+	if out := g.model(withReminder); len(out) != 0 {
+		t.Errorf("a request with the reminder in its history: %v", out)
+	}
+	if s := g.session(); s.Compactions != 1 || !s.GovernanceInjected {
+		t.Errorf("compactions %d, governance injected %v; want 1, true", s.Compactions, s.GovernanceInjected)
+	}
+	// A second compression.
+	if r := addedText(t, g.model(geminiEnv+"<state_snapshot>written</state_snapshot>", "Got it."), geminiEnv+"<state_snapshot>written</state_snapshot>"); !strings.Contains(r, "WARDEN REMINDER") {
+		t.Errorf("after the second compression: %q", r)
+	}
+	if s := g.session(); s.Compactions != 2 {
+		t.Errorf("compactions %d, want 2", s.Compactions)
+	}
+	// A session warden does not know gets nothing.
+	other := &geminiSession{t: t, cwd: g.cwd, id: "gem-unknown"}
+	if out := other.model(geminiEnv + "hello"); len(out) != 0 {
+		t.Errorf("unknown session: %v", out)
+	}
+}
+
+// TestHookGeminiResumePrompt: a resumed headless session gets the resume
+// note in its prompt; the intent stays the user's text, so resume notes do
+// not nest.
+func TestHookGeminiResumePrompt(t *testing.T) {
+	g := &geminiSession{t: t, cwd: project(t, hookTestPolicy), id: "gem-r"}
+	prompt := "first request"
+	for i := 0; i < 3; i++ {
+		source := "startup"
+		if i > 0 {
+			source = "resume"
+		}
+		text := additionalContext(g.ev("SessionStart", map[string]any{"source": source}))
+		if strings.Contains(text, "hook_context") {
+			t.Fatalf("start %d: the governance text quotes hook text:\n%s", i, text)
+		}
+		// Gemini CLI escapes < and > in a hook's text.
+		wrapped := "<hook_context>" + strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(text) + "</hook_context>\n\n" + prompt
+		g.ev("BeforeAgent", map[string]any{"prompt": wrapped})
+		if s := g.session(); s.Intent != prompt {
+			t.Errorf("start %d: intent %q, want %q", i, s.Intent, prompt)
+		}
+		prompt = fmt.Sprintf("request %d", i+2)
+	}
+}
+
+// TestHookGeminiRolePrompt: a role's own prompt from the policy need not
+// carry warden's markers; a request that carries it is no compaction.
+func TestHookGeminiRolePrompt(t *testing.T) {
+	g := &geminiSession{t: t, cwd: project(t, hookTestPolicy+`roles:
+  builder:
+    description: builds things
+    prompt: "Builder rules for {{.Role}}: no deleting.\nAsk before pushing."
+    reminder: "Builder reminder: you are still the {{.Role}}.\nLatest request: {{.Intent}}"
+`), id: "gem-role", flags: []string{"--role", "builder"}}
+	text := additionalContext(g.ev("SessionStart", map[string]any{"source": "startup"}))
+	if !strings.HasPrefix(text, "Builder rules for builder") {
+		t.Fatalf("session start: %q", text)
+	}
+	g.ev("BeforeAgent", map[string]any{"prompt": "<hook_context>" + text + "</hook_context>\n\nbuild it"})
+	if out := g.model(geminiEnv + "<hook_context>" + text + "</hook_context>\n\nbuild it"); len(out) != 0 {
+		t.Errorf("a request with the role's prompt: %v", out)
+	}
+	if s := g.session(); s.Compactions != 0 {
+		t.Errorf("compactions %d, want 0", s.Compactions)
+	}
+	r := addedText(t, g.model(geminiEnv+"<state_snapshot>x</state_snapshot>"), geminiEnv+"<state_snapshot>x</state_snapshot>")
+	if r != "Builder reminder: you are still the builder.\nLatest request: build it" {
+		t.Errorf("after the compression: added %q, want the role's reminder", r)
+	}
+	if s := g.session(); s.Compactions != 1 {
+		t.Errorf("compactions %d, want 1", s.Compactions)
+	}
+	// The role's reminder in the history is found too.
+	if out := g.model(geminiEnv + "<hook_context>" + r + "</hook_context>"); len(out) != 0 {
+		t.Errorf("a request with the role's reminder: %v", out)
+	}
+}
+
+// TestHookGeminiModelStatelessAndFailure: stateless, a main-chat request
+// without the governance text gets the session-start text; a failure at
+// BeforeModel is a message for the user and never blocks the request.
+func TestHookGeminiModelStatelessAndFailure(t *testing.T) {
+	g := &geminiSession{t: t, cwd: project(t, hookTestPolicy), id: "gem-s", flags: []string{"--stateless"}}
+	if r := addedText(t, g.model(geminiEnv+"<state_snapshot>x</state_snapshot>"), geminiEnv+"<state_snapshot>x</state_snapshot>"); !strings.Contains(r, "WARDEN GOVERNANCE") {
+		t.Errorf("stateless, without the governance text: added %q", r)
+	}
+	if out := g.model(geminiEnv + "## WARDEN GOVERNANCE ..."); len(out) != 0 {
+		t.Errorf("stateless, with the governance text: %v", out)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(g.cwd)), ".warden")); err == nil {
+		t.Errorf("--stateless created the store")
+	}
+
+	broken := &geminiSession{t: t, cwd: project(t, ""), id: "gem-f"}
+	out := broken.model(geminiEnv + "<state_snapshot>x</state_snapshot>")
+	if msg, _ := out["systemMessage"].(string); !strings.Contains(msg, "no warden.yaml found") || out["decision"] != nil || out["continue"] != nil {
+		t.Errorf("no policy at BeforeModel: %v, want a message only", out)
+	}
+	// A request with the governance text needs nothing, not even a policy.
+	if out := broken.model(geminiEnv + "## WARDEN GOVERNANCE"); len(out) != 0 {
+		t.Errorf("no policy, request with the governance text: %v", out)
 	}
 }
