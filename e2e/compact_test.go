@@ -452,8 +452,19 @@ func testGeminiCompress(t *testing.T, h governedHost, client, entry string) {
 		term.waitFor("the typed "+text, 10*time.Second, nil, text)
 		term.send("Enter")
 	}
+	// Gemini CLI shows the answer before the turn ends (its AfterAgent
+	// hook runs after it), and refuses a slash command until then ("Slash
+	// commands cannot be queued"), keeping the text: wait for warden to see
+	// the turn end, and press Enter again while the command is refused.
+	waitIdle(t, e, 10*time.Second)
 	enter("/compress")
-	term.waitFor("the compression's result", 30*time.Second, nil, "Chat history compressed from")
+	term.waitFor("the compression's result", 30*time.Second, func() string {
+		if strings.Contains(term.screen(), "commands cannot be queued") {
+			term.send("Enter")
+			time.Sleep(500 * time.Millisecond)
+		}
+		return ""
+	}, "Chat history compressed from")
 	enter("marker-two tell me more")
 	term.waitFor("the answer to the second prompt", 30*time.Second, nil, "Answer to the second prompt.")
 
@@ -480,6 +491,23 @@ func testGeminiCompress(t *testing.T, h governedHost, client, entry string) {
 	t.Logf("the request after /compress: governance text %v, reminder %v", q.Contains(sessionStartMarker), q.Contains(compactReminder))
 	if n := compactions(e); n != 1 {
 		t.Errorf("warden recorded %d compactions, want 1", n)
+	}
+}
+
+// waitIdle waits until warden has recorded the end of the project's only
+// session's turn (Gemini CLI's AfterAgent: session status idle).
+func waitIdle(t *testing.T, e *env, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ss := storedSessions(e)
+		if len(ss) == 1 && ss[0].Status == warden.SessionIdle {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s warden has not seen the turn end (AfterAgent): sessions %+v", timeout, ss)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
