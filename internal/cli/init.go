@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,14 +142,14 @@ func runInit(ctx context.Context, env *Env) int {
 	var changes []string
 	switch host {
 	case "claude":
-		changes, err = initClaudeLike(filepath.Join(root, ".claude", "settings.json"), hookCommand(*bin, "claude"), claudecode.Events, 30)
+		changes, err = initClaudeLike(filepath.Join(root, ".claude", "settings.json"), hookCommand(*bin, "claude"), "claude", claudecode.Events, 30)
 	case "codex":
 		cmd, timeout := hookCommand(*bin, "codex"), 30
 		if *wait > 0 {
 			cmd += " --wait " + wait.String()
 			timeout += int(wait.Seconds())
 		}
-		changes, err = initClaudeLike(filepath.Join(root, ".codex", "hooks.json"), cmd, codex.Events, timeout)
+		changes, err = initClaudeLike(filepath.Join(root, ".codex", "hooks.json"), cmd, "codex", codex.Events, timeout)
 	case "gemini":
 		// Interactive Gemini CLI prompts itself; headless runs use the queue.
 		cmd, timeout := hookCommand(*bin, "gemini"), 30000
@@ -288,9 +289,12 @@ func (o *jsonObject) indent() ([]byte, error) {
 //
 //	{"Event": [{"matcher": "*", "hooks": [{"type": "command", "command": ...}]}]}
 //
-// An event that already runs exactly this command is left alone. It
-// reports the events it added.
-func mergeHooks(hooks *jsonObject, command string, events []string, matcher func(event string) string, timeout int) ([]string, error) {
+// An event that already runs exactly this command is left alone; one that
+// runs warden's hook for the host in another form (warden hook HOST,
+// warden-hook HOST, other flags or path) is updated in place, so that warden
+// never runs twice for one event. warden's hook is removed from events it
+// no longer uses. It reports the events it changed.
+func mergeHooks(hooks *jsonObject, command, host string, events []string, matcher func(event string) string, timeout int) ([]string, error) {
 	var added []string
 	for _, ev := range events {
 		var entries []any
@@ -299,7 +303,7 @@ func mergeHooks(hooks *jsonObject, command string, events []string, matcher func
 				return nil, fmt.Errorf(`"hooks.%s" is not a list: %w`, ev, err)
 			}
 		}
-		switch updateCommand(entries, command, timeout) {
+		switch updateCommand(entries, command, host, timeout) {
 		case cmdSame:
 			continue
 		case cmdUpdated:
@@ -323,6 +327,21 @@ func mergeHooks(hooks *jsonObject, command string, events []string, matcher func
 		}
 		added = append(added, ev)
 	}
+	for _, ev := range hooks.keys {
+		if slices.Contains(events, ev) {
+			continue
+		}
+		var entries []any
+		if json.Unmarshal(hooks.vals[ev], &entries) != nil {
+			continue // not warden's business
+		}
+		if kept, removed := removeCommand(entries, host); removed {
+			if err := hooks.set(ev, kept); err != nil {
+				return nil, err
+			}
+			added = append(added, ev+" (removed: warden no longer uses it)")
+		}
+	}
 	return added, nil
 }
 
@@ -332,15 +351,9 @@ const (
 	cmdUpdated
 )
 
-// updateCommand looks for warden's hook among entries: the same command
-// line, or one with other flags ("warden hook codex --wait 1m"), which it
-// updates in place so that warden never runs twice for one event.
-func updateCommand(entries []any, command string, timeout int) int {
-	base := strings.Join(strings.Fields(command), " ")
-	if i := strings.Index(base, " hook "); i >= 0 {
-		rest := strings.Fields(base[i+len(" hook "):])
-		base = base[:i] + " hook " + rest[0]
-	}
+// updateCommand looks for warden's hook for host among entries and makes
+// it run command.
+func updateCommand(entries []any, command, host string, timeout int) int {
 	for _, e := range entries {
 		m, _ := e.(map[string]any)
 		hs, _ := m["hooks"].([]any)
@@ -351,7 +364,7 @@ func updateCommand(entries []any, command string, timeout int) int {
 			if c == command {
 				return cmdSame
 			}
-			if c == base || strings.HasPrefix(c, base+" ") {
+			if isWardenHook(c, host) {
 				hm["command"] = command
 				if timeout > 0 {
 					hm["timeout"] = timeout
@@ -363,9 +376,64 @@ func updateCommand(entries []any, command string, timeout int) int {
 	return cmdMissing
 }
 
+// removeCommand drops warden's hook for host from entries (and entries
+// left with no hook), reporting whether there was one.
+func removeCommand(entries []any, host string) ([]any, bool) {
+	removed := false
+	kept := entries[:0:0]
+	for _, e := range entries {
+		m, ok := e.(map[string]any)
+		hs, _ := m["hooks"].([]any)
+		if !ok || hs == nil {
+			kept = append(kept, e)
+			continue
+		}
+		var rest []any
+		for _, h := range hs {
+			hm, _ := h.(map[string]any)
+			if c, _ := hm["command"].(string); isWardenHook(strings.TrimSpace(c), host) {
+				removed = true
+				continue
+			}
+			rest = append(rest, h)
+		}
+		if len(rest) == 0 {
+			continue
+		}
+		m["hooks"] = rest
+		kept = append(kept, m)
+	}
+	return kept, removed
+}
+
+// isWardenHook reports whether a hook command line runs warden's hook for
+// host: "BIN hook HOST ..." with BIN warden, or "BIN HOST ..." with BIN
+// warden-hook (a name or a path, quoted when it has spaces).
+func isWardenHook(c, host string) bool {
+	bin, rest := c, ""
+	if strings.HasPrefix(c, "'") {
+		end := strings.Index(c[1:], "' ")
+		if end < 0 {
+			return false
+		}
+		bin, rest = c[1:end+1], c[end+2:]
+	} else if i := strings.IndexAny(c, " \t"); i >= 0 {
+		bin, rest = c[:i], c[i+1:]
+	}
+	args := strings.Fields(rest)
+	base := filepath.Base(bin)
+	switch {
+	case isHookClient(bin):
+		return len(args) > 0 && args[0] == host
+	case base == "warden" || strings.HasPrefix(base, "warden."):
+		return len(args) > 1 && args[0] == "hook" && args[1] == host
+	}
+	return false
+}
+
 // initClaudeLike wires the hook into a Claude Code settings file or a
 // Codex hooks.json (same shape: {"hooks": {...}}).
-func initClaudeLike(file, command string, events []string, timeout int) ([]string, error) {
+func initClaudeLike(file, command, host string, events []string, timeout int) ([]string, error) {
 	matcher := func(ev string) string {
 		switch ev {
 		case claudecode.PreToolUse, claudecode.PostToolUse, claudecode.PostToolUseFailure:
@@ -375,7 +443,7 @@ func initClaudeLike(file, command string, events []string, timeout int) ([]strin
 	}
 	// Claude Code gives a hook 60 s by default; warden answers within its
 	// own 10 s deadline (plus any --wait), so 30 s is ample.
-	return mergeSettings(file, command, events, matcher, timeout)
+	return mergeSettings(file, command, host, events, matcher, timeout)
 }
 
 // initGemini wires the hook into <project>/.gemini/settings.json.
@@ -387,11 +455,11 @@ func initGemini(file, command string, timeout int) ([]string, error) {
 		return ""
 	}
 	// Gemini CLI hook timeouts are in milliseconds.
-	return mergeSettings(file, command, geminicli.Events, matcher, timeout)
+	return mergeSettings(file, command, "gemini", geminicli.Events, matcher, timeout)
 }
 
 // mergeSettings merges the hooks into file, backing up a file it changes.
-func mergeSettings(file, command string, events []string, matcher func(string) string, timeout int) ([]string, error) {
+func mergeSettings(file, command, host string, events []string, matcher func(string) string, timeout int) ([]string, error) {
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -407,7 +475,7 @@ func mergeSettings(file, command string, events []string, matcher func(string) s
 			return nil, fmt.Errorf(`%s: "hooks" is not a JSON object (%v); warden will not overwrite it`, file, err)
 		}
 	}
-	added, err := mergeHooks(hooks, command, events, matcher, timeout)
+	added, err := mergeHooks(hooks, command, host, events, matcher, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

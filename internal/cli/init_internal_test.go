@@ -197,3 +197,65 @@ func TestInitPrefersWardenHook(t *testing.T) {
 		t.Errorf("init without warden-hook does not say how to get it:\n%s", out)
 	}
 }
+
+// TestInitSwitchesClientInPlace: a project wired with `warden hook claude`
+// and wired again with warden-hook runs warden once per event, not twice;
+// warden's hook leaves an event warden no longer uses (Gemini CLI's
+// PreCompress), while the user's own hooks stay.
+func TestInitSwitchesClientInPlace(t *testing.T) {
+	noHookClient(t)
+	dir := t.TempDir()
+	runInitCmd(t, "claude", "--dir", dir, "--bin", "/opt/w/warden")
+	if code, out, errs := runInitCmd(t, "claude", "--dir", dir, "--bin", "/opt/w/warden-hook"); code != ExitOK {
+		t.Fatalf("init: %d %s %s", code, out, errs)
+	}
+	m := readJSON(t, filepath.Join(dir, ".claude", "settings.json"))
+	for _, ev := range []string{"PreToolUse", "SessionStart", "PostToolUse"} {
+		if got := hookCommands(m, ev); len(got) != 1 || got[0] != "/opt/w/warden-hook claude" {
+			t.Errorf("%s hooks %q, want warden-hook alone", ev, got)
+		}
+	}
+	// And back, with a quoted path.
+	runInitCmd(t, "claude", "--dir", dir, "--bin", "/opt/my w/warden")
+	if got := hookCommands(readJSON(t, filepath.Join(dir, ".claude", "settings.json")), "PreToolUse"); len(got) != 1 || got[0] != "'/opt/my w/warden' hook claude" {
+		t.Errorf("PreToolUse hooks %q", got)
+	}
+
+	// An older Gemini CLI wiring with PreCompress, next to a user's hook.
+	gem := filepath.Join(dir, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(gem), 0o755)
+	os.WriteFile(gem, []byte(`{"hooks": {"PreCompress": [{"matcher": "*", "hooks": [
+		{"type": "command", "command": "warden hook gemini"}, {"type": "command", "command": "./notify.sh"}]}]}}`), 0o644)
+	if code, out, errs := runInitCmd(t, "gemini", "--dir", dir); code != ExitOK || !strings.Contains(out, "PreCompress (removed") {
+		t.Fatalf("init gemini: %d %s %s", code, out, errs)
+	}
+	gm := readJSON(t, gem)
+	if got := hookCommands(gm, "PreCompress"); len(got) != 1 || got[0] != "./notify.sh" {
+		t.Errorf("PreCompress hooks %q, want the user's alone", got)
+	}
+	if got := hookCommands(gm, "BeforeTool"); len(got) != 1 || got[0] != "warden hook gemini" {
+		t.Errorf("BeforeTool hooks %q", got)
+	}
+}
+
+func TestIsWardenHook(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"warden hook claude", true},
+		{"/usr/local/bin/warden hook claude --wait 1m", true},
+		{"warden-hook claude", true},
+		{"'/opt/my w/warden-hook' claude", true},
+		{"'/opt/my w/warden' hook claude", true},
+		{"warden hook codex", false},
+		{"warden-hook codex", false},
+		{"./warden-notify.sh claude", false},
+		{"echo warden hook claude", false},
+		{"warden check", false},
+	} {
+		if got := isWardenHook(tc.cmd, "claude"); got != tc.want {
+			t.Errorf("isWardenHook(%q) = %v", tc.cmd, got)
+		}
+	}
+}
