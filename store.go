@@ -41,6 +41,10 @@ type DecisionWriter interface {
 type DecisionRecord struct {
 	Audit   AuditRecord
 	History *HistoryEntry // nil: none
+	// HistoryKeep, when positive, archives all but the newest HistoryKeep
+	// live history entries, as ArchiveHistory does, in the same
+	// transaction.
+	HistoryKeep int
 }
 
 // SessionStore keeps sessions.

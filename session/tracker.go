@@ -161,7 +161,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			if tr.Decision.Decision == warden.Deny || violated(tr) {
 				h := violation(call, tr)
 				h.Time = now
-				dr.History = &h
+				dr.History, dr.HistoryKeep = &h, Limits(t.policy()).HistoryMax
 			}
 			return dr, nil
 		}
@@ -182,11 +182,6 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		res.Session = sess
 		if written {
 			res.Trace, res.Decision, res.Audit = tr, tr.Decision, rec
-			if res.Decision.Decision == warden.Deny || violated(tr) {
-				// Trim the history. The decision is recorded; a failure
-				// here leaves the trim to the next violation.
-				t.Store.ArchiveHistory(ctx, Limits(t.policy()).HistoryMax)
-			}
 			return res, true, nil
 		}
 	}

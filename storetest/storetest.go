@@ -739,6 +739,20 @@ func testWriteDecision(t *testing.T, s warden.Store) {
 	if len(recs) != 1 || recs[0].ID != rec.ID || len(st.History) != 1 || st.History[0].Action != "violation:rule_deny:Bash" {
 		t.Errorf("audit %+v, history %+v", recs, st.History)
 	}
+	// A trim in the same transaction keeps the newest entries.
+	for i := range 3 {
+		_, _, err := w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+			return &warden.DecisionRecord{
+				Audit:       warden.AuditRecord{Session: "wd", Tool: "Bash", Decision: warden.Deny},
+				History:     &warden.HistoryEntry{Session: "wd", Action: fmt.Sprint("v", i), Result: "fail"},
+				HistoryKeep: 2,
+			}, nil
+		})
+		check(t, err)
+	}
+	if st := must(s.State(ctx))(t); len(st.History) != 2 || st.History[0].Action != "v1" || st.History[1].Action != "v2" {
+		t.Errorf("live history after trimming to 2: %+v", st.History)
+	}
 	// An error stores nothing: not the session change, not the record.
 	boom := errors.New("boom")
 	_, _, err = w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
@@ -749,8 +763,8 @@ func testWriteDecision(t *testing.T, s warden.Store) {
 	if x := must(s.Session(ctx, "wd"))(t); x.Calls != 1 {
 		t.Errorf("calls = %d after a failed write, want 1", x.Calls)
 	}
-	if recs := must(s.Audit(ctx, warden.AuditFilter{Session: "wd"}))(t); len(recs) != 1 {
-		t.Errorf("%d audit records after a failed write, want 1", len(recs))
+	if recs := must(s.Audit(ctx, warden.AuditFilter{Session: "wd"}))(t); len(recs) != 4 {
+		t.Errorf("%d audit records after a failed write, want 4", len(recs))
 	}
 	// No record: the session alone, like UpdateSession.
 	sess, rec, err = w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {

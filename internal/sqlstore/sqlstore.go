@@ -348,6 +348,11 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 				return warden.Session{}, rec, err
 			}
 		}
+		if dr.HistoryKeep > 0 {
+			if _, err := s.archiveHistory(ctx, tx, dr.HistoryKeep); err != nil {
+				return warden.Session{}, rec, err
+			}
+		}
 		if rec, err = s.appendAudit(ctx, tx, dr.Audit); err != nil {
 			return warden.Session{}, rec, err
 		}
@@ -939,13 +944,17 @@ func (s *Store) addHistory(ctx context.Context, q querier, h warden.HistoryEntry
 
 // ArchiveHistory implements warden.StateStore.
 func (s *Store) ArchiveHistory(ctx context.Context, keep int) (int, error) {
+	return s.archiveHistory(ctx, s.db, keep)
+}
+
+func (s *Store) archiveHistory(ctx context.Context, q querier, keep int) (int, error) {
 	if keep < 0 {
 		keep = 0
 	}
 	// Everything up to the newest entry beyond the first keep; nothing
 	// when there are no more than keep.
-	res, err := s.exec(ctx, `UPDATE history SET archived = 1 WHERE archived = 0 AND id <=
-		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT 1 OFFSET ?)`, keep)
+	res, err := q.ExecContext(ctx, s.d.Rebind(`UPDATE history SET archived = 1 WHERE archived = 0 AND id <=
+		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT 1 OFFSET ?)`), keep)
 	if err != nil {
 		return 0, fmt.Errorf("archive history: %w", err)
 	}
