@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -22,6 +23,11 @@ import (
 type Store struct {
 	db *sql.DB
 	d  Dialect
+	// stmts caches the prepared statements of the queries a decision runs,
+	// by query text: SQLite parses a query each time it is prepared, which
+	// was a quarter of a decision's CPU time.
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt
 	// Now is the store's clock; it stamps records and decides whether a
 	// grant has expired. Tests replace it.
 	Now func() time.Time
@@ -31,7 +37,76 @@ type Store struct {
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	return s.db.Close()
+}
+
+// prepare returns the prepared statement for a (rebound) query.
+func (s *Store) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st := s.stmts[q]; st != nil {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[q] = st
+	return st, nil
+}
+
+// prepared runs queries through cached prepared statements, inside tx
+// when it is set.
+type prepared struct {
+	s  *Store
+	tx *sql.Tx
+}
+
+func (p prepared) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	st, err := p.s.prepare(ctx, q)
+	if err != nil || p.tx == nil {
+		return st, err
+	}
+	return p.tx.StmtContext(ctx, st), nil
+}
+
+func (p prepared) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	st, err := p.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (p prepared) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := p.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (p prepared) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	st, err := p.stmt(ctx, q)
+	if err != nil {
+		// Run it unprepared: the Row carries the error.
+		if p.tx != nil {
+			return p.tx.QueryRowContext(ctx, q, args...)
+		}
+		return p.s.db.QueryRowContext(ctx, q, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
 
 func (s *Store) now() time.Time {
 	if s.Now == nil {
@@ -287,7 +362,7 @@ func scanSession(r scanner) (warden.Session, error) {
 
 // Session implements warden.SessionStore.
 func (s *Store) Session(ctx context.Context, id string) (warden.Session, error) {
-	x, err := scanSession(s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`), id))
+	x, err := scanSession(prepared{s: s}.QueryRowContext(ctx, s.d.Rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return x, fmt.Errorf("session %q: %w", id, warden.ErrNotFound)
 	}
@@ -316,7 +391,8 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, s.d.Rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
+	q := prepared{s, tx}
+	res, err := q.ExecContext(ctx, s.d.Rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
 	if err != nil {
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
@@ -324,7 +400,7 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 	if err != nil {
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
-	x, err := scanSession(tx.QueryRowContext(ctx, s.d.Rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`+s.d.ForUpdate), id))
+	x, err := scanSession(q.QueryRowContext(ctx, s.d.Rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`+s.d.ForUpdate), id))
 	if err != nil {
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
@@ -333,7 +409,7 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 		return warden.Session{}, rec, err
 	}
 	x.ID = id
-	_, err = tx.ExecContext(ctx, s.d.Rebind(`UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
+	_, err = q.ExecContext(ctx, s.d.Rebind(`UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
 		calls = ?, violations = ?, governance = ?, compactions = ?, resumes = ?, intent_id = ?, intent = ?,
 		status = ?, started_at = ?, last_seen = ?, ended_at = ?, archived = ? WHERE id = ?`),
 		x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations, b2i(x.GovernanceInjected),
@@ -344,16 +420,16 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 	}
 	if dr != nil {
 		if dr.History != nil {
-			if err := s.addHistory(ctx, tx, *dr.History); err != nil {
+			if err := s.addHistory(ctx, q, *dr.History); err != nil {
 				return warden.Session{}, rec, err
 			}
 		}
 		if dr.HistoryKeep > 0 {
-			if _, err := s.archiveHistory(ctx, tx, dr.HistoryKeep); err != nil {
+			if _, err := s.archiveHistory(ctx, q, dr.HistoryKeep); err != nil {
 				return warden.Session{}, rec, err
 			}
 		}
-		if rec, err = s.appendAudit(ctx, tx, dr.Audit); err != nil {
+		if rec, err = s.appendAudit(ctx, q, dr.Audit); err != nil {
 			return warden.Session{}, rec, err
 		}
 	}
@@ -475,7 +551,7 @@ func (s *Store) Grants(ctx context.Context, f warden.GrantFilter) ([]warden.Gran
 		args = append(args, f.Session)
 	}
 	q += ` ORDER BY created_at, id`
-	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
+	rows, err := prepared{s: s}.QueryContext(ctx, s.d.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("grants: %w", err)
 	}
@@ -710,7 +786,7 @@ const auditCols = `time, session, role, host, tool, depth, args, decision, code,
 
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
-	return s.appendAudit(ctx, s.db, r)
+	return s.appendAudit(ctx, prepared{s: s}, r)
 }
 
 // querier is a database or a transaction.
@@ -924,7 +1000,7 @@ func (s *Store) RemoveAnchor(ctx context.Context, id string) error {
 
 // AddHistory implements warden.StateStore.
 func (s *Store) AddHistory(ctx context.Context, h warden.HistoryEntry) error {
-	return s.addHistory(ctx, s.db, h)
+	return s.addHistory(ctx, prepared{s: s}, h)
 }
 
 func (s *Store) addHistory(ctx context.Context, q querier, h warden.HistoryEntry) error {
@@ -944,7 +1020,7 @@ func (s *Store) addHistory(ctx context.Context, q querier, h warden.HistoryEntry
 
 // ArchiveHistory implements warden.StateStore.
 func (s *Store) ArchiveHistory(ctx context.Context, keep int) (int, error) {
-	return s.archiveHistory(ctx, s.db, keep)
+	return s.archiveHistory(ctx, prepared{s: s}, keep)
 }
 
 func (s *Store) archiveHistory(ctx context.Context, q querier, keep int) (int, error) {
