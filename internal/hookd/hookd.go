@@ -75,8 +75,9 @@ type Response struct {
 	PID int `json:"pid,omitempty"`
 }
 
-// MaxMessage bounds a request or response on the socket.
-const MaxMessage = 40 << 20
+// MaxMessage bounds a request or response on the socket: the largest
+// input, base64-encoded, with room to spare.
+const MaxMessage = MaxInput/3*4 + 1<<20
 
 // MaxInput bounds the hook JSON a host may send (the same as `warden hook`).
 const MaxInput = 32 << 20
