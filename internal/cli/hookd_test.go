@@ -336,3 +336,20 @@ func BenchmarkHookdCall(b *testing.B) {
 		})
 	}
 }
+
+// TestHookdLargeInput: a large event (a 5 MB file write) goes through
+// hookd whole and is decided like any other.
+func TestHookdLargeInput(t *testing.T) {
+	sock := startHookd(t)
+	cwd := project(t, hookTestPolicy+`  - id: allow-write
+    effect: allow
+    tool: write
+    path: ["**"]
+`)
+	js, _ := json.Marshal(map[string]any{"session_id": "big", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Write",
+		"tool_input": map[string]any{"file_path": filepath.Join(cwd, "big.txt"), "content": strings.Repeat("x", 5<<20)}})
+	code, m, stderr := viaClient(t, sock, string(js), "claude")
+	if d, r := permission(m); code != 0 || d != "allow" {
+		t.Errorf("5 MB write: exit %d %s %q (%s)", code, d, r, stderr)
+	}
+}
