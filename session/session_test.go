@@ -471,3 +471,24 @@ func TestConcurrentFirstCall(t *testing.T) {
 		t.Errorf("first-tool warnings %d (want 1), session %+v", warned, s)
 	}
 }
+
+// TestAuditArgsCutsLongStrings: the audit trail keeps a long content's
+// beginning, redacted, and says how much it left out; a huge single token
+// is not kept at all.
+func TestAuditArgsCutsLongStrings(t *testing.T) {
+	long := "token=" + "sk-ant-" + strings.Repeat("a", 30) + " " + strings.Repeat("word ", 20000)
+	got := session.AuditArgs(map[string]any{"content": long, "n": 3, "list": []any{strings.Repeat("b", 100000)}})
+	c, _ := got["content"].(string)
+	if len(c) > session.MaxAuditString+100 || !strings.Contains(c, "more bytes not recorded]") || strings.Contains(c, "sk-ant-") || !strings.HasPrefix(c, "token="+warden.Redacted) {
+		t.Errorf("content: %d bytes, starts %q, ends %q", len(c), c[:40], c[len(c)-60:])
+	}
+	if l, _ := got["list"].([]any); len(l) != 1 || l[0] != "\n[warden: 100000 more bytes not recorded]" {
+		t.Errorf("one huge token: %v", l)
+	}
+	if got["n"] != 3 {
+		t.Errorf("a number changed: %v", got["n"])
+	}
+	if short := session.AuditArgs(map[string]any{"command": "ls"}); short["command"] != "ls" {
+		t.Errorf("a short string changed: %v", short)
+	}
+}

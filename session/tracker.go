@@ -114,7 +114,7 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 	if err != nil {
 		res.Decision = warden.FailClosed(err)
 	}
-	rec := t.auditRecord(call, res, time.Since(start))
+	rec := t.auditRecord(call, AuditArgs(call.Args), res, time.Since(start))
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
 	if aerr != nil && err == nil {
 		err = fmt.Errorf("audit: %w", aerr)
@@ -141,6 +141,9 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	}
 	var tr *engine.Trace
 	first := false
+	// Redacted before the session's transaction: redacting a large
+	// argument takes time that must not hold the store's write lock.
+	args := AuditArgs(call.Args)
 	if call.Session == "" {
 		tr = t.Engine.Explain(*call, &engine.Session{Grants: grants})
 	} else {
@@ -157,7 +160,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			if len(tr.Grants) > 0 || (tr.Decision.Decision == warden.Ask && !opt.HostPrompts) {
 				return nil, nil // more to do after the session is stored
 			}
-			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, Result{Decision: tr.Decision, Trace: tr}, time.Since(start))}
+			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: tr.Decision, Trace: tr}, time.Since(start))}
 			if tr.Decision.Decision == warden.Deny || violated(tr) {
 				h := violation(call, tr)
 				h.Time = now
@@ -300,7 +303,9 @@ func (t *Tracker) history(ctx context.Context, call *warden.ToolCall, h warden.H
 	return err
 }
 
-func (t *Tracker) auditRecord(call warden.ToolCall, res Result, latency time.Duration) warden.AuditRecord {
+// auditRecord is the audit record of a decision. args are the call's
+// arguments as AuditArgs made them.
+func (t *Tracker) auditRecord(call warden.ToolCall, args map[string]any, res Result, latency time.Duration) warden.AuditRecord {
 	d := res.Decision
 	mode := d.Mode
 	if mode == "" {
@@ -308,7 +313,7 @@ func (t *Tracker) auditRecord(call warden.ToolCall, res Result, latency time.Dur
 	}
 	r := warden.AuditRecord{
 		Time: t.now(), Session: call.Session, Role: call.Role, Host: call.Host, Tool: call.Tool, Depth: call.Depth,
-		Args: warden.RedactArgs(call.Args), Decision: d.Decision, Code: d.Code, Rule: d.Rule,
+		Args: args, Decision: d.Decision, Code: d.Code, Rule: d.Rule,
 		Reason: warden.RedactString(d.Reason), Matched: d.Matched, Warnings: d.Warnings, Mode: mode, Latency: latency,
 	}
 	if d.Enforced != nil {
@@ -321,6 +326,49 @@ func (t *Tracker) auditRecord(call warden.ToolCall, res Result, latency time.Dur
 		r.Approval = res.Approval.ID
 	}
 	return r
+}
+
+// MaxAuditString is the longest string argument the audit trail keeps
+// whole (a file's content, a long command).
+const MaxAuditString = 64 << 10
+
+// AuditArgs are a call's arguments as the audit trail keeps them: secrets
+// redacted (warden.RedactArgs), and strings longer than MaxAuditString cut
+// at a space or line break before the limit (or dropped, without one near
+// it), with a note of what was left out. Cutting first keeps redaction
+// fast on large contents; cutting at a space keeps a secret from being
+// split into a part no pattern knows.
+func AuditArgs(args map[string]any) map[string]any {
+	return warden.RedactArgs(cutStrings(args).(map[string]any))
+}
+
+func cutStrings(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = cutStrings(x)
+		}
+		return m
+	case []any:
+		s := make([]any, len(v))
+		for i, x := range v {
+			s[i] = cutStrings(x)
+		}
+		return s
+	case string:
+		if len(v) <= MaxAuditString {
+			return v
+		}
+		cut := strings.LastIndexAny(v[:MaxAuditString], " \t\n")
+		if cut < MaxAuditString/2 {
+			// No break near the limit: one huge token, which could be a
+			// secret that a cut would hide from redaction. Keep none of it.
+			cut = 0
+		}
+		return v[:cut] + fmt.Sprintf("\n[warden: %d more bytes not recorded]", len(v)-cut)
+	}
+	return v
 }
 
 // Fingerprint identifies a call for its approval: session, role, tool and
