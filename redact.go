@@ -19,26 +19,57 @@ var secretName = sync.OnceValue(func() *regexp.Regexp {
 type redactor struct {
 	re   *regexp.Regexp
 	repl string
+	// Text without any of these cannot match: ci are looked for in the
+	// lowercased text (for a (?i) expression), cs as they are.
+	ci, cs []string
+}
+
+// mayMatch reports whether the redactor could match s, whose lowercase
+// form is lower ("" when s is not all ASCII: then every redactor runs,
+// since Unicode case folding reaches beyond strings.ToLower).
+func (r redactor) mayMatch(s, lower string) bool {
+	if lower == "" && (len(r.ci) > 0) {
+		return true
+	}
+	for _, k := range r.ci {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	for _, k := range r.cs {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
 }
 
 var redactors = sync.OnceValue(func() []redactor {
 	return []redactor{
 		// Authorization / Proxy-Authorization headers, to the end of the value.
-		{regexp.MustCompile(`(?i)((?:proxy-)?authorization\s*:\s*)(?:"[^"]*"|'[^']*'|[^\n"']*)`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)((?:proxy-)?authorization\s*:\s*)(?:"[^"]*"|'[^']*'|[^\n"']*)`), "${1}" + Redacted,
+			[]string{"authorization"}, nil},
 		// Other secret-looking headers: X-Api-Key: v, Cookie: v.
-		{regexp.MustCompile(`(?i)((?:x-[a-z-]*)?(?:api-?key|token|secret|cookie)\s*:\s*)([^\s"',;]+)`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)((?:x-[a-z-]*)?(?:api-?key|token|secret|cookie)\s*:\s*)([^\s"',;]+)`), "${1}" + Redacted,
+			[]string{"api", "token", "secret", "cookie"}, nil},
 		// Bearer/Basic/token credentials on their own.
-		{regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}`), "${1} " + Redacted},
+		{regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}`), "${1} " + Redacted,
+			[]string{"bearer", "basic", "token"}, nil},
 		// NAME=value assignments (env, flags, config) whose name looks secret.
-		{regexp.MustCompile(`(?i)((?:--?)?[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|auth|cookie)[A-Za-z0-9_.-]*["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"',;&|)]+)`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)((?:--?)?[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|auth|cookie)[A-Za-z0-9_.-]*["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"',;&|)]+)`), "${1}" + Redacted,
+			[]string{"passw", "secret", "token", "api", "access", "private", "credential", "auth", "cookie"}, nil},
 		// --password value, --token value (a flag with a secret name, then a separate value).
-		{regexp.MustCompile(`(?i)(--?[A-Za-z0-9-]*(?:passw(?:or)?d|passwd|secret|token|api-?key|access-?key|private-?key|credential)[A-Za-z0-9-]*\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"';&|)]*)`), "${1}" + Redacted},
+		{regexp.MustCompile(`(?i)(--?[A-Za-z0-9-]*(?:passw(?:or)?d|passwd|secret|token|api-?key|access-?key|private-?key|credential)[A-Za-z0-9-]*\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"';&|)]*)`), "${1}" + Redacted,
+			[]string{"passw", "secret", "token", "api", "access", "private", "credential"}, nil},
 		// Credentials in URLs: scheme://user:password@host.
-		{regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)([^@\s/]+)(@)`), "${1}" + Redacted + "${3}"},
+		{regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)([^@\s/]+)(@)`), "${1}" + Redacted + "${3}",
+			nil, []string{"://"}},
 		// Well-known token shapes.
-		{regexp.MustCompile(`\b(sk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`), Redacted},
+		{regexp.MustCompile(`\b(sk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`), Redacted,
+			nil, []string{"sk-", "gh", "github_pat_", "glpat-", "xox", "AKIA", "AIza", "eyJ"}},
 		// PEM private keys.
-		{regexp.MustCompile(`(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)`), Redacted},
+		{regexp.MustCompile(`(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)`), Redacted,
+			nil, []string{"-----BEGIN "}},
 	}
 })
 
@@ -52,10 +83,27 @@ func RedactString(s string) string {
 	if s == "" {
 		return s
 	}
+	lower := asciiLower(s)
 	for _, r := range redactors() {
-		s = r.re.ReplaceAllString(s, r.repl)
+		// A quick look for the words an expression needs spares the
+		// expression a pass over text it cannot match (a file's content).
+		if r.mayMatch(s, lower) {
+			if t := r.re.ReplaceAllString(s, r.repl); t != s {
+				s, lower = t, asciiLower(t)
+			}
+		}
 	}
 	return s
+}
+
+// asciiLower is s in lowercase, or "" when s is not all ASCII.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return ""
+		}
+	}
+	return strings.ToLower(s)
 }
 
 // RedactArgs returns a deep copy of a call's arguments with secrets removed:

@@ -29,6 +29,7 @@ fuzz ./policy/ FuzzParse
 fuzz ./engine/ FuzzResolve
 fuzz ./internal/glob/ FuzzPath
 fuzz ./report/ FuzzFilter
+fuzz . FuzzRedactSkipsOnlyWhatCannotMatch
 
 if [ -f bench/go.mod ]; then
   echo "== bench module: correctness of warden, OPA and cedar-go"
