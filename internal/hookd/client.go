@@ -154,8 +154,6 @@ func (c *Client) startServer(socket string) {
 	if err := os.WriteFile(stamp, nil, 0o600); err != nil {
 		return
 	}
-	now := time.Now()
-	os.Chtimes(stamp, now, now)
 	bin, err := c.wardenBin()
 	if err != nil {
 		return
