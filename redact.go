@@ -1,6 +1,7 @@
 package warden
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -110,15 +111,22 @@ func asciiLower(s string) string {
 // the value of every key whose name looks secret (password, token, api_key,
 // authorization, ...) is replaced by Redacted, and every string is passed
 // through RedactString. The input is not modified.
-func RedactArgs(args map[string]any) map[string]any {
+func RedactArgs(args map[string]any) map[string]any { return RedactArgsCut(args, 0) }
+
+// RedactArgsCut is RedactArgs that also cuts every string longer than max
+// bytes (0: no limit) at a space or line break before the limit, or drops
+// it when there is none near it, and notes how many bytes it left out.
+// Cutting before redacting keeps redaction fast on large contents; cutting
+// at a space keeps a secret from being split into a part no pattern knows.
+func RedactArgsCut(args map[string]any, max int) map[string]any {
 	if args == nil {
 		return map[string]any{}
 	}
-	out, _ := redactValue(args).(map[string]any)
+	out, _ := redactValue(args, max).(map[string]any)
 	return out
 }
 
-func redactValue(v any) any {
+func redactValue(v any, max int) any {
 	switch v := v.(type) {
 	case map[string]any:
 		m := make(map[string]any, len(v))
@@ -129,25 +137,39 @@ func redactValue(v any) any {
 			}
 			// Header maps: {"headers": {"Authorization": "..."}} is caught
 			// above; env maps: {"env": {"API_KEY": "..."}} too.
-			m[k] = redactValue(x)
+			m[k] = redactValue(x, max)
 		}
 		return m
 	case []any:
 		s := make([]any, len(v))
 		for i, x := range v {
-			s[i] = redactValue(x)
+			s[i] = redactValue(x, max)
 		}
 		return s
 	case []string:
 		s := make([]any, len(v))
 		for i, x := range v {
-			s[i] = RedactString(x)
+			s[i] = redactCut(x, max)
 		}
 		return s
 	case string:
-		return RedactString(v)
+		return redactCut(v, max)
 	}
 	return v
+}
+
+// redactCut is RedactString on s cut to max bytes (0: whole).
+func redactCut(s string, max int) string {
+	if max <= 0 || len(s) <= max {
+		return RedactString(s)
+	}
+	cut := strings.LastIndexAny(s[:max], " \t\n")
+	if cut < max/2 {
+		// No break near the limit: one huge token, which could be a
+		// secret that a cut would hide from redaction. Keep none of it.
+		cut = 0
+	}
+	return RedactString(s[:cut]) + fmt.Sprintf("\n[warden: %d more bytes not recorded]", len(s)-cut)
 }
 
 func isEmpty(v any) bool {

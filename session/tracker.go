@@ -333,42 +333,9 @@ func (t *Tracker) auditRecord(call warden.ToolCall, args map[string]any, res Res
 const MaxAuditString = 64 << 10
 
 // AuditArgs are a call's arguments as the audit trail keeps them: secrets
-// redacted (warden.RedactArgs), and strings longer than MaxAuditString cut
-// at a space or line break before the limit (or dropped, without one near
-// it), with a note of what was left out. Cutting first keeps redaction
-// fast on large contents; cutting at a space keeps a secret from being
-// split into a part no pattern knows.
+// redacted, and strings longer than MaxAuditString cut (warden.RedactArgsCut).
 func AuditArgs(args map[string]any) map[string]any {
-	return warden.RedactArgs(cutStrings(args).(map[string]any))
-}
-
-func cutStrings(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[k] = cutStrings(x)
-		}
-		return m
-	case []any:
-		s := make([]any, len(v))
-		for i, x := range v {
-			s[i] = cutStrings(x)
-		}
-		return s
-	case string:
-		if len(v) <= MaxAuditString {
-			return v
-		}
-		cut := strings.LastIndexAny(v[:MaxAuditString], " \t\n")
-		if cut < MaxAuditString/2 {
-			// No break near the limit: one huge token, which could be a
-			// secret that a cut would hide from redaction. Keep none of it.
-			cut = 0
-		}
-		return v[:cut] + fmt.Sprintf("\n[warden: %d more bytes not recorded]", len(v)-cut)
-	}
-	return v
+	return warden.RedactArgsCut(args, MaxAuditString)
 }
 
 // Fingerprint identifies a call for its approval: session, role, tool and
