@@ -587,15 +587,11 @@ func ignoreNotFound(_ warden.Session, err error) error {
 // systemText is the governance text for a system prompt: the session-start
 // prefix, or the post-compaction reminder once the session was compacted.
 func systemText(ctx context.Context, tr *session.Tracker, st warden.Store, sid, host, role string) (string, error) {
-	s, err := st.Session(ctx, sid)
+	s, ps, err := sessionState(ctx, st, sid)
 	if errors.Is(err, warden.ErrNotFound) {
 		_, text, err := tr.Start(ctx, session.StartOptions{ID: sid, Role: role, Host: host})
 		return text, err
 	}
-	if err != nil {
-		return "", err
-	}
-	ps, err := st.State(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -604,6 +600,17 @@ func systemText(ctx context.Context, tr *session.Tracker, st warden.Store, sid, 
 		return session.Reminder(pol, s, ps)
 	}
 	return session.Prefix(pol, s, ps)
+}
+
+// sessionState reads a session (an error wrapping warden.ErrNotFound when
+// there is none) and the project state its governance text is made from.
+func sessionState(ctx context.Context, st warden.Store, sid string) (warden.Session, warden.ProjectState, error) {
+	s, err := st.Session(ctx, sid)
+	if err != nil {
+		return s, warden.ProjectState{}, err
+	}
+	ps, err := st.State(ctx)
+	return s, ps, err
 }
 
 // governanceMarkers head warden's built-in session-start text and
@@ -645,14 +652,10 @@ func carries(r *geminicli.LLMRequest, text string) bool {
 // the next prompt's BeforeAgent puts it into the history. A session warden
 // does not know gets nothing here (SessionStart and BeforeAgent come first).
 func modelText(ctx context.Context, tr *session.Tracker, st warden.Store, sid string, llm *geminicli.LLMRequest) (string, error) {
-	s, err := st.Session(ctx, sid)
+	s, ps, err := sessionState(ctx, st, sid)
 	if errors.Is(err, warden.ErrNotFound) {
 		return "", nil
 	}
-	if err != nil {
-		return "", err
-	}
-	ps, err := st.State(ctx)
 	if err != nil {
 		return "", err
 	}
