@@ -17,7 +17,6 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/scripted"
-	"github.com/warden-run/warden/sqlite"
 )
 
 // The post-compaction reminder on the hosts other than Claude Code (see
@@ -49,17 +48,30 @@ func (e *env) initHook(host, client string) {
 // storedSessions returns the sessions in the project's store.
 func storedSessions(e *env) []warden.Session {
 	e.t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(e.project, ".warden", "warden.db"))
-	if err != nil {
-		e.t.Fatalf("open the project's store: %v", err)
-	}
-	defer st.Close()
-	ss, err := st.Sessions(ctx, warden.SessionFilter{})
+	ss, err := e.store().Sessions(context.Background(), warden.SessionFilter{})
 	if err != nil {
 		e.t.Fatalf("read the sessions: %v", err)
 	}
 	return ss
+}
+
+// runOK fails the test when a host run failed or left turns of the script
+// unplayed (why says what that means), and has the run and the model's
+// requests logged if the test fails.
+func runOK(t *testing.T, e *env, r result, host, why string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			e.dump(r)
+			logRequests(t, e)
+		}
+	})
+	if r.err != nil {
+		t.Fatalf("%s: %v", host, r.err)
+	}
+	if u := e.model.Unplayed(); len(u) > 0 {
+		t.Fatalf("turns never played: %v%s", u, why)
+	}
 }
 
 // compactions is the number of compactions warden recorded, over every
@@ -197,18 +209,7 @@ func TestCodexCompactReminder(t *testing.T) {
 			e.initHook("codex", client)
 
 			r := e.runCodex(bin, "marker-one: create work.txt")
-			defer func() {
-				if t.Failed() {
-					e.dump(r)
-					logRequests(t, e)
-				}
-			}()
-			if r.err != nil {
-				t.Fatalf("codex: %v", r.err)
-			}
-			if u := e.model.Unplayed(); len(u) > 0 {
-				t.Fatalf("turns never played: %v (Codex did not compact, or sent nothing after compacting)", u)
-			}
+			runOK(t, e, r, "codex", " (Codex did not compact, or sent nothing after compacting)")
 			if !e.exists("work.txt") {
 				t.Errorf("work.txt is missing: the allowed call did not run")
 			}
@@ -283,18 +284,7 @@ func TestOpenCodeCompactReminder(t *testing.T) {
 			e.initHook("opencode", client)
 
 			r := e.runOpenCode(bin, "marker-one: create work.txt, then after.txt")
-			defer func() {
-				if t.Failed() {
-					e.dump(r)
-					logRequests(t, e)
-				}
-			}()
-			if r.err != nil {
-				t.Fatalf("opencode: %v", r.err)
-			}
-			if u := e.model.Unplayed(); len(u) > 0 {
-				t.Fatalf("turns never played: %v (OpenCode did not compact, or sent nothing after compacting)", u)
-			}
+			runOK(t, e, r, "opencode", " (OpenCode did not compact, or sent nothing after compacting)")
 			if !e.exists("work.txt") || !e.exists("after.txt") {
 				t.Errorf("work.txt or after.txt is missing: an allowed call did not run")
 			}
@@ -385,18 +375,7 @@ func testGeminiNoCompression(t *testing.T, h governedHost, client, entry string)
 	h.setup(e)
 	e.initHook("gemini", client)
 	r := geminiSizedRun(t, e, entry, prompt)
-	defer func() {
-		if t.Failed() {
-			e.dump(r)
-			logRequests(t, e)
-		}
-	}()
-	if r.err != nil {
-		t.Fatalf("gemini: %v", r.err)
-	}
-	if u := e.model.Unplayed(); len(u) > 0 {
-		t.Fatalf("turns never played: %v", u)
-	}
+	runOK(t, e, r, "gemini", "")
 	if !e.exists("work.txt") {
 		t.Errorf("work.txt is missing: the allowed call did not run")
 	}
@@ -551,18 +530,7 @@ func TestGeminiAutoCompressReminder(t *testing.T) {
 			e.writeJSON(settings, cfg)
 			e.initHook("gemini", client)
 			r := geminiSizedRun(t, e, entry, "marker-one: plan the work")
-			defer func() {
-				if t.Failed() {
-					e.dump(r)
-					logRequests(t, e)
-				}
-			}()
-			if r.err != nil {
-				t.Fatalf("gemini: %v", r.err)
-			}
-			if u := e.model.Unplayed(); len(u) > 0 {
-				t.Fatalf("turns never played: %v (Gemini CLI did not compress, or sent nothing after compressing)", u)
-			}
+			runOK(t, e, r, "gemini", " (Gemini CLI did not compress, or sent nothing after compressing)")
 			reqs := e.model.Requests()
 			after := played(reqs, "after")
 			if played(reqs, "verify") > after {

@@ -189,16 +189,21 @@ func (e *env) warden(args ...string) (string, error) {
 	return string(out), err
 }
 
-// audit returns the audit trail of the project's default store.
-func (e *env) audit() []warden.AuditRecord {
+// store opens the project's default store; it is closed when the test ends.
+func (e *env) store() warden.Store {
 	e.t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(e.project, ".warden", "warden.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(e.project, ".warden", "warden.db"))
 	if err != nil {
 		e.t.Fatalf("open the project's store: %v", err)
 	}
-	defer st.Close()
-	recs, err := st.Audit(ctx, warden.AuditFilter{})
+	e.t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// audit returns the audit trail of the project's default store.
+func (e *env) audit() []warden.AuditRecord {
+	e.t.Helper()
+	recs, err := e.store().Audit(context.Background(), warden.AuditFilter{})
 	if err != nil {
 		e.t.Fatalf("read the audit trail: %v", err)
 	}
