@@ -82,6 +82,13 @@ func Compile(p *policy.Policy) (*Engine, error) {
 		}
 		e.protected = append(e.protected, g)
 	}
+	for _, s := range p.Private {
+		g, err := e.compilePath(s)
+		if err != nil {
+			return nil, fmt.Errorf("private %q: %w", s, err)
+		}
+		e.private = append(e.private, g)
+	}
 	e.protectedAbs = []string{p.File, filepath.Join(p.Dir, ".warden")}
 	if p.Intents != nil {
 		e.protectedAbs = append(e.protectedAbs, p.Intents.File)
@@ -238,7 +245,6 @@ func (m *toolMatcher) match(tool, kind string) bool {
 
 // compilePath compiles a path pattern; "/x" and "~/x" are absolute.
 func (e *Engine) compilePath(s string) (pathGlob, error) {
-	s = strings.ReplaceAll(s, "\\", "/")
 	abs := false
 	if strings.HasPrefix(s, "~/") && e.home != "" {
 		s = filepath.ToSlash(e.home) + s[1:]

@@ -14,8 +14,8 @@ type item struct {
 	code   warden.Code
 	rule   *rule
 	// subject is what the item is about (a path, a command, a tool), extra
-	// a detail for the message.
-	subject, extra string
+	// a detail for the message; note why an allow rule could not apply.
+	subject, extra, note string
 }
 
 // prio orders codes of equal severity: the more specific reason wins. It
@@ -281,7 +281,12 @@ func (e *Engine) evalPart(st *state, p *part) {
 	// Checks on paths: protected, outside, intent scope.
 	var res item
 	if p.subject == warden.SubjectPath && !p.dynamic {
-		if p.write && e.isProtected(p) {
+		if e.isPrivate(p) {
+			res = item{effect: warden.Deny, code: warden.CodeProtectedPath, extra: "read"}
+			if p.write {
+				res.extra = ""
+			}
+		} else if p.write && e.isProtected(p) {
 			res = item{effect: warden.Deny, code: warden.CodeProtectedPath}
 		} else if !p.inside && e.pol.Workspace.Outside != warden.Allow && allow == nil {
 			res = item{effect: e.pol.Workspace.Outside, code: warden.CodeOutsideWorkspace}
@@ -300,8 +305,15 @@ func (e *Engine) evalPart(st *state, p *part) {
 		}
 	case allow != nil:
 		res = item{effect: warden.Allow, code: warden.CodeAllowed, rule: allow}
+	case p.subject == warden.SubjectCommand && p.an.Commands[p.cmd].Free:
+		// A builtin that changes nothing outside the shell (cd, true,
+		// test, read, exit): no rule is needed.
+		res = item{effect: warden.Allow, code: warden.CodeAllowed, extra: "builtin"}
 	default:
 		res = item{effect: e.defaultFor(p), code: warden.CodeDefault, extra: e.classOf(p)}
+		if p.subject == warden.SubjectCommand {
+			res.note = p.an.Commands[p.cmd].Risk
+		}
 	}
 	// A deny or ask rule still raises a path check's severity.
 	if res.code == warden.CodeOutsideWorkspace || res.code == warden.CodeProtectedPath {
@@ -333,7 +345,7 @@ func (e *Engine) evalPart(st *state, p *part) {
 		}
 	}
 	if res.effect == warden.Allow {
-		if res.rule == nil && grant == "" {
+		if res.rule == nil && grant == "" && res.extra != "builtin" {
 			st.allByRule = false
 		}
 		if res.rule != nil && (st.allowRule == nil || res.rule.idx < st.allowRule.idx) {
@@ -344,6 +356,12 @@ func (e *Engine) evalPart(st *state, p *part) {
 	st.offer(res)
 	if st.tr != nil {
 		tp := Part{Subject: p.subject, Value: e.partValue(st, p), Write: p.write, Effect: res.effect, Code: res.code, Grant: grant}
+		if p.subject == warden.SubjectCommand {
+			tp.Note = p.an.Commands[p.cmd].Risk
+			if p.an.Commands[p.cmd].Free && res.rule == nil && res.effect == warden.Allow {
+				tp.Note = "a builtin without side effects: no rule is needed"
+			}
+		}
 		if res.rule != nil {
 			tp.Rule = res.rule.id
 		}

@@ -15,6 +15,7 @@ type Engine struct {
 	home         string
 	audit        bool
 	protected    []pathGlob
+	private      []pathGlob // no agent may read (or write) these
 	protectedAbs []string
 	roles        map[string]*roleInfo
 	rules        []*rule
@@ -96,6 +97,10 @@ type Part struct {
 	// was already settled (a role without the tool, a command a rule
 	// denies) when it was reached.
 	Uncounted bool
+	// Note says why no allow rule could vouch for a command (an option or
+	// variable warden does not know, or one that runs another program),
+	// or that a builtin needed no rule.
+	Note string
 	// Via names the wrapper or construct a command was found through
 	// ("sudo", "bash -c", "$(...)", ...); Op what writes a path (">",
 	// "rm", ...).

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/glob"
@@ -43,6 +45,24 @@ func (e *Engine) parts(st *state) {
 		return
 	}
 	write := writeKind(st.kind)
+	// A move names its source and its destination (MCP filesystem
+	// move_file): the source is removed, the destination written.
+	for _, k := range [...]string{"source", "destination"} {
+		if v, ok := c.Args[k]; ok && (write || st.kind == "other") {
+			vk := "write"
+			if k == "source" {
+				vk = "delete"
+			}
+			switch v := v.(type) {
+			case string:
+				e.pathPart(st, v, true, vk, "move "+k, nil)
+				n++
+			case nil:
+			default:
+				st.check("args", item{effect: warden.Deny, code: warden.CodePolicyError, subject: k, extra: "must be a string"})
+			}
+		}
+	}
 	for _, k := range pathKeys {
 		if v, ok := c.Args[k]; ok {
 			switch v := v.(type) {
@@ -72,8 +92,8 @@ func (e *Engine) parts(st *state) {
 	}
 	for _, k := range patchKeys {
 		if s, ok := c.Args[k].(string); ok {
-			for _, p := range patchPaths(s) {
-				e.pathPart(st, p, true, "", "patch", nil)
+			for _, f := range patchFiles(s) {
+				e.pathPart(st, f.path, true, f.kind, "patch", nil)
 				n++
 			}
 		}
@@ -108,8 +128,8 @@ func (e *Engine) shellParts(st *state) int {
 			argv = append(argv, s)
 		}
 		if len(argv) >= 2 && filepath.Base(argv[0]) == "apply_patch" {
-			for _, p := range patchPaths(argv[1]) {
-				e.pathPart(st, p, true, "", "patch", nil)
+			for _, f := range patchFiles(argv[1]) {
+				e.pathPart(st, f.path, true, f.kind, "patch", nil)
 			}
 		}
 		a.AnalyzeArgv(argv)
@@ -129,13 +149,8 @@ func (e *Engine) shellParts(st *state) int {
 		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: a.Commands[i].Dynamic}
 		e.evalPart(st, &p)
 	}
-	// Folders the line changes into: relative writes may land there.
-	var cds []string
-	for _, cmd := range a.Commands {
-		if (cmd.Prog == "cd" || cmd.Prog == "pushd") && len(cmd.Args) > 1 {
-			cds = append(cds, cmd.Args[len(cmd.Args)-1])
-		}
-	}
+	// Folders the line changes into: relative paths may be resolved there.
+	cds := a.Dirs
 	// A command a rule denies settles the call: its writes would only
 	// change which reason is given, so they are not resolved (no I/O).
 	if st.best.effect == warden.Deny && st.best.code == warden.CodeRuleDeny && len(a.Writes) > 0 {
@@ -147,7 +162,80 @@ func (e *Engine) shellParts(st *state) int {
 		return len(a.Commands)
 	}
 	e.writeParts(st, a, cds)
+	for _, r := range a.Reads {
+		e.readPart(st, r, cds)
+	}
 	return len(a.Commands) + len(a.Writes)
+}
+
+// readPart checks a path a shell line reads: a private path is denied, and
+// a path outside the workspace takes workspace.outside, as it does for the
+// Read tool, unless an allow rule for reads names it. A read found only by
+// looking at the words of a program warden has no table for is checked
+// against the private paths alone. Reads need no allow rule of their own:
+// the command that reads is a part already.
+func (e *Engine) readPart(st *state, r shell.Write, cds []string) {
+	if shell.IsDyn(r.Path) || r.Path == "" {
+		if len(e.private) > 0 && !r.Private {
+			st.check("read", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: shell.Display(r.Path),
+				extra: "the line reads a path computed at run time (" + shell.Display(r.Path) + "), which may be a private path"})
+		}
+		return
+	}
+	base := e.cwd(&st.call)
+	dirs := append([]string{base}, cds...)
+	for i, d := range dirs {
+		if i > 0 {
+			if shell.IsDyn(d) || filepath.IsAbs(r.Path) || strings.HasPrefix(r.Path, "~") {
+				continue
+			}
+			d, _, _ = e.resolve(d, base)
+		}
+		p := part{op: r.Op, subject: warden.SubjectPath, raw: r.Path, vkind: "read"}
+		p.abs, p.rel, p.inside = e.resolve(r.Path, d)
+		p.clean = e.cleanPath(r.Path, d)
+		if e.isPrivate(&p) {
+			st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: p.display(), extra: "read"})
+			continue
+		}
+		if r.Private || p.inside || e.pol.Workspace.Outside == warden.Allow {
+			continue
+		}
+		if e.readAllowed(st, &p) {
+			continue
+		}
+		st.check("read", item{effect: e.pol.Workspace.Outside, code: warden.CodeOutsideWorkspace, subject: p.display()})
+	}
+}
+
+// readAllowed reports whether an allow rule with paths names a path the
+// shell reads outside the workspace (a rule for the read kind, or for the
+// call's tool).
+func (e *Engine) readAllowed(st *state, p *part) bool {
+	for _, r := range e.nonCommand {
+		if r.effect == warden.Allow && r.hasPath && e.ruleMatchesPat(st, r, p, nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// isPrivate reports whether a path is one no agent may read.
+func (e *Engine) isPrivate(p *part) bool {
+	if len(e.private) == 0 {
+		return false
+	}
+	ra := p.rawAbs()
+	rrel, rinside := p.rel, p.inside
+	if ra != p.abs {
+		rrel, rinside = e.relTo(ra)
+	}
+	for _, g := range e.private {
+		if g.match(p.abs, p.rel, p.inside) || ra != p.abs && g.match(ra, rrel, rinside) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeParts decides the paths a shell line writes.
@@ -208,75 +296,116 @@ func (e *Engine) pathPart(st *state, raw string, write bool, vkind, op string, c
 	}
 }
 
-// cwd returns the folder relative paths of the call resolve against.
+// cwd returns the folder relative paths of the call resolve against: the
+// call's cwd, and within it the working folder a shell tool was given
+// (workdir in OpenCode and Codex, directory in Gemini CLI).
 func (e *Engine) cwd(c *warden.ToolCall) string {
-	if c.Cwd == "" {
-		return e.rootRaw
+	base := e.rootRaw
+	if c.Cwd != "" {
+		if filepath.IsAbs(c.Cwd) {
+			base = filepath.Clean(c.Cwd)
+		} else {
+			base = filepath.Join(e.rootRaw, c.Cwd)
+		}
 	}
-	if filepath.IsAbs(c.Cwd) {
-		return filepath.Clean(c.Cwd)
+	for _, k := range workdirKeys {
+		if d, ok := c.Args[k].(string); ok && d != "" {
+			d = e.expandHome(d)
+			if filepath.IsAbs(d) {
+				return filepath.Clean(d)
+			}
+			return filepath.Join(base, d)
+		}
 	}
-	return filepath.Join(e.rootRaw, c.Cwd)
+	return base
 }
 
-// resolve makes a path absolute and clean (backslashes, "~", ".", "..",
-// symlinks) and relative to the workspace root.
+// workdirKeys are the argument names of a shell tool's working folder.
+var workdirKeys = [...]string{"workdir", "directory", "cwd", "working_directory"}
+
+// expandHome replaces a leading "~" or "~/" with the home folder.
+func (e *Engine) expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return e.home + p[1:]
+	}
+	return p
+}
+
+// resolve makes a path absolute and resolves it as the kernel does:
+// components in order, each symbolic link followed before a ".." after it
+// (src/hooks/../config is .git/config when src/hooks links to .git/hooks).
+// A missing component ends the lookup; the rest is taken as written.
 func (e *Engine) resolve(raw, base string) (abs, rel string, inside bool) {
-	abs = e.evalPath(e.cleanPath(raw, base))
+	abs = e.evalPath(e.joinPath(raw, base))
 	rel, inside = e.relTo(abs)
 	return abs, rel, inside
 }
 
-// evalPath resolves the symlinks of an absolute clean path. Below the
-// workspace root (resolved once at compile time) it looks only at the
-// components under the root, and stops at the first that does not exist:
-// nothing below it can be a link yet.
-func (e *Engine) evalPath(clean string) string { return e.evalPathHops(clean, 0) }
+// joinPath makes raw absolute ("~" expanded, relative to base) without
+// cleaning it: ".." must be resolved after the links before it.
+func (e *Engine) joinPath(raw, base string) string {
+	p := e.expandHome(raw)
+	if !filepath.IsAbs(p) {
+		p = base + "/" + p
+	}
+	return p
+}
 
-// evalPathHops is evalPath with a count of the links followed so far, so
-// that a link loop ends.
-func (e *Engine) evalPathHops(clean string, hops int) string {
-	rel, inside := e.relTo(clean)
-	if !inside {
-		r, _ := evalPrefix(clean)
-		return r
+// evalPath resolves an absolute path physically.
+func (e *Engine) evalPath(p string) string { return e.evalPathHops(p, 0) }
+
+func (e *Engine) evalPathHops(p string, hops int) string {
+	// Start from the workspace root (resolved once at compile time) when
+	// the path is written below it.
+	cur, rest := "/", p
+	for _, root := range [...]string{e.rootRaw, e.root} {
+		if strings.HasPrefix(p, root+"/") {
+			cur, rest = e.root, p[len(root)+1:]
+			break
+		} else if p == root {
+			return e.root
+		}
 	}
-	if rel == "." {
-		return e.root
-	}
-	cur, rest := e.root, rel
+	missing := false
 	for rest != "" {
 		seg, more, _ := strings.Cut(rest, "/")
+		rest = more
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
 		next := cur + "/" + seg
+		if cur == "/" {
+			next = "/" + seg
+		}
+		if missing {
+			cur = next
+			continue
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
-			if more == "" {
-				return next
-			}
-			return next + "/" + more
+			missing = true
+			cur = next
+			continue
 		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			hops++
-			if hops > 40 {
-				// A link loop: the system refuses it too; keep the path.
-				return filepath.Join(next, more)
-			}
-			target, err := os.Readlink(next)
-			if err != nil {
-				return next
-			}
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(cur, target)
-			}
-			// The target may be anywhere and may not exist yet (a
-			// dangling link is how a write creates its target).
-			r, _ := evalPrefix(filepath.Clean(target))
-			if more == "" {
-				return r
-			}
-			return e.evalPathHops(filepath.Join(r, more), hops)
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
 		}
-		cur, rest = next, more
+		hops++
+		target, err := os.Readlink(next)
+		if hops > 40 || err != nil {
+			// A link loop: the system refuses it too; keep the path.
+			cur = next
+			continue
+		}
+		if !filepath.IsAbs(target) {
+			target = cur + "/" + target
+		}
+		cur = e.evalPathHops(target, hops)
 	}
 	return cur
 }
@@ -293,13 +422,12 @@ func (e *Engine) relTo(abs string) (string, bool) {
 	return abs, false
 }
 
-// cleanPath makes a path absolute and clean ("~", backslashes, ".", "..")
-// without resolving symlinks.
+// cleanPath makes a path absolute and clean ("~", ".", "..") without
+// resolving symlinks: the path as written, checked beside the resolved one.
+// A backslash is an ordinary character in a file name here, as it is to
+// the kernel.
 func (e *Engine) cleanPath(raw, base string) string {
-	p := strings.ReplaceAll(raw, "\\", "/")
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		p = e.home + p[1:]
-	}
+	p := e.expandHome(raw)
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
 	}
@@ -443,35 +571,126 @@ func (e *Engine) grantPattern(st *state, g *warden.Grant, p *part) bool {
 	return globText(g.Pattern, e.partValue(st, p))
 }
 
-// patchPaths returns the file paths named in a patch body: the apply_patch
-// envelope (*** Add/Update/Delete File:, *** Move to:) and unified diff
-// headers (--- a/x, +++ b/x).
-func patchPaths(body string) []string {
-	var out []string
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimRight(line, "\r")
-		for _, pre := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if s, ok := strings.CutPrefix(line, pre); ok {
-				out = append(out, strings.TrimSpace(s))
-			}
+// patchFile is a file a patch writes or deletes.
+type patchFile struct {
+	path string
+	kind string // "write" or "delete"
+}
+
+// patchFiles returns the files a patch body names, read as the hosts read
+// them. An apply_patch envelope (*** Begin Patch) has only its own headers
+// (*** Add/Update/Delete File:, *** Move to:), which Codex finds after
+// trimming leading and trailing white space; its content lines are never
+// headers. A unified diff has ---/+++ header pairs, git's rename and copy
+// lines, and hunks whose line counts say where their body ends, so a
+// content line that begins with "--- " (an SQL or Lua comment) is content.
+func patchFiles(body string) []patchFile {
+	lines := strings.Split(body, "\n")
+	for _, l := range lines {
+		if trimPatch(l) == "*** Begin Patch" {
+			return envelopeFiles(lines)
 		}
-		for _, pre := range []string{"--- ", "+++ "} {
-			if s, ok := strings.CutPrefix(line, pre); ok {
-				s = strings.TrimSpace(s)
-				if i := strings.IndexByte(s, '\t'); i >= 0 {
-					s = s[:i]
+	}
+	return diffFiles(lines)
+}
+
+func trimPatch(l string) string { return strings.TrimFunc(l, unicode.IsSpace) }
+
+func envelopeFiles(lines []string) []patchFile {
+	var out []patchFile
+	for _, l := range lines {
+		l = trimPatch(l)
+		for _, h := range [...]struct{ pre, kind string }{{"*** Add File:", "write"}, {"*** Update File:", "write"},
+			{"*** Delete File:", "delete"}, {"*** Move to:", "write"}} {
+			if s, ok := strings.CutPrefix(l, h.pre); ok {
+				if s = trimPatch(s); s != "" {
+					out = append(out, patchFile{s, h.kind})
 				}
-				if s == "/dev/null" || s == "" {
-					continue
-				}
-				if strings.HasPrefix(s, "a/") || strings.HasPrefix(s, "b/") {
-					s = s[2:]
-				}
-				out = append(out, s)
 			}
 		}
 	}
 	return out
+}
+
+func diffFiles(lines []string) []patchFile {
+	var out []patchFile
+	oldLeft, newLeft := 0, 0
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], "\r")
+		if oldLeft > 0 || newLeft > 0 {
+			switch {
+			case strings.HasPrefix(l, "\\"):
+			case strings.HasPrefix(l, "-"):
+				oldLeft--
+			case strings.HasPrefix(l, "+"):
+				newLeft--
+			default:
+				oldLeft--
+				newLeft--
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			oldLeft, newLeft = hunkCounts(l)
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			oldPath := diffPath(l[4:])
+			newPath := diffPath(strings.TrimRight(lines[i+1], "\r")[4:])
+			i++
+			switch {
+			case newPath == "" && oldPath != "":
+				out = append(out, patchFile{oldPath, "delete"})
+			case newPath != "":
+				out = append(out, patchFile{newPath, "write"})
+				if oldPath != "" && oldPath != newPath {
+					out = append(out, patchFile{oldPath, "delete"})
+				}
+			}
+		case strings.HasPrefix(l, "rename from "):
+			out = append(out, patchFile{strings.TrimSpace(l[12:]), "delete"})
+		case strings.HasPrefix(l, "rename to "), strings.HasPrefix(l, "copy to "):
+			_, p, _ := strings.Cut(l, " to ")
+			out = append(out, patchFile{strings.TrimSpace(p), "write"})
+		}
+	}
+	return out
+}
+
+// hunkCounts reads "@@ -a,b +c,d @@": the old and new line counts (1 when
+// a count is left out).
+func hunkCounts(l string) (int, int) {
+	f := strings.Fields(l)
+	if len(f) < 3 {
+		return 0, 0
+	}
+	count := func(s string) int {
+		_, n, ok := strings.Cut(s, ",")
+		if !ok {
+			return 1
+		}
+		v, err := strconv.Atoi(n)
+		if err != nil || v < 0 {
+			return 0
+		}
+		return v
+	}
+	return count(f[1]), count(f[2])
+}
+
+// diffPath reads the path of a ---/+++ header: without the a/ or b/
+// prefix and the timestamp after a tab; "" for /dev/null.
+func diffPath(s string) string {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	if s == "/dev/null" || s == "" {
+		return ""
+	}
+	if strings.HasPrefix(s, "a/") || strings.HasPrefix(s, "b/") {
+		s = s[2:]
+	}
+	return s
 }
 
 // under reports whether path p is dir or inside it, without building

@@ -36,7 +36,7 @@ func TestResolve(t *testing.T) {
 	}{
 		{"a.txt", "a.txt", true},
 		{"./src/../a.txt", "a.txt", true},
-		{`src\..\.env`, ".env", true},
+		{`src\..\.env`, `src\..\.env`, true}, // a backslash is part of the name
 		{"src/up/.env", ".env", true},
 		{"src/up/src/up/x", "x", true},
 		{"src/deep/../../b", "b", true},

@@ -20,6 +20,9 @@ func (e *Engine) reason(st *state, it item) string {
 		}
 		return fmt.Sprintf("Rule %s blocks %s.", it.rule.id, what(it.subject, c.Tool))
 	case warden.CodeProtectedPath:
+		if it.extra == "read" {
+			return fmt.Sprintf("%s is a private path: no agent may read it.", it.subject)
+		}
 		return fmt.Sprintf("%s is a protected path: no agent may write, edit or delete it.", it.subject)
 	case warden.CodeOutsideWorkspace:
 		return fmt.Sprintf("%s is outside the workspace (%s).", it.subject, e.rootRaw)
@@ -51,6 +54,9 @@ func (e *Engine) reason(st *state, it item) string {
 		}
 		return "The command cannot be analysed."
 	case warden.CodeDefault:
+		if it.note != "" {
+			return fmt.Sprintf("No rule can allow %s because %s; the policy's default for %s calls is %s.", what(it.subject, c.Tool), it.note, it.extra, it.effect)
+		}
 		return fmt.Sprintf("No rule covers %s; the policy's default for %s calls is %s.", what(it.subject, c.Tool), it.extra, it.effect)
 	case warden.CodePolicyError:
 		return fmt.Sprintf("The call's argument %q %s.", it.subject, it.extra)
@@ -78,6 +84,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 		}
 		return "Choose another way to reach the goal, or ask the user."
 	case warden.CodeProtectedPath:
+		if it.extra == "read" {
+			return "Do not read this file. If the task needs a value from it, ask the user for that value."
+		}
 		return "Leave this path unchanged. If it must change, tell the user what to change and why."
 	case warden.CodeOutsideWorkspace:
 		return "Work on files inside the workspace, or ask the user to do this step."

@@ -357,7 +357,7 @@ var Kinds = []string{"shell", "read", "write", "edit", "delete", "list", "fetch"
 func IsKind(s string) bool { return contains(Kinds, s) }
 
 func (d *decoder) policy(p *Policy, root *yaml.Node) {
-	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "tools", "roles",
+	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "private", "tools", "roles",
 		"rules", "intents", "state", "audit", "approvals", "tests")
 	if m == nil {
 		return
@@ -424,6 +424,18 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 			}
 		}
 		p.Protected = pats
+	}
+	if f, ok := m["private"]; ok {
+		pats := d.strs(f.val, "private")
+		for i, s := range pats {
+			if _, err := glob.CompilePath(strings.TrimPrefix(s, "!")); err != nil {
+				d.err(itemNode(f.val, i), fmt.Sprintf("private[%d]", i), "%v", err)
+			}
+			if strings.HasPrefix(s, "!") {
+				d.err(itemNode(f.val, i), fmt.Sprintf("private[%d]", i), "exclusions (!) are not allowed in private: a private path cannot be made readable")
+			}
+		}
+		p.Private = pats
 	}
 	if f, ok := m["tools"]; ok {
 		tm := d.mapping(f.val, "tools")

@@ -24,6 +24,10 @@ type Policy struct {
 	// delete. The loader always adds the policy file itself and the store
 	// folder (.warden/**).
 	Protected []string
+	// Private holds gitignore-style globs no agent may read (secrets:
+	// .env files, keys, cloud credentials); they are protected from
+	// writing too. Patterns starting with "~/" or "/" are absolute.
+	Private []string
 	// Tools maps extra host tool names to kinds (shell, read, write, ...).
 	Tools map[string]string
 	Roles map[string]*Role

@@ -1,17 +1,155 @@
 package shell
 
 import (
+	"os/user"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// expandBraces splits and expands the brace expressions of a word.
+// maxBraceWords bounds brace expansion: a word that would expand to more
+// words than this (echo {1..1000}{1..1000}) is computed, so the line cannot
+// be allowed by a rule, and the analysis never holds more than a few
+// thousand words for it.
+const maxBraceWords = 1024
+
+// expandBraces splits and expands the brace expressions of a word. Past
+// maxBraceWords the word is returned as one computed word.
 func expandBraces(w *syntax.Word) []*syntax.Word {
 	cp := *w
-	syntax.SplitBraces(&cp)
-	out := expand.Braces(&cp)
+	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
+	if !syntax.SplitBraces(&cp) {
+		return []*syntax.Word{w}
+	}
+	var out []*syntax.Word
+	for x, err := range expand.BracesSeq(nil, &cp) {
+		if err != nil || len(out) >= maxBraceWords {
+			return []*syntax.Word{tooMany(w)}
+		}
+		out = append(out, x)
+	}
 	if len(out) == 0 {
 		return []*syntax.Word{w}
 	}
 	return out
+}
+
+// tooMany returns a word that stands for a brace expansion too large to
+// read: a computed word with the expansion's source text.
+func tooMany(w *syntax.Word) *syntax.Word {
+	return &syntax.Word{Parts: []syntax.WordPart{&syntax.ParamExp{Short: true, Param: &syntax.Lit{Value: "BRACES"}}}}
+}
+
+// userHome returns the home folder of a user, for ~user.
+func userHome(name string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c == '-' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return "", false
+		}
+	}
+	u, err := user.Lookup(name)
+	if err != nil || u.HomeDir == "" {
+		return "", false
+	}
+	return u.HomeDir, true
+}
+
+// ansiC decodes a $'...' string as bash does (QUOTING in bash(1)): \a \b
+// \e \E \f \n \r \t \v \\ \' \" \?, \nnn (octal), \xHH, \uHHHH,
+// \UHHHHHHHH and \cx. A NUL ends the string, as it ends a C string.
+func ansiC(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(e)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 32)
+			if n&0xff == 0 {
+				return b.String()
+			}
+			b.WriteByte(byte(n))
+			i = j - 1
+		case 'x', 'u', 'U':
+			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			j := i + 1
+			for j < len(s) && j < i+1+max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if n == 0 {
+				return b.String()
+			}
+			if e == 'x' {
+				b.WriteByte(byte(n))
+			} else if n <= utf8.MaxRune {
+				b.WriteRune(rune(n))
+			}
+			i = j - 1
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				ch := s[i]
+				if ch == '\\' && i+1 < len(s) && s[i+1] == '\\' {
+					i++
+				}
+				v := ch & 0x1f
+				if v == 0 {
+					return b.String()
+				}
+				b.WriteByte(v)
+			} else {
+				b.WriteString("\\c")
+			}
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

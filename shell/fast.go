@@ -165,8 +165,12 @@ func (a *Analysis) fast(src string, depth int, via string) bool {
 		}
 		end := i
 		args := a.buf[argStart:]
+		var env []string
 		for len(args) > 0 && isAssign(strings.TrimPrefix(args[0], Dyn)) {
 			args = args[1:]
+		}
+		if k := len(a.buf[argStart:]) - len(args); k > 0 {
+			env = a.buf[argStart : argStart+k : argStart+k]
 		}
 		op := byte(0)
 		if i < len(src) {
@@ -181,10 +185,10 @@ func (a *Analysis) fast(src string, depth int, via string) bool {
 			if pipe < 0 {
 				pipe, stage = a.newPipe(), 0
 			}
-			a.add(args, depth, via, pipe, stage)
+			a.add(env, args, depth, via, pipe, stage)
 			stage++
 		} else {
-			a.add(args, depth, via, pipe, stage)
+			a.add(env, args, depth, via, pipe, stage)
 			pipe, stage = -1, 0
 		}
 		// The commands inside $( ) groups, after the command itself.

@@ -126,11 +126,36 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			if t, dyn := word(r.Word); !dyn {
 				hdoc = t
 			}
+		case syntax.RdrIn:
+			if t, dyn := word(r.Word); dyn || wordGlob(r.Word) {
+				w.a.addRead(Write{Path: Dyn + printWord(r.Word), Op: "<"})
+			} else {
+				w.a.addRead(Write{Path: t, Op: "<"})
+			}
 		}
+	}
+	if d, ok := s.Cmd.(*syntax.DeclClause); ok {
+		// export/declare/local/readonly NAME=VALUE: assignments.
+		var env []string
+		for _, as := range d.Args {
+			if as.Name != nil && as.Value != nil {
+				env = append(env, assignText(as))
+			} else if as.Name != nil && as.Naked && dangerousName(as.Name.Value) && d.Variant.Value == "export" {
+				env = append(env, as.Name.Value+"=")
+			}
+		}
+		w.a.bare(env, w.depth, w.where(), pipe, stage)
+		return
 	}
 	call, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok {
 		return
+	}
+	var env []string
+	for _, as := range call.Assigns {
+		if as.Name != nil {
+			env = append(env, assignText(as))
+		}
 	}
 	args := make([]string, 0, len(call.Args))
 	for _, a := range call.Args {
@@ -143,10 +168,11 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		}
 	}
 	if len(args) == 0 {
+		w.a.bare(env, w.depth, w.where(), pipe, stage)
 		return
 	}
 	n := len(w.a.Commands)
-	w.a.add(args, w.depth, w.where(), pipe, stage)
+	w.a.add(env, args, w.depth, w.where(), pipe, stage)
 	// A shell reading its commands from a here-document or here-string.
 	if hdoc != "" && len(w.a.Commands) > n && shells[w.a.Commands[n].Prog] && !hasC(args) {
 		w.a.line(hdoc, w.depth+1, "heredoc")
@@ -182,10 +208,35 @@ func (w *walker) write(x *syntax.Word, op string) {
 		return
 	}
 	t, dyn := word(x)
-	if dyn {
+	if dyn || wordGlob(x) {
+		// A glob in a write target is expanded by bash against the files
+		// that exist then: the path is computed.
 		t = Dyn + printWord(x)
 	}
 	w.a.addWrite(Write{Path: t, Op: op})
+}
+
+// assignText is NAME=VALUE for an assignment, Dyn-prefixed when the value
+// is computed.
+func assignText(as *syntax.Assign) string {
+	if as.Value == nil {
+		return as.Name.Value + "="
+	}
+	t, dyn := word(as.Value)
+	if dyn {
+		return Dyn + as.Name.Value + "=" + printWord(as.Value)
+	}
+	return as.Name.Value + "=" + t
+}
+
+// wordGlob reports whether a word holds an unquoted glob character.
+func wordGlob(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
 }
 
 // braces expands brace expressions ({a,b}, {1..3}) the way bash does.
@@ -199,15 +250,34 @@ func braces(w *syntax.Word) []*syntax.Word {
 }
 
 // word returns the value of a word with quoting removed, and whether any of
-// it is computed at run time.
+// it is computed at run time. A leading tilde is expanded as bash expands
+// it: ~ and ~/ stay for the caller (the home folder), ~user is that user's
+// home, and ~+ and ~- (the current and previous folder) are computed.
 func word(w *syntax.Word) (string, bool) {
 	if len(w.Parts) == 1 {
-		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 && (l.Value == "" || l.Value[0] != '~') {
 			return l.Value, false
 		}
 	}
 	var b strings.Builder
 	dyn := false
+	if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "~") {
+		prefix, _, _ := strings.Cut(l.Value, "/")
+		if len(w.Parts) > 1 && !strings.Contains(l.Value, "/") {
+			// ~"user"/x: bash does not expand a tilde prefix with quotes.
+			prefix = ""
+		}
+		switch {
+		case prefix == "" || prefix == "~":
+		case prefix == "~+" || prefix == "~-" || strings.ContainsAny(prefix, "\\"):
+			dyn = true
+		default:
+			if home, ok := userHome(prefix[1:]); ok {
+				b.WriteString(home)
+				w = &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: l.Value[len(prefix):]}}, w.Parts[1:]...)}
+			}
+		}
+	}
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -259,11 +329,7 @@ func unescape(s string, dq bool) string {
 	return b.String()
 }
 
-// ansiC decodes the common escapes of $'...' strings.
-func ansiC(s string) string {
-	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\'`, "'", `\"`, `"`, `\\`, `\`, `\e`, "\x1b", `\a`, "\a", `\r`, "\r")
-	return r.Replace(s)
-}
+
 
 func printWord(w *syntax.Word) string {
 	var b strings.Builder

@@ -2,9 +2,12 @@ package shell
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/warden-run/warden/internal/glob"
+	"github.com/warden-run/warden/shell/progs"
 )
 
 // Pattern is a compiled command pattern such as "rm -rf *",
@@ -28,6 +31,7 @@ type Pattern struct {
 
 type stage struct {
 	prog  string
+	path  string   // the program as written when it names a file (./gradlew)
 	flags []string // canonical: "-r", "--force-with-lease"
 	ops   []string
 	open  bool
@@ -42,19 +46,30 @@ func CompilePattern(src string) (Pattern, error) {
 		if len(toks) == 0 {
 			return Pattern{}, fmt.Errorf("command pattern %q: empty pipeline stage", src)
 		}
-		st := stage{prog: base(unquote(toks[0]))}
-		endDashes := false
-		for _, t := range toks[1:] {
-			t = unquote(t)
-			if !endDashes && t == "--" {
-				endDashes = true
-				continue
+		for k := range toks {
+			toks[k] = unquote(toks[k])
+		}
+		st := stage{prog: base(toks[0])}
+		if strings.Contains(toks[0], "/") && !systemProg(toks[0]) {
+			st.path = filepath.Clean(toks[0])
+		}
+		if spec := progs.Lookup(st.prog); spec != nil && !glob.HasMeta(st.prog) {
+			var r progs.Result
+			spec.Parse(&r, toks, true)
+			st.flags, st.ops = r.Flags, r.Ops
+		} else {
+			endDashes := false
+			for _, t := range toks[1:] {
+				if !endDashes && t == "--" {
+					endDashes = true
+					continue
+				}
+				if !endDashes && len(t) > 1 && t[0] == '-' && !strings.ContainsAny(t, "*?") {
+					st.flags = canonFlags(st.prog, t, st.flags)
+					continue
+				}
+				st.ops = append(st.ops, t)
 			}
-			if !endDashes && len(t) > 1 && t[0] == '-' && !strings.ContainsAny(t, "*?") {
-				st.flags = canonFlags(st.prog, t, st.flags)
-				continue
-			}
-			st.ops = append(st.ops, t)
 		}
 		st.open = strings.HasSuffix(strings.TrimSpace(part), "*")
 		if i == len(parts)-1 {
@@ -157,56 +172,61 @@ func (st *stage) match(c *Command, strict bool) bool {
 	if st.prog != "*" && !glob.Text(st.prog, c.Prog) {
 		return false
 	}
+	if strict {
+		// An allow vouches only for what warden knows: no option or
+		// variable it cannot judge, and the program the rule names.
+		if c.Risk != "" {
+			return false
+		}
+		if st.path != "" {
+			if filepath.Clean(c.Args[0]) != st.path {
+				return false
+			}
+		} else if !c.System {
+			return false
+		}
+	}
 	if st.prog == "*" && len(st.flags) == 0 && len(st.ops) == 0 && st.open {
 		return true
 	}
-	args := c.Args[1:]
 	dyn := false
-	var buf [maxOps]string
-	ops := buf[:0]
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		if IsDyn(w) {
+	for _, o := range c.Ops {
+		if IsDyn(o) {
 			dyn = true
-			ops = append(ops, w)
-			continue
-		}
-		if w == "--" {
-			ops = append(ops, args[i+1:]...)
 			break
 		}
-		if isFlag(w) {
-			if n := valueFlag(c.Prog, w, len(ops)); n > 0 {
-				i += n
-			}
-			continue
-		}
-		ops = append(ops, w)
 	}
 	// Flags the pattern needs.
 	for _, f := range st.flags {
-		if !hasFlag(c.Prog, args, f) && !(dyn && !strict) {
+		if !c.hasFlag(f) && !(dyn && !strict) {
 			return false
 		}
 	}
 	// A closed pattern in strict mode needs exactly its flags.
 	if strict && !st.open {
-		for i := 0; i < len(args); i++ {
-			w := args[i]
-			if w == "--" {
-				break
-			}
-			if isFlag(w) {
-				if !flagsWithin(c.Prog, w, st.flags) {
-					return false
-				}
-				if n := valueFlag(c.Prog, w, 0); n > 0 {
-					i += n
-				}
+		for _, f := range c.Flags {
+			if !slices.Contains(st.flags, f) {
+				return false
 			}
 		}
 	}
-	return matchOps(st.ops, ops, st.open, strict)
+	return matchOps(st.ops, c.Ops, st.open, strict)
+}
+
+// hasFlag reports whether the command carries the canonical flag f.
+func (c *Command) hasFlag(f string) bool {
+	if slices.Contains(c.Flags, f) {
+		return true
+	}
+	// git push origin +main is a forced push.
+	if c.Prog == "git" && f == "-f" {
+		for i, w := range c.Ops {
+			if i > 0 && len(w) > 1 && w[0] == '+' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isFlag(w string) bool { return len(w) > 1 && w[0] == '-' }
@@ -245,136 +265,33 @@ var noSplit = map[string]bool{"find": true, "java": true, "javac": true, "gcc": 
 	"cc": true, "clang": true, "go": true, "ffmpeg": true, "ffprobe": true, "terraform": true,
 	"xcodebuild": true, "dd": true}
 
-// shortAlias maps a short option letter to its canonical letter, and
-// longAlias a long option to its canonical short spelling, per program.
-var shortAlias = map[string]map[byte]byte{
-	"rm": {'R': 'r'},
-	"cp": {'R': 'r'},
-}
-
-var longAlias = map[string]map[string]string{
-	"rm":    {"recursive": "-r", "force": "-f", "dir": "-d", "interactive": "-i", "verbose": "-v"},
-	"cp":    {"recursive": "-r", "force": "-f", "verbose": "-v"},
-	"mv":    {"force": "-f", "verbose": "-v"},
-	"chmod": {"recursive": "-R", "verbose": "-v"},
-	"chown": {"recursive": "-R", "verbose": "-v"},
-	"chgrp": {"recursive": "-R", "verbose": "-v"},
-	"git":   {"force": "-f", "delete": "-d"},
-	"sed":   {"in-place": "-i"},
-	"npm":   {"force": "-f"},
-	"curl":  {"output": "-o", "silent": "-s", "location": "-L"},
-	"wget":  {"output-document": "-O", "quiet": "-q"},
-	"tee":   {"append": "-a"},
-	"ln":    {"symbolic": "-s", "force": "-f"},
-}
-
-// canonFlags appends the canonical flags of one flag word.
+// canonFlags appends the flags of one flag word of a program warden has
+// no table for: a cluster is split into its letters (-rf is -r -f) unless
+// the program takes single-dash words; a long option is kept by name.
 func canonFlags(prog, w string, out []string) []string {
 	if strings.HasPrefix(w, "--") {
-		name, _, _ := strings.Cut(w[2:], "=")
-		if s, ok := longAlias[prog][name]; ok {
-			return append(out, s)
-		}
-		return append(out, "--"+name)
+		name, _, _ := strings.Cut(w, "=")
+		return append(out, name)
 	}
 	if noSplit[prog] {
-		return append(out, w)
+		name, _, _ := strings.Cut(w, "=")
+		return append(out, name)
 	}
 	for j := 1; j < len(w); j++ {
-		c := w[j]
-		if r, ok := shortAlias[prog][c]; ok {
-			c = r
-		}
-		out = append(out, "-"+string(c))
+		out = append(out, shortFlag(w[j]))
 	}
 	return out
 }
 
-// hasFlag reports whether args (before "--") carry the canonical flag f.
-func hasFlag(prog string, args []string, f string) bool {
-	for i, w := range args {
-		if w == "--" {
-			break
-		}
-		if isFlag(w) && !IsDyn(w) && flagHas(prog, w, f) {
-			return true
-		}
-		// git push origin +main is a forced push.
-		if prog == "git" && f == "-f" && len(w) > 1 && w[0] == '+' && i > 0 {
-			return true
-		}
+var shortFlags [256]string
+
+func init() {
+	for c := range shortFlags {
+		shortFlags[c] = "-" + string(rune(c))
 	}
-	return false
 }
 
-// flagHas reports whether the flag word w carries canonical flag f.
-func flagHas(prog, w, f string) bool {
-	if strings.HasPrefix(w, "--") {
-		name, _, _ := strings.Cut(w[2:], "=")
-		if s, ok := longAlias[prog][name]; ok {
-			return s == f
-		}
-		return len(f) > 2 && f[:2] == "--" && f[2:] == name
-	}
-	if noSplit[prog] {
-		return w == f
-	}
-	if len(f) != 2 || f[1] == '-' {
-		return false
-	}
-	for j := 1; j < len(w); j++ {
-		c := w[j]
-		if r, ok := shortAlias[prog][c]; ok {
-			c = r
-		}
-		if c == f[1] {
-			return true
-		}
-	}
-	return false
-}
-
-// flagsWithin reports whether every canonical flag of word w is in fs.
-func flagsWithin(prog, w string, fs []string) bool {
-	if strings.HasPrefix(w, "--") || noSplit[prog] {
-		for _, f := range fs {
-			if flagHas(prog, w, f) {
-				return true
-			}
-		}
-		return false
-	}
-	for j := 1; j < len(w); j++ {
-		c := w[j]
-		if r, ok := shortAlias[prog][c]; ok {
-			c = r
-		}
-		found := false
-		for _, f := range fs {
-			if len(f) == 2 && f[1] == c {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-// valueFlag returns how many following words the flag w consumes as its
-// value (git -C dir, git -c k=v before the subcommand).
-func valueFlag(prog, w string, opsSoFar int) int {
-	if prog != "git" || opsSoFar > 0 {
-		return 0
-	}
-	switch w {
-	case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path":
-		return 1
-	}
-	return 0
-}
+func shortFlag(c byte) string { return shortFlags[c] }
 
 // StageCount returns the number of pipeline stages of the pattern.
 func (p Pattern) StageCount() int { return len(p.stages) }
@@ -394,23 +311,8 @@ func (p Pattern) StageKey(k int) (prog, firstOp string) {
 // it (after flags, and after the values of flags that take one), and
 // whether it is computed at run time. It returns "" when there is none.
 func (c *Command) FirstOperand() (op string, dynamic bool) {
-	args := c.Args[1:]
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		if IsDyn(w) {
-			return w, true
-		}
-		if w == "--" {
-			if i+1 < len(args) {
-				return args[i+1], IsDyn(args[i+1])
-			}
-			return "", false
-		}
-		if isFlag(w) {
-			i += valueFlag(c.Prog, w, 0)
-			continue
-		}
-		return w, false
+	if len(c.Ops) == 0 {
+		return "", false
 	}
-	return "", false
+	return c.Ops[0], IsDyn(c.Ops[0])
 }

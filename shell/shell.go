@@ -50,21 +50,53 @@ type Command struct {
 	// Stage is its position in it. Commands reached through a wrapper share
 	// the wrapper's stage.
 	Pipe, Stage int
+	// Env are the assignments written before the command (NAME=VALUE);
+	// they are part of it, never dropped before matching.
+	Env []string
+	// Flags are the options used, in canonical spelling (-r for
+	// --recursive, -f for --force), and Ops the operands with the values
+	// of options removed, as the program's grammar reads them.
+	Flags, Ops []string
+	// Sub is the subcommand ("push", "mod tidy") for programs that have
+	// them.
+	Sub string
+	// Known reports that warden has a table for the program; Risk, when
+	// set, says why no allow rule can vouch for the command: an option or
+	// variable the table does not know, or one that runs another program.
+	Known bool
+	Risk  string
+	// System reports that the program is the one PATH finds in the system
+	// folders: written without a slash, or as a path in /bin, /usr/bin,
+	// /usr/local/bin, /sbin, /usr/sbin or /usr/local/sbin.
+	System bool
+	// Free marks a builtin without side effects (cd, true, test, read,
+	// set -e, exit, ...): it needs no allow rule.
+	Free bool
 }
 
-// Write is a path the line would write, create or delete.
+// Write is a path the line would write, create, delete or read.
 type Write struct {
 	Path string // as written, quoting removed; Dyn-prefixed when computed
 	// Op names what writes it: ">", ">>", "tee", "rm", "mv", "cp", ...
 	Op string
 	// Delete reports that the path is removed (rm, unlink, mv source, ...).
 	Delete bool
+	// Private reports a read found only by looking at every word of a
+	// program warden has no table for: it is checked against the paths
+	// protected from reading, and nothing else.
+	Private bool
 }
 
 // Analysis is the result of analysing one command line.
 type Analysis struct {
 	Commands []Command
 	Writes   []Write
+	// Reads are the paths the line would read or list: operands and
+	// options of programs warden knows, and input redirections.
+	Reads []Write
+	// Dirs are the folders commands of the line change into (cd DIR,
+	// git -C DIR): a relative path may be resolved in any of them.
+	Dirs []string
 	// Err is set when the line does not parse (or nests too deep). Such a
 	// line can never be allowed by a rule.
 	Err error
@@ -102,6 +134,8 @@ func (a *Analysis) Reset() {
 	}
 	a.Commands = a.Commands[:0]
 	a.Writes = a.Writes[:0]
+	a.Reads = a.Reads[:0]
+	a.Dirs = a.Dirs[:0]
 	clear(a.buf)
 	a.buf = a.buf[:0]
 	a.Err = nil
@@ -142,34 +176,6 @@ func (a *Analysis) newPipe() int {
 	return a.pipes - 1
 }
 
-// add records a simple command and everything it runs in turn.
-func (a *Analysis) add(args []string, depth int, via string, pipe, stage int) {
-	if len(args) == 0 {
-		return
-	}
-	prog := args[0]
-	dynamic := IsDyn(prog)
-	if !dynamic {
-		prog = base(prog)
-	}
-	args = args[:len(args):len(args)]
-	a.Commands = append(a.Commands, Command{Args: args, Prog: prog, Dynamic: dynamic, Via: via, Pipe: pipe, Stage: stage})
-	if dynamic {
-		return
-	}
-	a.writes(prog, args[1:])
-	a.unwrap(prog, args, depth, pipe, stage)
-}
-
-// base returns the base name of a program path with backslash escapes
-// already removed: /usr/bin/rm -> rm.
-func base(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
-		return p[i+1:]
-	}
-	return p
-}
-
 // AnalyzeArgv analyses a command given as an argument vector (as in
 // ["bash", "-lc", "make test"]): the vector is one simple command, and
 // whatever it runs in turn is analysed as usual.
@@ -181,5 +187,5 @@ func (a *Analysis) AnalyzeArgv(argv []string) {
 	}
 	args := make([]string, len(argv))
 	copy(args, argv)
-	a.add(args, 0, "", -1, 0)
+	a.add(nil, args, 0, "", -1, 0)
 }

@@ -90,7 +90,7 @@ func TestAnalyze(t *testing.T) {
 		{"cp -r src dst", []string{"cp -r src dst"}, []string{"cp dst"}},
 		{"sed -i 's/a/b/' f.txt", []string{"sed -i s/a/b/ f.txt"}, []string{"sed -i f.txt"}},
 		{"chmod 600 key", []string{"chmod 600 key"}, []string{"chmod key"}},
-		{"dd if=/dev/zero of=disk.img", []string{"dd if=/dev/zero of=disk.img"}, []string{"dd disk.img"}},
+		{"dd if=/dev/zero of=disk.img", []string{"dd if=/dev/zero of=disk.img"}, []string{"dd of= disk.img"}},
 		{"$x -rf build", []string{"$ -rf build"}, nil},
 		{"a && b | c; $(d)", []string{"a", "b", "c", "$", "d"}, nil},
 	}

@@ -41,6 +41,9 @@ var wrappers = map[string]wrapper{
 	"strace":   {valueOpts: "eoOpPsSuEIXb"},
 	"watch":    {valueOpts: "nd", longValue: set("interval", "differences")},
 	"xargs":    {valueOpts: "aEeIiLlnPsd", longValue: set("arg-file", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "delimiter", "process-slot-var")},
+	// Multiplexers run the applet named by their first operand.
+	"busybox": {},
+	"toybox":  {},
 }
 
 func set(s ...string) map[string]bool {
@@ -54,7 +57,7 @@ func set(s ...string) map[string]bool {
 // unwrap records the commands that args (a command whose program is prog)
 // runs in turn: the command after a wrapper, the -c string of a shell, the
 // -exec command of find, the string given to eval.
-func (a *Analysis) unwrap(prog string, args []string, depth int, pipe, stage int) {
+func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stage int) {
 	switch prog {
 	case "eval":
 		if s, ok := joinLit(args[1:]); ok {
@@ -83,13 +86,22 @@ func (a *Analysis) unwrap(prog string, args []string, depth int, pipe, stage int
 	if !ok {
 		return
 	}
+	if prog == "command" {
+		for _, x := range args[1:] {
+			if x == "-v" || x == "-V" {
+				return // command -v NAME only looks NAME up
+			}
+		}
+	}
 	rest, split := skipOpts(args[1:], w)
 	if split != "" && !IsDyn(split) { // env -S "string"
 		a.line(split, depth+1, prog+" -S")
 		return
 	}
-	if w.assigns {
+	if w.assigns || prog == "sudo" {
+		// env NAME=VALUE cmd: the assignments are the command's own.
 		for len(rest) > 0 && isAssign(rest[0]) {
+			env = append(env[:len(env):len(env)], rest[0])
 			rest = rest[1:]
 		}
 	}
@@ -123,7 +135,7 @@ func (a *Analysis) unwrap(prog string, args []string, depth int, pipe, stage int
 		rest = append(cmd, Dyn+"(xargs input)")
 	}
 	if len(rest) > 0 {
-		a.add(rest, depth, prog, pipe, stage)
+		a.add(env, rest, depth, prog, pipe, stage)
 	}
 }
 
@@ -219,17 +231,9 @@ func (a *Analysis) findExec(args []string, depth int, pipe, stage int) {
 					}
 					cmd = append(cmd, w)
 				}
-				a.add(cmd, depth, "find "+args[i], pipe, stage)
+				a.add(nil, cmd, depth, "find "+args[i], pipe, stage)
 			}
 			i = j
-		case "-delete":
-			// The starting points are removed recursively.
-			for _, p := range args[1:] {
-				if strings.HasPrefix(p, "-") || p == "!" || p == "(" {
-					break
-				}
-				a.addWrite(Write{Path: p, Op: "find -delete", Delete: true})
-			}
 		}
 	}
 }
@@ -245,125 +249,24 @@ func joinLit(ws []string) (string, bool) {
 	return strings.Join(ws, " "), len(ws) > 0
 }
 
-// writes records the paths a program writes through its operands.
-func (a *Analysis) writes(prog string, args []string) {
-	switch prog {
-	case "rm", "rmdir", "unlink", "shred", "srm":
-		for _, p := range operands(args, "") {
-			a.addWrite(Write{Path: p, Op: prog, Delete: true})
-		}
-	case "touch", "mkdir", "truncate", "tee", "mkfifo":
-		for _, p := range operands(args, valueOptsFor(prog)) {
-			a.addWrite(Write{Path: p, Op: prog})
-		}
-	case "mv":
-		ops := operands(args, "tS")
-		for i, p := range ops {
-			a.addWrite(Write{Path: p, Op: prog, Delete: i < len(ops)-1})
-		}
-		a.targetDir(args, prog)
-	case "cp", "install", "ln", "rsync", "scp":
-		ops := operands(args, "tSmogT")
-		if len(ops) > 1 {
-			a.addWrite(Write{Path: ops[len(ops)-1], Op: prog})
-		}
-		a.targetDir(args, prog)
-	case "chmod", "chown", "chgrp":
-		ops := operands(args, "")
-		if len(ops) > 1 {
-			for _, p := range ops[1:] {
-				a.addWrite(Write{Path: p, Op: prog})
-			}
-		}
-	case "sed":
-		inPlace := false
-		script := true // the first operand is the script unless -e/-f
-		for _, w := range args {
-			if w == "-i" || strings.HasPrefix(w, "-i") && !strings.HasPrefix(w, "--") || strings.HasPrefix(w, "--in-place") {
-				inPlace = true
-			}
-			if w == "-e" || w == "-f" || strings.HasPrefix(w, "--expression") || strings.HasPrefix(w, "--file") {
-				script = false
-			}
-		}
-		if inPlace {
-			ops := operands(args, "ef")
-			if script && len(ops) > 0 {
-				ops = ops[1:]
-			}
-			for _, p := range ops {
-				a.addWrite(Write{Path: p, Op: "sed -i"})
-			}
-		}
-	case "dd":
-		for _, w := range args {
-			if strings.HasPrefix(w, "of=") {
-				a.addWrite(Write{Path: w[3:], Op: "dd"})
-			}
-		}
-	case "curl", "wget":
-		for i := 0; i < len(args)-1; i++ {
-			if (prog == "curl" && (args[i] == "-o" || args[i] == "--output")) || (prog == "wget" && (args[i] == "-O" || args[i] == "--output-document")) {
-				a.addWrite(Write{Path: args[i+1], Op: prog})
-			}
-		}
-	}
-}
-
-func valueOptsFor(prog string) string {
-	switch prog {
-	case "truncate":
-		return "sr"
-	case "touch":
-		return "drt"
-	case "mkdir", "mkfifo":
-		return "mZ"
-	}
-	return ""
-}
-
-// targetDir records the folder of -t DIR / --target-directory=DIR.
-func (a *Analysis) targetDir(args []string, prog string) {
-	for i, w := range args {
-		if w == "-t" && i+1 < len(args) {
-			a.addWrite(Write{Path: args[i+1], Op: prog})
-		} else if v, ok := strings.CutPrefix(w, "--target-directory="); ok {
-			a.addWrite(Write{Path: v, Op: prog})
-		}
-	}
-}
-
-// operands returns the non-option words of args. valueOpts lists the short
-// options that take the next word as their value. After "--" every word is
-// an operand.
-func operands(args []string, valueOpts string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		if w == "--" {
-			out = append(out, args[i+1:]...)
-			break
-		}
-		if len(w) > 1 && w[0] == '-' && !IsDyn(w) {
-			if len(w) == 2 && strings.IndexByte(valueOpts, w[1]) >= 0 {
-				i++
-			}
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
 // addWrite records a written path; writes to the null device and the
 // standard streams are not writes.
 func (a *Analysis) addWrite(w Write) {
-	switch w.Path {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero":
-		return
-	}
-	if strings.HasPrefix(w.Path, "/dev/fd/") {
+	if devExempt(w.Path) {
 		return
 	}
 	a.Writes = append(a.Writes, w)
+}
+
+// devExempt reports whether a path is the null device or a standard
+// stream, written exactly so: /dev/fd/../../etc/x is not.
+func devExempt(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "/dev/fd/"); ok {
+		return isFD(rest) && rest != "-"
+	}
+	return false
 }

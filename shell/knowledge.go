@@ -1,0 +1,297 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/warden-run/warden/shell/progs"
+)
+
+// add records a simple command (env are the assignments written before it)
+// and everything it runs in turn: the command a wrapper runs, the program
+// or shell line an option or variable runs, the paths it writes and reads.
+func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage int) {
+	if len(args) == 0 {
+		a.bare(env, depth, via, pipe, stage)
+		return
+	}
+	prog := args[0]
+	dynamic := IsDyn(prog)
+	c := Command{Args: args[:len(args):len(args)], Prog: prog, Dynamic: dynamic, Via: via, Pipe: pipe, Stage: stage, Env: env}
+	if dynamic {
+		a.Commands = append(a.Commands, c)
+		return
+	}
+	c.Prog = base(prog)
+	c.System = systemProg(prog)
+	if spec := progs.Lookup(c.Prog); spec != nil {
+		var r progs.Result
+		spec.Parse(&r, c.Args, false)
+		a.envRisk(&c, spec, &r)
+		c.Known, c.Flags, c.Ops, c.Risk, c.Sub = true, r.Flags, r.Ops, r.Risk, r.Sub
+		a.Commands = append(a.Commands, c)
+		a.effects(c.Prog, &r, depth, pipe, stage)
+	} else {
+		c.Flags, c.Ops = genericWords(c.Prog, c.Args[1:])
+		a.envRisk(&c, nil, nil)
+		a.Commands = append(a.Commands, c)
+		if !free[c.Prog] {
+			a.privateReads(c.Args[1:])
+		}
+	}
+	n := len(a.Commands) - 1
+	if free[c.Prog] && c.Risk == "" {
+		a.Commands[n].Free = true
+	}
+	switch c.Prog {
+	case "cd", "pushd":
+		if len(c.Ops) > 0 {
+			a.Dirs = append(a.Dirs, c.Ops[len(c.Ops)-1])
+		}
+	}
+	if shells[c.Prog] && pipe >= 0 && stage > 0 && !hasC(c.Args) {
+		a.pipedShell(n, depth, pipe, stage)
+	}
+	a.unwrap(c.Prog, c.Args, env, depth, pipe, stage)
+}
+
+// free lists the builtins that change nothing outside the shell: they need
+// no allow rule (a deny or ask rule still meets them).
+var free = map[string]bool{"cd": true, "pushd": true, "popd": true, "true": true, "false": true, ":": true,
+	"test": true, "[": true, "set": true, "exit": true, "return": true, "read": true, "shift": true,
+	"unset": true, "dirs": true, "break": true, "continue": true}
+
+// base returns the base name of a program path with backslash escapes
+// already removed: /usr/bin/rm -> rm.
+func base(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// systemProg reports whether a program as written is the one PATH finds in
+// the system folders.
+func systemProg(p string) bool {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return true
+	}
+	switch p[:i] {
+	case "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin":
+		return true
+	}
+	return false
+}
+
+// lookupEnv are the variables that change which program runs, what it
+// loads or where it reads its configuration, for any program.
+var lookupEnv = map[string]bool{"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
+	"LD_BIND_NOW": false, "BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
+	"PROMPT_COMMAND": true, "IFS": true, "HOME": true, "XDG_CONFIG_HOME": true, "GCONV_PATH": true,
+	"NODE_OPTIONS": true, "NODE_PATH": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "PYTHONHOME": true,
+	"PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true, "GOFLAGS": true,
+	"GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
+	"GIT_ASKPASS": true, "GIT_CONFIG_COUNT": true, "GIT_CONFIG_PARAMETERS": true, "GIT_EXEC_PATH": true,
+	"GIT_DIR": true, "GIT_CONFIG": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_TEMPLATE_DIR": true,
+	"EDITOR": true, "VISUAL": true, "PAGER": true, "BROWSER": true, "SHELL": true, "SUDO_ASKPASS": true,
+	"SSH_ASKPASS": true, "CC": true, "CXX": true, "RUSTC_WRAPPER": true, "RUSTFLAGS": true, "MAKEFLAGS": true,
+	"NPM_CONFIG_SCRIPT_SHELL": true, "npm_config_script_shell": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
+	"DYLD_INSERT_LIBRARIES": true, "TMPDIR": false}
+
+// safeEnv are variables any program may be given: they change language,
+// colours, time zone and the like.
+func safeEnv(name string) bool {
+	switch name {
+	case "LANG", "LANGUAGE", "LC_ALL", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
+		"CLICOLOR_FORCE", "CI", "DEBUG", "VERBOSE", "TMPDIR", "USER", "LOGNAME":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
+}
+
+// dangerousName reports whether assigning name can change which program a
+// later command runs or what it loads.
+func dangerousName(name string) bool {
+	if lookupEnv[name] {
+		return true
+	}
+	for _, p := range []string{"LD_", "GIT_CONFIG_", "GIT_TRACE", "BASH_FUNC_", "DYLD_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// envRisk checks the assignments before a command. A variable the
+// program's table names is read as the table says (GIT_EXTERNAL_DIFF runs
+// a program, GIT_TRACE writes a file); one that changes lookup or loading
+// for any program stops an allow; for a program warden knows, so does any
+// variable it does not know to be harmless.
+func (a *Analysis) envRisk(c *Command, spec *progs.Spec, r *progs.Result) {
+	for _, e := range c.Env {
+		name, val, _ := strings.Cut(e, "=")
+		name = strings.TrimPrefix(name, Dyn)
+		name = strings.TrimSuffix(name, "+")
+		if spec != nil && spec.ReadEnv(r, name, val) {
+			continue
+		}
+		switch {
+		case safeEnv(name):
+		case dangerousName(name):
+			setRisk(c, "variable "+name+" changes which program runs or what it loads")
+		case spec != nil:
+			setRisk(c, "variable "+name+" is not known to be harmless for "+c.Prog)
+		}
+	}
+	if r != nil && r.Risk != "" && c.Risk == "" {
+		c.Risk = r.Risk
+	}
+}
+
+func setRisk(c *Command, why string) {
+	if c.Risk == "" {
+		c.Risk = why
+	}
+}
+
+// bare records a statement made only of assignments (FOO=bar). Assigning a
+// harmless name needs no rule; assigning one that changes what later
+// commands run (PATH, LD_PRELOAD, ...) is a part no rule can allow.
+func (a *Analysis) bare(env []string, depth int, via string, pipe, stage int) {
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		name = strings.TrimSuffix(strings.TrimPrefix(name, Dyn), "+")
+		if !dangerousName(name) && !strings.HasPrefix(name, "GIT_") {
+			continue
+		}
+		a.Commands = append(a.Commands, Command{Args: []string{e}, Prog: name + "=", Via: via, Pipe: pipe, Stage: stage,
+			Risk: "assigning " + name + " changes which program later commands run or what they load", System: true})
+	}
+}
+
+// effects turns what the program's table found into parts: programs and
+// shell lines it runs, paths it writes, removes and reads.
+func (a *Analysis) effects(prog string, r *progs.Result, depth int, pipe, stage int) {
+	_, wrapper := wrappers[prog]
+	wrapper = wrapper || shells[prog] || prog == "find" || prog == "busybox" || prog == "toybox"
+	var sources []string
+	for _, e := range r.Effects {
+		switch e.Arg {
+		case progs.Read, progs.List, progs.PatFile:
+			a.addRead(Write{Path: e.Val, Op: prog + " " + e.Via})
+			if e.Arg == progs.Read && e.Via == prog {
+				sources = append(sources, e.Val)
+			}
+		}
+	}
+	for _, e := range r.Effects {
+		op := e.Via
+		if !strings.HasPrefix(op, prog) {
+			op = prog + " " + e.Via
+		}
+		switch e.Arg {
+		case progs.Write:
+			a.addWrite(Write{Path: e.Val, Op: op})
+		case progs.Delete:
+			a.addWrite(Write{Path: e.Val, Op: op, Delete: true})
+		case progs.Dir:
+			a.Dirs = append(a.Dirs, e.Val)
+		case progs.Target:
+			a.addWrite(Write{Path: e.Val, Op: op})
+			for _, s := range sources {
+				if !IsDyn(s) && !IsDyn(e.Val) {
+					a.addWrite(Write{Path: strings.TrimSuffix(e.Val, "/") + "/" + base(strings.TrimSuffix(s, "/")), Op: op})
+				} else {
+					a.addWrite(Write{Path: Dyn + e.Val + "/...", Op: op})
+				}
+			}
+		case progs.Exec, progs.Shell:
+			if wrapper || e.Via == prog {
+				continue // the shell package reads what wrappers run
+			}
+			via := prog + " " + e.Via
+			if IsDyn(e.Val) {
+				a.Commands = append(a.Commands, Command{Args: []string{e.Val}, Prog: e.Val, Dynamic: true, Via: via, Pipe: pipe, Stage: stage})
+				continue
+			}
+			a.line(e.Val, depth+1, via)
+		}
+		if e.Flag == progs.Extract {
+			a.addWrite(Write{Path: Dyn + "(files named by the input of " + prog + ")", Op: op})
+		}
+	}
+}
+
+// privateReads records every literal word of a program warden has no table
+// for as a possible read, checked only against the paths no agent may
+// read: python x.py ~/.ssh/id_rsa reads the key as surely as cat does.
+func (a *Analysis) privateReads(words []string) {
+	for _, w := range words {
+		if IsDyn(w) || w == "" {
+			continue
+		}
+		if w[0] == '-' {
+			if _, v, ok := strings.Cut(w, "="); ok && v != "" {
+				a.Reads = append(a.Reads, Write{Path: v, Op: "argument", Private: true})
+			}
+			continue
+		}
+		a.Reads = append(a.Reads, Write{Path: w, Op: "argument", Private: true})
+	}
+}
+
+// addRead records a path that is read; the standard streams are not.
+func (a *Analysis) addRead(w Write) {
+	if devExempt(w.Path) || w.Path == "-" {
+		return
+	}
+	a.Reads = append(a.Reads, w)
+}
+
+// pipedShell handles a shell reading its commands from a pipe: a literal
+// text echoed or printed into it is analysed as the commands it is; any
+// other input is unknown code, so no rule can allow the shell.
+func (a *Analysis) pipedShell(n, depth, pipe, stage int) {
+	for i := n - 1; i >= 0; i-- {
+		p := &a.Commands[i]
+		if p.Pipe != pipe || p.Stage != stage-1 || p.Via != a.Commands[n].Via {
+			continue
+		}
+		if (p.Prog == "echo" || p.Prog == "printf") && len(p.Ops) > 0 {
+			if s, ok := joinLit(p.Ops); ok {
+				if p.Prog == "printf" {
+					s = strings.NewReplacer(`\n`, "\n", `\t`, "\t", "%%", "%").Replace(s)
+				}
+				a.Commands[n].Risk = "it runs the commands piped into it"
+				a.line(s, depth+1, "pipe")
+				return
+			}
+		}
+		break
+	}
+	setRisk(&a.Commands[n], "it runs the commands piped into it, which warden cannot see")
+}
+
+// genericWords splits the words of a program warden has no table for into
+// canonical flags and operands: clusters are split (-rf is -r -f) unless
+// the program takes single-dash words (find -name, java -jar).
+func genericWords(prog string, args []string) (flags, ops []string) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if IsDyn(w) {
+			ops = append(ops, w)
+			continue
+		}
+		if w == "--" {
+			ops = append(ops, args[i+1:]...)
+			break
+		}
+		if len(w) > 1 && w[0] == '-' {
+			flags = canonFlags(prog, w, flags)
+			continue
+		}
+		ops = append(ops, w)
+	}
+	return flags, ops
+}

@@ -1,0 +1,324 @@
+package progs
+
+import "strings"
+
+// GNU coreutils 9.1, findutils 4.9.0, sed 4.9, gawk 5.2.1, grep 3.8 as
+// shipped by Debian 12 (bookworm); each entry from the program's --help and
+// manual page. Every option is listed, so an unknown option is a mistake or
+// a trick.
+
+const coreSrc = "GNU coreutils 9.1 (Debian 12), %s --help and man %s"
+
+func src(prog, pkg string) string {
+	return strings.NewReplacer("%s", prog).Replace(pkg)
+}
+
+var commonGNU = " --help --version"
+
+func init() {
+	register(
+		&Spec{Name: "ls dir vdir", Source: src("ls", coreSrc), Operands: "L...",
+			Opts: "-a|--all -A|--almost-all --author -b|--escape --block-size= -B|--ignore-backups -c -C --color[=] -d|--directory -D|--dired -f -F|--classify[=] --file-type --format= --full-time -g --group-directories-first -G|--no-group -h|--human-readable --si -H|--dereference-command-line --dereference-command-line-symlink-to-dir --hide= --hyperlink[=] --indicator-style= -i|--inode -I=|--ignore= -k|--kibibytes -l -L|--dereference -m -n|--numeric-uid-gid -N|--literal -o -p -q|--hide-control-chars --show-control-chars -Q|--quote-name --quoting-style= -r|--reverse -R|--recursive -s|--size -S --sort= --time= --time-style= -t -T=|--tabsize= -u -U -v -w=|--width= -x -X -Z|--context --zero -1" + commonGNU},
+		&Spec{Name: "cat", Source: src("cat", coreSrc), Operands: "R...",
+			Opts: "-A|--show-all -b|--number-nonblank -e -E|--show-ends -n|--number -s|--squeeze-blank -t -T|--show-tabs -u -v|--show-nonprinting" + commonGNU},
+		&Spec{Name: "tac", Source: src("tac", coreSrc), Operands: "R...",
+			Opts: "-b|--before -r|--regex -s=|--separator=" + commonGNU},
+		&Spec{Name: "nl", Source: src("nl", coreSrc), Operands: "R...",
+			Opts: "-b=|--body-numbering= -d=|--section-delimiter= -f=|--footer-numbering= -h=|--header-numbering= -i=|--line-increment= -l=|--join-blank-lines= -n=|--number-format= -p|--no-renumber -s=|--number-separator= -v=|--starting-line-number= -w=|--number-width=" + commonGNU},
+		&Spec{Name: "head", Source: src("head", coreSrc), Operands: "R...", Digits: true,
+			Opts: "-c=|--bytes= -n=|--lines= -q|--quiet|--silent -v|--verbose -z|--zero-terminated" + commonGNU},
+		&Spec{Name: "tail", Source: src("tail", coreSrc), Operands: "R...", Digits: true,
+			Opts: "-c=|--bytes= -f|--follow[=] -F --max-unchanged-stats= -n=|--lines= --pid= -q|--quiet|--silent --retry -s=|--sleep-interval= -v|--verbose -z|--zero-terminated" + commonGNU},
+		&Spec{Name: "wc", Source: src("wc", coreSrc), Operands: "R...",
+			Opts: "-c|--bytes -m|--chars -l|--lines --files0-from=R -L|--max-line-length -w|--words --total=" + commonGNU},
+		&Spec{Name: "sort", Source: src("sort", coreSrc), Operands: "R...",
+			Opts: "-b|--ignore-leading-blanks -d|--dictionary-order -f|--ignore-case -g|--general-numeric-sort -i|--ignore-nonprinting -M|--month-sort -h|--human-numeric-sort -n|--numeric-sort -R|--random-sort --random-source=R -r|--reverse --sort= -V|--version-sort --batch-size= -c|--check[=] -C --compress-program=X --debug --files0-from=R -k=|--key= -m|--merge -o=W|--output=W -s|--stable -S=|--buffer-size= -t=|--field-separator= -T=W|--temporary-directory=W --parallel= -u|--unique -z|--zero-terminated" + commonGNU},
+		&Spec{Name: "uniq", Source: src("uniq", coreSrc), Operands: "R W",
+			Opts: "-c|--count -d|--repeated -D --all-repeated[=] -f=|--skip-fields= --group[=] -i|--ignore-case -s=|--skip-chars= -u|--unique -z|--zero-terminated -w=|--check-chars=" + commonGNU},
+		&Spec{Name: "cut", Source: src("cut", coreSrc), Operands: "R...",
+			Opts: "-b=|--bytes= -c=|--characters= -d=|--delimiter= -f=|--fields= -n --complement -s|--only-delimited --output-delimiter= -z|--zero-terminated" + commonGNU},
+		&Spec{Name: "tr", Source: src("tr", coreSrc), Operands: "-...",
+			Opts: "-c|-C|--complement -d|--delete -s|--squeeze-repeats -t|--truncate-set1" + commonGNU},
+		&Spec{Name: "paste", Source: src("paste", coreSrc), Operands: "R...",
+			Opts: "-d=|--delimiters= -s|--serial -z|--zero-terminated" + commonGNU},
+		&Spec{Name: "join", Source: src("join", coreSrc), Operands: "R R",
+			Opts: "-a= -e= -i|--ignore-case -j= -o= -t= -v= -1= -2= --check-order --nocheck-order --header -z|--zero-terminated" + commonGNU},
+		&Spec{Name: "comm", Source: src("comm", coreSrc), Operands: "R R",
+			Opts: "-1 -2 -3 --check-order --nocheck-order --output-delimiter= --total -z|--zero-terminated" + commonGNU},
+		&Spec{Name: "fold fmt", Source: src("fold", coreSrc), Operands: "R...",
+			Opts: "-b|--bytes -s|--spaces -w=|--width= -c|--crown-margin -p=|--prefix= -t|--tagged-paragraph -u|--uniform-spacing -g=|--goal=" + commonGNU},
+		&Spec{Name: "expand unexpand", Source: src("expand", coreSrc), Operands: "R...",
+			Opts: "-i|--initial -t=|--tabs= -a|--all --first-only" + commonGNU},
+		&Spec{Name: "od hexdump xxd", Source: src("od", coreSrc) + "; xxd 2022 (Debian 12) man xxd", Operands: "R...",
+			Opts: "-A=|--address-radix= --endian= -j=|--skip-bytes= -N=|--read-bytes= -S=|--strings[=] -t=|--format= -v|--output-duplicates -w|--width[=] -a -b -c -d -f -i -l -o -s -x" + commonGNU},
+		&Spec{Name: "md5sum sha1sum sha256sum sha512sum b2sum cksum sum", Source: src("sha256sum", coreSrc), Operands: "R...",
+			Opts: "-b|--binary -c|--check --tag -t|--text -z|--zero --ignore-missing --quiet --status --strict -w|--warn -a=|--algorithm= -l=|--length= --untagged --base64 --raw -r -s|--sysv" + commonGNU},
+		&Spec{Name: "base64 base32 basenc", Source: src("base64", coreSrc), Operands: "R",
+			Opts: "-d|--decode -i|--ignore-garbage -w=|--wrap= --base64 --base64url --base32 --base32hex --base16 --base2msbf --base2lsbf --z85" + commonGNU},
+		&Spec{Name: "echo", Source: "bash 5.2 builtin echo (help echo); GNU coreutils 9.1 echo", Operands: "-...", Style: "posix",
+			Opts: "-n -e -E"},
+		&Spec{Name: "printf", Source: "bash 5.2 builtin printf (help printf)", Operands: "-...", Style: "posix",
+			Opts: "-v="},
+		&Spec{Name: "pwd", Source: src("pwd", coreSrc), Opts: "-L|--logical -P|--physical" + commonGNU},
+		&Spec{Name: "true false :", Source: "bash 5.2 builtins", Operands: "-..."},
+		&Spec{Name: "test [", Source: "bash 5.2 builtin test (help test)", Operands: "-...", Style: "posix"},
+		&Spec{Name: "date", Source: src("date", coreSrc), Operands: "-",
+			Opts: "-d=|--date= --debug -f=R|--file=R -I|--iso-8601[=] -R|--rfc-email --rfc-3339= -r=L|--reference=L -u|--utc|--universal -s=|--set=" + commonGNU},
+		&Spec{Name: "basename", Source: src("basename", coreSrc), Operands: "-...",
+			Opts: "-a|--multiple -s=|--suffix= -z|--zero" + commonGNU},
+		&Spec{Name: "dirname", Source: src("dirname", coreSrc), Operands: "-...", Opts: "-z|--zero" + commonGNU},
+		&Spec{Name: "realpath readlink", Source: src("realpath", coreSrc), Operands: "L...",
+			Opts: "-e|--canonicalize-existing -m|--canonicalize-missing -L|--logical -P|--physical -q|--quiet --relative-to= --relative-base= -s|--strip|--no-symlinks -z|--zero -f|--canonicalize -n|--no-newline -v|--verbose" + commonGNU},
+		&Spec{Name: "stat", Source: src("stat", coreSrc), Operands: "L...",
+			Opts: "-L|--dereference -f|--file-system --cached= -c=|--format= --printf= -t|--terse" + commonGNU},
+		&Spec{Name: "du", Source: src("du", coreSrc), Operands: "L...",
+			Opts: "-0|--null -a|--all --apparent-size -B=|--block-size= -b|--bytes -c|--total -D|--dereference-args -d=|--max-depth= --files0-from=R -H -h|--human-readable --inodes -k -L|--dereference -l|--count-links -m -P|--no-dereference -S|--separate-dirs --si -s|--summarize -t=|--threshold= --time[=] --time-style= -X=R|--exclude-from=R --exclude= -x|--one-file-system" + commonGNU},
+		&Spec{Name: "df", Source: src("df", coreSrc), Operands: "L...",
+			Opts: "-a|--all -B=|--block-size= -h|--human-readable -H|--si -i|--inodes -k -l|--local --no-sync --output[=] -P|--portability --sync --total -t=|--type= -T|--print-type -x=|--exclude-type=" + commonGNU},
+		&Spec{Name: "file", Source: "file 5.44 (Debian 12), man file", Operands: "L...",
+			Opts: "-b|--brief -C|--compile -c|--checking-printout -d -E -e=|--exclude= --exclude-quiet= -F=|--separator= -f=R|--files-from=R -h|--no-dereference -i|--mime --mime-type --mime-encoding -k|--keep-going -l|--list -L|--dereference -m=R|--magic-file=R -N|--no-pad -n|--no-buffer -p|--preserve-date -P=|--parameter= -r|--raw -s|--special-files -S|--no-sandbox -v -z|--uncompress -Z|--uncompress-noreport -0|--print0" + commonGNU},
+		&Spec{Name: "diff", Source: "GNU diffutils 3.8 (Debian 12), diff --help", Operands: "R...",
+			Opts: "--normal -q|--brief -s|--report-identical-files -c -C=|--context[=] -u -U=|--unified[=] -e|--ed -n|--rcs -y|--side-by-side -W=|--width= --left-column --suppress-common-lines -p|--show-c-function -F=|--show-function-line= --label= --expand-tabs -t -T|--initial-tab --tabsize= --suppress-blank-empty -l|--paginate -r|--recursive --no-dereference -N|--new-file --unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case -x=|--exclude= -X=R|--exclude-from=R -S=|--starting-file= --from-file=R --to-file=R -i|--ignore-case -E|--ignore-tab-expansion -Z|--ignore-trailing-space -b|--ignore-space-change -w|--ignore-all-space -B|--ignore-blank-lines -I=|--ignore-matching-lines= -a|--text --strip-trailing-cr -D=|--ifdef= --GTYPE-group-format= --line-format= --LTYPE-line-format= -d|--minimal --horizon-lines= --speed-large-files --color[=] --palette=" + commonGNU},
+		&Spec{Name: "cmp", Source: "GNU diffutils 3.8 (Debian 12), cmp --help", Operands: "R R - -",
+			Opts: "-b|--print-bytes -i=|--ignore-initial= -l|--verbose -n=|--bytes= -s|--quiet|--silent" + commonGNU},
+		&Spec{Name: "which", Source: "debianutils 5.7 which", Operands: "-...", Opts: "-a -s"},
+		&Spec{Name: "whoami id groups uname hostname nproc arch tty uptime", Source: src("id", coreSrc), Operands: "-...",
+			Opts: "-a|--all -g|--group -G|--groups -n|--name -r|--real -u|--user -z|--zero -Z|--context -s|--kernel-name -m|--machine -o|--operating-system -p|--processor -i|--hardware-platform -v|--kernel-version --ignore= -f|--fqdn -d|--domain -I|--all-ip-addresses -p|--pretty -S|--since" + commonGNU},
+		&Spec{Name: "printenv", Source: src("printenv", coreSrc), Operands: "-...", Opts: "-0|--null" + commonGNU},
+		&Spec{Name: "seq", Source: src("seq", coreSrc), Operands: "-...", Opts: "-f=|--format= -s=|--separator= -w|--equal-width" + commonGNU},
+		&Spec{Name: "sleep", Source: src("sleep", coreSrc), Operands: "-...", Opts: commonGNU},
+		&Spec{Name: "tree", Source: "tree 2.1.0 (Debian 12), man tree", Operands: "L...",
+			Opts: "-a -d -l -f -x -L= -R -P= -I= --gitignore --gitfile=R --ignore-case --matchdirs --metafirst --prune --info --infofile=R --noreport --charset= --filelimit= -o=W -q -N -Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r --dirsfirst --filesfirst --sort= -i -A -S -n -C -X -J -H= -T= --nolinks --fromfile --fromtabfile" + commonGNU},
+
+		// Programs that write through their operands.
+		&Spec{Name: "rm", Source: src("rm", coreSrc), Operands: "D...",
+			Opts: "-f|--force -i -I --interactive[=] --one-file-system --no-preserve-root --preserve-root[=] -r|-R|--recursive -d|--dir -v|--verbose" + commonGNU},
+		&Spec{Name: "rmdir", Source: src("rmdir", coreSrc), Operands: "D...",
+			Opts: "--ignore-fail-on-non-empty -p|--parents -v|--verbose" + commonGNU},
+		&Spec{Name: "unlink", Source: src("unlink", coreSrc), Operands: "D", Opts: commonGNU},
+		&Spec{Name: "shred", Source: src("shred", coreSrc), Operands: "W...",
+			Opts: "-f|--force -n=|--iterations= --random-source=R -s=|--size= -u:D --remove[=]:D -v|--verbose -x|--exact -z|--zero" + commonGNU},
+		&Spec{Name: "touch", Source: src("touch", coreSrc), Operands: "W...",
+			Opts: "-a -c|--no-create -d=|--date= -f -h|--no-dereference -m -r=L|--reference=L -t= --time=" + commonGNU},
+		&Spec{Name: "mkdir", Source: src("mkdir", coreSrc), Operands: "W...",
+			Opts: "-m=|--mode= -p|--parents -v|--verbose -Z --context[=]" + commonGNU},
+		&Spec{Name: "mkfifo mknod", Source: src("mkfifo", coreSrc), Operands: "W -...",
+			Opts: "-m=|--mode= -Z --context[=]" + commonGNU},
+		&Spec{Name: "truncate", Source: src("truncate", coreSrc), Operands: "W...",
+			Opts: "-c|--no-create -o|--io-blocks -r=L|--reference=L -s=|--size=" + commonGNU},
+		&Spec{Name: "tee", Source: src("tee", coreSrc), Operands: "W...",
+			Opts: "-a|--append -i|--ignore-interrupts -p --output-error[=]" + commonGNU},
+		&Spec{Name: "mv", Source: src("mv", coreSrc), Operands: "D... W",
+			Opts: "--backup[=] -b -f|--force -i|--interactive -n|--no-clobber --no-copy --strip-trailing-slashes -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -Z|--context" + commonGNU},
+		&Spec{Name: "cp", Source: src("cp", coreSrc), Operands: "R... W",
+			Opts: "-a|--archive --attributes-only --backup[=] -b --copy-contents -d -f|--force -i|--interactive -H -l|--link -L|--dereference -n|--no-clobber -P|--no-dereference -p --preserve[=] --no-preserve= --parents -r|-R|--recursive --reflink[=] --remove-destination --sparse= --strip-trailing-slashes -s|--symbolic-link -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -x|--one-file-system -Z --context[=]" + commonGNU},
+		&Spec{Name: "install", Source: src("install", coreSrc), Operands: "R... W",
+			Opts: "--backup[=] -b -c -C|--compare -d|--directory -D -g=|--group= -m=|--mode= -o=|--owner= -p|--preserve-timestamps -s|--strip --strip-program=X -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -v|--verbose --preserve-context -Z --context[=]" + commonGNU},
+		&Spec{Name: "ln", Source: src("ln", coreSrc), Operands: "R... W",
+			Opts: "--backup[=] -b -d|-F|--directory -f|--force -i|--interactive -L|--logical -n|--no-dereference -P|--physical -r|--relative -s|--symbolic -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -v|--verbose" + commonGNU},
+		&Spec{Name: "chmod", Source: src("chmod", coreSrc), Operands: "- W...", Special: chmodModes,
+			Opts: "-c|--changes -f|--silent|--quiet -v|--verbose --no-preserve-root --preserve-root --reference=L -R|--recursive" + commonGNU},
+		&Spec{Name: "chown chgrp", Source: src("chown", coreSrc), Operands: "- W...", Special: referenceOperands,
+			Opts: "-c|--changes -f|--silent|--quiet -v|--verbose --dereference -h|--no-dereference --from= --no-preserve-root --preserve-root --reference=L -R|--recursive -H -L -P" + commonGNU},
+		&Spec{Name: "dd", Source: src("dd", coreSrc), Operands: "-...", Special: ddOperands, Opts: commonGNU},
+
+		// Text tools whose first operand is a pattern or a script.
+		&Spec{Name: "grep egrep fgrep", Source: "GNU grep 3.8 (Debian 12), grep --help", Operands: "- R...",
+			Opts: "-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp -P|--perl-regexp -e=P|--regexp=P -f=Q|--file=Q -i|-y|--ignore-case --no-ignore-case -w|--word-regexp -x|--line-regexp -z|--null-data -s|--no-messages -v|--invert-match -V|--version --help -m=|--max-count= -b|--byte-offset -n|--line-number --line-buffered -H|--with-filename -h|--no-filename --label= -o|--only-matching -q|--quiet|--silent --binary-files= -a|--text -I -d=|--directories= -D=|--devices= -r|--recursive -R|--dereference-recursive --include= --exclude= --exclude-from=R --exclude-dir= -L|--files-without-match -l|--files-with-matches -c|--count -T|--initial-tab -Z|--null -A=|--after-context= -B=|--before-context= -C=|--context= -NUM --group-separator= --no-group-separator --color[=] --colour[=] -U|--binary", Digits: true},
+		&Spec{Name: "rg", Source: "ripgrep 13.0.0 (Debian 12), rg --help", Operands: "- R...",
+			Opts: "-e=P|--regexp=P -f=Q|--file=Q -A=|--after-context= -B=|--before-context= -C=|--context= -c|--count --count-matches --color= --colors= --column -E=|--encoding= -F|--fixed-strings -L|--follow -g=|--glob= --iglob= -h|--help --hidden -i|--ignore-case --ignore-file=R -l|--files-with-matches --files-without-match -M=|--max-columns= -m=|--max-count= --max-depth= --max-filesize= -n|--line-number -N|--no-line-number --no-heading --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-global --no-ignore-parent --no-messages -o|--only-matching -p|--pretty -q|--quiet -s|--case-sensitive -S|--smart-case --sort= --sortr= -t=|--type= -T=|--type-not= --type-list -u|--unrestricted -v|--invert-match -V|--version -w|--word-regexp -x|--line-regexp --json --files --trim --vimgrep -U|--multiline --multiline-dotall -P|--pcre2 -a|--text -z|--search-zip --pre=X --pre-glob= --heading --stats -0|--null --null-data --passthru -r=|--replace= --max-columns-preview -j=|--threads= --no-config --debug --trace"},
+		&Spec{Name: "sed", Source: "GNU sed 4.9 (Debian 12), sed --help; the w/W/e commands and the s///w and s///e flags of a script write files or run commands", Operands: "- R...", Special: sedScript,
+			Opts: "-n|--quiet|--silent --debug -e=P|--expression=P -f=Q|--file=Q --follow-symlinks -i[=]:I --in-place[=]:I -l=|--line-length= --posix -E|-r|--regexp-extended -s|--separate --sandbox -u|--unbuffered -z|--null-data" + commonGNU},
+		&Spec{Name: "awk gawk mawk", Source: "GNU Awk 5.2.1 (Debian 12), gawk --help; system(), | getline and print > file run programs and write files", Operands: "- R...", Special: awkScript,
+			Opts: "-f=Q|--file=Q -F=|--field-separator= -v=|--assign= -b|--characters-as-bytes -c|--traditional -C|--copyright -d|--dump-variables[=W] -D|--debug[=] -e=P|--source=P -E=Q|--exec=Q -g|--gen-pot -h|--help -i=Q|--include=Q -I|--trace -k|--csv -l=!|--load=! -L|--lint[=] -M|--bignum -N|--use-lc-numeric -n|--non-decimal-data -o|--pretty-print[=W] -O|--optimize -p|--profile[=W] -P|--posix -r|--re-interval -s|--no-optimize -S|--sandbox -t|--lint-old -V|--version"},
+		&Spec{Name: "jq", Source: "jq 1.6 (Debian 12), man jq", Operands: "- R...",
+			Opts: "--seq --stream --stream-errors --slurp -s --raw-input -R --null-input -n --compact-output -c --tab --indent= --color-output -C --monochrome-output -M --ascii-output -a --unbuffered --sort-keys -S --raw-output -r --join-output -j -f=Q --from-file=Q -L=R -e --exit-status --arg== --argjson== --slurpfile== --rawfile== --args --jsonargs --run-tests[=R]" + commonGNU},
+		&Spec{Name: "less more most", Source: "less 590 (Debian 12), man less; its ! and | commands run programs, but only interactively", Operands: "R...",
+			Opts: "-N -S -R -r -F -X -i -I -n -s -M -m -e -E -f -g -G -q -Q -w -W -K -c -C -~ -+= -p= -x= -y= -z= -j= -h= -b= -P= -o=W -O=W -T=R -t= -k=R --no-init --quit-if-one-screen --RAW-CONTROL-CHARS --chop-long-lines --LINE-NUMBERS --ignore-case --IGNORE-CASE"},
+	)
+}
+
+// chmodModes: chmod's first operand is the mode unless --reference gives
+// it; a mode may begin with "-" (chmod -w FILE), so words made only of mode
+// letters are the mode, not options.
+func chmodModes(r *Result, args []string) {
+	redo(r, args, "R", func(ops []string, ref bool) []string {
+		if !ref && len(ops) > 0 {
+			return ops[1:]
+		}
+		return ops
+	})
+}
+
+// referenceOperands: chown OWNER FILE..., or chown --reference=RFILE FILE...
+func referenceOperands(r *Result, args []string) {
+	redo(r, args, "", func(ops []string, ref bool) []string {
+		if !ref && len(ops) > 0 {
+			return ops[1:]
+		}
+		return ops
+	})
+}
+
+// redo recomputes chmod/chown operands: the words that are modes are
+// operands, and with --reference every operand is a file.
+func redo(r *Result, args []string, _ string, files func(ops []string, ref bool) []string) {
+	ref := false
+	for _, f := range r.Flags {
+		if f == "--reference" {
+			ref = true
+		}
+	}
+	// Drop the operand effects roleOps made; compute them again.
+	kept := r.Effects[:0]
+	for _, e := range r.Effects {
+		if e.Via != r.Spec.Name || e.Flag != NoEffect {
+			kept = append(kept, e)
+		}
+	}
+	r.Effects = kept
+	// Modes like -w, -rwx, -x+X were read as unknown options; take them
+	// back as operands.
+	var ops []string
+	flags := r.Flags[:0]
+	for _, f := range r.Flags {
+		if !isMode(f) {
+			flags = append(flags, f)
+		}
+	}
+	r.Flags = flags
+	dd := false
+	for _, w := range args[1:] {
+		switch {
+		case dd:
+			ops = append(ops, w)
+		case w == "--":
+			dd = true
+		case isMode(w):
+			ops = append(ops, w)
+		case len(w) > 1 && w[0] == '-' && !IsDyn(w):
+		default:
+			ops = append(ops, w)
+		}
+	}
+	if r.Risk != "" && strings.Contains(r.Risk, "is not an option of chmod") {
+		r.Risk = ""
+		for _, w := range args[1:] {
+			if len(w) > 1 && w[0] == '-' && !isMode(w) && !strings.HasPrefix(w, "--") {
+				for j := 1; j < len(w); j++ {
+					if strings.IndexByte("cfvR", w[j]) < 0 {
+						r.risk("-%c is not an option of chmod warden knows", w[j])
+					}
+				}
+			}
+		}
+	}
+	r.Ops = ops
+	for _, op := range files(ops, ref) {
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: op, Via: r.Spec.Name})
+	}
+}
+
+// isMode reports whether w is a symbolic chmod mode that starts with "-"
+// (-w, -rwx, -x,u+w).
+func isMode(w string) bool {
+	if len(w) < 2 || w[0] != '-' || w[1] == '-' {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if strings.IndexByte("rwxXst,+-=ugoa01234567", w[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ddOperands: dd reads if=FILE and writes of=FILE.
+func ddOperands(r *Result, args []string) {
+	for _, w := range args[1:] {
+		switch {
+		case strings.HasPrefix(w, "of="):
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: w[3:], Via: "dd of="})
+		case strings.HasPrefix(w, "if="):
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: w[3:], Via: "dd if="})
+		case IsDyn(w):
+			r.risk("a word computed at run time could be an operand of dd")
+		}
+	}
+}
+
+// sedScript: a sed script can write files (w FILE, s///w FILE) and run
+// commands (e, s///e). A script that might is not vouched for.
+func sedScript(r *Result, args []string) {
+	for _, s := range scripts(r, args, "-e", "--expression") {
+		if IsDyn(s) {
+			r.risk("the sed script is computed at run time")
+			continue
+		}
+		if sedRisky(s) {
+			r.risk("the sed script may write a file or run a command (w, W, e, r or R commands)")
+		}
+	}
+}
+
+// sedRisky is a conservative test: any w, W, e, r or R that could be a
+// command or an s/// flag makes the script risky.
+func sedRisky(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case 'w', 'W', 'e', 'r', 'R':
+			return true
+		}
+	}
+	return false
+}
+
+// awkScript: an awk program can run commands (system(), | getline, print |)
+// and write files (print > f).
+func awkScript(r *Result, args []string) {
+	for _, s := range scripts(r, args, "-e", "--source") {
+		if IsDyn(s) {
+			r.risk("the awk program is computed at run time")
+			continue
+		}
+		if strings.Contains(s, "system") || strings.ContainsAny(s, "|>") || strings.Contains(s, "getline") {
+			r.risk("the awk program may run a command or write a file (system, |, >, getline)")
+		}
+	}
+}
+
+// scripts returns the script texts of a sed or awk call: the -e values, or
+// the first operand when no -e or -f was given.
+func scripts(r *Result, args []string, short, long string) []string {
+	var out []string
+	given := false
+	for i := 1; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case w == short || w == long:
+			if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			given = true
+		case strings.HasPrefix(w, long+"="):
+			out = append(out, w[len(long)+1:])
+			given = true
+		case strings.HasPrefix(w, short) && len(w) > 2 && !strings.HasPrefix(w, "--"):
+			out = append(out, w[2:])
+			given = true
+		case w == "-f" || strings.HasPrefix(w, "--file") || w == "-E" || strings.HasPrefix(w, "--exec"):
+			// The script is read from a file: not literal in the call.
+			out = append(out, "\x00file")
+			given = true
+		}
+	}
+	if !given && len(r.Ops) > 0 {
+		// The first operand of the entry's own operands is the script.
+		for _, op := range r.Ops {
+			out = append(out, op)
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+package progs
+
+// Language toolchains: go 1.26 (go help build, go help test, go help
+// testflag), npm 9.2 (npm help config), node 20, Python 3.11, pip 23,
+// uv 0.5, cargo 1.8x, GNU make 4.3.
+
+// go build flags shared by build, test, run, install, vet, list
+// (go help build). -toolexec and -exec run programs; -o, -coverprofile and
+// friends write files.
+const goBuildFlags = " -C=C -a -n -p= -race -msan -asan -cover -covermode= -coverpkg= -v -work -x -asmflags= -buildmode= -buildvcs[=] -compiler= -gccgoflags= -gcflags= -installsuffix= -json -ldflags= -linkshared -mod= -modcacherw -modfile=R -overlay=R -pgo= -pkgdir=W -tags= -trimpath -toolexec=S -o=W"
+
+// go test flags (go help testflag), also spelled -test.NAME.
+const goTestFlags = " -bench= -benchmem -benchtime= -blockprofile=W -blockprofilerate= -count= -coverprofile=W -cpu= -cpuprofile=W -failfast -fullpath -fuzz= -fuzzminimizetime= -fuzztime= -list= -memprofile=W -memprofilerate= -mutexprofile=W -mutexprofilefraction= -outputdir=C -parallel= -run= -short -shuffle= -skip= -timeout= -trace=W -artifacts -c:W -exec=X -i -args -vet= -test.v= -test.run= -test.short -test.count= -test.timeout= -test.bench="
+
+func init() {
+	goSub := func(name, extra, operands string) *Spec {
+		return &Spec{Name: name, Style: "go", Opts: goBuildFlags + extra, Operands: operands}
+	}
+	goRun := goSub("run", " -exec=X", "-...")
+	goRun.Rest = 1 // go run PKG ARGS...: the words after the package are the program's
+	goTest := goSub("test", goTestFlags, "-...")
+	goTest.RestAfter = "-args"
+	register(&Spec{
+		Name: "go", Source: "go 1.26 (go help, go help build, go help testflag, go help environment)", Style: "go", SubsOnly: true,
+		Opts: "-C=C",
+		// Variables that run programs or change what is built (go help
+		// environment): CC and friends run a compiler, GOFLAGS carries
+		// flags, GOTOOLCHAIN may fetch and run another toolchain.
+		Env: "GOFLAGS=Fgo-build GOOS GOARCH GOARM GOAMD64 CGO_ENABLED GOPROXY GONOPROXY GOPRIVATE GONOSUMDB GOSUMDB GOINSECURE GOWORK=R GOCACHE=W GOMODCACHE=W GOTMPDIR=W GOPATH=W GODEBUG GOMAXPROCS GOGC GOMEMLIMIT GOTRACEBACK GOEXPERIMENT GO111MODULE GOTELEMETRY GOVCS " +
+			"CC=X CXX=X FC=X AR=X PKG_CONFIG=X GCCGO=X GOTOOLCHAIN=! GOROOT=! GOBIN=W GOENV=! GOCOVERDIR=W CGO_CFLAGS=! CGO_CPPFLAGS=! CGO_CXXFLAGS=! CGO_FFLAGS=! CGO_LDFLAGS=! GO_EXTLINK_ENABLED",
+		Subs: []*Spec{
+			goSub("build", "", "-..."),
+			goTest,
+			goRun,
+			goSub("vet", " -vettool=X", "-..."),
+			goSub("install", "", "-..."),
+			goSub("list", " -deps -e -export -f= -find -compiled -m -u -retracted -reuse= -test -versions", "-..."),
+			{Name: "fmt", Style: "go", Opts: "-n -x -mod=", Operands: "W..."},
+			{Name: "version", Style: "go", Opts: "-m -v -json", Operands: "R..."},
+			{Name: "env", Style: "go", Opts: "-json -u -w -changed", Operands: "-...", Special: goEnv},
+			{Name: "doc", Style: "go", Opts: "-all -c -cmd -short -src -u -http=", Operands: "-..."},
+			{Name: "clean", Style: "go", Opts: "-i -n -r -x -cache -testcache -modcache -fuzzcache", Operands: "-..."},
+			{Name: "get", Style: "go", Opts: goBuildFlags + " -t -u[=] -tool", Operands: "-..."},
+			{Name: "generate", Style: "go", Opts: goBuildFlags + " -run= -skip=:X", Operands: "-..."},
+			{Name: "mod", Style: "go", SubsOnly: true, Subs: []*Spec{
+				{Name: "tidy", Style: "go", Opts: "-e -v -x -go= -compat= -diff", Operands: ""},
+				{Name: "download", Style: "go", Opts: "-json -x -reuse=", Operands: "-..."},
+				{Name: "verify", Style: "go", Operands: ""},
+				{Name: "why", Style: "go", Opts: "-m -vendor", Operands: "-..."},
+				{Name: "graph", Style: "go", Opts: "-go= -x", Operands: ""},
+				{Name: "edit", Style: "go", Opts: "-fmt -module= -go= -toolchain= -require= -droprequire= -exclude= -dropexclude= -replace= -dropreplace= -retract= -dropretract= -tool= -droptool= -print -json", Operands: "W..."},
+				{Name: "init", Style: "go", Operands: "-"},
+				{Name: "vendor", Style: "go", Opts: "-e -v -o=W", Operands: ""},
+			}},
+			{Name: "work", Style: "go", SubsOnly: true, Subs: []*Spec{
+				{Name: "init use sync", Style: "go", Opts: "-r", Operands: "-..."},
+			}},
+			{Name: "tool", Style: "go", Opts: "-n", Operands: "-...", Rest: 1},
+			{Name: "help", Style: "go", Operands: "-..."},
+			{Name: "telemetry", Style: "go", Operands: "-..."},
+		},
+	})
+	// go generate runs the //go:generate commands of the sources: another
+	// program, whatever the call says.
+	table["go"].Sub("generate").Special = func(r *Result, _ []string) {
+		r.risk("go generate runs the commands written in the source files")
+	}
+	table["go"].Sub("tool").Special = func(r *Result, _ []string) {
+		r.risk("go tool runs a tool program")
+	}
+	// GOFLAGS is read as the build and test flags (go help environment).
+	goBuild := &Spec{Name: "go-build", Source: "go 1.26 (go help build, go help testflag)", Style: "go", Opts: goBuildFlags + goTestFlags}
+	register(goBuild)
+
+	// node 20: node --help. --require and --import load code; -e/-p run it.
+	register(&Spec{
+		Name: "node nodejs", Source: "node 20 (node --help)", Operands: "R -...", Rest: 1,
+		Opts: "-e=!|--eval=! -p=!|--print=! -c|--check -i|--interactive -r=!|--require=! --import=! --loader=! --experimental-loader=! --inspect[=] --inspect-brk[=] --inspect-port= --enable-source-maps --max-old-space-size= --max-semi-space-size= --stack-size= --trace-warnings --trace-deprecation --no-deprecation --no-warnings --throw-deprecation --pending-deprecation --unhandled-rejections= --input-type= --experimental-vm-modules --experimental-specifier-resolution= --conditions=|-C= --test --test-name-pattern= --test-reporter= --test-reporter-destination=W --test-only --watch --watch-path= --env-file=R --title= --abort-on-uncaught-exception --preserve-symlinks --preserve-symlinks-main --openssl-legacy-provider --use-openssl-ca --tls-min-v1.2 -v|--version -h|--help",
+		Env:  "NODE_OPTIONS=Fnode NODE_PATH=! NODE_ENV NODE_NO_WARNINGS NODE_DEBUG NODE_EXTRA_CA_CERTS=R",
+	})
+	// npm 9: `npm help config`. npm takes any --name=value as configuration,
+	// so only the names below are trusted; script-shell, node-options and
+	// the like run programs.
+	npmOpts := " -w=|--workspace= -ws|--workspaces --include-workspace-root --if-present --ignore-scripts --silent -s -q|--quiet -d --loglevel= --no-fund --fund --no-audit --audit --prefer-offline --prefer-online --offline --prefix=C -C=C --json --parseable -p --long -l --color= --no-color --cache=W --registry= --save -S --save-dev -D --save-optional -O --save-exact -E --no-save --save-prod -P --global -g --legacy-peer-deps --strict-peer-deps --production --omit= --include= --dry-run --force -f --yes -y --no --package-lock --no-package-lock --package-lock-only --foreground-scripts --progress --no-progress --unicode --tag= --otp= --depth= --all -a --userconfig=! --globalconfig=! --script-shell=X --node-options=Fnode --shell=X --call=S -c=S --package=X --editor=X --browser=X --git=X --onload-script=X --init-module=X --before= --heading= --access= --provenance --version -v --help -h --usage"
+	npmSub := func(name, operands string) *Spec {
+		return &Spec{Name: name, Opts: npmOpts, Operands: operands}
+	}
+	npmRun := npmSub("run run-script rum urn", "-...")
+	npmRun.Rest = 1
+	register(&Spec{
+		Name: "npm", Source: "npm 9.2 (Debian 12), npm help config and npm help <command>", SubsOnly: true, Opts: npmOpts,
+		Env: "NODE_OPTIONS=Fnode NPM_CONFIG_SCRIPT_SHELL=X npm_config_script_shell=X NPM_CONFIG_NODE_OPTIONS=Fnode npm_config_node_options=Fnode NPM_CONFIG_USERCONFIG=! npm_config_userconfig=! NPM_CONFIG_GLOBALCONFIG=! NPM_CONFIG_PREFIX=C NPM_CONFIG_REGISTRY npm_config_registry NPM_CONFIG_CACHE=W NODE_ENV CI",
+		Subs: []*Spec{
+			npmSub("test t tst", "-..."), npmSub("start stop restart", "-..."), npmRun,
+			npmSub("install i add in ins inst insta instal isnt isnta isntal isntall", "-..."), npmSub("ci clean-install ic install-clean isntall-clean", "-..."),
+			npmSub("uninstall remove rm r un unlink", "-..."), npmSub("update up upgrade udpate", "-..."),
+			npmSub("ls list la ll", "-..."), npmSub("outdated", "-..."), npmSub("audit", "-..."), npmSub("view v info show", "-..."),
+			npmSub("version", "-..."), npmSub("pack", "-..."), npmSub("publish", "-..."), npmSub("init create innit", "-..."),
+			npmSub("config c", "-..."), npmSub("help", "-..."), npmSub("root", ""), npmSub("bin", ""), npmSub("prefix", ""),
+			npmSub("why explain", "-..."), npmSub("fund", "-..."), npmSub("doctor", ""), npmSub("whoami", ""), npmSub("search s se find", "-..."),
+			npmSub("link ln", "-..."), npmSub("dedupe ddp", "-..."), npmSub("prune", "-..."), npmSub("rebuild rb", "-..."),
+			npmSub("exec x", "X -..."), npmSub("cache", "-..."), npmSub("pkg", "-..."),
+		},
+	})
+	// npm exec and npx run a package's program; the program named is the
+	// first operand (what a rule such as "npx tsc *" names). --package and
+	// --call change what runs.
+	npxOpts := npmOpts
+	register(&Spec{Name: "npx", Source: "npm 9.2 (Debian 12), npx(1)", Opts: npxOpts, Operands: "-...", Rest: 1,
+		Env: "NODE_OPTIONS=Fnode NPM_CONFIG_SCRIPT_SHELL=X npm_config_script_shell=X"})
+	register(&Spec{Name: "pnpm yarn", Source: "pnpm 9 (pnpm help), yarn 1.22 (yarn help)", Opts: npmOpts + " --frozen-lockfile --filter= -F= -r|--recursive --dev --prod --parallel --stream --reporter=", Operands: "-...", Rest: 1,
+		Env: "NODE_OPTIONS=Fnode"})
+
+	// Python 3.11: python3 --help. -c runs code, -m runs a module; the
+	// words after the script or module are the program's.
+	register(&Spec{
+		Name: "python python3 python3.11 python3.12 python3.13", Source: "Python 3.11 (python3 --help)", Style: "posix", Operands: "R -...", Rest: 1, RestAfter: "-m",
+		Opts: "-b -B -d -E -h|-?|--help -i -I -O -OO -P -q -s -S -u -v -V|--version -W= -x -X= --check-hash-based-pycs= --help-env --help-xoptions --help-all -c=!",
+		Env:  "PYTHONSTARTUP=X PYTHONPATH=! PYTHONHOME=! PYTHONINSPECT PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONWARNINGS PYTHONHASHSEED PYTHONIOENCODING PYTHONUTF8 PYTHONBREAKPOINT=X PYTHONSAFEPATH PYTHONNOUSERSITE PYTHONUSERBASE=!",
+	})
+	// python -m MODULE: the module's name is the first word after -m; the
+	// rule names it (python -m pytest *). RestAfter keeps the module's words
+	// as operands.
+	pipOpts := " -h|--help --debug --isolated --require-virtualenv --python=X -v|--verbose -V|--version -q|--quiet --log=W --no-input --keyring-provider= --proxy= --retries= --timeout= --exists-action= --trusted-host= --cert=R --client-cert=R --cache-dir=W --no-cache-dir --disable-pip-version-check --no-color --no-python-version-warning --use-feature= --use-deprecated= -r=R|--requirement=R -c=R|--constraint=R -e=|--editable= -U|--upgrade --upgrade-strategy= --force-reinstall -I|--ignore-installed --ignore-requires-python --no-deps --pre --no-build-isolation --user --root=W --prefix=W -t=W|--target=W --src=W --no-binary= --only-binary= --prefer-binary --no-index -i=|--index-url= --extra-index-url= -f=|--find-links= --dry-run --report=W --compile --no-compile --no-warn-script-location --no-warn-conflicts -y|--yes --break-system-packages -l|--local --format= --outdated --uptodate --not-required --exclude-editable --include-editable --path= --all --exclude= -o|--outdated --files -d=W|--dest=W"
+	pipSub := func(name string) *Spec { return &Spec{Name: name, Opts: pipOpts, Operands: "-..."} }
+	register(&Spec{Name: "pip pip3", Source: "pip 23 (pip help, pip help install)", SubsOnly: true, Opts: pipOpts,
+		Env: "PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE=! PIP_REQUIRE_VIRTUALENV PIP_NO_CACHE_DIR",
+		Subs: []*Spec{pipSub("install"), pipSub("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipSub("config"), pipSub("search"), pipSub("cache"), pipSub("index"), pipSub("wheel"), pipSub("hash"), pipSub("inspect"), pipSub("debug"), pipSub("help")}})
+	uvOpts := " -q|--quiet -v|--verbose --color= --native-tls --offline --no-cache -n --cache-dir=W --python=X -p=X --directory=C --project=C --config-file=! --no-config -h|--help -V|--version --frozen --locked --no-sync --all-extras --extra= --dev --no-dev --group= --package= --with= --index-url= --extra-index-url= -r=R|--requirement=R -e=|--editable= --system --no-deps --upgrade -U"
+	uvSub := func(name string) *Spec { return &Spec{Name: name, Opts: uvOpts, Operands: "-..."} }
+	uvRun := uvSub("run")
+	uvRun.Rest = 1
+	register(&Spec{Name: "uv", Source: "uv 0.5 (uv help)", SubsOnly: true, Opts: uvOpts,
+		Subs: []*Spec{uvRun, uvSub("sync"), uvSub("lock"), uvSub("add"), uvSub("remove"), uvSub("tree"), uvSub("venv"), uvSub("build"), uvSub("version"), uvSub("help"),
+			{Name: "pip", SubsOnly: true, Opts: uvOpts, Subs: []*Spec{pipSub("install"), pipSub("uninstall"), pipSub("list"), pipSub("freeze"), pipSub("show"), pipSub("compile"), pipSub("sync"), pipSub("check"), pipSub("tree")}}}})
+
+	// cargo: cargo --help, cargo help build. Build scripts run as part of any
+	// build; the rule for cargo build vouches for that. --config can set a
+	// runner or linker (programs).
+	cargoOpts := " -V|--version --list --explain= -v|--verbose -q|--quiet --color= -C=C --locked --offline --frozen --config=! -Z=! -h|--help -p=|--package= --workspace --all --exclude= --lib --bins --bin= --examples --example= --tests --test= --benches --bench= --all-targets -F=|--features= --all-features --no-default-features -r|--release --profile= -j=|--jobs= --keep-going --target= --target-dir=W --manifest-path=R --lockfile-path=R --message-format= --timings[=] --ignore-rust-version --no-run --no-fail-fast --future-incompat-report --doc --unit-graph -o|--open --out-dir=W --artifact-dir=W"
+	cargoSub := func(name string) *Spec {
+		return &Spec{Name: name, Opts: cargoOpts, Operands: "-..."}
+	}
+	register(&Spec{Name: "cargo", Source: "cargo 1.8x (cargo --help, cargo help build)", SubsOnly: true, Opts: cargoOpts,
+		Env: "RUSTFLAGS=! RUSTC=X RUSTC_WRAPPER=X RUSTDOC=X CARGO_TARGET_DIR=W CARGO_HOME=! CARGO_BUILD_RUSTC_WRAPPER=X CARGO_INCREMENTAL CARGO_TERM_COLOR RUST_BACKTRACE RUST_LOG",
+		Subs: []*Spec{cargoSub("build b"), cargoSub("check c"), cargoSub("test t"), cargoSub("bench"), cargoSub("doc d"), cargoSub("clippy"), cargoSub("fmt"), cargoSub("tree"), cargoSub("metadata"), cargoSub("update"), cargoSub("fetch"), cargoSub("clean"), cargoSub("new"), cargoSub("init"), cargoSub("add"), cargoSub("remove"), cargoSub("search"), cargoSub("publish"), cargoSub("install"), cargoSub("uninstall"), cargoSub("version"), cargoSub("help"),
+			cargoSub("run r")}})
+
+	// GNU make 4.3: make --help. The recipes are the Makefile's; the rule
+	// for make vouches for them. --eval and -f change what runs.
+	register(&Spec{Name: "make gmake", Source: "GNU Make 4.3 (Debian 12), make --help", Operands: "-...",
+		Opts: "-b -m -B|--always-make -C=C|--directory=C -d --debug[=] -e|--environment-overrides -E=!|--eval=! -f=R|--file=R|--makefile=R -h|--help -i|--ignore-errors -I=|--include-dir= -j|--jobs[=] -k|--keep-going -l|--load-average[=] -L|--check-symlink-times -n|--just-print|--dry-run|--recon -o=|--old-file=|--assume-old= -O|--output-sync[=] -p|--print-data-base -q|--question -r|--no-builtin-rules -R|--no-builtin-variables -s|--silent|--quiet --no-silent -S|--no-keep-going|--stop -t|--touch --trace -v|--version -w|--print-directory --no-print-directory -W=|--what-if=|--new-file=|--assume-new= --warn-undefined-variables",
+		Special: func(r *Result, args []string) {
+			// VAR=value operands override the Makefile's variables, which
+			// may be the commands it runs (CC=, SHELL=).
+			for _, op := range r.Ops {
+				if i := indexByte(op, '='); i > 0 {
+					r.risk("make variable %s may change the commands make runs", op[:i])
+				}
+			}
+		}})
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// goEnv: go env -w writes the go environment file (GOFLAGS and the like
+// persist for every later go command).
+func goEnv(r *Result, _ []string) {
+	for _, f := range r.Flags {
+		if f == "-w" || f == "-u" {
+			r.risk("go env %s changes the settings of every later go command", f)
+		}
+	}
+}

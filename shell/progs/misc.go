@@ -1,0 +1,251 @@
+package progs
+
+import "strings"
+
+// findutils 4.9.0, GNU tar 1.34, curl 7.88.1, GNU Wget 1.21.3, OpenSSH 9.2,
+// rsync 3.2.7, Docker 2x, kubectl 1.3x, and the wrappers of coreutils 9.1
+// and sudo 1.9 (Debian 12).
+
+func init() {
+	register(
+		// find's expression words are single-dash word options. -exec and
+		// friends are read by the shell package (the command they run is a
+		// part of its own); -fprint and friends write; -delete removes.
+		&Spec{Name: "find", Source: "GNU findutils 4.9.0 (Debian 12), find --help and man find", Operands: "L...",
+			Opts: "-H -L -P -D= -O0 -O1 -O2 -O3 " +
+				"-d -depth -follow -help -ignore_readdir_race -maxdepth= -mindepth= -mount -noignore_readdir_race -noleaf -regextype= -version -warn -nowarn -xdev -daystart " +
+				"-amin= -anewer=L -atime= -cmin= -cnewer=L -ctime= -empty -executable -false -fstype= -gid= -group= -ilname= -iname= -inum= -ipath= -iregex= -iwholename= -links= -lname= -mmin= -mtime= -name= -newer=L -newerXY= -neweraa= -newerat= -newerac= -newerma= -newermt= -newermm= -newerct= -nogroup -nouser -path= -perm= -readable -regex= -samefile=L -size= -true -type= -uid= -used= -user= -wholename= -writable -xtype= -context= " +
+				"-delete -exec=Y -execdir=Y -ok=Y -okdir=Y -fls=W -fprint=W -fprint0=W -fprintf=W -ls -print -print0 -printf= -prune -quit -not -and -or -a -o -files0-from=R",
+			Special: findSpecial},
+		&Spec{Name: "xargs", Source: "GNU findutils 4.9.0 (Debian 12), xargs --help", Style: "posix", Operands: "X -...", Rest: 1,
+			Opts: "-0|--null -a=R|--arg-file=R -d=|--delimiter= -E= -e[=]|--eof[=] -I= -i[=]|--replace[=] -L=|--max-lines= -l[=] -n=|--max-args= -o|--open-tty -P=|--max-procs= -p|--interactive --process-slot-var= -r|--no-run-if-empty -s=|--max-chars= --show-limits -t|--verbose -x|--exit --help --version"},
+		&Spec{Name: "tar", Source: "GNU tar 1.34 (Debian 12), tar --help", Operands: "-...", Special: tarSpecial,
+			Opts: "-A|--catenate|--concatenate -c|--create -d|--diff|--compare --delete -r|--append -t|--list --test-label -u|--update -x|--extract|--get:E " +
+				"-C=C|--directory=C -f=|--file= -z|--gzip|--gunzip|--ungzip -j|--bzip2 -J|--xz --lzip --lzma --lzop --zstd -Z|--compress|--uncompress -a|--auto-compress -I=X|--use-compress-program=X " +
+				"-v|--verbose -k|--keep-old-files --keep-newer-files --keep-directory-symlink --skip-old-files --overwrite --overwrite-dir --recursive-unlink --remove-files --no-overwrite-dir -U|--unlink-first -O|--to-stdout --to-command=S --ignore-command-error --no-ignore-command-error " +
+				"-p|--preserve-permissions|--same-permissions --no-same-permissions --same-owner --no-same-owner --numeric-owner --owner= --group= --mode= --mtime= --atime-preserve[=] --delay-directory-restore --no-delay-directory-restore -m|--touch --sort= --format= -H= --posix -V=|--label= -W|--verify --exclude= --exclude-from=R -X=R --exclude-vcs --exclude-vcs-ignores --exclude-caches --exclude-backups --anchored --no-anchored --wildcards --no-wildcards --wildcards-match-slash --ignore-case --no-ignore-case " +
+				"-T=R|--files-from=R --null --no-null --unquote --no-unquote -P|--absolute-names -h|--dereference --hard-dereference -l|--check-links --one-file-system --strip-components= --transform=|--xform= -S|--sparse --sparse-version= -b=|--blocking-factor= -B|--read-full-records -i|--ignore-zeros -M|--multi-volume -L=|--tape-length= -F=X|--info-script=X|--new-volume-script=X --rsh-command=X --rmt-command=X --force-local --checkpoint[=] --checkpoint-action=! --totals[=] --show-transformed-names --show-stored-names --show-defaults --show-omitted-dirs --index-file=W --no-recursion --recursion -N=|--newer=|--after-date= --newer-mtime= --backup[=] --suffix= -w|--interactive|--confirmation -g=W|--listed-incremental=W -G|--incremental --level= --warning= -R|--block-number --utc --full-time -s|--preserve-order --quoting-style= --quote-chars= --no-quote-chars --acls --no-acls --xattrs --no-xattrs --selinux --no-selinux --xattrs-include= --xattrs-exclude= --help --usage --version -?"},
+
+		&Spec{Name: "curl", Source: "curl 7.88.1 (Debian 12), curl --help all", Operands: "-...", Special: curlSpecial,
+			Opts: "-o=W|--output=W --output-dir=C -O|--remote-name:U --remote-name-all:U -J|--remote-header-name:U -D=W|--dump-header=W -c=W|--cookie-jar=W --trace=W --trace-ascii=W --stderr=W --libcurl=W -K=!|--config=! -q|--disable --create-dirs --create-file-mode= -T=R|--upload-file=R -b=|--cookie= " +
+				"-s|--silent -S|--show-error -f|--fail --fail-with-body --fail-early -L|--location --max-redirs= -v|--verbose -i|--include -I|--head -X=|--request= -H=|--header= -d=|--data= --data-raw= --data-binary= --data-ascii= --data-urlencode= --json= -F=|--form= --form-string= -G|--get -u=|--user= -A=|--user-agent= -e=|--referer= -k|--insecure --cacert=R --capath=R -E=|--cert= --cert-type= --key=R --key-type= --pass= --compressed -m=|--max-time= --connect-timeout= --retry= --retry-delay= --retry-max-time= --retry-all-errors --retry-connrefused -w=|--write-out= -x=|--proxy= --noproxy= -U=|--proxy-user= --http1.1 --http2 --http1.0 --http3 -4|--ipv4 -6|--ipv6 -#|--progress-bar --no-progress-meter -Z|--parallel --parallel-max= --resolve= --connect-to= -r=|--range= -C=|--continue-at= -z=|--time-cond= -n|--netrc --netrc-file=R --netrc-optional --oauth2-bearer= --basic --digest --negotiate --ntlm --anyauth --tlsv1.2 --tlsv1.3 --ssl --ssl-reqd --url= --path-as-is -N|--no-buffer --raw --tcp-nodelay -l|--list-only -a|--append -Q=|--quote= -y=|--speed-time= -Y=|--speed-limit= --limit-rate= -g|--globoff -h|--help -V|--version -M|--manual"},
+		&Spec{Name: "wget", Source: "GNU Wget 1.21.3 (Debian 12), wget --help", Operands: "U...", Special: wgetSpecial,
+			Opts: "-V|--version -h|--help -b|--background -e=!|--execute=! -o=W|--output-file=W -a=W|--append-output=W -d|--debug -q|--quiet -v|--verbose -nv|--no-verbose --report-speed= -i=R|--input-file=R -F|--force-html -B=|--base= --config=! --no-config --rejected-log=W " +
+				"-t=|--tries= --retry-connrefused --retry-on-host-error --retry-on-http-error= -O=W|--output-document=W -nc|--no-clobber --no-netrc -c|--continue --start-pos= --progress= --show-progress -N|--timestamping --no-if-modified-since --no-use-server-timestamps -S|--server-response --spider -T=|--timeout= --dns-timeout= --connect-timeout= --read-timeout= -w=|--wait= --waitretry= --random-wait --no-proxy -Q=|--quota= --bind-address= --limit-rate= --no-dns-cache --restrict-file-names= --ignore-case -4|--inet4-only -6|--inet6-only --prefer-family= --user= --password= --ask-password --use-askpass=X --no-iri --local-encoding= --remote-encoding= --unlink " +
+				"-nd|--no-directories -x|--force-directories -nH|--no-host-directories --protocol-directories -P=C|--directory-prefix=C --cut-dirs= --default-page= -E|--adjust-extension --http-user= --http-password= --no-http-keep-alive --no-cache --no-cookies --load-cookies=R --save-cookies=W --keep-session-cookies --ignore-length --header= --compression= --max-redirect= --proxy-user= --proxy-password= --referer= --save-headers -U=|--user-agent= --content-disposition --content-on-error --auth-no-challenge --post-data= --post-file=R --method= --body-data= --body-file=R " +
+				"--secure-protocol= --https-only --no-check-certificate --certificate=R --certificate-type= --private-key=R --private-key-type= --ca-certificate=R --ca-directory=R --crl-file=R --pinnedpubkey= --random-file=R --egd-file=R --ciphers= --hsts-file=W --no-hsts --warc-file=W --warc-header= --warc-max-size= --warc-cdx --warc-dedup=R --no-warc-compression --no-warc-digests --no-warc-keep-log --warc-tempdir=W " +
+				"-r|--recursive -l=|--level= --delete-after -k|--convert-links --convert-file-only --backups= -K|--backup-converted -m|--mirror -p|--page-requisites --strict-comments -A=|--accept= -R=|--reject= --accept-regex= --reject-regex= --regex-type= -D=|--domains= --exclude-domains= --follow-ftp --follow-tags= --ignore-tags= -H|--span-hosts -L|--relative -I=|--include-directories= -X=|--exclude-directories= -np|--no-parent"},
+		// ssh runs a command on another machine; -o options such as
+		// ProxyCommand and LocalCommand run programs here. The remote
+		// command is the first operand after the host.
+		&Spec{Name: "ssh", Source: "OpenSSH 9.2 (Debian 12), man ssh and man ssh_config", Style: "posix", Operands: "- -...",
+			Opts: "-4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -B= -b= -c= -D= -E=W -e= -F=! -I=! -i=R -J= -L= -l= -m= -O= -o=! -P= -p= -Q= -R= -S=W -W= -w="},
+		&Spec{Name: "scp", Source: "OpenSSH 9.2 (Debian 12), man scp", Operands: "R... W",
+			Opts: "-3 -4 -6 -A -B -C -O -p -q -R -r -s -T -v -c= -D=! -F=! -i=R -J= -l= -o=! -P= -S=X -X="},
+		&Spec{Name: "rsync", Source: "rsync 3.2.7 (Debian 12), rsync --help", Operands: "R... W",
+			Opts: "-v|--verbose --info= --debug= --stderr= -q|--quiet --no-motd -c|--checksum -a|--archive --no-OPTION -r|--recursive -R|--relative --no-implied-dirs -b|--backup --backup-dir=W --suffix= -u|--update --inplace --append --append-verify -d|--dirs --old-dirs -l|--links -L|--copy-links --copy-unsafe-links --safe-links --munge-links -k|--copy-dirlinks -K|--keep-dirlinks -H|--hard-links -p|--perms -E|--executability --chmod= -A|--acls -X|--xattrs -o|--owner -g|--group --devices --copy-devices --write-devices --specials -D -t|--times -U|--atimes --open-noatime -N|--crtimes -O|--omit-dir-times -J|--omit-link-times --super --fake-super -S|--sparse --preallocate -n|--dry-run -W|--whole-file --checksum-choice= --cc= -x|--one-file-system -B=|--block-size= -e=X|--rsh=X --rsync-path=! --existing --ignore-existing --remove-source-files:D --del --delete --delete-before --delete-during --delete-delay --delete-after --delete-excluded --ignore-missing-args --delete-missing-args --ignore-errors --force --max-delete= --max-size= --min-size= --max-alloc= --partial --partial-dir= --delay-updates -m|--prune-empty-dirs --numeric-ids --usermap= --groupmap= --chown= --timeout= --contimeout= -I|--ignore-times --size-only -@=|--modify-window= -T=W|--temp-dir=W -y|--fuzzy --compare-dest=R --copy-dest=R --link-dest=R -z|--compress --compress-choice= --zc= --compress-level= --zl= --skip-compress= -C|--cvs-exclude -f=|--filter= -F --exclude= --exclude-from=R --include= --include-from=R --files-from=R -0|--from0 --old-args --secluded-args -s --trust-sender --copy-as= --address= --port= --sockopts= --blocking-io --outbuf= --stats -8|--8-bit-output -h|--human-readable --progress -P -i|--itemize-changes -M=|--remote-option= --out-format= --log-file=W --log-file-format= --password-file=R --early-input=R --list-only --bwlimit= --stop-after= --stop-at= --fsync --write-batch=W --only-write-batch=W --read-batch=R --protocol= --iconv= --checksum-seed= -4|--ipv4 -6|--ipv6 -V|--version -h|--help"},
+
+		// Container and cluster tools: the rule for docker run or kubectl
+		// exec vouches for what runs inside; options that mount or change
+		// the host are listed as unsafe.
+		&Spec{Name: "docker podman", Source: "Docker 2x (docker --help, docker run --help), Podman 4.3", SubsOnly: true,
+			Opts: "--config=! -c=|--context= -D|--debug -H=|--host= -l=|--log-level= --tls --tlscacert=R --tlscert=R --tlskey=R --tlsverify -v|--version -h|--help",
+			Env:  "DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG=! DOCKER_BUILDKIT DOCKER_DEFAULT_PLATFORM",
+			Subs: []*Spec{
+				{Name: "ps", Opts: "-a|--all -f=|--filter= --format= -n=|--last= -l|--latest --no-trunc -q|--quiet -s|--size", Operands: ""},
+				{Name: "images", Opts: "-a|--all --digests -f=|--filter= --format= --no-trunc -q|--quiet", Operands: "-..."},
+				{Name: "logs", Opts: "--details -f|--follow --since= -n=|--tail= -t|--timestamps --until=", Operands: "-"},
+				{Name: "inspect", Opts: "-f=|--format= -s|--size --type=", Operands: "-..."},
+				{Name: "version info", Opts: "-f=|--format=", Operands: ""},
+				{Name: "pull", Opts: "-a|--all-tags --disable-content-trust --platform= -q|--quiet", Operands: "-"},
+				{Name: "build", Opts: "--add-host= --build-arg= --build-context=! --cache-from= --cache-to= --cgroup-parent= -f=R|--file=R --iidfile=W --label= --load --network= --no-cache --platform= --progress= --pull --push -q|--quiet --secret=! --ssh=! -t=|--tag= --target= -o=!|--output=!", Operands: "R"},
+				{Name: "run", Rest: 1, Opts: "-d|--detach -i|--interactive -t|--tty --rm --name= -e=|--env= --env-file=R -p=|--publish= -P|--publish-all -w=|--workdir= -u=|--user= --network= --platform= --pull= --entrypoint= -l=|--label= --init -m=|--memory= --cpus= --read-only --restart= -h=|--hostname= --add-host= -v=!|--volume=! --mount=! --privileged:X --cap-add=! --device=! --pid=! --ipc=! --userns=! --security-opt=! --cidfile=W", Operands: "- -..."},
+				{Name: "exec", Rest: 1, Opts: "-d|--detach -e=|--env= --env-file=R -i|--interactive --privileged:X -t|--tty -u=|--user= -w=|--workdir=", Operands: "- -..."},
+				{Name: "stop start restart kill rm rmi pause unpause", Opts: "-t=|--time= -s=|--signal= -f|--force -v|--volumes -a|--attach -i|--interactive", Operands: "-..."},
+				{Name: "compose", SubsOnly: true, Opts: "-f=R|--file=R -p=|--project-name= --profile= --env-file=R --project-directory=C", Subs: []*Spec{
+					{Name: "ps config ls images", Opts: "-a|--all -q|--quiet --format= --services", Operands: "-..."},
+					{Name: "logs", Opts: "-f|--follow -t|--timestamps --tail= --since= --no-color", Operands: "-..."},
+					{Name: "up", Opts: "-d|--detach --build --no-build --force-recreate --no-deps --remove-orphans --wait -V|--renew-anon-volumes --pull=", Operands: "-..."},
+					{Name: "down stop restart", Opts: "-v|--volumes --remove-orphans --rmi= -t=|--timeout=", Operands: "-..."},
+					{Name: "build pull", Opts: "--no-cache --pull -q|--quiet", Operands: "-..."},
+				}},
+			}},
+		&Spec{Name: "kubectl", Source: "kubectl 1.3x (kubectl --help, kubectl options)", SubsOnly: true, Inherit: true,
+			Opts: "-n=|--namespace= --context= --cluster= --user= --kubeconfig=! -s=|--server= --token= --as=! --as-group=! --insecure-skip-tls-verify --request-timeout= -v= -h|--help -A|--all-namespaces -o=|--output= -l=|--selector= --field-selector= -w|--watch --show-labels --no-headers -f=R|--filename=R -R|--recursive -c=|--container= --tail= --since= --previous -p -i|--stdin -t|--tty --dry-run= --force --grace-period= --timeout= --sort-by= --template= -k=R|--kustomize=R",
+			Env:  "KUBECONFIG=!",
+			Subs: []*Spec{
+				{Name: "get describe logs top explain api-resources api-versions version cluster-info diff", Operands: "-..."},
+				{Name: "apply create delete replace patch edit scale rollout label annotate", Operands: "-..."},
+				{Name: "exec", Operands: "- -...", Rest: 1},
+				{Name: "port-forward", Operands: "-..."},
+				{Name: "cp", Operands: "R W"},
+				{Name: "config", Operands: "-..."},
+			}},
+
+		// Wrappers: the command they run is read by the shell package and is
+		// a part of its own; the entries list the wrappers' own options.
+		&Spec{Name: "env", Source: "GNU coreutils 9.1 (Debian 12), env --help", Style: "posix", Operands: "X -...", Rest: 1,
+			Opts: "-a=|--argv0= -i|--ignore-environment -0|--null -u=|--unset= -C=C|--chdir=C -S=S|--split-string=S --block-signal[=] --default-signal[=] --ignore-signal[=] --list-signal-handling -v|--debug --help --version"},
+		&Spec{Name: "sudo", Source: "sudo 1.9.13 (Debian 12), sudo --help", Style: "posix", Operands: "X -...", Rest: 1,
+			Opts: "-A|--askpass -b|--background -B|--bell -C=|--close-from= -D=C|--chdir=C -E|--preserve-env[=] -e|--edit -g=|--group= -H|--set-home -h=|--host= -i|--login -K|--remove-timestamp -k|--reset-timestamp -l|--list -n|--non-interactive -P|--preserve-groups -p=|--prompt= -R=C|--chroot=C -r=|--role= -S|--stdin -s|--shell -t=|--type= -T=|--command-timeout= -U=|--other-user= -u=|--user= -V|--version -v|--validate -h|--help"},
+		&Spec{Name: "timeout", Source: "GNU coreutils 9.1 (Debian 12), timeout --help", Style: "posix", Operands: "- X -...", Rest: 2,
+			Opts: "--preserve-status --foreground -k=|--kill-after= -s=|--signal= -v|--verbose --help --version"},
+		&Spec{Name: "nice", Source: "GNU coreutils 9.1 (Debian 12), nice --help", Style: "posix", Operands: "X -...", Rest: 1, Digits: true,
+			Opts: "-n=|--adjustment= --help --version"},
+		&Spec{Name: "nohup", Source: "GNU coreutils 9.1 (Debian 12), nohup --help", Style: "posix", Operands: "X -...", Rest: 1,
+			Opts: "--help --version"},
+		&Spec{Name: "stdbuf", Source: "GNU coreutils 9.1 (Debian 12), stdbuf --help", Style: "posix", Operands: "X -...", Rest: 1,
+			Opts: "-i=|--input= -o=|--output= -e=|--error= --help --version"},
+		// busybox and toybox run the applet named by their first operand;
+		// the shell package reads the applet as a command of its own.
+		&Spec{Name: "busybox toybox", Source: "BusyBox 1.35 (Debian 12), busybox --help", Style: "posix", Operands: "X -...", Rest: 1,
+			Opts: "--list --list-full --install --help"},
+	)
+}
+
+// findSpecial: -delete removes the starting points recursively.
+func findSpecial(r *Result, args []string) {
+	for _, f := range r.Flags {
+		if f == "-delete" {
+			for _, op := range r.Ops {
+				r.Effects = append(r.Effects, Effect{Arg: Delete, Val: op, Via: "find -delete"})
+			}
+			return
+		}
+	}
+}
+
+// tarSpecial: the archive named by -f is written when tar creates or
+// updates one, and read otherwise; extraction writes files the archive
+// names (computed).
+func tarSpecial(r *Result, args []string) {
+	create := false
+	archive := ""
+	for i := 1; i < len(args); i++ {
+		w := args[i]
+		switch {
+		case w == "--create" || w == "--append" || w == "--update" || w == "--catenate" || w == "--concatenate" || w == "--delete":
+			create = true
+		case strings.HasPrefix(w, "--file="):
+			archive = w[7:]
+		case w == "--file" && i+1 < len(args):
+			archive = args[i+1]
+		case len(w) > 1 && w[0] == '-' && w[1] != '-':
+			for j := 1; j < len(w); j++ {
+				switch w[j] {
+				case 'c', 'r', 'u', 'A':
+					create = true
+				case 'f':
+					if j+1 < len(w) {
+						archive = w[j+1:]
+					} else if i+1 < len(args) {
+						archive = args[i+1]
+					}
+					j = len(w)
+				case 'C', 'T', 'X', 'I', 'F', 'g', 'b', 'H', 'L', 'N', 'V':
+					j = len(w) // takes a value
+				}
+			}
+		case len(w) > 0 && w[0] != '-' && i == 1:
+			// Old style: tar cf ARCHIVE ... (the first word is the options).
+			for j := 0; j < len(w); j++ {
+				switch w[j] {
+				case 'c', 'r', 'u', 'A':
+					create = true
+				case 'x':
+					r.Effects = append(r.Effects, Effect{Flag: Extract, Via: "tar x"})
+				case 'f':
+					if i+1 < len(args) {
+						archive = args[i+1]
+					}
+				}
+			}
+		}
+	}
+	if archive != "" && archive != "-" {
+		a := Read
+		if create {
+			a = Write
+		}
+		r.Effects = append(r.Effects, Effect{Arg: a, Val: archive, Via: "tar -f"})
+	}
+	if create {
+		for _, op := range r.Ops {
+			if op != archive {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: op, Via: "tar"})
+			}
+		}
+	}
+}
+
+// curlSpecial: -O writes each URL's last path segment in the output folder.
+func curlSpecial(r *Result, args []string) {
+	remote := false
+	for _, e := range r.Effects {
+		if e.Flag == Remote {
+			remote = true
+		}
+	}
+	if !remote {
+		return
+	}
+	for _, op := range r.Ops {
+		if strings.Contains(op, "://") || IsDyn(op) {
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: urlFile(op, ""), Via: "curl -O"})
+		}
+	}
+}
+
+// wgetSpecial: without -O, wget writes each URL's last path segment (or
+// index.html) in the current folder, or below -P's folder.
+func wgetSpecial(r *Result, args []string) {
+	named := false
+	for _, e := range r.Effects {
+		if e.Via == "-O" || e.Via == "--output-document" {
+			named = true
+		}
+	}
+	for i := range r.Effects {
+		if r.Effects[i].Arg == URL {
+			r.Effects[i].Arg = Write
+			if named {
+				r.Effects[i].Arg = Plain
+				continue
+			}
+			r.Effects[i].Val = urlFile(r.Effects[i].Val, "index.html")
+		}
+	}
+	for _, f := range r.Flags {
+		switch f {
+		case "-r", "-m", "-p", "-x":
+			r.Effects = append(r.Effects, Effect{Flag: Extract, Via: "wget " + f})
+		}
+	}
+}
+
+// urlFile returns the file name a download of u is saved as: the last
+// segment of its path, or def. A computed URL gives a computed name.
+func urlFile(u, def string) string {
+	if IsDyn(u) {
+		return u
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	i := strings.IndexByte(u, '/')
+	if i < 0 {
+		return def
+	}
+	p := u[i:]
+	name := p[strings.LastIndexByte(p, '/')+1:]
+	if name == "" {
+		if def == "" {
+			return "\x00(remote name)"
+		}
+		return def
+	}
+	return name
+}

@@ -1,0 +1,716 @@
+// Package progs is warden's knowledge of the programs agents run: for each
+// program (and each of its subcommands) the options it takes, which of them
+// take a value, which run another program or read or write a path, which
+// environment variables change what it runs, and what its operands are.
+//
+// The tables are data, one file per family of programs (coreutils.go,
+// git.go, lang.go, net.go, misc.go), each entry citing the version and the
+// manual or --help it was taken from. They are reviewed like code: an allow
+// rule for a program is only as wide as its entry, because a call that uses
+// an option the entry does not list, or one that runs another program, is
+// never allowed by a rule (see Parse).
+//
+// An entry is written in a small notation:
+//
+//	Opts: "-r|-R|--recursive -f|--force -o=W|--output=W --color[=] -e=P"
+//
+// Aliases are joined by "|" and the first spelling is the canonical one. A
+// value is required ("=") or optional and attached only ("[=]"); the letter
+// after "=" says what the value is (Arg). A letter after ":" gives an
+// option without a value an effect (Flag). Operands are given as roles,
+// for example "R... W" (every operand read but the last, which is written).
+package progs
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Arg is what an option's value, or an operand, stands for.
+type Arg byte
+
+const (
+	Plain   Arg = 0   // data: a number, a name, a pattern
+	Read    Arg = 'R' // a path that is read
+	Write   Arg = 'W' // a path that is written or created
+	Delete  Arg = 'D' // a path that is removed (or moved away)
+	List    Arg = 'L' // a path that is listed or inspected (ls, stat)
+	Dir     Arg = 'C' // the folder the program works in (git -C, tar -C)
+	Exec    Arg = 'X' // a program that is run
+	Shell   Arg = 'S' // a shell command line that is run
+	Pattern Arg = 'P' // the pattern or script, given as an option: the first operand is then a path
+	PatFile Arg = 'Q' // a file holding the pattern or script (read); as Pattern
+	Target  Arg = 'T' // a target folder: every operand is a source copied into it
+	Config  Arg = 'K' // git's -c name=value: checked against the harmless names
+	Flags   Arg = 'F' // options for another entry (GOFLAGS, --node-options)
+	URL     Arg = 'U' // a URL whose last path segment names the file written (wget)
+	Unsafe  Arg = '!' // an option known to run code or change too much to judge
+	Command Arg = 'Y' // the words up to ";" or "+" are a command (find -exec); the shell package reads it
+)
+
+// Flag is the effect of an option that takes no value.
+type Flag byte
+
+const (
+	NoEffect Flag = 0
+	InPlace  Flag = 'I' // read operands are rewritten (sed -i)
+	Extract  Flag = 'E' // writes files named by its input (tar -x): computed writes
+	RunsCode Flag = 'X' // runs a program the call does not name (git --ext-diff is fine; this is for worse)
+	Removes  Flag = 'D' // the operands are removed (shred -u)
+	Remote   Flag = 'U' // writes files named after its URL operands (curl -O)
+	Creates  Flag = 'W' // writes an output the call does not name (go test -c)
+)
+
+// Opt is one option of an entry.
+type Opt struct {
+	Canon    string // canonical spelling: "-r", "--force-with-lease"
+	Value    bool   // takes a value
+	Optional bool   // the value is optional and only attached (--color[=WHEN], -i[SUFFIX])
+	Arg      Arg
+	Sub      string // for Flags: the entry the value's options belong to
+	Flag     Flag
+}
+
+// Spec is the knowledge of one program or subcommand.
+type Spec struct {
+	Name   string // program name; aliases separated by spaces ("python python3")
+	Source string // where the facts come from: version and manual or --help
+	// Style is how options are written: "gnu" (clusters of short options,
+	// long options that may be abbreviated, options anywhere before "--"),
+	// "go" (single-dash words, -name=value or -name value, no clusters),
+	// "posix" (like gnu, but options end at the first operand).
+	Style string
+	Opts  string
+	// Operands gives the roles of the operands: space-separated Arg letters
+	// ("-" for Plain); a role followed by "..." repeats. "R... W": every
+	// operand read but the last, which is written.
+	Operands string
+	// Env lists environment variables the program reads that matter, in
+	// the option notation without dashes: "GIT_EXTERNAL_DIFF=X GIT_DIR=C".
+	// A variable with no "=" is harmless.
+	Env string
+	// Subs are the subcommands (git push, go test); SubsOnly means the
+	// first operand must be one of them.
+	Subs     []*Spec
+	SubsOnly bool
+	// Inherit: the subcommands also take the program's own options
+	// (kubectl -n NS get pods and kubectl get pods -n NS).
+	Inherit bool
+	// Rest: after this many operands, the remaining words belong to another
+	// program (go run PKG ARGS...); 0 means none.
+	Rest int
+	// RestAfter is an option word after which the remaining words belong to
+	// another program (go test -args).
+	RestAfter string
+	// Digits: a cluster of digits is an option (head -5, git log -3).
+	Digits bool
+	// NoNeg: long options cannot be negated with --no- (only where the
+	// program says so; by default --no-NAME is NAME's negation).
+	NoNeg bool
+	// Special handles what the notation cannot say (chmod's modes, dd's
+	// operands); it runs after options are read.
+	Special func(r *Result, words []string)
+
+	short map[byte]*Opt
+	long  map[string]*Opt
+	longs []string // sorted long names, for abbreviations
+	env   map[string]*Opt
+	subs  map[string]*Spec
+	roles []Arg
+	rep   int // index of the repeating role, -1 if none
+	risky bool
+}
+
+var table = map[string]*Spec{}
+
+// register compiles entries into the table; it panics on a malformed entry
+// (a programming error, caught by the package's tests at once).
+func register(specs ...*Spec) {
+	for _, s := range specs {
+		if err := s.compile(); err != nil {
+			panic(fmt.Sprintf("progs: %s: %v", s.Name, err))
+		}
+		for _, n := range strings.Fields(s.Name) {
+			if table[n] != nil {
+				panic("progs: " + n + " registered twice")
+			}
+			table[n] = s
+		}
+	}
+}
+
+// Lookup returns the entry of a program by base name, or nil when warden
+// has no knowledge of it.
+func Lookup(prog string) *Spec { return table[prog] }
+
+// Names returns the names of every program with an entry, sorted.
+func Names() []string {
+	out := make([]string, 0, len(table))
+	for n := range table {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Sub returns the subcommand entry named n, or nil.
+func (s *Spec) Sub(n string) *Spec { return s.subs[n] }
+
+// Subcommands returns the names of the subcommands, sorted.
+func (s *Spec) Subcommands() []string {
+	out := make([]string, 0, len(s.subs))
+	for n := range s.subs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Spec) compile() error {
+	if s.Style == "" {
+		s.Style = "gnu"
+	}
+	s.short, s.long, s.env, s.subs = map[byte]*Opt{}, map[string]*Opt{}, map[string]*Opt{}, map[string]*Spec{}
+	for _, group := range strings.Fields(s.Opts) {
+		o := &Opt{}
+		names := strings.Split(group, "|")
+		for i, n := range names {
+			spec, err := o.parse(n)
+			if err != nil {
+				return fmt.Errorf("option %q: %v", group, err)
+			}
+			if i == 0 {
+				o.Canon = spec
+			}
+			if err := s.add(spec, o); err != nil {
+				return err
+			}
+		}
+	}
+	for _, v := range strings.Fields(s.Env) {
+		o := &Opt{}
+		n, err := o.parse(v)
+		if err != nil {
+			return fmt.Errorf("variable %q: %v", v, err)
+		}
+		o.Canon = n
+		s.env[n] = o
+	}
+	s.rep = -1
+	for i, r := range strings.Fields(s.Operands) {
+		rep := strings.HasSuffix(r, "...")
+		r = strings.TrimSuffix(r, "...")
+		a := Arg(r[0])
+		if r == "-" {
+			a = Plain
+		}
+		if rep {
+			if s.rep >= 0 {
+				return fmt.Errorf("operands %q: two repeating roles", s.Operands)
+			}
+			s.rep = i
+		}
+		s.roles = append(s.roles, a)
+	}
+	for _, sub := range s.Subs {
+		if sub.Source == "" {
+			sub.Source = s.Source
+		}
+		if err := sub.compile(); err != nil {
+			return fmt.Errorf("subcommand %s: %v", sub.Name, err)
+		}
+		if s.Inherit {
+			for k, o := range s.short {
+				if sub.short[k] == nil {
+					sub.short[k] = o
+				}
+			}
+			for k, o := range s.long {
+				if sub.long[k] == nil {
+					sub.long[k] = o
+					sub.longs = append(sub.longs, k)
+				}
+			}
+			sort.Strings(sub.longs)
+			sub.risky = sub.risky || s.risky
+		}
+		for _, n := range strings.Fields(sub.Name) {
+			s.subs[n] = sub
+		}
+	}
+	for n := range s.long {
+		s.longs = append(s.longs, n)
+	}
+	sort.Strings(s.longs)
+	return nil
+}
+
+// parse reads one spelling: "-o=W", "--color[=]", "-i[=]:I", "--verbose".
+// It fills o's value and effect and returns the bare spelling.
+func (o *Opt) parse(n string) (string, error) {
+	if i := strings.IndexByte(n, ':'); i >= 0 {
+		if i+1 >= len(n) {
+			return "", fmt.Errorf("empty effect")
+		}
+		o.Flag = Flag(n[i+1])
+		n = n[:i]
+	}
+	if i := strings.Index(n, "[="); i >= 0 {
+		o.Value, o.Optional = true, true
+		rest := strings.TrimSuffix(n[i+2:], "]")
+		n = n[:i]
+		if rest != "" {
+			o.Arg = Arg(rest[0])
+		}
+	} else if i := strings.IndexByte(n, '='); i >= 0 {
+		o.Value = true
+		rest := n[i+1:]
+		n = n[:i]
+		if rest != "" {
+			o.Arg = Arg(rest[0])
+			if o.Arg == Flags {
+				o.Sub = rest[1:]
+			}
+		}
+	}
+	if n == "" {
+		return "", fmt.Errorf("empty name")
+	}
+	return n, nil
+}
+
+func (s *Spec) add(n string, o *Opt) error {
+	switch {
+	case s.Style == "go":
+		s.long[strings.TrimLeft(n, "-")] = o
+	case strings.HasPrefix(n, "--"):
+		s.long[n[2:]] = o
+	case len(n) == 2 && n[0] == '-':
+		s.short[n[1]] = o
+	case n[0] == '-' || n[0] == '+':
+		// A single-dash word option (find -name): stored whole.
+		s.long[n] = o
+	default:
+		return fmt.Errorf("option %q must start with -", n)
+	}
+	if o.Arg != Plain || o.Flag != NoEffect {
+		s.risky = true
+	}
+	return nil
+}
+
+// Effect is something a call does that the policy must see: a path read,
+// written or removed, a program or shell line run, a folder worked in.
+type Effect struct {
+	Arg  Arg    // Read, Write, Delete, List, Dir, Exec, Shell, Extract...
+	Val  string // the path, program or line (may be a computed word)
+	Via  string // the option or variable that carries it ("--output", "GIT_EXTERNAL_DIFF")
+	Flag Flag   // for effects of flags without a value
+}
+
+// Result is what Parse found in one command's words.
+type Result struct {
+	Spec *Spec  // the deepest entry in effect (the subcommand's)
+	Sub  string // the subcommand path: "push", "mod tidy"
+	// Flags are the canonical spellings of the options used; Ops the
+	// operands, with the values of options removed.
+	Flags []string
+	Ops   []string
+	// Risk is why an allow rule cannot vouch for the call: an option or a
+	// variable the entry does not know, or one that runs another program.
+	// Empty when every word is known and harmless.
+	Risk    string
+	Effects []Effect
+}
+
+func (r *Result) risk(format string, a ...any) {
+	if r.Risk == "" {
+		r.Risk = fmt.Sprintf(format, a...)
+	}
+}
+
+// ReadEnv reads a variable assigned before the program runs, as the entry
+// (or, for a subcommand, its program's entry) lists it, and reports
+// whether the entry knows it.
+func (s *Spec) ReadEnv(r *Result, name, val string) bool {
+	o := s.env[name]
+	if o == nil {
+		return false
+	}
+	if o.Value {
+		s.apply(r, o, name, val, true)
+	}
+	return true
+}
+
+// IsDyn reports whether a word is computed at run time (the shell package
+// marks such words with a leading NUL byte).
+func IsDyn(w string) bool { return len(w) > 0 && w[0] == 0 }
+
+// Parse reads the words of a command (args[0] is the program) against the
+// program's entry s and appends what it finds to r. Words computed at run
+// time start with a NUL byte. When pattern is true, the words are a command
+// pattern's tokens: effects and risks are not recorded, and tokens holding
+// glob characters are operands.
+func (s *Spec) Parse(r *Result, args []string, pattern bool) {
+	r.Spec = s
+	prog := args[0]
+	cur := s
+	words := args[1:]
+	afterDD := false
+	nops := 0 // operands of the current entry
+	var flagsSeen []*Opt
+	opStart := len(r.Ops)
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		dyn := IsDyn(w)
+		if !afterDD && cur.RestAfter != "" && w == cur.RestAfter {
+			r.Ops = append(r.Ops, words[i+1:]...)
+			break
+		}
+		if w == "--" && !afterDD {
+			afterDD = true
+			continue
+		}
+		optLike := !afterDD && !dyn && len(w) > 1 && (w[0] == '-' || w[0] == '+' && cur.long[w] != nil)
+		if pattern && optLike && strings.ContainsAny(w, "*?[") {
+			optLike = false
+		}
+		if !optLike {
+			if dyn && !afterDD && cur.risky && !pattern {
+				r.risk("a word computed at run time (%s) could be an option of %s", w[1:], cur.Name)
+			}
+			if cur.subs != nil && len(cur.subs) > 0 && nops == 0 && !dyn {
+				if sub := cur.subs[w]; sub != nil {
+					if r.Sub != "" {
+						r.Sub += " "
+					}
+					r.Sub += w
+					r.Ops = append(r.Ops, w)
+					cur, r.Spec = sub, sub
+					opStart = len(r.Ops)
+					nops = 0
+					continue
+				}
+				if cur.SubsOnly && !pattern && !(w == "*" && pattern) {
+					r.risk("%s is not a %s subcommand warden knows", w, strings.TrimSpace(prog+" "+r.Sub))
+				}
+			} else if cur.SubsOnly && nops == 0 && dyn && !pattern {
+				r.risk("the %s subcommand is computed at run time", prog)
+			}
+			r.Ops = append(r.Ops, w)
+			nops++
+			if cur.Rest > 0 && nops >= cur.Rest {
+				r.Ops = append(r.Ops, words[i+1:]...)
+				break
+			}
+			if cur.Style == "posix" {
+				afterDD = true
+			}
+			continue
+		}
+		n := cur.option(r, prog, w, words, &i, pattern)
+		if n != nil {
+			flagsSeen = append(flagsSeen, n)
+		}
+	}
+	if pattern {
+		return
+	}
+	cur.roleOps(r, r.Ops[opStart:], flagsSeen)
+	if cur.Special != nil {
+		cur.Special(r, args)
+	}
+}
+
+// option reads one option word at words[*i], advancing *i past a separate
+// value. It returns the last option the word named (for operand roles).
+func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern bool) *Opt {
+	next := func() (string, bool) {
+		if *i+1 < len(words) {
+			*i++
+			return words[*i], true
+		}
+		return "", false
+	}
+	if s.Style == "go" || !strings.HasPrefix(w, "--") && len(w) > 2 && s.long[strings.SplitN(w, "=", 2)[0]] != nil {
+		// A word option: -name, -name=value (go), or find's -exec.
+		name, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		key := name
+		if s.Style != "go" {
+			name, val, hasVal = strings.Cut(w, "=")
+			key = name
+		}
+		o := s.long[key]
+		if o == nil && s.Style == "go" {
+			// -v=false and the like: a boolean with a value.
+			r.risk("%s is not an option of %s warden knows", w, s.Name)
+			r.Flags = append(r.Flags, "-"+name)
+			return nil
+		}
+		r.Flags = append(r.Flags, o.Canon)
+		if o.Arg == Command {
+			for *i+1 < len(words) && words[*i+1] != ";" && words[*i+1] != "+" {
+				*i++
+			}
+			*i++
+			return o
+		}
+		if o.Value && !hasVal && !o.Optional {
+			val, hasVal = next()
+		} else if !o.Value && hasVal && s.Style == "go" {
+			hasVal = false // -v=true on a boolean
+		}
+		if !pattern {
+			s.apply(r, o, w, val, hasVal)
+		}
+		return o
+	}
+	if strings.HasPrefix(w, "--") {
+		name, val, hasVal := strings.Cut(w[2:], "=")
+		o, canon := s.longOpt(name)
+		if o == nil {
+			if !pattern {
+				r.risk("%s is not an option of %s warden knows", w, strings.TrimSpace(prog+" "+subName(r)))
+			}
+			r.Flags = append(r.Flags, "--"+name)
+			return nil
+		}
+		if canon != "" {
+			r.Flags = append(r.Flags, canon)
+		} else {
+			r.Flags = append(r.Flags, o.Canon)
+		}
+		if canon != "" {
+			return nil // a negation: --no-verify
+		}
+		if o.Value && !hasVal && !o.Optional {
+			val, hasVal = next()
+		}
+		if !pattern {
+			s.apply(r, o, w, val, hasVal)
+		}
+		return o
+	}
+	// A cluster of short options: -rf, -oFILE, -n5.
+	if s.Digits && allDigits(w[1:]) {
+		r.Flags = append(r.Flags, "-NUM")
+		return nil
+	}
+	var last *Opt
+	for j := 1; j < len(w); j++ {
+		c := w[j]
+		o := s.short[c]
+		if o == nil {
+			if !pattern {
+				r.risk("-%c is not an option of %s warden knows", c, strings.TrimSpace(prog+" "+subName(r)))
+			}
+			r.Flags = append(r.Flags, shortName(c))
+			return last
+		}
+		r.Flags = append(r.Flags, o.Canon)
+		last = o
+		if o.Value {
+			val, hasVal := w[j+1:], j+1 < len(w)
+			if !hasVal && !o.Optional {
+				val, hasVal = next()
+			}
+			if !pattern {
+				s.apply(r, o, "-"+string(c), val, hasVal)
+			}
+			return o
+		}
+		if !pattern {
+			s.apply(r, o, "-"+string(c), "", false)
+		}
+	}
+	return last
+}
+
+func subName(r *Result) string { return r.Sub }
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+var shortNames [256]string
+
+func init() {
+	for c := 0; c < 256; c++ {
+		shortNames[c] = "-" + string(rune(c))
+	}
+}
+
+func shortName(c byte) string { return shortNames[c] }
+
+// longOpt finds a long option by name or by an abbreviation the program
+// accepts (a unique prefix), and the negation --no-NAME. For a negation it
+// returns the option and its canonical text.
+func (s *Spec) longOpt(name string) (*Opt, string) {
+	if o := s.long[name]; o != nil {
+		return o, ""
+	}
+	if s.Style != "go" {
+		// Unique prefix: getopt_long and git's parse-options accept it.
+		i := sort.SearchStrings(s.longs, name)
+		var found *Opt
+		n := 0
+		for ; i < len(s.longs) && strings.HasPrefix(s.longs[i], name); i++ {
+			if o := s.long[s.longs[i]]; o != found {
+				found = o
+				n++
+			}
+		}
+		if n == 1 {
+			return found, ""
+		}
+		if n > 1 {
+			return nil, ""
+		}
+	}
+	if !s.NoNeg {
+		if base, ok := strings.CutPrefix(name, "no-"); ok {
+			if o := s.long[base]; o != nil && o.Arg == Plain && o.Flag == NoEffect {
+				return o, "--no-" + base
+			}
+		}
+	}
+	return nil, ""
+}
+
+// apply records the effect of an option and its value.
+func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
+	if o.Flag != NoEffect {
+		switch o.Flag {
+		case RunsCode:
+			r.risk("option %s of %s runs another program", name, s.Name)
+		case Creates:
+			r.risk("option %s of %s writes a file the call does not name", name, s.Name)
+		}
+		r.Effects = append(r.Effects, Effect{Flag: o.Flag, Via: name})
+	}
+	if !o.Value || !hasVal && o.Optional {
+		return
+	}
+	if !hasVal {
+		return
+	}
+	switch o.Arg {
+	case Plain, Pattern:
+	case Exec, Shell, Unsafe:
+		r.risk("option %s of %s runs another program", name, s.Name)
+		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
+	case Flags:
+		sub := table[o.Sub]
+		if sub == nil {
+			r.risk("option %s of %s passes options warden cannot read", name, s.Name)
+			return
+		}
+		if IsDyn(val) {
+			r.risk("option %s of %s is computed at run time", name, s.Name)
+			return
+		}
+		var inner Result
+		sub.Parse(&inner, append([]string{sub.Name}, strings.Fields(val)...), false)
+		if inner.Risk != "" {
+			r.risk("option %s of %s: %s", name, s.Name, inner.Risk)
+		}
+		for _, e := range inner.Effects {
+			e.Via = name + " " + e.Via
+			r.Effects = append(r.Effects, e)
+		}
+	case Config:
+		gitConfig(r, name, val)
+	default:
+		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
+	}
+}
+
+// roleOps gives each operand its role and records paths as effects.
+func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
+	if len(s.roles) == 0 {
+		return
+	}
+	roles := s.roles
+	skipFirst := false
+	inPlace, target := false, false
+	for _, o := range seen {
+		if o == nil {
+			continue
+		}
+		switch {
+		case o.Arg == Pattern || o.Arg == PatFile:
+			skipFirst = true
+		case o.Arg == Target:
+			target = true
+		}
+		if o.Flag == InPlace {
+			inPlace = true
+		}
+	}
+	for _, e := range r.Effects {
+		if e.Flag == Removes {
+			inPlace = false
+			for _, op := range ops {
+				r.Effects = append(r.Effects, Effect{Arg: Delete, Val: op, Via: s.Name})
+			}
+			return
+		}
+	}
+	if skipFirst && len(roles) > 0 && roles[0] == Plain {
+		roles = roles[1:]
+	}
+	rep := s.rep
+	if skipFirst && rep > 0 {
+		rep--
+	}
+	if target {
+		// cp -t DIR SRC...: every operand is a source.
+		if len(roles) > 0 {
+			roles = roles[:1]
+			rep = 0
+		}
+	}
+	n := len(ops)
+	for k, op := range ops {
+		var role Arg
+		switch {
+		case rep < 0:
+			if k >= len(roles) {
+				continue
+			}
+			role = roles[k]
+		default:
+			after := len(roles) - 1 - rep // roles after the repeating one
+			switch {
+			case k < rep:
+				role = roles[k]
+			case k >= n-after && n-after > rep:
+				role = roles[len(roles)-(n-k)]
+			case n == 1 && len(roles) == 2 && rep == 0 && (roles[0] == Read || roles[0] == Delete) && roles[1] == Write:
+				// cp SRC with no destination is an error; ln TARGET links
+				// into the current folder: treat the lone operand as read.
+				role = roles[0]
+			default:
+				role = roles[rep]
+			}
+		}
+		via := s.Name
+		if inPlace && role == Read {
+			role, via = Write, s.Name+" -i"
+		}
+		if role == Plain {
+			continue
+		}
+		r.Effects = append(r.Effects, Effect{Arg: role, Val: op, Via: via})
+	}
+}
