@@ -706,7 +706,7 @@ func hasPathArgs(args map[string]any) bool {
 	for k := range args {
 		switch k {
 		case "path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path",
-			"paths", "input", "patch", "patchText", "patch_text", "diff":
+			"paths", "input", "patch", "patchText", "patch_text", "diff", "source", "destination":
 			return true
 		}
 	}

@@ -18,23 +18,23 @@ const maxBraceWords = 1024
 
 // expandBraces splits and expands the brace expressions of a word. Past
 // maxBraceWords the word is returned as one computed word.
-func expandBraces(w *syntax.Word) []*syntax.Word {
+func expandBraces(w *syntax.Word) ([]*syntax.Word, bool) {
 	cp := *w
 	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
 	if !syntax.SplitBraces(&cp) {
-		return []*syntax.Word{w}
+		return []*syntax.Word{w}, false
 	}
 	var out []*syntax.Word
 	for x, err := range expand.BracesSeq(nil, &cp) {
 		if err != nil || len(out) >= maxBraceWords {
-			return []*syntax.Word{tooMany(w)}
+			return []*syntax.Word{tooMany(w)}, true
 		}
 		out = append(out, x)
 	}
 	if len(out) == 0 {
-		return []*syntax.Word{w}
+		return []*syntax.Word{w}, false
 	}
-	return out
+	return out, false
 }
 
 // tooMany returns a word that stands for a brace expansion too large to

@@ -26,10 +26,13 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if spec := progs.Lookup(c.Prog); spec != nil {
 		var r progs.Result
 		spec.Parse(&r, c.Args, false)
+		c.Known, c.Flags, c.Ops, c.Sub = true, r.Flags, r.Ops, r.Sub
 		a.envRisk(&c, spec, &r)
-		c.Known, c.Flags, c.Ops, c.Risk, c.Sub = true, r.Flags, r.Ops, r.Risk, r.Sub
 		a.Commands = append(a.Commands, c)
 		a.effects(c.Prog, &r, depth, pipe, stage)
+		// Words handed to another program (python x.py ARGS, go run PKG
+		// ARGS) may name a private file as surely as cat's operands do.
+		a.privateReads(r.Passed)
 	} else {
 		c.Flags, c.Ops = genericWords(c.Prog, c.Args[1:])
 		a.envRisk(&c, nil, nil)
@@ -162,11 +165,13 @@ func (a *Analysis) bare(env []string, depth int, via string, pipe, stage int) {
 	for _, e := range env {
 		name, _, _ := strings.Cut(e, "=")
 		name = strings.TrimSuffix(strings.TrimPrefix(name, Dyn), "+")
-		if !dangerousName(name) && !strings.HasPrefix(name, "GIT_") {
-			continue
+		c := Command{Args: []string{e}, Prog: name + "=", Via: via, Pipe: pipe, Stage: stage, System: true}
+		if dangerousName(name) || strings.HasPrefix(name, "GIT_") {
+			c.Risk = "assigning " + name + " changes which program later commands run or what they load"
+		} else {
+			c.Free = true
 		}
-		a.Commands = append(a.Commands, Command{Args: []string{e}, Prog: name + "=", Via: via, Pipe: pipe, Stage: stage,
-			Risk: "assigning " + name + " changes which program later commands run or what they load", System: true})
+		a.Commands = append(a.Commands, c)
 	}
 }
 

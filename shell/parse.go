@@ -158,8 +158,11 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		}
 	}
 	args := make([]string, 0, len(call.Args))
+	overflow := false
 	for _, a := range call.Args {
-		for _, x := range braces(a) {
+		xs, over := braces(a)
+		overflow = overflow || over
+		for _, x := range xs {
 			t, dyn := word(x)
 			if dyn {
 				t = Dyn + printWord(x)
@@ -173,6 +176,9 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	}
 	n := len(w.a.Commands)
 	w.a.add(env, args, w.depth, w.where(), pipe, stage)
+	if overflow && len(w.a.Commands) > n {
+		w.a.Commands[n].Risk = "a brace expansion in it is too large to read"
+	}
 	// A shell reading its commands from a here-document or here-string.
 	if hdoc != "" && len(w.a.Commands) > n && shells[w.a.Commands[n].Prog] && !hasC(args) {
 		w.a.line(hdoc, w.depth+1, "heredoc")
@@ -240,13 +246,13 @@ func wordGlob(w *syntax.Word) bool {
 }
 
 // braces expands brace expressions ({a,b}, {1..3}) the way bash does.
-func braces(w *syntax.Word) []*syntax.Word {
+func braces(w *syntax.Word) ([]*syntax.Word, bool) {
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.ContainsRune(l.Value, '{') {
 			return expandBraces(w)
 		}
 	}
-	return []*syntax.Word{w}
+	return []*syntax.Word{w}, false
 }
 
 // word returns the value of a word with quoting removed, and whether any of

@@ -105,6 +105,9 @@ type Spec struct {
 	RestAfter string
 	// Digits: a cluster of digits is an option (head -5, git log -3).
 	Digits bool
+	// Words: the program takes no options; every word is an operand
+	// (test, [, true).
+	Words bool
 	// NoNeg: long options cannot be negated with --no- (only where the
 	// program says so; by default --no-NAME is NAME's negation).
 	NoNeg bool
@@ -322,6 +325,9 @@ type Result struct {
 	// Empty when every word is known and harmless.
 	Risk    string
 	Effects []Effect
+	// Passed are the words handed to another program (the arguments of
+	// the script python runs, of the package go run builds).
+	Passed []string
 }
 
 func (r *Result) risk(format string, a ...any) {
@@ -367,18 +373,19 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 		dyn := IsDyn(w)
 		if !afterDD && cur.RestAfter != "" && w == cur.RestAfter {
 			r.Ops = append(r.Ops, words[i+1:]...)
+			r.Passed = words[i+1:]
 			break
 		}
 		if w == "--" && !afterDD {
 			afterDD = true
 			continue
 		}
-		optLike := !afterDD && !dyn && len(w) > 1 && (w[0] == '-' || w[0] == '+' && cur.long[w] != nil)
+		optLike := !afterDD && !dyn && !cur.Words && len(w) > 1 && (w[0] == '-' || w[0] == '+' && cur.long[w] != nil)
 		if pattern && optLike && strings.ContainsAny(w, "*?[") {
 			optLike = false
 		}
 		if !optLike {
-			if dyn && !afterDD && cur.risky && !pattern {
+			if dyn && !afterDD && cur.risky && !cur.Words && !pattern {
 				r.risk("a word computed at run time (%s) could be an option of %s", w[1:], cur.Name)
 			}
 			if cur.subs != nil && len(cur.subs) > 0 && nops == 0 && !dyn {
@@ -403,6 +410,7 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 			nops++
 			if cur.Rest > 0 && nops >= cur.Rest {
 				r.Ops = append(r.Ops, words[i+1:]...)
+				r.Passed = words[i+1:]
 				break
 			}
 			if cur.Style == "posix" {
@@ -475,6 +483,9 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 				r.risk("%s is not an option of %s warden knows", w, strings.TrimSpace(prog+" "+subName(r)))
 			}
 			r.Flags = append(r.Flags, "--"+name)
+			// An abbreviation of several options may stand for any of
+			// them: deny and ask rules see each.
+			r.Flags = s.candidates(name, r.Flags)
 			return nil
 		}
 		if canon != "" {
@@ -585,6 +596,18 @@ func (s *Spec) longOpt(name string) (*Opt, string) {
 		}
 	}
 	return nil, ""
+}
+
+// candidates appends the canonical spellings of every long option name
+// abbreviates.
+func (s *Spec) candidates(name string, out []string) []string {
+	if s.Style == "go" || name == "" {
+		return out
+	}
+	for i := sort.SearchStrings(s.longs, name); i < len(s.longs) && strings.HasPrefix(s.longs[i], name); i++ {
+		out = append(out, s.long[s.longs[i]].Canon)
+	}
+	return out
 }
 
 // apply records the effect of an option and its value.

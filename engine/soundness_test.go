@@ -1,0 +1,340 @@
+package engine_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/warden-run/warden"
+)
+
+// allowListPolicy is an allow-list policy shaped like examples/coding: a
+// few everyday commands allowed, edits under src/, everything else asks.
+// The soundness tables below try to get a harmful call allowed under it.
+const allowListPolicy = `version: 1
+default: {safe: allow, destructive: ask}
+workspace: {root: ., outside: deny}
+protected: [".git/**", "**/.env"]
+private: ["**/.env", "~/.ssh/**", "~/.aws/**"]
+rules:
+  - id: no-rm-rf
+    effect: deny
+    tool: shell
+    command: "rm -rf *"
+    message: Recursive forced deletion is blocked.
+    suggestion: Delete specific files.
+  - id: no-force-push
+    effect: deny
+    tool: shell
+    command: "git push --force *"
+    message: No force push.
+    suggestion: Push normally.
+  - id: allow-everyday
+    effect: allow
+    tool: shell
+    command: ["git status *", "git diff *", "git log *", "ls *", "cat *", "grep *", "echo *", "go test *",
+              "npm test *", "chmod *", "sort *", "find *", "tar *", "curl *", "wget *", "cp *", "ln *", "head *"]
+  - id: edit-src
+    effect: allow
+    tool: [write, edit]
+    path: ["src/**"]
+`
+
+// soundCase is a call and what it must not be (or must be).
+type soundCase struct {
+	name string
+	call warden.ToolCall
+	// notAllow: the call must not be allowed. deny: it must be denied.
+	// allow: it must be allowed (a harmless call).
+	expect string
+}
+
+func sh(cmd string) warden.ToolCall { return bash(cmd) }
+
+func checkSound(t *testing.T, cases []soundCase) {
+	t.Helper()
+	e, dir := newEngine(t, allowListPolicy)
+	for _, d := range []string{"src", ".git/hooks", "pkg"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "src/a.go"), []byte("package a\n"), 0o644)
+	// A folder link that leads into .git (class 5).
+	os.Symlink("../.git/hooks", filepath.Join(dir, "src/hooks"))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := e.Decide(c.call)
+			ok := true
+			switch c.expect {
+			case "notAllow":
+				ok = d.Decision != warden.Allow
+			case "deny":
+				ok = d.Decision == warden.Deny
+			case "allow":
+				ok = d.Decision == warden.Allow
+			}
+			if !ok {
+				t.Errorf("%v: got %s %s (%s); want %s\n%s", c.call.Args, d.Decision, d.Code, d.Reason, c.expect, explain(e, c.call))
+			}
+		})
+	}
+}
+
+// Class 1: a value-taking option read as the subcommand.
+func TestSoundValueOptions(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"git --shallow-file", sh("git --shallow-file status push --force origin main"), "deny"},
+		{"git -C value then push", sh("git -C status push --force origin main"), "deny"},
+		{"git --git-dir", sh("git --git-dir status push origin main"), "notAllow"},
+		{"git --namespace", sh("git --namespace status push origin main"), "notAllow"},
+		{"git -c value is not the subcommand", sh("git -c status push origin main"), "notAllow"},
+		{"npm --cache", sh("npm --cache test exec -c 'rm -rf src'"), "deny"},
+		{"npm --prefix", sh("npm --prefix test exec evil"), "notAllow"},
+		{"go -C", sh("go -C test run ./x"), "notAllow"},
+		{"go -C test test", sh("go -C test test ./..."), "allow"},
+		{"git unknown long option", sh("git --frobnicate status"), "notAllow"},
+		{"git status unknown option", sh("git status --frobnicate"), "notAllow"},
+	})
+}
+
+// Class 2: options and variables that make an allowed program run another.
+func TestSoundRunsAnotherProgram(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"core.fsmonitor", sh("git -c core.fsmonitor='touch /tmp/pwned' status"), "notAllow"},
+		{"core.fsmonitor attached", sh("git -ccore.fsmonitor=evil status"), "notAllow"},
+		{"fsmonitor running rm", sh("git -c core.fsmonitor='rm -rf src' status"), "deny"},
+		{"diff.external", sh("git -c diff.external=/tmp/x diff"), "notAllow"},
+		{"core.pager", sh("git -c core.pager='sh -c evil' log"), "notAllow"},
+		{"alias", sh("git -c alias.st='!evil' st"), "notAllow"},
+		{"config-env", sh("git --config-env=core.pager=X log"), "notAllow"},
+		{"GIT_EXTERNAL_DIFF", sh("GIT_EXTERNAL_DIFF=/tmp/x git diff"), "notAllow"},
+		{"GIT_CONFIG_COUNT", sh("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=evil git status"), "notAllow"},
+		{"GIT_PAGER", sh("GIT_PAGER='sh -c evil' git log"), "notAllow"},
+		{"GIT_DIR elsewhere", sh("GIT_DIR=src/evil git status"), "notAllow"},
+		{"HOME with a gitconfig", sh("HOME=src git status"), "notAllow"},
+		{"go test -exec", sh("go test -exec /tmp/x ./..."), "notAllow"},
+		{"go test -exec=", sh("go test -exec=/tmp/x ./..."), "notAllow"},
+		{"go test --exec", sh("go test --exec /tmp/x ./..."), "notAllow"},
+		{"go test -toolexec", sh("go test -toolexec '/tmp/x' ./..."), "notAllow"},
+		{"GOFLAGS toolexec", sh("GOFLAGS=-toolexec=/tmp/x go test ./..."), "notAllow"},
+		{"GOFLAGS harmless", sh("GOFLAGS=-mod=mod go test ./..."), "allow"},
+		{"CC", sh("CC=/tmp/x go test ./..."), "notAllow"},
+		{"GOTOOLCHAIN", sh("GOTOOLCHAIN=path go test ./..."), "notAllow"},
+		{"go test -vet off", sh("go test -vet=off ./..."), "allow"},
+		{"npm script-shell", sh("npm test --script-shell=/tmp/x"), "notAllow"},
+		{"npm node-options", sh("npm test --node-options=--require=./x.js"), "notAllow"},
+		{"npm node-options harmless", sh("npm test --node-options=--max-old-space-size=4096"), "allow"},
+		{"npm unknown config", sh("npm test --frobnicate=1"), "notAllow"},
+		{"NODE_OPTIONS", sh("NODE_OPTIONS=--require=./x.js npm test"), "notAllow"},
+		{"LD_PRELOAD", sh("LD_PRELOAD=/tmp/x.so cat src/a.go"), "notAllow"},
+		{"PATH", sh("PATH=src ls"), "notAllow"},
+		{"PATH then command", sh("PATH=src:$PATH; ls"), "notAllow"},
+		{"export PATH", sh("export PATH=src; ls"), "notAllow"},
+		{"env PATH", sh("env PATH=src ls"), "notAllow"},
+		{"BASH_ENV", sh("BASH_ENV=x ls"), "notAllow"},
+		{"unknown variable for a known program", sh("FROB=1 git status"), "notAllow"},
+		{"harmless variable", sh("LANG=C git status"), "allow"},
+		{"sort compress program", sh("sort --compress-program=/tmp/x src/a.go"), "notAllow"},
+		{"tar use-compress-program", sh("tar -I /tmp/x -cf build.tar src"), "notAllow"},
+		{"tar to-command", sh("tar -xf a.tar --to-command='sh -c evil'"), "notAllow"},
+		{"find -exec runs its own part", sh("find . -exec rm -rf {} \\;"), "deny"},
+		{"sed e command", sh("sed -n 'e touch /tmp/x' src/a.go"), "notAllow"},
+		{"computed option", sh("git diff $OPT"), "notAllow"},
+	})
+}
+
+// Class 3: programs identified by their path, not by base name alone.
+func TestSoundProgramIdentity(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"./src/ls", sh("./src/ls"), "notAllow"},
+		{"/opt/evil/cat", sh("/opt/evil/cat x"), "notAllow"},
+		{"src/ls", sh("src/ls -la"), "notAllow"},
+		{"/bin/ls", sh("/bin/ls -la"), "allow"},
+		{"/usr/bin/cat", sh("/usr/bin/cat src/a.go"), "allow"},
+		{"./src/rm still meets the deny", sh("./src/rm -rf x"), "deny"},
+	})
+}
+
+// Class 4: allowed programs that write through their own options.
+func TestSoundWritesThroughOptions(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"git diff --output", sh("git diff --output=.git/hooks/pre-commit"), "deny"},
+		{"git diff --output separate", sh("git diff --output .git/hooks/pre-commit"), "deny"},
+		{"git diff --outp abbreviated", sh("git diff --outp=.git/hooks/pre-commit"), "notAllow"},
+		{"git log --output", sh("git log --output=.env"), "deny"},
+		{"go test -c -o", sh("go test -c -o .git/hooks/post-checkout ./..."), "deny"},
+		{"go test -c", sh("go test -c ./..."), "notAllow"},
+		{"go test -coverprofile", sh("go test -coverprofile=.env ./..."), "deny"},
+		{"go test -cpuprofile", sh("go test -cpuprofile .git/x ./..."), "deny"},
+		{"GIT_TRACE", sh("GIT_TRACE=.env git status"), "deny"},
+		{"GIT_TRACE abs", sh("GIT_TRACE=/tmp/x git status"), "notAllow"},
+		{"sort -o", sh("sort -o .env src/a.go"), "deny"},
+		{"sort --output", sh("sort --output=.git/config src/a.go"), "deny"},
+		{"find -fprint", sh("find . -fprint .env"), "deny"},
+		{"find -fprintf", sh("find . -fprintf .git/x %p"), "deny"},
+		{"tar -x", sh("tar -xf a.tar"), "notAllow"},
+		{"tar x old style", sh("tar xf a.tar"), "notAllow"},
+		{"tar -C .git", sh("tar -C .git -xf a.tar"), "notAllow"},
+		{"tar -c writes the archive", sh("tar -cf .git/x.tar src"), "deny"},
+		{"curl -o", sh("curl -o .env https://x"), "deny"},
+		{"curl --output", sh("curl --output=.git/config https://x"), "deny"},
+		{"curl -O", sh("curl -O https://x/.env"), "deny"},
+		{"curl -K", sh("curl -K cfg https://x"), "notAllow"},
+		{"wget -O", sh("wget -O .env https://x"), "deny"},
+		{"wget names the file", sh("wget https://x/.env"), "deny"},
+		{"wget -P", sh("wget -P .git https://x/config"), "notAllow"},
+		{"wget -o log", sh("wget -o .env https://x/a"), "deny"},
+		{"cp -t", sh("cp -t .git/hooks src/a.go"), "deny"},
+		{"cp --target-directory", sh("cp --target-directory=.git/hooks src/a.go"), "deny"},
+		{"cp into folder", sh("cp src/a.go .git/hooks"), "deny"},
+		{"ln -s", sh("ln -s src/a.go .git/hooks/pre-commit"), "deny"},
+		{"ln -s link to protected", sh("ln -s .git g"), "deny"},
+		{"ln -sf .env", sh("ln -sf /tmp/x .env"), "deny"},
+		{"head --output? no such option", sh("head --frob .env"), "notAllow"},
+	})
+}
+
+// Class 5: words and paths resolved as bash and the kernel resolve them.
+func TestSoundExpansion(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"ANSI-C dot-dot", sh(`echo x > src/$'\x2e\x2e'/.git/config`), "deny"},
+		{"ANSI-C octal", sh(`echo x > $'\056git'/config`), "deny"},
+		{"ANSI-C unicode", sh(`echo x > $'\u002egit'/config`), "deny"},
+		{"tilde plus", sh("echo x > ~+/.git/config"), "notAllow"},
+		{"tilde minus", sh("echo x > ~-/.git/config"), "notAllow"},
+		{"tilde root", sh("echo x > ~root/.bashrc"), "notAllow"},
+		{"dev fd prefix", sh("echo x > /dev/fd/../../" + "tmp/x"), "notAllow"},
+		{"dev fd exact is fine", sh("echo x > /dev/fd/2"), "allow"},
+		{"dev null", sh("echo x > /dev/null"), "allow"},
+		{"symlink before dot-dot", sh("echo x > src/hooks/../config"), "deny"},
+		{"symlink folder", sh("echo x > src/hooks/pre-commit"), "deny"},
+		{"glob in redirect", sh("echo x > .gi?/config"), "notAllow"},
+		{"glob class in redirect", sh("echo x > .gi[t]/config"), "notAllow"},
+		{"brace in redirect target", sh("echo x > {.git,src}/config"), "notAllow"},
+		{"brace bomb", sh("echo {1..1000}{1..1000}{1..100}"), "notAllow"},
+		{"quoted star is literal", sh("echo x > 'src/*.txt'"), "allow"},
+	})
+}
+
+// Class 6: chmod's operands.
+func TestSoundChmod(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"--reference", sh("chmod --reference=src/a.go .git/hooks/pre-commit"), "deny"},
+		{"-w mode", sh("chmod -w .env"), "deny"},
+		{"-R -w", sh("chmod -R -w .git"), "deny"},
+		{"+x", sh("chmod +x .git/hooks/pre-commit"), "deny"},
+		{"src file", sh("chmod 644 src/a.go"), "allow"},
+		{"-x on src", sh("chmod -x src/a.go"), "allow"},
+	})
+}
+
+// Class 7: patches read as the hosts read them.
+func TestSoundPatches(t *testing.T) {
+	t.Parallel()
+	patch := func(body string) warden.ToolCall {
+		return warden.ToolCall{Tool: "apply_patch", Args: map[string]any{"input": body}}
+	}
+	checkSound(t, []soundCase{
+		{"spaces", patch("*** Begin Patch\n  *** Add File: .env\n+X=1\n*** End Patch"), "deny"},
+		{"tab", patch("*** Begin Patch\n\t*** Add File: .env\n+X=1\n*** End Patch"), "deny"},
+		{"no-break space", patch("*** Begin Patch\n\u00a0*** Add File: .env\n+X=1\n*** End Patch"), "deny"},
+		{"delete", patch("*** Begin Patch\n*** Delete File: .git/config\n*** End Patch"), "deny"},
+		{"sql comment is content", patch("*** Begin Patch\n*** Add File: src/q.sql\n+--- a comment\n+select 1;\n*** End Patch"), "allow"},
+		{"lua comment in a diff hunk", patch("--- a/src/x.lua\n+++ b/src/x.lua\n@@ -1,2 +1,2 @@\n--- old comment\n+--- new comment\n print(1)\n"), "allow"},
+		{"diff to .env", patch("--- a/src/x\n+++ b/.env\n@@ -1 +1 @@\n-a\n+b\n"), "deny"},
+		{"git rename to", patch("diff --git a/src/x b/.git/config\nrename from src/x\nrename to .git/config\n"), "deny"},
+	})
+}
+
+// Class 8: every path-bearing argument of the tools.
+func TestSoundToolArguments(t *testing.T) {
+	t.Parallel()
+	home, _ := os.UserHomeDir()
+	checkSound(t, []soundCase{
+		{"opencode workdir", warden.ToolCall{Tool: "bash", Args: map[string]any{"command": "echo x > config", "workdir": ".git"}}, "deny"},
+		{"codex workdir", warden.ToolCall{Tool: "exec_command", Args: map[string]any{"cmd": "echo x > hooks/pre-commit", "workdir": ".git"}}, "deny"},
+		{"gemini directory", warden.ToolCall{Tool: "run_shell_command", Args: map[string]any{"command": "echo x > config", "directory": ".git"}}, "deny"},
+		{"move_file onto the policy", warden.ToolCall{Tool: "move_file", Args: map[string]any{"source": "src/a.go", "destination": "warden.yaml"}}, "deny"},
+		{"move_file away the policy", warden.ToolCall{Tool: "move_file", Args: map[string]any{"source": "warden.yaml", "destination": "src/x"}}, "deny"},
+		{"move_file out", warden.ToolCall{Tool: "move_file", Args: map[string]any{"source": "src/a.go", "destination": "/etc/x"}}, "deny"},
+		{"cat ssh key", sh("cat ~/.ssh/id_rsa"), "deny"},
+		{"cat ssh key absolute", sh("cat " + home + "/.ssh/id_rsa"), "deny"},
+		{"grep in aws credentials", sh("grep key ~/.aws/credentials"), "deny"},
+		{"cat .env", sh("cat .env"), "deny"},
+		{"cat .env in src", sh("cat src/.env"), "deny"},
+		{"head .env", sh("head -5 .env"), "deny"},
+		{"input redirect .env", sh("sort < .env"), "deny"},
+		{"unknown program reading a key", sh("python3 x.py ~/.ssh/id_rsa"), "deny"},
+		{"cp a secret out", sh("cp .env src/x"), "deny"},
+		{"read tool .env", warden.ToolCall{Tool: "Read", Args: map[string]any{"file_path": ".env"}}, "deny"},
+		{"read tool ssh", warden.ToolCall{Tool: "Read", Args: map[string]any{"file_path": "~/.ssh/id_rsa"}}, "deny"},
+		{"cat outside the workspace", sh("cat /etc/shadow"), "deny"},
+		{"Read outside", warden.ToolCall{Tool: "Read", Args: map[string]any{"file_path": "/etc/shadow"}}, "deny"},
+		{"cat src", sh("cat src/a.go"), "allow"},
+		{"echo a path is not a read", sh("echo ~/.ssh/id_rsa"), "allow"},
+		{"computed read with private paths", sh("cat $F"), "notAllow"},
+	})
+}
+
+// Class 9: deny rules evaded by spelling.
+func TestSoundDenySpellings(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"git push --forc", sh("git push --forc origin main"), "deny"},
+		{"git push --fo", sh("git push --fo"), "deny"},
+		{"rm --rec --for", sh("rm --rec --for src"), "deny"},
+		{"rm --recur --forc", sh("rm --recur --forc src"), "deny"},
+		{"ANSI-C program", sh(`$'\x72m' -rf src`), "deny"},
+		{"ANSI-C octal program", sh(`$'\162\155' -rf src`), "deny"},
+		{"busybox", sh("busybox rm -rf src"), "deny"},
+		{"toybox", sh("toybox rm -rf src"), "deny"},
+		{"echo piped to bash", sh("echo 'rm -rf src' | bash"), "deny"},
+		{"printf piped to sh", sh(`printf 'rm -rf src\n' | sh`), "deny"},
+		{"unknown text piped to a shell", sh("cat script | bash"), "notAllow"},
+		{"command builtin", sh("command rm -rf src"), "deny"},
+		{"exec", sh("exec rm -rf src"), "deny"},
+		{"brace", sh("rm -{r,f} src"), "deny"},
+	})
+}
+
+// Class 10: harmless shell that needs no extra rule.
+func TestSoundHarmless(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"cd then test", sh("cd src && go test ./..."), "allow"},
+		{"test bracket", sh("[ -f src/a.go ] && cat src/a.go"), "allow"},
+		{"test", sh("test -f x"), "allow"},
+		{"or true", sh("cat src/a.go || true"), "allow"},
+		{"set -e", sh("set -e; go test ./..."), "allow"},
+		{"exit", sh("echo ok; exit 0"), "allow"},
+		{"while read", sh(`while read -r l; do echo "$l"; done < src/a.go`), "allow"},
+		{"bare assignment", sh("FOO=bar"), "allow"},
+		{"assignment then use", sh(`FOO=bar; echo "$FOO"`), "allow"},
+		{"git status", sh("git status"), "allow"},
+		{"git log -5 --oneline", sh("git log -5 --oneline"), "allow"},
+		{"git diff --stat HEAD~1", sh("git diff --stat HEAD~1"), "allow"},
+		{"git -C . status", sh("git -C . status --short"), "allow"},
+		{"git --no-pager log", sh("git --no-pager log -n 3"), "allow"},
+		{"ls -la", sh("ls -la src"), "allow"},
+		{"grep -rn", sh("grep -rn --include='*.go' func src"), "allow"},
+		{"grep -e", sh("grep -e foo -e bar src/a.go"), "allow"},
+		{"go test -run -v", sh("go test -run TestX -v -count=1 ./..."), "allow"},
+		{"go test -race", sh("go test -race -timeout 60s ./..."), "allow"},
+		{"npm test -- args", sh("npm test -- --watch=false"), "allow"},
+		{"npm test --silent", sh("npm test --silent"), "allow"},
+		{"head -n", sh("head -n 20 src/a.go"), "allow"},
+		{"find -name", sh("find src -name '*.go' -type f"), "allow"},
+		{"echo -n", sh("echo -n hi"), "allow"},
+		{"tar -tf", sh("tar -tf src/a.go"), "allow"},
+		{"sort -u", sh("sort -u src/a.go"), "allow"},
+		{"pipe", sh("git log --oneline | head -5"), "allow"},
+		{"cat heredoc", sh("cat <<'EOF'\nhi\nEOF"), "allow"},
+	})
+}
