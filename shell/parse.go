@@ -335,8 +335,6 @@ func unescape(s string, dq bool) string {
 	return b.String()
 }
 
-
-
 func printWord(w *syntax.Word) string {
 	var b strings.Builder
 	printerMu.Lock()
