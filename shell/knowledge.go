@@ -23,39 +23,115 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	c.Prog = base(prog)
 	c.System = systemProg(prog)
+	info := progKinds[c.Prog]
 	if spec := progs.Lookup(c.Prog); spec != nil {
-		var r progs.Result
-		spec.Parse(&r, c.Args, false)
-		c.Known, c.Flags, c.Ops, c.Sub = true, r.Flags, r.Ops, r.Sub
-		a.envRisk(&c, spec, &r)
+		// The flags and operands live in the analysis's buffers: no
+		// allocation once they have grown.
+		r := a.result()
+		defer a.release()
+		r.Flags, r.Ops = a.flagBuf[len(a.flagBuf):], a.opBuf[len(a.opBuf):]
+		spec.Parse(r, c.Args, false)
+		a.flagBuf = grow(a.flagBuf, r.Flags)
+		a.opBuf = grow(a.opBuf, r.Ops)
+		c.Known, c.Flags, c.Ops, c.Sub = true, r.Flags[:len(r.Flags):len(r.Flags)], r.Ops[:len(r.Ops):len(r.Ops)], r.Sub
 		a.Commands = append(a.Commands, c)
-		a.effects(c.Prog, &r, depth, pipe, stage)
+		if len(c.Env) > 0 || r.Risk != "" {
+			a.envRisk(&a.Commands[len(a.Commands)-1], spec, r)
+		}
+		if len(r.Effects) > 0 {
+			a.effects(c.Prog, r, info&kWrap != 0, depth, pipe, stage)
+		}
 		// Words handed to another program (python x.py ARGS, go run PKG
 		// ARGS) may name a private file as surely as cat's operands do.
 		a.privateReads(r.Passed)
 	} else {
 		c.Flags, c.Ops = genericWords(c.Prog, c.Args[1:])
-		a.envRisk(&c, nil, nil)
 		a.Commands = append(a.Commands, c)
+		if len(c.Env) > 0 {
+			a.envRisk(&a.Commands[len(a.Commands)-1], nil, nil)
+		}
 		if !free[c.Prog] {
 			a.privateReads(c.Args[1:])
 		}
 	}
+	if info == 0 {
+		return
+	}
 	n := len(a.Commands) - 1
-	if free[c.Prog] && c.Risk == "" {
+	if info&kFree != 0 && a.Commands[n].Risk == "" {
 		a.Commands[n].Free = true
 	}
-	switch c.Prog {
-	case "cd", "pushd":
-		if len(c.Ops) > 0 {
-			a.Dirs = append(a.Dirs, c.Ops[len(c.Ops)-1])
-		}
+	if info&kCd != 0 && len(c.Ops) > 0 {
+		a.Dirs = append(a.Dirs, c.Ops[len(c.Ops)-1])
 	}
-	if shells[c.Prog] && pipe >= 0 && stage > 0 && !hasC(c.Args) {
+	if info&kShell != 0 && pipe >= 0 && stage > 0 && !hasC(c.Args) {
 		a.pipedShell(n, depth, pipe, stage)
 	}
-	a.unwrap(c.Prog, c.Args, env, depth, pipe, stage)
+	if info&(kShell|kWrap|kSpecial) != 0 {
+		a.unwrap(c.Prog, c.Args, env, depth, pipe, stage)
+	}
 }
+
+// result returns a cleared Result for one command; commands reached while
+// it is in use (a shell line an option runs) get their own. release gives
+// it back.
+func (a *Analysis) result() *progs.Result {
+	if a.nres == len(a.results) {
+		a.results = append(a.results, new(progs.Result))
+	}
+	r := a.results[a.nres]
+	a.nres++
+	effects := r.Effects[:0]
+	*r = progs.Result{Effects: effects}
+	return r
+}
+
+func (a *Analysis) release() { a.nres-- }
+
+// grow extends buf by the words appended after its end (in place when they
+// fit, as append left them).
+func grow(buf, added []string) []string {
+	if len(added) == 0 {
+		return buf
+	}
+	if cap(buf)-len(buf) >= len(added) && &buf[:len(buf)+1][len(buf)] == &added[0] {
+		return buf[:len(buf)+len(added)]
+	}
+	// append moved them to a new array the command keeps; the next
+	// command starts a larger buffer.
+	return make([]string, 0, 2*cap(buf)+16)
+}
+
+// What warden must do for a program besides matching it: one map lookup
+// per command.
+const (
+	kFree    = 1 << iota // a builtin without side effects
+	kShell               // a shell: -c strings and piped input
+	kWrap                // runs the command in its operands
+	kSpecial             // eval, find -exec, su -c
+	kCd                  // changes the working folder
+)
+
+var progKinds = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for n := range free {
+		m[n] |= kFree
+	}
+	for n, ok := range shells {
+		if ok {
+			m[n] |= kShell
+		}
+	}
+	for n := range wrappers {
+		m[n] |= kWrap
+	}
+	for _, n := range []string{"eval", "find", "su"} {
+		m[n] |= kSpecial
+	}
+	m["cd"] |= kCd
+	m["pushd"] |= kCd
+	return m
+}()
 
 // free lists the builtins that change nothing outside the shell: they need
 // no allow rule (a deny or ask rule still meets them).
@@ -177,9 +253,8 @@ func (a *Analysis) bare(env []string, depth int, via string, pipe, stage int) {
 
 // effects turns what the program's table found into parts: programs and
 // shell lines it runs, paths it writes, removes and reads.
-func (a *Analysis) effects(prog string, r *progs.Result, depth int, pipe, stage int) {
-	_, wrapper := wrappers[prog]
-	wrapper = wrapper || shells[prog] || prog == "find" || prog == "busybox" || prog == "toybox"
+func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int, pipe, stage int) {
+	wrapper = wrapper || shells[prog] || prog == "find"
 	var sources []string
 	for _, e := range r.Effects {
 		switch e.Arg {

@@ -16,6 +16,8 @@ import (
 	"errors"
 	"strings"
 	"sync"
+
+	"github.com/warden-run/warden/shell/progs"
 )
 
 // Dyn marks a word whose value is computed at run time ($x, $(...), ${...}).
@@ -101,8 +103,12 @@ type Analysis struct {
 	// line can never be allowed by a rule.
 	Err error
 
-	pipes  int
-	buf    []string // backing store for Args
+	pipes   int
+	buf     []string // backing store for Args
+	flagBuf []string // backing store for Flags and Ops
+	opBuf   []string
+	results []*progs.Result // per nesting level of add
+	nres    int
 	noFast bool     // tests: always use the full parser
 }
 
@@ -138,8 +144,13 @@ func (a *Analysis) Reset() {
 	a.Dirs = a.Dirs[:0]
 	clear(a.buf)
 	a.buf = a.buf[:0]
+	clear(a.flagBuf)
+	a.flagBuf = a.flagBuf[:0]
+	clear(a.opBuf)
+	a.opBuf = a.opBuf[:0]
 	a.Err = nil
 	a.pipes = 0
+	a.nres = 0
 }
 
 // Analyze analyses a command line into a new Analysis.
