@@ -109,7 +109,7 @@ type Analysis struct {
 	opBuf   []string
 	results []*progs.Result // per nesting level of add
 	nres    int
-	noFast bool     // tests: always use the full parser
+	noFast  bool // tests: always use the full parser
 }
 
 func (a *Analysis) argsBuf() []string { return a.buf }
