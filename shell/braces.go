@@ -22,6 +22,11 @@ func expandBraces(w *syntax.Word) ([]*syntax.Word, bool) {
 	cp := *w
 	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
 	if !syntax.SplitBraces(&cp) {
+		if maybeBraces(w) {
+			// Text bash may still expand ({{0}},} is {0}}): read it as
+			// computed rather than guess.
+			return []*syntax.Word{tooMany(w)}, false
+		}
 		return []*syntax.Word{w}, false
 	}
 	var out []*syntax.Word
@@ -29,12 +34,60 @@ func expandBraces(w *syntax.Word) ([]*syntax.Word, bool) {
 		if err != nil || len(out) >= maxBraceWords {
 			return []*syntax.Word{tooMany(w)}, true
 		}
+		if maybeBraces(x) || seqBackslash(w, x) {
+			return []*syntax.Word{tooMany(w)}, false
+		}
 		out = append(out, x)
 	}
 	if len(out) == 0 {
 		return []*syntax.Word{w}, false
 	}
 	return out, false
+}
+
+// maybeBraces reports whether the unquoted text of a word has a "{"
+// followed later by "," or ".." and a "}": a brace expression bash may
+// expand.
+func maybeBraces(w *syntax.Word) bool {
+	var b strings.Builder
+	check := func() bool {
+		t := b.String()
+		b.Reset()
+		i := strings.IndexByte(t, '{')
+		if i < 0 {
+			return false
+		}
+		rest := t[i:]
+		return strings.IndexByte(rest, '}') > 0 && (strings.IndexByte(rest, ',') > 0 || strings.Contains(rest, ".."))
+	}
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			b.WriteString(l.Value)
+			continue
+		}
+		if check() {
+			return true
+		}
+	}
+	return check()
+}
+
+// seqBackslash reports whether a character range ({Z..a}) produced a
+// backslash, which bash then removes as a quote: such words are computed.
+func seqBackslash(orig, x *syntax.Word) bool {
+	n := 0
+	for _, p := range orig.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			n += strings.Count(l.Value, "\\")
+		}
+	}
+	m := 0
+	for _, p := range x.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			m += strings.Count(l.Value, "\\")
+		}
+	}
+	return m > n
 }
 
 // tooMany returns a word that stands for a brace expansion too large to
@@ -107,6 +160,25 @@ func ansiC(s string) string {
 			b.WriteByte(byte(n))
 			i = j - 1
 		case 'x', 'u', 'U':
+			if e == 'x' && i+1 < len(s) && s[i+1] == '{' {
+				// \x{HHH}: any number of hex digits, the low byte kept.
+				j := i + 2
+				n := 0
+				for j < len(s) && isHex(s[j]) {
+					v, _ := strconv.ParseUint(s[j:j+1], 16, 8)
+					n = (n*16 + int(v)) & 0xff
+					j++
+				}
+				if j < len(s) && s[j] == '}' {
+					j++
+				}
+				if n == 0 {
+					return b.String()
+				}
+				b.WriteByte(byte(n))
+				i = j - 1
+				continue
+			}
 			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
 			j := i + 1
 			for j < len(s) && j < i+1+max && isHex(s[j]) {
@@ -135,6 +207,9 @@ func ansiC(s string) string {
 					i++
 				}
 				v := ch & 0x1f
+				if ch == '?' {
+					v = 0x7f
+				}
 				if v == 0 {
 					return b.String()
 				}

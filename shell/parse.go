@@ -167,6 +167,9 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			if dyn {
 				t = Dyn + printWord(x)
 			}
+			if t == "" && len(xs) > 1 && !quoted(x) {
+				continue // bash removes the empty words a brace expansion makes
+			}
 			args = append(args, t)
 		}
 	}
@@ -235,6 +238,17 @@ func assignText(as *syntax.Assign) string {
 	return as.Name.Value + "=" + t
 }
 
+// quoted reports whether a word has a quoted part.
+func quoted(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+	}
+	return false
+}
+
 // wordGlob reports whether a word holds an unquoted glob character.
 func wordGlob(w *syntax.Word) bool {
 	for _, p := range w.Parts {
@@ -260,6 +274,41 @@ func braces(w *syntax.Word) ([]*syntax.Word, bool) {
 // it: ~ and ~/ stay for the caller (the home folder), ~user is that user's
 // home, and ~+ and ~- (the current and previous folder) are computed.
 func word(w *syntax.Word) (string, bool) {
+	t, dyn := wordText(w)
+	// Bash uses the bytes 0x01 and 0x7f internally (CTLESC, CTLNUL) and
+	// treats them specially in words: such a word is not read as text.
+	if !dyn && (ctlByte(t) || ctlSource(w)) {
+		return t, true
+	}
+	return t, dyn
+}
+
+// ctlSource reports whether the source text of a word holds 0x01 or 0x7f.
+func ctlSource(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if ctlByte(p.Value) {
+				return true
+			}
+		case *syntax.SglQuoted:
+			if ctlByte(p.Value) {
+				return true
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok && ctlByte(l.Value) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func ctlByte(s string) bool { return strings.IndexByte(s, 0x01) >= 0 || strings.IndexByte(s, 0x7f) >= 0 }
+
+func wordText(w *syntax.Word) (string, bool) {
 	if len(w.Parts) == 1 {
 		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 && (l.Value == "" || l.Value[0] != '~') {
 			return l.Value, false
