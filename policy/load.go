@@ -730,6 +730,23 @@ func (d *decoder) lintRule(r *Rule, n *yaml.Node, path string) {
 	if r.Effect == "deny" && strings.TrimSpace(r.Suggestion) == "" {
 		d.err(n, path, "a deny rule needs a suggestion saying what to do instead")
 	}
+	if r.Effect == "allow" || r.Effect == "warn" {
+		// An allow is only as wide as warden's knowledge of the program.
+		seen := map[string]bool{}
+		for _, c := range r.Command {
+			p, err := shell.CompilePattern(c)
+			if err != nil || !p.Open() {
+				continue // an exact command allows exactly its options
+			}
+			for _, prog := range p.Progs() {
+				if seen[prog] || prog == "*" || strings.ContainsAny(prog, "*?[") || shell.Known(prog) {
+					continue
+				}
+				seen[prog] = true
+				d.warn(n, path, "warden has no table of %s's options, so this allow trusts every option of %s as written (one that runs another program or writes a file would be allowed too); allow exact commands (without a trailing *), or leave %s to the default", prog, prog, prog)
+			}
+		}
+	}
 	if r.Effect == "deny" {
 		broad := len(r.Command) == 0 && len(r.Path) == 0 && len(r.Args) == 0 && r.Intent == "" && len(r.Roles) == 0
 		if broad && (len(r.Tool) == 0 || len(r.Tool) == 1 && r.Tool[0] == "*") {

@@ -247,3 +247,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// An allow rule that ends in * for a program warden has no table for
+// trusts every option: lint says so, with the rule's position. Exact
+// commands and known programs are not reported; private paths load.
+func TestLintUnknownProgramAllow(t *testing.T) {
+	t.Parallel()
+	p, fs := parse(t, `version: 1
+private: ["~/.ssh/**", "**/.env"]
+rules:
+  - id: a
+    effect: allow
+    tool: shell
+    command: ["frobctl *", "frobctl status", "git status *", "cd *", "mytool --list"]
+`)
+	if len(p.Private) != 2 {
+		t.Errorf("private = %q", p.Private)
+	}
+	f, ok := finding(fs, "warning", "no table of frobctl's options", "rules[0] (a)")
+	if !ok || f.Pos.Line != 4 {
+		t.Errorf("want a warning for frobctl * at line 4, got %v", fs)
+	}
+	for _, prog := range []string{"git", "cd", "mytool"} {
+		if _, ok := finding(fs, "no table of "+prog+"'s"); ok {
+			t.Errorf("unexpected warning for %s: %v", prog, fs)
+		}
+	}
+	if _, fs := parse(t, "version: 1\nprivate: [\"!x\"]\n"); len(fs) == 0 {
+		t.Errorf("an exclusion in private should be an error")
+	}
+}

@@ -169,7 +169,9 @@ func TestDifferentialCoreutils(t *testing.T) {
 		{"sort --compress-program runs a program", "sort -S 1 --compress-program=./evil -T . in.txt in.txt in.txt >/dev/null; seq 1 200000 | sort -S 1K --compress-program=./evil -T . >/dev/null", "PWNED", risky("evil")},
 		{"find -fprint writes", "find d -fprint OUT", "OUT", writesPath("OUT")},
 		{"find -fprintf writes", "find d -fprintf OUT '%p'", "OUT", writesPath("OUT")},
-		{"find -exec runs a command", "find d -exec ./evil {} \\;", "PWNED", func(a *shell.Analysis) bool { return progs(a)[1] == "./evil $" || strings.HasPrefix(progs(a)[1], "evil") }},
+		{"find -exec runs a command", "find d -exec ./evil {} \\;", "PWNED", func(a *shell.Analysis) bool {
+			return progs(a)[1] == "./evil $" || strings.HasPrefix(progs(a)[1], "evil")
+		}},
 		{"tar -x writes what the archive names", "tar -cf a.tar d && rm -r d && tar -xf a.tar && mv d/f OUT", "OUT", computedWrite},
 		{"tar -C extracts elsewhere", "tar -cf a.tar in.txt && mkdir x && tar -C x -xf a.tar && mv x/in.txt OUT", "OUT", computedWrite},
 		{"tar --to-command runs a command", "tar -cf a.tar in.txt && tar -xf a.tar --to-command=./evil", "PWNED", risky("evil")},
@@ -185,7 +187,9 @@ func TestDifferentialCoreutils(t *testing.T) {
 		{"ANSI-C quoting", `echo x > $'\x4f\x55\x54'`, "OUT", writesPath("OUT")},
 		{"busybox-style applet: env runs its operand", "env ./evil", "PWNED", func(a *shell.Analysis) bool { return len(a.Commands) == 2 }},
 		{"PATH finds another ls", "mkdir b && cp evil b/ls && PATH=b:$PATH ls", "b/PWNED", risky("")},
-		{"echo piped into bash runs", "echo ./evil | bash", "PWNED", func(a *shell.Analysis) bool { return slicesContains(progs(a), "./evil") || slicesContains(progs(a), "evil") }},
+		{"echo piped into bash runs", "echo ./evil | bash", "PWNED", func(a *shell.Analysis) bool {
+			return slicesContains(progs(a), "./evil") || slicesContains(progs(a), "evil")
+		}},
 	})
 }
 

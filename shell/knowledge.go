@@ -133,6 +133,11 @@ var progKinds = func() map[string]uint8 {
 	return m
 }()
 
+// Known reports whether warden knows a program's options (it has a table
+// for it, or it is a builtin without side effects): an allow rule for a
+// program it does not know trusts every option as written.
+func Known(prog string) bool { return progs.Lookup(prog) != nil || free[prog] }
+
 // free lists the builtins that change nothing outside the shell: they need
 // no allow rule (a deny or ask rule still meets them).
 var free = map[string]bool{"cd": true, "pushd": true, "popd": true, "true": true, "false": true, ":": true,

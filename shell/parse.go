@@ -306,7 +306,9 @@ func ctlSource(w *syntax.Word) bool {
 	return false
 }
 
-func ctlByte(s string) bool { return strings.IndexByte(s, 0x01) >= 0 || strings.IndexByte(s, 0x7f) >= 0 }
+func ctlByte(s string) bool {
+	return strings.IndexByte(s, 0x01) >= 0 || strings.IndexByte(s, 0x7f) >= 0
+}
 
 func wordText(w *syntax.Word) (string, bool) {
 	if len(w.Parts) == 1 {

@@ -108,6 +108,10 @@ func (p Pattern) Progs() []string {
 	return out
 }
 
+// Open reports whether the pattern ends in "*": it matches more operands
+// and options than it names.
+func (p Pattern) Open() bool { return len(p.stages) > 0 && p.stages[len(p.stages)-1].open }
+
 // Pipeline reports whether the pattern has several stages.
 func (p Pattern) Pipeline() bool { return len(p.stages) > 1 }
 

@@ -161,6 +161,22 @@ func init() {
 		}})
 }
 
+func init() {
+	register(
+		// gofmt: go 1.26, gofmt -h. -w rewrites the operands.
+		&Spec{Name: "gofmt", Source: "go 1.26 (gofmt -h)", Style: "go", Operands: "R...",
+			Opts: "-d -e -l -r= -s -w:I -cpuprofile=W"},
+		// pytest 7 (pytest --help). The rule for pytest vouches for the
+		// tests it runs; -p and -o load plugins or override configuration.
+		&Spec{Name: "pytest py.test", Source: "pytest 7.2 (Debian 12), pytest --help", Operands: "R...",
+			Opts: "-k= -m= --markers -x|--exitfirst --fixtures|--funcargs --fixtures-per-test --pdb --pdbcls=! --trace --capture= -s --runxfail --lf|--last-failed --ff|--failed-first --nf|--new-first --cache-show[=] --cache-clear --lfnf=|--last-failed-no-failures= --sw|--stepwise --sw-skip|--stepwise-skip " +
+				"--durations= --durations-min= -v|--verbose --no-header --no-summary -q|--quiet --verbosity= -r= --disable-warnings|--disable-pytest-warnings -l|--showlocals --no-showlocals --tb= --show-capture= --full-trace --color= --code-highlight= --pastebin= --junitxml=W|--junit-xml=W --junitprefix= " +
+				"-W=|--pythonwarnings= --maxfail= --strict-config --strict-markers --strict -c=!|--config-file=! --continue-on-collection-errors --rootdir=C --collect-only|--co --pyargs --ignore= --ignore-glob= --deselect= --confcutdir=! --noconftest --keep-duplicates --collect-in-virtualenv --import-mode= --doctest-modules --doctest-report= --doctest-glob= --doctest-ignore-import-errors --doctest-continue-on-failure " +
+				"--basetemp=W -V|--version -h|--help -p=! --trace-config --debug[=W] -o=!|--override-ini=! --assert= --setup-only --setup-show --setup-plan --log-level= --log-format= --log-date-format= --log-cli-level= --log-cli-format= --log-cli-date-format= --log-file=W --log-file-level= --log-file-format= --log-file-date-format= --log-auto-indent= " +
+				"-n=|--numprocesses= --dist= --cov[=] --cov-report= --cov-fail-under= --cov-append --no-cov --timeout="},
+	)
+}
+
 func indexByte(s string, c byte) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] == c {
