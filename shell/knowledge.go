@@ -210,8 +210,8 @@ func dangerousName(name string) bool {
 // envRisk checks the assignments before a command. A variable the
 // program's table names is read as the table says (GIT_EXTERNAL_DIFF runs
 // a program, GIT_TRACE writes a file); one that changes lookup or loading
-// for any program stops an allow; for a program warden knows, so does any
-// variable it does not know to be harmless.
+// for any program stops an allow; so does a variable in the program's own
+// namespace (GIT_*, npm_config_*) that its table does not list.
 func (a *Analysis) envRisk(c *Command, spec *progs.Spec, r *progs.Result) {
 	for _, e := range c.Env {
 		name, val, _ := strings.Cut(e, "=")
@@ -224,8 +224,8 @@ func (a *Analysis) envRisk(c *Command, spec *progs.Spec, r *progs.Result) {
 		case safeEnv(name):
 		case dangerousName(name):
 			setRisk(c, "variable "+name+" changes which program runs or what it loads")
-		case spec != nil:
-			setRisk(c, "variable "+name+" is not known to be harmless for "+c.Prog)
+		case spec != nil && spec.OwnsEnv(name):
+			setRisk(c, "variable "+name+" is a setting of "+c.Prog+" that warden does not know")
 		}
 	}
 	if r != nil && r.Risk != "" && c.Risk == "" {

@@ -21,10 +21,11 @@ func init() {
 		return &Spec{Name: name, Source: strings.Replace(gitSrc, "%s", first, 1), Opts: opts + " -h", Operands: operands, Digits: true}
 	}
 	register(&Spec{
-		Name:     "git",
-		Source:   "git 2.39.5 (Debian 12), git(1) and git-config(1)",
-		Style:    "posix", // global options end at the subcommand
-		SubsOnly: true,
+		Name:      "git",
+		EnvPrefix: "GIT_",
+		Source:    "git 2.39.5 (Debian 12), git(1) and git-config(1)",
+		Style:     "posix", // global options end at the subcommand
+		SubsOnly:  true,
 		Opts: "-v|--version -h|--help -C=C -c=K --config-env=! --exec-path[=!] --html-path --man-path --info-path -p|--paginate -P|--no-pager --no-replace-objects --bare " +
 			"--git-dir=! --work-tree=C --namespace= --super-prefix= --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks --list-cmds= --attr-source= --shallow-file=R",
 		// Variables that make git run a program, read another config, or

@@ -21,7 +21,7 @@ func init() {
 	goTest := goSub("test", goTestFlags, "-...")
 	goTest.RestAfter = "-args"
 	register(&Spec{
-		Name: "go", Source: "go 1.26 (go help, go help build, go help testflag, go help environment)", Style: "go", SubsOnly: true,
+		Name: "go", Source: "go 1.26 (go help, go help build, go help testflag, go help environment)", Style: "go", SubsOnly: true, EnvPrefix: "GO CGO_",
 		Opts: "-C=C",
 		// Variables that run programs or change what is built (go help
 		// environment): CC and friends run a compiler, GOFLAGS carries
@@ -74,7 +74,7 @@ func init() {
 
 	// node 20: node --help. --require and --import load code; -e/-p run it.
 	register(&Spec{
-		Name: "node nodejs", Source: "node 20 (node --help)", Operands: "R -...", Rest: 1,
+		Name: "node nodejs", Source: "node 20 (node --help)", EnvPrefix: "NODE_", Operands: "R -...", Rest: 1,
 		Opts: "-e=!|--eval=! -p=!|--print=! -c|--check -i|--interactive -r=!|--require=! --import=! --loader=! --experimental-loader=! --inspect[=] --inspect-brk[=] --inspect-port= --enable-source-maps --max-old-space-size= --max-semi-space-size= --stack-size= --trace-warnings --trace-deprecation --no-deprecation --no-warnings --throw-deprecation --pending-deprecation --unhandled-rejections= --input-type= --experimental-vm-modules --experimental-specifier-resolution= --conditions=|-C= --test --test-name-pattern= --test-reporter= --test-reporter-destination=W --test-only --watch --watch-path= --env-file=R --title= --abort-on-uncaught-exception --preserve-symlinks --preserve-symlinks-main --openssl-legacy-provider --use-openssl-ca --tls-min-v1.2 -v|--version -h|--help",
 		Env:  "NODE_OPTIONS=Fnode NODE_PATH=! NODE_ENV NODE_NO_WARNINGS NODE_DEBUG NODE_EXTRA_CA_CERTS=R",
 	})
@@ -88,7 +88,7 @@ func init() {
 	npmRun := npmSub("run run-script rum urn", "-...")
 	npmRun.Rest = 1
 	register(&Spec{
-		Name: "npm", Source: "npm 9.2 (Debian 12), npm help config and npm help <command>", SubsOnly: true, Opts: npmOpts,
+		Name: "npm", Source: "npm 9.2 (Debian 12), npm help config and npm help <command>", SubsOnly: true, Opts: npmOpts, EnvPrefix: "npm_config_ NPM_CONFIG_ NODE_",
 		Env: "NODE_OPTIONS=Fnode NPM_CONFIG_SCRIPT_SHELL=X npm_config_script_shell=X NPM_CONFIG_NODE_OPTIONS=Fnode npm_config_node_options=Fnode NPM_CONFIG_USERCONFIG=! npm_config_userconfig=! NPM_CONFIG_GLOBALCONFIG=! NPM_CONFIG_PREFIX=C NPM_CONFIG_REGISTRY npm_config_registry NPM_CONFIG_CACHE=W NODE_ENV CI",
 		Subs: []*Spec{
 			npmSub("test t tst", "-..."), npmSub("start stop restart", "-..."), npmRun,
@@ -106,7 +106,7 @@ func init() {
 	// first operand (what a rule such as "npx tsc *" names). --package and
 	// --call change what runs.
 	npxOpts := npmOpts
-	register(&Spec{Name: "npx", Source: "npm 9.2 (Debian 12), npx(1)", Opts: npxOpts, Operands: "-...", Rest: 1,
+	register(&Spec{Name: "npx", Source: "npm 9.2 (Debian 12), npx(1)", Opts: npxOpts, Operands: "-...", Rest: 1, EnvPrefix: "npm_config_ NPM_CONFIG_ NODE_",
 		Env: "NODE_OPTIONS=Fnode NPM_CONFIG_SCRIPT_SHELL=X npm_config_script_shell=X"})
 	register(&Spec{Name: "pnpm yarn", Source: "pnpm 9 (pnpm help), yarn 1.22 (yarn help)", Opts: npmOpts + " --frozen-lockfile --filter= -F= -r|--recursive --dev --prod --parallel --stream --reporter=", Operands: "-...", Rest: 1,
 		Env: "NODE_OPTIONS=Fnode"})
@@ -114,7 +114,7 @@ func init() {
 	// Python 3.11: python3 --help. -c runs code, -m runs a module; the
 	// words after the script or module are the program's.
 	register(&Spec{
-		Name: "python python3 python3.11 python3.12 python3.13", Source: "Python 3.11 (python3 --help)", Style: "posix", Operands: "R -...", Rest: 1, RestAfter: "-m",
+		Name: "python python3 python3.11 python3.12 python3.13", Source: "Python 3.11 (python3 --help)", EnvPrefix: "PYTHON", Style: "posix", Operands: "R -...", Rest: 1, RestAfter: "-m",
 		Opts: "-b -B -d -E -h|-?|--help -i -I -O -OO -P -q -s -S -u -v -V|--version -W= -x -X= --check-hash-based-pycs= --help-env --help-xoptions --help-all -c=!",
 		Env:  "PYTHONSTARTUP=X PYTHONPATH=! PYTHONHOME=! PYTHONINSPECT PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONWARNINGS PYTHONHASHSEED PYTHONIOENCODING PYTHONUTF8 PYTHONBREAKPOINT=X PYTHONSAFEPATH PYTHONNOUSERSITE PYTHONUSERBASE=!",
 	})
@@ -123,14 +123,14 @@ func init() {
 	// as operands.
 	pipOpts := " -h|--help --debug --isolated --require-virtualenv --python=X -v|--verbose -V|--version -q|--quiet --log=W --no-input --keyring-provider= --proxy= --retries= --timeout= --exists-action= --trusted-host= --cert=R --client-cert=R --cache-dir=W --no-cache-dir --disable-pip-version-check --no-color --no-python-version-warning --use-feature= --use-deprecated= -r=R|--requirement=R -c=R|--constraint=R -e=|--editable= -U|--upgrade --upgrade-strategy= --force-reinstall -I|--ignore-installed --ignore-requires-python --no-deps --pre --no-build-isolation --user --root=W --prefix=W -t=W|--target=W --src=W --no-binary= --only-binary= --prefer-binary --no-index -i=|--index-url= --extra-index-url= -f=|--find-links= --dry-run --report=W --compile --no-compile --no-warn-script-location --no-warn-conflicts -y|--yes --break-system-packages -l|--local --format= --outdated --uptodate --not-required --exclude-editable --include-editable --path= --all --exclude= -o|--outdated --files -d=W|--dest=W"
 	pipSub := func(name string) *Spec { return &Spec{Name: name, Opts: pipOpts, Operands: "-..."} }
-	register(&Spec{Name: "pip pip3", Source: "pip 23 (pip help, pip help install)", SubsOnly: true, Opts: pipOpts,
+	register(&Spec{Name: "pip pip3", Source: "pip 23 (pip help, pip help install)", SubsOnly: true, Opts: pipOpts, EnvPrefix: "PIP_ PYTHON",
 		Env:  "PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE=! PIP_REQUIRE_VIRTUALENV PIP_NO_CACHE_DIR",
 		Subs: []*Spec{pipSub("install"), pipSub("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipSub("config"), pipSub("search"), pipSub("cache"), pipSub("index"), pipSub("wheel"), pipSub("hash"), pipSub("inspect"), pipSub("debug"), pipSub("help")}})
 	uvOpts := " -q|--quiet -v|--verbose --color= --native-tls --offline --no-cache -n --cache-dir=W --python=X -p=X --directory=C --project=C --config-file=! --no-config -h|--help -V|--version --frozen --locked --no-sync --all-extras --extra= --dev --no-dev --group= --package= --with= --index-url= --extra-index-url= -r=R|--requirement=R -e=|--editable= --system --no-deps --upgrade -U"
 	uvSub := func(name string) *Spec { return &Spec{Name: name, Opts: uvOpts, Operands: "-..."} }
 	uvRun := uvSub("run")
 	uvRun.Rest = 1
-	register(&Spec{Name: "uv", Source: "uv 0.5 (uv help)", SubsOnly: true, Opts: uvOpts,
+	register(&Spec{Name: "uv", Source: "uv 0.5 (uv help)", SubsOnly: true, Opts: uvOpts, EnvPrefix: "UV_ PYTHON",
 		Subs: []*Spec{uvRun, uvSub("sync"), uvSub("lock"), uvSub("add"), uvSub("remove"), uvSub("tree"), uvSub("venv"), uvSub("build"), uvSub("version"), uvSub("help"),
 			{Name: "pip", SubsOnly: true, Opts: uvOpts, Subs: []*Spec{pipSub("install"), pipSub("uninstall"), pipSub("list"), pipSub("freeze"), pipSub("show"), pipSub("compile"), pipSub("sync"), pipSub("check"), pipSub("tree")}}}})
 
@@ -141,14 +141,14 @@ func init() {
 	cargoSub := func(name string) *Spec {
 		return &Spec{Name: name, Opts: cargoOpts, Operands: "-..."}
 	}
-	register(&Spec{Name: "cargo", Source: "cargo 1.8x (cargo --help, cargo help build)", SubsOnly: true, Opts: cargoOpts,
+	register(&Spec{Name: "cargo", Source: "cargo 1.8x (cargo --help, cargo help build)", SubsOnly: true, Opts: cargoOpts, EnvPrefix: "CARGO_ RUST",
 		Env: "RUSTFLAGS=! RUSTC=X RUSTC_WRAPPER=X RUSTDOC=X CARGO_TARGET_DIR=W CARGO_HOME=! CARGO_BUILD_RUSTC_WRAPPER=X CARGO_INCREMENTAL CARGO_TERM_COLOR RUST_BACKTRACE RUST_LOG",
 		Subs: []*Spec{cargoSub("build b"), cargoSub("check c"), cargoSub("test t"), cargoSub("bench"), cargoSub("doc d"), cargoSub("clippy"), cargoSub("fmt"), cargoSub("tree"), cargoSub("metadata"), cargoSub("update"), cargoSub("fetch"), cargoSub("clean"), cargoSub("new"), cargoSub("init"), cargoSub("add"), cargoSub("remove"), cargoSub("search"), cargoSub("publish"), cargoSub("install"), cargoSub("uninstall"), cargoSub("version"), cargoSub("help"),
 			cargoSub("run r")}})
 
 	// GNU make 4.3: make --help. The recipes are the Makefile's; the rule
 	// for make vouches for them. --eval and -f change what runs.
-	register(&Spec{Name: "make gmake", Source: "GNU Make 4.3 (Debian 12), make --help", Operands: "-...",
+	register(&Spec{Name: "make gmake", Source: "GNU Make 4.3 (Debian 12), make --help; make reads every variable of its environment as a make variable", Operands: "-...", EnvPrefix: "*",
 		Opts: "-b -m -B|--always-make -C=C|--directory=C -d --debug[=] -e|--environment-overrides -E=!|--eval=! -f=R|--file=R|--makefile=R -h|--help -i|--ignore-errors -I=|--include-dir= -j|--jobs[=] -k|--keep-going -l|--load-average[=] -L|--check-symlink-times -n|--just-print|--dry-run|--recon -o=|--old-file=|--assume-old= -O|--output-sync[=] -p|--print-data-base -q|--question -r|--no-builtin-rules -R|--no-builtin-variables -s|--silent|--quiet --no-silent -S|--no-keep-going|--stop -t|--touch --trace -v|--version -w|--print-directory --no-print-directory -W=|--what-if=|--new-file=|--assume-new= --warn-undefined-variables",
 		Special: func(r *Result, args []string) {
 			// VAR=value operands override the Makefile's variables, which

@@ -90,6 +90,12 @@ type Spec struct {
 	// the option notation without dashes: "GIT_EXTERNAL_DIFF=X GIT_DIR=C".
 	// A variable with no "=" is harmless.
 	Env string
+	// EnvPrefix lists the prefixes of the variables the program reads as
+	// its own settings ("GIT_", "npm_config_"): a variable with such a
+	// prefix that Env does not list is unknown, and stops an allow. "*"
+	// means every variable is the program's (make reads them all as make
+	// variables). Other variables are not the program's concern.
+	EnvPrefix string
 	// Subs are the subcommands (git push, go test); SubsOnly means the
 	// first operand must be one of them.
 	Subs     []*Spec
@@ -348,6 +354,16 @@ func (s *Spec) ReadEnv(r *Result, name, val string) bool {
 		s.apply(r, o, name, val, true)
 	}
 	return true
+}
+
+// OwnsEnv reports whether a variable is in the program's own namespace.
+func (s *Spec) OwnsEnv(name string) bool {
+	for _, p := range strings.Fields(s.EnvPrefix) {
+		if p == "*" || strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsDyn reports whether a word is computed at run time (the shell package
