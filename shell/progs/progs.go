@@ -544,12 +544,12 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 				val, hasVal = next()
 			}
 			if !pattern {
-				s.apply(r, o, "-"+string(c), val, hasVal)
+				s.apply(r, o, shortName(c), val, hasVal)
 			}
 			return o
 		}
 		if !pattern {
-			s.apply(r, o, "-"+string(c), "", false)
+			s.apply(r, o, shortName(c), "", false)
 		}
 	}
 	return last
