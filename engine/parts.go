@@ -164,6 +164,11 @@ func (e *Engine) shellParts(st *state) int {
 	e.writeParts(st, a, cds)
 	for _, r := range a.Reads {
 		e.readPart(st, r, cds)
+		if len(a.Globs) > 0 && a.IsGlob(r.Path) {
+			for _, m := range e.globMatches(st, r.Path) {
+				e.readPart(st, shell.Write{Path: m, Op: r.Op, Private: r.Private}, nil)
+			}
+		}
 	}
 	return len(a.Commands) + len(a.Writes)
 }
@@ -234,6 +239,11 @@ func (e *Engine) isPrivate(p *part) bool {
 		if g.match(p.abs, p.rel, p.inside) || ra != p.abs && g.match(ra, rrel, rinside) {
 			return true
 		}
+		// A folder whose every file is private (~/.ssh for ~/.ssh/**) is
+		// private itself: reading it (grep -r, cp -r, tar) reads them.
+		if g.match(p.abs+"/_", p.rel+"/_", p.inside) {
+			return true
+		}
 	}
 	return false
 }
@@ -246,7 +256,24 @@ func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 			vk = "delete"
 		}
 		e.pathPart(st, w.Path, true, vk, w.Op, cds)
+		if len(a.Globs) > 0 && a.IsGlob(w.Path) {
+			for _, m := range e.globMatches(st, w.Path) {
+				e.pathPart(st, m, true, vk, w.Op, nil)
+			}
+		}
 	}
+}
+
+// globMatches returns the files a glob word matches now, as bash would
+// replace it (a superset: dot files match too). Each is checked as a path
+// of its own beside the word itself.
+func (e *Engine) globMatches(st *state, raw string) []string {
+	pat := e.joinPath(raw, e.cwd(&st.call))
+	ms, err := filepath.Glob(pat)
+	if err != nil || len(ms) > 256 {
+		return []string{shell.Dyn + raw} // too many to check one by one: computed
+	}
+	return ms
 }
 
 // traceOnly runs f for the trace alone: the parts it evaluates are recorded

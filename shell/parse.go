@@ -170,6 +170,9 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			if t == "" && len(xs) > 1 && !quoted(x) {
 				continue // bash removes the empty words a brace expansion makes
 			}
+			if !dyn && wordGlob(x) {
+				w.a.Globs = append(w.a.Globs, t)
+			}
 			args = append(args, t)
 		}
 	}

@@ -99,6 +99,10 @@ type Analysis struct {
 	// Dirs are the folders commands of the line change into (cd DIR,
 	// git -C DIR): a relative path may be resolved in any of them.
 	Dirs []string
+	// Globs are the words written with an unquoted glob character
+	// (src/*.go, .gi?/config): bash replaces them with the files that
+	// match, so a path among them is checked as each file it matches.
+	Globs []string
 	// Err is set when the line does not parse (or nests too deep). Such a
 	// line can never be allowed by a rule.
 	Err error
@@ -115,6 +119,17 @@ type Analysis struct {
 func (a *Analysis) argsBuf() []string { return a.buf }
 
 func (a *Analysis) pushArg(w string) { a.buf = append(a.buf, w) }
+
+// IsGlob reports whether a word was written with an unquoted glob
+// character somewhere in the line.
+func (a *Analysis) IsGlob(w string) bool {
+	for _, g := range a.Globs {
+		if g == w {
+			return true
+		}
+	}
+	return false
+}
 
 // ErrTooDeep is returned for lines that nest shells within shells too deep.
 var ErrTooDeep = errors.New("command nests shells too deeply to analyse")
@@ -142,6 +157,7 @@ func (a *Analysis) Reset() {
 	a.Writes = a.Writes[:0]
 	a.Reads = a.Reads[:0]
 	a.Dirs = a.Dirs[:0]
+	a.Globs = a.Globs[:0]
 	clear(a.buf)
 	a.buf = a.buf[:0]
 	clear(a.flagBuf)

@@ -47,6 +47,9 @@ const (
 	URL     Arg = 'U' // a URL whose last path segment names the file written (wget)
 	Unsafe  Arg = '!' // an option known to run code or change too much to judge
 	Command Arg = 'Y' // the words up to ";" or "+" are a command (find -exec); the shell package reads it
+	AtFile  Arg = '@' // data, or a file read when it starts with "@" (curl -d @FILE)
+	Pair    Arg = '2' // two values: a name, then a path read (jq --rawfile NAME FILE)
+	Pair2   Arg = 'V' // two plain values (jq --arg NAME VALUE)
 )
 
 // Flag is the effect of an option that takes no value.
@@ -515,6 +518,14 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 		if o.Value && !hasVal && !o.Optional {
 			val, hasVal = next()
 		}
+		if o.Arg == Pair || o.Arg == Pair2 {
+			// The name was the first value; the second follows.
+			val, hasVal = next()
+			if o.Arg == Pair2 {
+				return o
+			}
+			o = &Opt{Canon: o.Canon, Value: true, Arg: Read}
+		}
 		if !pattern {
 			s.apply(r, o, w, val, hasVal)
 		}
@@ -669,6 +680,19 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 		}
 	case Config:
 		gitConfig(r, name, val)
+	case AtFile:
+		if strings.HasPrefix(val, "@") && len(val) > 1 {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: val[1:], Via: name})
+		} else if i := strings.Index(val, "=@"); i >= 0 {
+			// -F name=@file
+			f, _, _ := strings.Cut(val[i+2:], ";")
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+		} else if i := strings.Index(val, "=<"); i >= 0 {
+			f, _, _ := strings.Cut(val[i+2:], ";")
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+		} else if IsDyn(val) {
+			r.risk("option %s of %s is computed at run time and could name a file to send", name, s.Name)
+		}
 	default:
 		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
 	}
