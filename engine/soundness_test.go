@@ -302,6 +302,12 @@ func TestSoundToolArguments(t *testing.T) {
 		{"jq rawfile", sh("jq -n --rawfile k .env '$k'"), "deny"},
 		{"link to a key then read", sh("ln -s ~/.ssh/id_rsa src/k"), "deny"},
 		{"base64 of .env", sh("base64 .env"), "deny"},
+		{"git diff --no-index .env", sh("git diff --no-index .env /dev/null"), "deny"},
+		{"git show HEAD:.env", sh("git show HEAD:.env"), "deny"},
+		{"git show :src/.env", sh("git show :src/.env"), "deny"},
+		{"git blame .env", sh("git blame .env"), "deny"},
+		{"git log -p of .env", sh("git log -p -- .env"), "deny"},
+		{"computed here-string into bash", sh(`bash <<< "$(cat x)"`), "notAllow"},
 	})
 }
 

@@ -103,6 +103,7 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	}
 	// Redirections: writes, and here-documents fed to a shell.
 	var hdoc string
+	hdocDyn := false
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
@@ -125,6 +126,8 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		case syntax.WordHdoc:
 			if t, dyn := word(r.Word); !dyn {
 				hdoc = t
+			} else {
+				hdocDyn = true
 			}
 		case syntax.RdrIn:
 			if t, dyn := word(r.Word); dyn || wordGlob(r.Word) {
@@ -186,8 +189,12 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		w.a.Commands[n].Risk = "a brace expansion in it is too large to read"
 	}
 	// A shell reading its commands from a here-document or here-string.
-	if hdoc != "" && len(w.a.Commands) > n && shells[w.a.Commands[n].Prog] && !hasC(args) {
-		w.a.line(hdoc, w.depth+1, "heredoc")
+	if len(w.a.Commands) > n && shells[w.a.Commands[n].Prog] && !hasC(args) {
+		if hdoc != "" {
+			w.a.line(hdoc, w.depth+1, "heredoc")
+		} else if hdocDyn {
+			setRisk(&w.a.Commands[n], "it runs commands computed at run time from its input")
+		}
 	}
 }
 

@@ -37,13 +37,13 @@ func init() {
 			"GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE GIT_TERMINAL_PROMPT GIT_OPTIONAL_LOCKS GIT_FLUSH GIT_MERGE_VERBOSITY GIT_REDIRECT_STDOUT=W GIT_REDIRECT_STDERR=W " +
 			"GIT_PROTOCOL_FROM_USER GIT_ALLOW_PROTOCOL GIT_PROXY_COMMAND=X GIT_NO_REPLACE_OBJECTS GIT_LITERAL_PATHSPECS GIT_GLOB_PATHSPECS GIT_NOGLOB_PATHSPECS GIT_ICASE_PATHSPECS GIT_DEFAULT_HASH",
 		Subs: []*Spec{
-			sub("status", "-s|--short -b|--branch --show-stash --porcelain[=] --long -v|--verbose -u|--untracked-files[=] --ignore-submodules[=] --ignored[=] -z --column[=] --no-column --ahead-behind --renames --find-renames[=] --no-renames", "-..."),
-			sub("diff", gitDiffOpts, "-..."),
-			sub("log whatchanged", gitDiffOpts+gitRevOpts, "-..."),
-			sub("show", gitDiffOpts+gitRevOpts, "-..."),
+			sub("status", "-s|--short -b|--branch --show-stash --porcelain[=] --long -v|--verbose -u|--untracked-files[=] --ignore-submodules[=] --ignored[=] -z --column[=] --no-column --ahead-behind --renames --find-renames[=] --no-renames", "R..."),
+			sub("diff", gitDiffOpts, "R..."),
+			sub("log whatchanged", gitDiffOpts+gitRevOpts, "R..."),
+			sub("show", gitDiffOpts+gitRevOpts, "R..."),
 			sub("shortlog", gitRevOpts+" -e|--email -s|--summary -w[=] --group= -c", "-..."),
 			sub("rev-list", gitRevOpts, "-..."),
-			sub("blame annotate", "-b --root --show-stats -L= -l -t -S=R --reverse= --first-parent -p|--porcelain --line-porcelain --incremental --encoding= --contents=R --date= --progress -M[=] -C[=] --ignore-rev= --ignore-revs-file=R --color-lines --color-by-age -e|--show-email -f|--show-name -n|--show-number -s -w --abbrev[=] -c --score-debug", "-..."),
+			sub("blame annotate", "-b --root --show-stats -L= -l -t -S=R --reverse= --first-parent -p|--porcelain --line-porcelain --incremental --encoding= --contents=R --date= --progress -M[=] -C[=] --ignore-rev= --ignore-revs-file=R --color-lines --color-by-age -e|--show-email -f|--show-name -n|--show-number -s -w --abbrev[=] -c --score-debug", "R..."),
 			sub("rev-parse", "--parseopt --sq-quote --keep-dashdash --stop-at-non-option --stuck-long --revs-only --no-revs --flags --no-flags --default= --prefix= --verify -q|--quiet --sq --short[=] --not --abbrev-ref[=] --symbolic --symbolic-full-name --all --branches[=] --tags[=] --remotes[=] --glob= --exclude= --exclude-hidden= --disambiguate= --local-env-vars --path-format= --git-dir --git-common-dir --resolve-git-dir= --git-path= --show-toplevel --show-superproject-working-tree --shared-index-path --absolute-git-dir --is-inside-git-dir --is-inside-work-tree --is-bare-repository --is-shallow-repository --show-cdup --show-prefix --show-object-format[=] --show-ref-format --since= --after= --until= --before=", "-..."),
 			sub("branch", "-d|--delete -D -f|--force -m|--move -M -c|--copy -C --color[=] --no-color -i|--ignore-case --omit-empty --column[=] --no-column --sort= --merged[=] --no-merged[=] --contains[=] --no-contains[=] --points-at= --format= -r|--remotes -a|--all -l|--list --create-reflog -t|--track[=] --no-track -u=|--set-upstream-to= --unset-upstream --edit-description --show-current -v|--verbose -q|--quiet --abbrev[=] --no-abbrev --recurse-submodules", "-..."),
 			sub("tag", "-a|--annotate -s|--sign --no-sign -u=|--local-user= -f|--force -d|--delete -v|--verify -n[=] -l|--list --sort= --color[=] -i|--ignore-case --omit-empty --column[=] --no-column --contains[=] --no-contains[=] --merged[=] --no-merged[=] --points-at[=] -m=|--message= -F=R|--file=R -e|--edit --trailer= --cleanup= --create-reflog --format=", "-..."),
@@ -52,7 +52,7 @@ func init() {
 			sub("pull", "-q|--quiet -v|--verbose --recurse-submodules[=] --no-recurse-submodules --commit --no-commit -e|--edit --no-edit --cleanup= --ff --no-ff --ff-only -S|--gpg-sign[=] --log[=] --signoff --no-signoff --stat -n --no-stat --squash --no-squash --verify --no-verify -s=|--strategy= -X=|--strategy-option= --verify-signatures --summary --autostash --no-autostash --allow-unrelated-histories -r|--rebase[=] --all -a|--append --atomic --depth= --deepen= --shallow-since= --shallow-exclude= --unshallow --update-shallow -f|--force -k|--keep -p|--prune --no-tags --refmap= -t|--tags -j=|--jobs= --set-upstream --upload-pack=X --progress -o=|--server-option= -4|--ipv4 -6|--ipv6", "-..."),
 			sub("push", "--all --branches --prune --mirror -n|--dry-run --porcelain -d|--delete --tags --follow-tags --signed[=] --no-signed --atomic --no-atomic -o=|--push-option= --receive-pack=X|--exec=X -f|--force --force-with-lease[=] --force-if-includes --repo= -u|--set-upstream --thin --no-thin -q|--quiet -v|--verbose --progress --recurse-submodules= --no-recurse-submodules --verify --no-verify -4|--ipv4 -6|--ipv6", "-..."),
 			sub("stash", "-p|--patch -S|--staged -k|--keep-index --no-keep-index -u|--include-untracked -a|--all -q|--quiet -m=|--message= --pathspec-from-file=R --pathspec-file-nul --index", "-..."),
-			sub("add", "-n|--dry-run -v|--verbose -f|--force -i|--interactive -p|--patch -e|--edit -u|--update -A|--all --no-ignore-removal --no-all --ignore-removal -N|--intent-to-add --refresh --ignore-errors --ignore-missing --no-warn-embedded-repo --renormalize --chmod= --pathspec-from-file=R --pathspec-file-nul --sparse", "-..."),
+			sub("add", "-n|--dry-run -v|--verbose -f|--force -i|--interactive -p|--patch -e|--edit -u|--update -A|--all --no-ignore-removal --no-all --ignore-removal -N|--intent-to-add --refresh --ignore-errors --ignore-missing --no-warn-embedded-repo --renormalize --chmod= --pathspec-from-file=R --pathspec-file-nul --sparse", "R..."),
 			sub("commit", "-a|--all -p|--patch -C=|--reuse-message= -c=|--reedit-message= --fixup= --squash= --reset-author --short --branch --porcelain --long -z|--null -F=R|--file=R --author= --date= -m=|--message= -t=R|--template=R -s|--signoff --no-signoff --trailer= -n|--no-verify --verify --allow-empty --allow-empty-message --cleanup= -e|--edit --no-edit --amend --no-post-rewrite -i|--include -o|--only --pathspec-from-file=R --pathspec-file-nul -u|--untracked-files[=] -v|--verbose -q|--quiet --dry-run --status --no-status -S|--gpg-sign[=] --no-gpg-sign", "-..."),
 			sub("switch", "-c=|--create= -C=|--force-create= -d|--detach --guess --no-guess -f|--force|--discard-changes -m|--merge --conflict= -q|--quiet --progress -t|--track[=] --no-track --orphan= --ignore-other-worktrees --recurse-submodules --no-recurse-submodules", "-..."),
 			sub("checkout", "-q|--quiet --progress -f|--force --ours --theirs -b= -B= -t|--track[=] --no-track --guess --no-guess -l -d|--detach --orphan= --ignore-skip-worktree-bits -m|--merge --conflict= -p|--patch --ignore-other-worktrees --overwrite-ignore --no-overwrite-ignore --recurse-submodules --no-recurse-submodules --overlay --no-overlay --pathspec-from-file=R --pathspec-file-nul", "-..."),
@@ -66,11 +66,11 @@ func init() {
 			sub("clone", "-l|--local --no-hardlinks -s|--shared --reference= --reference-if-able= --dissociate -q|--quiet -v|--verbose --progress --server-option= -n|--no-checkout --reject-shallow --no-reject-shallow --bare --sparse --filter= --also-filter-submodules --mirror -o=|--origin= -b=|--branch= -u=X|--upload-pack=X --template=! -c=K|--config=K --depth= --shallow-since= --shallow-exclude= --single-branch --no-single-branch --no-tags --recurse-submodules[=] --shallow-submodules --no-shallow-submodules --remote-submodules --no-remote-submodules --separate-git-dir=W -j=|--jobs= --bundle-uri=", "- W"),
 			sub("ls-files", "-c|--cached -d|--deleted -m|--modified -o|--others -i|--ignored -s|--stage --directory --no-empty-directory -u|--unmerged -k|--killed -z -t -v -f --full-name --recurse-submodules --abbrev[=] --debug --eol --deduplicate -x=|--exclude= -X=R|--exclude-from=R --exclude-per-directory= --exclude-standard --error-unmatch --with-tree= --sparse --format=", "-..."),
 			sub("ls-tree", "-d -r -t -l|--long -z --name-only --name-status --object-only --full-name --full-tree --abbrev[=] --format=", "-..."),
-			sub("grep", "--cached --untracked --no-index --no-exclude-standard --exclude-standard --recurse-submodules -a|--text --textconv --no-textconv -i|--ignore-case -I --max-depth= -r|--recursive --no-recursive -w|--word-regexp -v|--invert-match -h -H --full-name -E|--extended-regexp -G|--basic-regexp -P|--perl-regexp -F|--fixed-strings -n|--line-number --column -l|--files-with-matches --name-only -L|--files-without-match -O|--open-files-in-pager[=X] -z|--null -o|--only-matching -c|--count --color[=] --no-color --break --heading -p|--show-function -C=|--context= -A=|--after-context= -B=|--before-context= -W|--function-context -m=|--max-count= --threads= -f=Q -e=P --and --or --not --all-match -q|--quiet", "- -..."),
+			sub("grep", "--cached --untracked --no-index --no-exclude-standard --exclude-standard --recurse-submodules -a|--text --textconv --no-textconv -i|--ignore-case -I --max-depth= -r|--recursive --no-recursive -w|--word-regexp -v|--invert-match -h -H --full-name -E|--extended-regexp -G|--basic-regexp -P|--perl-regexp -F|--fixed-strings -n|--line-number --column -l|--files-with-matches --name-only -L|--files-without-match -O|--open-files-in-pager[=X] -z|--null -o|--only-matching -c|--count --color[=] --no-color --break --heading -p|--show-function -C=|--context= -A=|--after-context= -B=|--before-context= -W|--function-context -m=|--max-count= --threads= -f=Q -e=P --and --or --not --all-match -q|--quiet", "- R..."),
 			sub("describe", "--dirty[=] --broken[=] --all --tags --contains --abbrev= --candidates= --exact-match --debug --long --match= --exclude= --always --first-parent", "-..."),
 			sub("reflog", "--expire= --expire-unreachable= --rewrite --updateref --stale-fix -n|--dry-run --verbose --all --single-worktree"+gitRevOpts, "-..."),
 			sub("show-ref", "--head --heads --tags -d|--dereference -s|--hash[=] --verify --abbrev[=] -q|--quiet --exclude-existing[=] --exists", "-..."),
-			sub("cat-file", "-t -s -e -p --textconv --filters --path= --batch[=] --batch-check[=] --batch-command[=] --batch-all-objects --buffer --unordered --allow-unknown-type --follow-symlinks -z --mailmap --use-mailmap", "-..."),
+			sub("cat-file", "-t -s -e -p --textconv --filters --path= --batch[=] --batch-check[=] --batch-command[=] --batch-all-objects --buffer --unordered --allow-unknown-type --follow-symlinks -z --mailmap --use-mailmap", "R..."),
 			sub("for-each-ref", "--count= --sort= --format= --color[=] --shell -s --perl -p --python --tcl --points-at= --merged[=] --no-merged[=] --contains[=] --no-contains[=] --ignore-case --omit-empty --exclude=", "-..."),
 			sub("merge-base", "-a|--all --octopus --independent --is-ancestor --fork-point", "-..."),
 			sub("name-rev", "--tags --refs= --exclude= --all --stdin --annotate-stdin --name-only --no-undefined --always", "-..."),
@@ -84,6 +84,12 @@ func init() {
 			sub("apply", "--stat --numstat --summary --check --index --intent-to-add -3|--3way --ours --theirs --union --build-fake-ancestor=W -R|--reverse --reject -z -p= -C= --unidiff-zero --apply --no-add --allow-binary-replacement --binary --exclude= --include= --ignore-space-change --ignore-whitespace --whitespace= --inaccurate-eof -v|--verbose -q|--quiet --recount --directory= --unsafe-paths --allow-empty --cached:E", "R..."),
 		},
 	})
+	// Pathspecs are read: git diff --no-index .env, git blame .env and
+	// git show HEAD:.env print a file's content. A REV:PATH operand reads
+	// PATH.
+	for _, n := range []string{"status", "diff", "log", "show", "blame", "cat-file", "grep", "add"} {
+		table["git"].Sub(n).Special = gitRevPaths
+	}
 	// git apply writes the files its patch names: computed writes, unless
 	// it only reports (--stat, --check, --numstat, --summary without --apply).
 	gitApply := table["git"].Sub("apply")
@@ -125,6 +131,19 @@ func init() {
 		}}
 	if err := table["git"].subs["config"].compile(); err != nil {
 		panic(err)
+	}
+}
+
+// gitRevPaths adds the PATH of every REV:PATH operand (HEAD:.env, :.env)
+// as a read.
+func gitRevPaths(r *Result, _ []string) {
+	for _, op := range r.Ops {
+		if IsDyn(op) {
+			continue
+		}
+		if i := strings.IndexByte(op, ':'); i >= 0 && i+1 < len(op) && !strings.Contains(op[:i], "/") {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: strings.TrimPrefix(op[i+1:], "./"), Via: "git " + r.Sub})
+		}
 	}
 }
 
