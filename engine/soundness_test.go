@@ -3,6 +3,7 @@ package engine_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/warden-run/warden"
@@ -365,4 +366,22 @@ func TestSoundHarmless(t *testing.T) {
 		{"pipe", sh("git log --oneline | head -5"), "allow"},
 		{"cat heredoc", sh("cat <<'EOF'\nhi\nEOF"), "allow"},
 	})
+}
+
+// explain names the option that stopped an allow, and the decision's
+// reason says it.
+func TestSoundExplainNamesTheOption(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, allowListPolicy)
+	tr := e.Explain(sh("git -c core.fsmonitor=./x status"), nil)
+	if len(tr.Parts) == 0 || !strings.Contains(tr.Parts[0].Note, "core.fsmonitor") {
+		t.Fatalf("explain does not name the option: %+v", tr.Parts)
+	}
+	if d := tr.Decision; d.Decision != warden.Ask || !strings.Contains(d.Reason, "core.fsmonitor") {
+		t.Errorf("decision: %+v", d)
+	}
+	tr = e.Explain(sh("GIT_EXTERNAL_DIFF=/tmp/x git diff"), nil)
+	if !strings.Contains(tr.Decision.Reason, "/tmp/x") && !strings.Contains(tr.Parts[0].Note, "GIT_EXTERNAL_DIFF") {
+		t.Errorf("explain does not name the variable: %+v", tr.Parts)
+	}
 }

@@ -95,6 +95,13 @@ func FormatTrace(call warden.ToolCall, tr *engine.Trace) string {
 		if p.Uncounted {
 			b.WriteString("     (does not count: the call was already settled)\n")
 		}
+		if p.Note != "" {
+			if p.Effect == warden.Allow && p.Rule == "" {
+				fmt.Fprintf(&b, "     note: %s\n", p.Note)
+			} else {
+				fmt.Fprintf(&b, "     no allow rule can apply: %s\n", p.Note)
+			}
+		}
 		fmt.Fprintf(&b, "     -> %s (%s)", p.Effect, p.Code)
 		switch {
 		case p.Rule != "":

@@ -186,7 +186,7 @@ func gitConfig(r *Result, opt, v string) {
 		strings.HasSuffix(name, ".driver"), name == "credential.helper", name == "core.askpass", name == "gpg.program":
 		val = strings.TrimPrefix(val, "!")
 		if val != "" && val != "true" && val != "false" {
-			r.Effects = append(r.Effects, Effect{Arg: Shell, Val: val, Via: "git " + opt + " " + name})
+			r.Effects = append(r.Effects, Effect{Arg: Shell, Val: val, Via: opt + " " + name})
 		}
 	}
 }
