@@ -315,6 +315,10 @@ func (e *Engine) evalPart(st *state, p *part) {
 			res.note = p.an.Commands[p.cmd].Risk
 		}
 	}
+	// A folder that is removed or moved away takes what is inside it.
+	if p.subject == warden.SubjectPath && !p.dynamic && (p.vkind == "delete" || st.kind == "delete" && p.write) && res.effect != warden.Deny {
+		e.folderCheck(st, p)
+	}
 	// A deny or ask rule still raises a path check's severity.
 	if res.code == warden.CodeOutsideWorkspace || res.code == warden.CodeProtectedPath {
 		if deny != nil && res.effect != warden.Deny {

@@ -55,12 +55,12 @@ func sh(cmd string) warden.ToolCall { return bash(cmd) }
 func checkSound(t *testing.T, cases []soundCase) {
 	t.Helper()
 	e, dir := newEngine(t, allowListPolicy)
-	for _, d := range []string{"src", ".git/hooks", "pkg"} {
+	for _, d := range []string{"src", ".git/hooks", "pkg/app", "pkg/evil/.git"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"src/a.go", ".env", "src/.env", ".git/config"} {
+	for _, f := range []string{"src/a.go", ".env", "src/.env", ".git/config", "pkg/app/warden.yaml", "pkg/evil/.git/config"} {
 		os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644)
 	}
 	// A folder link that leads into .git (class 5).
@@ -384,4 +384,29 @@ func TestSoundExplainNamesTheOption(t *testing.T) {
 	if !strings.Contains(tr.Decision.Reason, "/tmp/x") && !strings.Contains(tr.Parts[0].Note, "GIT_EXTERNAL_DIFF") {
 		t.Errorf("explain does not name the variable: %+v", tr.Parts)
 	}
+}
+
+// Protected paths hold against their folders (the every-write-seen work):
+// a delete, move or copy that reaches a protected path through its folder
+// is denied, naming the protected path.
+func TestSoundFolders(t *testing.T) {
+	t.Parallel()
+	del := func(p string) warden.ToolCall {
+		return warden.ToolCall{Tool: "delete_file", Args: map[string]any{"path": p}}
+	}
+	checkSound(t, []soundCase{
+		{"rm -r .", sh("rm -r ."), "deny"},
+		{"rm -r .git", sh("rm -r .git"), "deny"},
+		{"find . -delete", sh("find . -delete"), "deny"},
+		{"delete_file .", del("."), "deny"},
+		{"delete_file src (holds src/.env)", del("src"), "deny"},
+		{"mv src away (holds src/.env)", sh("mv src x"), "deny"},
+		{"mv a file onto the policy", sh("mv src/a.go warden.yaml"), "deny"},
+		{"mv a policy into the root", sh("mkdir -p pkg/app && mv pkg/app/warden.yaml ."), "deny"},
+		{"cp into .git/hooks", sh("cp src/a.go .git/hooks"), "deny"},
+		{"cp -r a folder over .git", sh("cp -r pkg/evil/. ."), "deny"},
+		{"install into .git/hooks", sh("install src/a.go .git/hooks/"), "deny"},
+		{"move_file of src", warden.ToolCall{Tool: "move_file", Args: map[string]any{"source": "src", "destination": "y"}}, "deny"},
+		{"rm -r pkg is fine", sh("rm -r pkg/app"), "notAllow"},
+	})
 }

@@ -70,6 +70,25 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if info&(kShell|kWrap|kSpecial) != 0 {
 		a.unwrap(c.Prog, c.Args, env, depth, pipe, stage)
 	}
+	if info&kPatch != 0 && len(c.Args) > 1 {
+		a.patch(c.Args[1])
+	}
+}
+
+// patch records the files a patch applied by Codex's apply_patch (or its
+// applypatch alias) writes and deletes, read as Codex reads them.
+func (a *Analysis) patch(body string) {
+	if IsDyn(body) {
+		a.addWrite(Write{Path: Dyn + "(the files of a computed patch)", Op: "apply_patch"})
+		return
+	}
+	files := PatchFiles(body)
+	if len(files) == 0 {
+		a.addWrite(Write{Path: Dyn + "(a patch warden cannot read)", Op: "apply_patch"})
+	}
+	for _, f := range files {
+		a.addWrite(Write{Path: f.Path, Op: "apply_patch", Delete: f.Kind == "delete"})
+	}
 }
 
 // result returns a cleared Result for one command; commands reached while
@@ -110,6 +129,7 @@ const (
 	kWrap                // runs the command in its operands
 	kSpecial             // eval, find -exec, su -c
 	kCd                  // changes the working folder
+	kPatch               // applies the patch in its operand or input
 )
 
 var progKinds = func() map[string]uint8 {
@@ -130,6 +150,8 @@ var progKinds = func() map[string]uint8 {
 	}
 	m["cd"] |= kCd
 	m["pushd"] |= kCd
+	m["apply_patch"] |= kPatch
+	m["applypatch"] |= kPatch
 	return m
 }()
 
@@ -261,14 +283,19 @@ func (a *Analysis) bare(env []string, depth int, via string, pipe, stage int) {
 func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int, pipe, stage int) {
 	wrapper = wrapper || shells[prog] || prog == "find"
 	var sources []string
+	copies := prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" || prog == "rsync" || prog == "scp"
 	for _, e := range r.Effects {
 		switch e.Arg {
 		case progs.Read, progs.List, progs.PatFile:
 			a.addRead(Write{Path: e.Val, Op: prog + " " + e.Via})
-			if e.Arg == progs.Read && e.Via == prog {
-				sources = append(sources, e.Val)
-			}
 		}
+		if copies && e.Via == prog && e.Arg != progs.Plain {
+			sources = append(sources, e.Val)
+		}
+	}
+	if copies && len(sources) > 0 && !hasTarget(r) {
+		// The destination is the last operand; the others are sources.
+		sources = sources[:len(sources)-1]
 	}
 	for _, e := range r.Effects {
 		op := e.Via
@@ -277,13 +304,17 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 		}
 		switch e.Arg {
 		case progs.Write:
-			a.addWrite(Write{Path: e.Val, Op: op})
+			w := Write{Path: e.Val, Op: op}
+			if copies && e.Via == prog {
+				w.Sources = sources
+			}
+			a.addWrite(w)
 		case progs.Delete:
 			a.addWrite(Write{Path: e.Val, Op: op, Delete: true})
 		case progs.Dir:
 			a.Dirs = append(a.Dirs, e.Val)
 		case progs.Target:
-			a.addWrite(Write{Path: e.Val, Op: op})
+			a.addWrite(Write{Path: e.Val, Op: op, Sources: targetSources(r, prog)})
 			for _, s := range sources {
 				if !IsDyn(s) && !IsDyn(e.Val) {
 					a.addWrite(Write{Path: strings.TrimSuffix(e.Val, "/") + "/" + base(strings.TrimSuffix(s, "/")), Op: op})
@@ -306,6 +337,27 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 			a.addWrite(Write{Path: Dyn + "(files named by the input of " + prog + ")", Op: op})
 		}
 	}
+}
+
+func hasTarget(r *progs.Result) bool {
+	for _, e := range r.Effects {
+		if e.Arg == progs.Target {
+			return true
+		}
+	}
+	return false
+}
+
+// targetSources returns the operands of cp -t DIR SRC...: every one a
+// source.
+func targetSources(r *progs.Result, prog string) []string {
+	var out []string
+	for _, e := range r.Effects {
+		if e.Via == prog && e.Arg != progs.Target && e.Arg != progs.Plain {
+			out = append(out, e.Val)
+		}
+	}
+	return out
 }
 
 // privateReads records every literal word of a program warden has no table

@@ -188,6 +188,15 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	if overflow && len(w.a.Commands) > n {
 		w.a.Commands[n].Risk = "a brace expansion in it is too large to read"
 	}
+	// apply_patch reading its patch from a here-document.
+	if len(w.a.Commands) > n && progKinds[w.a.Commands[n].Prog]&kPatch != 0 && len(args) == 1 {
+		switch {
+		case hdoc != "":
+			w.a.patch(hdoc)
+		default:
+			w.a.patch(Dyn + "(input)")
+		}
+	}
 	// A shell reading its commands from a here-document or here-string.
 	if len(w.a.Commands) > n && shells[w.a.Commands[n].Prog] && !hasC(args) {
 		if hdoc != "" {

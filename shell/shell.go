@@ -87,6 +87,9 @@ type Write struct {
 	// program warden has no table for: it is checked against the paths
 	// protected from reading, and nothing else.
 	Private bool
+	// Sources are what a copy, move or link puts at this destination
+	// (cp SRC... DEST): into it, under their names, when it is a folder.
+	Sources []string
 }
 
 // Analysis is the result of analysing one command line.

@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/shell"
+)
+
+// maxWalk bounds how many files a folder check looks at.
+const maxWalk = 5000
+
+// Protected paths hold against their folders: removing, moving or copying
+// over a folder reaches every path inside it. These checks find the
+// protected (or private) path such a call reaches.
+
+// inside returns a protected or private path inside the folder abs (not
+// abs itself), "" when there is none, and tooLarge when the folder holds
+// more files than the check looks at.
+func (e *Engine) inside(abs string) (hit string, tooLarge bool) {
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	for _, pa := range e.protectedAbs {
+		if pa != abs && under(pa, abs) {
+			return pa, false
+		}
+	}
+	if !e.globsCouldMatchUnder(abs) {
+		return "", false
+	}
+	n := 0
+	filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == abs {
+			return nil
+		}
+		n++
+		if n > maxWalk {
+			tooLarge = true
+			return filepath.SkipAll
+		}
+		if e.guarded(path) {
+			hit = path
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return hit, tooLarge
+}
+
+// guarded reports whether an absolute, resolved path is protected or
+// private.
+func (e *Engine) guarded(abs string) bool {
+	rel, in := e.relTo(abs)
+	for _, pa := range e.protectedAbs {
+		if under(abs, pa) {
+			return true
+		}
+	}
+	for _, gs := range [][]pathGlob{e.protected, e.private} {
+		for _, g := range gs {
+			if g.match(abs, rel, in) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// globsCouldMatchUnder reports whether any protected or private pattern
+// could match a path inside the folder abs: one that matches at any depth,
+// or whose fixed leading folders lead into abs or out of it.
+func (e *Engine) globsCouldMatchUnder(abs string) bool {
+	for _, gs := range [][]pathGlob{e.protected, e.private} {
+		for _, g := range gs {
+			src := g.g.String()
+			lit := literalPrefix(src)
+			if lit == "" {
+				return true
+			}
+			if !g.abs {
+				lit = e.root + "/" + lit
+			} else {
+				lit = "/" + strings.TrimPrefix(lit, "/")
+			}
+			if under(lit, abs) || under(abs, lit) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// literalPrefix returns the leading folders of a pattern before its first
+// glob character; "" when the pattern matches at any depth.
+func literalPrefix(p string) string {
+	if !strings.Contains(strings.TrimSuffix(p, "/"), "/") {
+		return "" // no slash: matches at any depth
+	}
+	i := strings.IndexAny(p, "*?[")
+	if i < 0 {
+		return strings.TrimSuffix(p, "/")
+	}
+	j := strings.LastIndexByte(p[:i], '/')
+	if j <= 0 {
+		return ""
+	}
+	return p[:j]
+}
+
+// folderCheck denies a delete or move of a folder that holds a protected or
+// private path, naming that path; a folder too large to look through asks.
+func (e *Engine) folderCheck(st *state, p *part) {
+	if p.dynamic || p.abs == "" {
+		return
+	}
+	hit, tooLarge := e.inside(p.abs)
+	switch {
+	case hit != "":
+		st.check("folder", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(hit) + " (inside " + p.display() + ")"})
+	case tooLarge:
+		st.check("folder", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: p.display(),
+			extra: p.display() + " holds more files than warden looks through, so it cannot tell whether a protected path is among them"})
+	}
+}
+
+// show returns a path as a person should see it: relative to the
+// workspace root when inside it.
+func (e *Engine) show(abs string) string {
+	if rel, ok := e.relTo(abs); ok {
+		return rel
+	}
+	return abs
+}
+
+// copyCheck checks where a copy or move puts its sources: into the
+// destination folder under each source's name when the destination is a
+// folder, and every file of a source folder below that.
+func (e *Engine) copyCheck(st *state, w shell.Write) {
+	if shell.IsDyn(w.Path) {
+		return
+	}
+	base := e.cwd(&st.call)
+	dest, _, _ := e.resolve(w.Path, base)
+	fi, err := os.Stat(dest)
+	destDir := err == nil && fi.IsDir()
+	for _, s := range w.Sources {
+		if shell.IsDyn(s) {
+			continue
+		}
+		src, _, _ := e.resolve(s, base)
+		target := dest
+		if destDir && !strings.HasSuffix(s, "/.") && !(strings.HasSuffix(s, "/") && strings.HasPrefix(w.Op, "rsync")) {
+			target = filepath.Join(dest, filepath.Base(src))
+		}
+		if target != dest {
+			e.pathPart(st, target, true, "write", w.Op, nil)
+		}
+		sfi, err := os.Stat(src)
+		if err != nil || !sfi.IsDir() {
+			continue
+		}
+		n := 0
+		filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || path == src {
+				return nil
+			}
+			n++
+			if n > maxWalk {
+				st.check("folder", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: s,
+					extra: s + " holds more files than warden looks through, so it cannot tell where they all land"})
+				return filepath.SkipAll
+			}
+			rel, _ := filepath.Rel(src, path)
+			t := filepath.Join(target, rel)
+			if e.guarded(t) || e.guarded(e.evalPath(t)) {
+				st.check("folder", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(t) + " (copied from " + e.show(path) + ")"})
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+}
