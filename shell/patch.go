@@ -127,4 +127,3 @@ func diffPath(s string) string {
 	}
 	return s
 }
-
