@@ -163,6 +163,13 @@ func (e *Engine) checkRole(st *state) {
 	}
 	r, ok := e.roles[c.Role]
 	if !ok {
+		if len(e.roles) > 0 {
+			// A policy with roles gives a role it does not define no
+			// tools: a misspelt or look-alike role name never loses the
+			// restrictions the right one has.
+			st.check("role-tools", item{effect: warden.Deny, code: warden.CodeRoleToolDenied, subject: c.Tool, extra: "undefined"})
+			return
+		}
 		st.warnings = append(st.warnings, "role "+c.Role+" is not defined in the policy; no role restrictions apply")
 		return
 	}

@@ -285,11 +285,14 @@ func TestRoles(t *testing.T) {
 	if d := e.DecideSession(b, &engine.Session{}); d.Decision != warden.Allow {
 		t.Errorf("builder after the first call: %+v", d)
 	}
-	// An unknown role gets no restrictions but a warning.
-	u := bash("echo hi")
-	u.Role = "stranger"
-	if d := e.Decide(u); d.Decision != warden.Allow || len(d.Warnings) == 0 {
-		t.Errorf("unknown role: %+v", d)
+	// A role the policy does not define may use no tools: a misspelt or
+	// differently cased role never loses the right one's restrictions.
+	for _, role := range []string{"stranger", "Builder", "builder "} {
+		u := bash("echo hi")
+		u.Role = role
+		if d := e.Decide(u); d.Decision != warden.Deny || d.Code != warden.CodeRoleToolDenied || !strings.Contains(d.Reason, "not defined") {
+			t.Errorf("undefined role %q: %+v", role, d)
+		}
 	}
 }
 

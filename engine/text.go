@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/warden-run/warden"
@@ -28,6 +29,9 @@ func (e *Engine) reason(st *state, it item) string {
 		return fmt.Sprintf("%s is outside the workspace (%s).", it.subject, e.rootRaw)
 	case warden.CodeRoleToolDenied:
 		r := e.roles[c.Role]
+		if r == nil {
+			return "The role " + c.Role + " is not defined in the policy, so it may use no tools (the policy's roles are: " + e.roleNames() + ")."
+		}
 		return "The " + c.Role + " role may not use the tool " + c.Tool + " (kind " + st.kind + "). Its tools are: " + r.toolsText + "."
 	case warden.CodeDepthExceeded:
 		r := e.roles[c.Role]
@@ -64,6 +68,16 @@ func (e *Engine) reason(st *state, it item) string {
 	return string(it.code)
 }
 
+// roleNames lists the policy's roles, sorted.
+func (e *Engine) roleNames() string {
+	names := make([]string, 0, len(e.roles))
+	for n := range e.roles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
 func what(subject, tool string) string {
 	if subject == "" {
 		return "this " + tool + " call"
@@ -91,6 +105,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 	case warden.CodeOutsideWorkspace:
 		return "Work on files inside the workspace, or ask the user to do this step."
 	case warden.CodeRoleToolDenied:
+		if e.roles[c.Role] == nil {
+			return "Run with one of the policy's roles, spelt exactly as the policy spells it, or ask the user to add role " + c.Role + " to the policy."
+		}
 		return "Use one of your role's tools, or delegate this step to a role that may use " + c.Tool + "."
 	case warden.CodeDepthExceeded:
 		return "Do this step yourself instead of delegating further, or report back to your coordinator."

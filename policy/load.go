@@ -487,6 +487,28 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	if f, ok := m["tests"]; ok {
 		p.Tests = d.cases(f.val, "tests")
 	}
+	// Role names that differ only in case or white space: a call naming
+	// one of them is easily taken for the other.
+	byFold := map[string]*Role{}
+	names := make([]string, 0, len(p.Roles))
+	for n := range p.Roles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		r := p.Roles[n]
+		k := strings.ToLower(strings.TrimSpace(n))
+		if o := byFold[k]; o != nil {
+			d.findings = append(d.findings, Finding{Pos: r.Pos, Severity: SevWarning, Field: "roles." + n,
+				Message: fmt.Sprintf("role %q differs from role %q only in case or spaces; calls naming the wrong spelling are denied every tool", n, o.Name)})
+		} else {
+			byFold[k] = r
+		}
+		if n != strings.TrimSpace(n) {
+			d.findings = append(d.findings, Finding{Pos: r.Pos, Severity: SevWarning, Field: "roles." + n,
+				Message: fmt.Sprintf("role %q has leading or trailing spaces", n)})
+		}
+	}
 	// Role references in rules.
 	for i, r := range p.Rules {
 		for _, role := range r.Roles {

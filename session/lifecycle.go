@@ -53,6 +53,11 @@ func (t *Tracker) Start(ctx context.Context, o StartOptions) (warden.Session, st
 		if err == nil && parent.Depth+1 > depth {
 			depth = parent.Depth + 1
 		}
+		// A subagent whose type the policy does not name as a role takes
+		// its parent's role: it is never wider than its parent.
+		if err == nil && o.Role == "" {
+			o.Role = parent.Role
+		}
 	}
 	now := t.now()
 	existed := false

@@ -246,7 +246,9 @@ func TestApproveAlways(t *testing.T) {
 		}
 	}
 	// Exactly as wide as the call.
-	for _, c := range []warden.ToolCall{bash("s", "builder", "git push origin dev"), bash("s", "coordinator", "git push origin main"),
+	// (A call cannot change its session's role: the coordinator's call is
+	// in a session of its own.)
+	for _, c := range []warden.ToolCall{bash("s", "builder", "git push origin dev"), bash("s-coord", "coordinator", "git push origin main"),
 		{Tool: "shell", Session: "s", Role: "builder", Args: map[string]any{"command": "git push origin main"}}} {
 		r = e.decide(t, c, session.Options{HostPrompts: true})
 		if r.Decision.Decision == warden.Allow {
@@ -490,5 +492,44 @@ func TestAuditArgsCutsLongStrings(t *testing.T) {
 	}
 	if short := session.AuditArgs(map[string]any{"command": "ls"}); short["command"] != "ls" {
 		t.Errorf("a short string changed: %v", short)
+	}
+}
+
+// A subagent is never wider than its parent: a subagent whose type the
+// policy does not name takes its parent's role, whether its session was
+// started by the host's subagent event or first seen on a call; a call
+// cannot report a lower depth or another role than its session has.
+func TestSubagentNeverWiderThanParent(t *testing.T) {
+	e := setup(t, testPolicy)
+	if _, _, err := e.tr.Start(ctx, session.StartOptions{ID: "p", Role: "coordinator"}); err != nil {
+		t.Fatal(err)
+	}
+	e.decide(t, warden.ToolCall{Tool: "TodoWrite", Session: "p", Args: map[string]any{}}, session.Options{})
+	write := func(sess, role string, depth int) warden.ToolCall {
+		return warden.ToolCall{Tool: "Write", Session: sess, Role: role, Depth: depth, Args: map[string]any{"file_path": "x.go", "content": "x"}}
+	}
+	// Started by the host's subagent event with an unnamed type.
+	child, _, err := e.tr.Start(ctx, session.StartOptions{ID: "p/a1", Parent: "p"})
+	if err != nil || child.Role != "coordinator" || child.Depth != 1 {
+		t.Fatalf("child session: %+v %v", child, err)
+	}
+	if r := e.decide(t, write("p/a1", "", 1), session.Options{HostPrompts: true}); r.Decision.Code != warden.CodeRoleToolDenied {
+		t.Errorf("subagent of a coordinator wrote: %+v", r.Decision)
+	}
+	// First seen on a call (no subagent event).
+	if r := e.decide(t, write("p/a2", "", 1), session.Options{HostPrompts: true}); r.Decision.Code != warden.CodeRoleToolDenied || r.Session.Role != "coordinator" || r.Session.Depth != 1 {
+		t.Errorf("unseen subagent of a coordinator: %+v session %+v", r.Decision, r.Session)
+	}
+	// A call that reports another role or a lower depth changes nothing.
+	if r := e.decide(t, write("p", "builder", 0), session.Options{HostPrompts: true}); r.Decision.Code != warden.CodeRoleToolDenied || r.Audit.Role != "coordinator" {
+		t.Errorf("a call widened its session's role: %+v", r.Decision)
+	}
+	if _, _, err := e.tr.Start(ctx, session.StartOptions{ID: "deep", Role: "coordinator", Depth: 2}); err != nil {
+		t.Fatal(err)
+	}
+	e.decide(t, warden.ToolCall{Tool: "TodoWrite", Session: "deep", Args: map[string]any{}}, session.Options{})
+	r := e.decide(t, warden.ToolCall{Tool: "Task", Session: "deep", Depth: 0, Args: map[string]any{"prompt": "x"}}, session.Options{})
+	if r.Decision.Code != warden.CodeDepthExceeded {
+		t.Errorf("a call lowered its depth past the limit: %+v", r.Decision)
 	}
 }

@@ -148,10 +148,28 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		tr = t.Engine.Explain(*call, &engine.Session{Grants: grants})
 	} else {
 		now := t.now()
+		// A subagent's session (PARENT/AGENT, as the hooks name it) that
+		// starts without a role of its own takes its parent's role and
+		// lies one level deeper.
+		var parent *warden.Session
+		if i := strings.LastIndexByte(call.Session, '/'); i > 0 {
+			if p, err := t.Store.Session(ctx, call.Session[:i]); err == nil {
+				parent = &p
+			} else if !errors.Is(err, warden.ErrNotFound) {
+				return res, false, err
+			}
+		}
 		update := func(s *warden.Session, created bool) (*warden.DecisionRecord, error) {
 			if created {
 				s.StartedAt, s.Status = now, warden.SessionActive
 				s.Host, s.Role, s.Depth = call.Host, call.Role, call.Depth
+				if parent != nil {
+					s.Parent = parent.ID
+					if s.Role == "" {
+						s.Role = parent.Role
+					}
+					s.Depth = max(s.Depth, parent.Depth+1)
+				}
 			}
 			fillCall(call, s)
 			first = !s.FirstToolUsed()
@@ -224,15 +242,19 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 
 // fillCall completes the call from the session, and the session from the
 // call: what the host reports wins over what the session remembers.
+//
+// The session's role and depth win over what a call reports: a call can
+// name a role only for a session that has none, and can only deepen the
+// depth, never lessen it (a subagent is never wider than its session).
 func fillCall(call *warden.ToolCall, s *warden.Session) {
-	if call.Role == "" {
+	if s.Role != "" {
 		call.Role = s.Role
-	} else if s.Role == "" {
+	} else {
 		s.Role = call.Role
 	}
-	if call.Depth == 0 {
+	if call.Depth < s.Depth {
 		call.Depth = s.Depth
-	} else if call.Depth > s.Depth {
+	} else {
 		s.Depth = call.Depth
 	}
 	if call.Intent == "" {
