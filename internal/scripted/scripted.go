@@ -50,6 +50,13 @@ type Turn struct {
 	Text string
 	// ToolCalls are the calls the model makes in this turn.
 	ToolCalls []ToolCall
+	// Delay holds the answer back this long (or until the client gives
+	// up): a slow or hanging model.
+	Delay time.Duration
+	// Status, when not zero, answers with this HTTP status and an error
+	// body in the protocol's own shape, with Text as the message: a
+	// failing model (500, 429, 401 ...).
+	Status int
 }
 
 // ToolCall is one tool call in a turn. ID is generated when empty.
@@ -217,6 +224,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	turn, id := s.pick(req)
+	if turn.Delay > 0 {
+		select {
+		case <-time.After(turn.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if turn.Status != 0 {
+		writeError(w, req.Protocol, turn.Status, turn.Text)
+		return
+	}
 	switch req.Protocol {
 	case Anthropic:
 		writeAnthropic(w, req.Stream, turn, model, id)
@@ -461,6 +479,22 @@ func geminiModel(path string) string {
 		m = m[:j]
 	}
 	return m
+}
+
+// writeError answers with an HTTP error status and the protocol's error body.
+func writeError(w http.ResponseWriter, protocol string, status int, msg string) {
+	var body map[string]any
+	switch protocol {
+	case Anthropic, AnthropicCount:
+		body = map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": msg}}
+	case Gemini, GeminiCount:
+		body = map[string]any{"error": map[string]any{"code": status, "message": msg, "status": "INTERNAL"}}
+	default:
+		body = map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "param": nil, "code": nil}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(body)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
