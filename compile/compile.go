@@ -327,9 +327,9 @@ func (c *compiler) check(s Source, reply Reply) (rules []yamlRule, cases []yamlC
 			}
 			label := "catches"
 			if t.Kind == "near_miss" {
-				label = "near miss"
+				label = "does not match"
 			}
-			cases = append(cases, yamlCase{Name: fmt.Sprintf("%s %s: %s", ar.ID, label, name), Expect: t.Expect, Source: s.Text,
+			cases = append(cases, yamlCase{Name: fmt.Sprintf("%s %s %s", ar.ID, label, strings.TrimRight(name, ".:")), Expect: t.Expect, Source: s.Text,
 				Call: yamlCall{Tool: call.Tool, Role: call.Role, Intent: call.Intent, Args: call.Args}})
 			refs = append(refs, testRef{rule: ar.ID, kind: t.Kind, expect: warden.Effect(t.Expect), call: call})
 		}

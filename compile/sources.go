@@ -25,9 +25,10 @@ var (
 )
 
 // ReadSources reads a plain-language rules file: one rule per bullet (-, *,
-// + or 1.) or per plain line. Headings (#), blank lines, HTML comments and
-// fenced code blocks are not rules; a bullet's indented continuation lines
-// belong to it. Duplicate rules are an error, naming both lines.
+// + or 1.), or, in a file without bullets, one rule per line. Headings (#),
+// blank lines, HTML comments, fenced code blocks and (in a file with
+// bullets) other text are not rules; a bullet's indented continuation
+// lines belong to it. Duplicate rules are an error, naming both lines.
 func ReadSources(file string) ([]Source, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -38,7 +39,7 @@ func ReadSources(file string) ([]Source, error) {
 
 // ParseSources is ReadSources on text already read.
 func ParseSources(file, text string) ([]Source, error) {
-	var out []Source
+	var out, plain []Source
 	inFence, inBullet := false, false
 	for i, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
 		n := i + 1
@@ -59,9 +60,12 @@ func ParseSources(file, text string) ([]Source, error) {
 		case inBullet && (line[0] == ' ' || line[0] == '\t'):
 			out[len(out)-1].Text += " " + trimmed
 		default:
-			out = append(out, Source{Text: trimmed, File: file, Line: n})
+			plain = append(plain, Source{Text: trimmed, File: file, Line: n})
 			inBullet = false
 		}
+	}
+	if len(out) == 0 {
+		out = plain
 	}
 	seen := map[string]int{}
 	for _, s := range out {

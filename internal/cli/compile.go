@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/warden-run/warden/compile"
@@ -37,14 +38,26 @@ func runCompile(ctx context.Context, env *Env) int {
 	widen := fs.Bool("allow-widen", false, "accept compiled rules that allow calls the policy now asks about")
 	weaken := fs.Bool("allow-weaken-deny", false, "accept compiled rules that turn calls the policy now denies into ask or allow")
 	quiet := fs.Bool("q", false, "no progress lines")
-	if code := parseFlags(fs, env.Args); code >= 0 {
-		return code
+	// Flags may come before or after the rules file.
+	var files []string
+	for args := env.Args; ; {
+		if code := parseFlags(fs, args); code >= 0 {
+			return code
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(env.Stderr, "warden compile: one rules file, not %d\n", fs.NArg())
+	if len(files) > 1 {
+		fmt.Fprintf(env.Stderr, "warden compile: one rules file, not %d (%s)\n", len(files), strings.Join(files, ", "))
 		return ExitError
 	}
-	rulesFile := fs.Arg(0)
+	rulesFile := ""
+	if len(files) == 1 {
+		rulesFile = files[0]
+	}
 	if *policyPath == "" {
 		p, err := findPolicy()
 		if err != nil {

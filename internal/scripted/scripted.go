@@ -101,7 +101,12 @@ type Server struct {
 
 // Start starts a server on 127.0.0.1 on a random port with the given turns.
 func Start(turns ...Turn) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return Listen("127.0.0.1:0", turns...)
+}
+
+// Listen starts a server on addr (host:port) with the given turns.
+func Listen(addr string, turns ...Turn) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("scripted: listen: %w", err)
 	}
@@ -239,7 +244,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case Anthropic:
 		writeAnthropic(w, req.Stream, turn, model, id)
 	case OpenAIChat:
-		writeOpenAIChat(w, req.Stream, turn, model, id)
+		// Prompt tokens estimated from the request, as a real server counts
+		// them (about four bytes a token).
+		writeOpenAIChat(w, req.Stream, turn, model, id, 1+len(body)/4)
 	case OpenAIResponses:
 		writeResponses(w, req.Stream, turn, model, id)
 	case Gemini:
