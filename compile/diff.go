@@ -41,12 +41,12 @@ func Diff(oldName, newName, a, b string) string {
 			ops = append(ops, op{' ', x[i], i, j})
 			i++
 			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, op{'+', y[j], i, j})
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 			ops = append(ops, op{'-', x[i], i, j})
 			i++
+		default:
+			ops = append(ops, op{'+', y[j], i, j})
+			j++
 		}
 	}
 	const ctx = 3
