@@ -20,6 +20,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8087", "address to listen on")
+	repeat := flag.Int("repeat", 20, "serve the answers this many times over, so that compile can run again")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: replay [--addr HOST:PORT] ANSWER.json...\n")
 		flag.PrintDefaults()
@@ -38,13 +39,17 @@ func main() {
 		}
 		turns = append(turns, scripted.Turn{Name: filepath.Base(f), Text: string(data)})
 	}
+	one := turns
+	for i := 1; i < *repeat; i++ {
+		turns = append(turns, one...)
+	}
 	srv, err := scripted.Listen(*addr, turns...)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "replay: %v\n", err)
 		os.Exit(1)
 	}
 	srv.Fallback = "the recorded answers are used up"
-	fmt.Printf("serving %d recorded answers at %s/v1 (Ctrl-C stops)\n", len(turns), srv.URL)
+	fmt.Printf("serving %d recorded answers at %s/v1 (Ctrl-C stops)\n", len(one), srv.URL)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	<-ctx.Done()
