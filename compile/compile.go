@@ -390,6 +390,9 @@ func (c *compiler) check(s Source, reply Reply) (rules []yamlRule, cases []yamlC
 	for _, t := range refs {
 		corpus = append(corpus, t.call)
 	}
+	for _, r := range rules {
+		corpus = append(corpus, probes(r, p)...)
+	}
 	refused, accepted := c.loosenings(eng, corpus)
 	c.res.Loosened = append(c.res.Loosened, accepted...)
 	return rules, cases, nil, refused
@@ -491,6 +494,9 @@ func (c *compiler) finish() {
 		corpus := c.oldCalls()
 		for _, t := range p.Tests {
 			corpus = append(corpus, t.Call)
+		}
+		for _, r := range c.rules {
+			corpus = append(corpus, probes(r, p)...)
 		}
 		refused, _ := c.loosenings(eng, corpus)
 		probs = append(probs, refused...)

@@ -116,6 +116,14 @@ func splice(old []byte, rules []yamlRule, cases []yamlCase, comp *yamlCompiled) 
 	if root.Style&yaml.FlowStyle != 0 {
 		return nil, fmt.Errorf("the policy is written in flow style ({...}); warden compile edits block-style YAML only")
 	}
+	if root.Column != 1 {
+		return nil, fmt.Errorf("line %d: the policy's top-level keys must start in the first column", root.Line)
+	}
+	for i, l := range strings.Split(string(old), "\n") {
+		if t := strings.TrimRight(l, " \t\r"); (t == "---" || t == "...") && i+1 > root.Line {
+			return nil, fmt.Errorf("line %d: the policy holds more than one YAML document; warden compile edits a single one", i+1)
+		}
+	}
 	text := string(old)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
@@ -255,7 +263,14 @@ func splice(old []byte, rules []yamlRule, cases []yamlCase, comp *yamlCompiled) 
 			b.WriteString(s)
 		}
 	}
-	return []byte(b.String()), nil
+	out := []byte(b.String())
+	// The edit must leave one valid mapping; anything else is a bug here,
+	// and no policy is written from it.
+	var check yaml.Node
+	if err := yaml.Unmarshal(out, &check); err != nil || len(check.Content) == 0 || check.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("warden compile could not edit this policy's layout (%v); please report it", err)
+	}
+	return out, nil
 }
 
 func hasKey(n *yaml.Node, key string) bool {

@@ -107,3 +107,44 @@ func TestSplice(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSplice: splicing compiled rules into any policy text never panics,
+// and what it returns is YAML that holds the compiled rules, and nothing
+// of them once spliced out again.
+func FuzzSplice(f *testing.F) {
+	f.Add("version: 1\nrules:\n  - id: a\n    effect: allow\ntests:\n", "- a\n- b\n")
+	f.Add("version: 1\nrules: []\n# c\n", "one\ntwo\n")
+	f.Add("rules:\n- {id: a, effect: allow, source: x}\ncompiled: {from: R}\n", "```\n- x\n```\n- y\n")
+	r := []yamlRule{{ID: "n", Effect: "ask", Tool: []string{"x"}, Source: "S."}}
+	comp := &yamlCompiled{From: "RULES.md", Sources: "sha256:0", Rules: "sha256:1"}
+	f.Fuzz(func(t *testing.T, pol, rules string) {
+		srcs, err := ParseSources("R.md", rules)
+		for i, s := range srcs {
+			if err != nil || strings.TrimSpace(s.Text) == "" || s.Line < 1 || (i > 0 && s.Line <= srcs[i-1].Line) {
+				t.Fatalf("sources %+v (err %v)", srcs, err)
+			}
+		}
+		out, err := splice([]byte(pol), r, nil, comp)
+		if err != nil {
+			return
+		}
+		p, _ := policy.Parse("/tmp/warden.yaml", out)
+		found := false
+		for _, x := range p.Rules {
+			found = found || x.Source == "S."
+		}
+		if !found {
+			t.Fatalf("the compiled rule is not in:\n%s", out)
+		}
+		back, err := splice(out, nil, nil, nil)
+		if err != nil {
+			t.Fatalf("splicing out: %v\n%s", err, out)
+		}
+		p, _ = policy.Parse("/tmp/warden.yaml", back)
+		for _, x := range p.Rules {
+			if x.Source == "S." {
+				t.Fatalf("the compiled rule is left in:\n%s", back)
+			}
+		}
+	})
+}

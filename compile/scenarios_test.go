@@ -436,3 +436,32 @@ func TestRecompile(t *testing.T) {
 		t.Errorf("check: %v", err)
 	}
 }
+
+// An allow whose tests only show calls the policy allows already is still
+// checked on calls made from its own patterns: "npm *" meets "npm x".
+func TestWideningFoundByProbes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "warden.yaml", `version: 1
+default: {safe: allow, destructive: ask}
+rules:
+  - id: allow-git-read
+    effect: allow
+    tool: shell
+    command: ["git status *"]
+`)
+	rules := writeFile(t, dir, "RULES.md", "- Checking the repository state is fine.\n")
+	r := rule("allow-repo-state", "allow", []string{"shell"}, nil, "", "",
+		tcase("catch", "git status", "Bash", map[string]string{"command": "git status"}, "allow"),
+		tcase("near_miss", "a build", "Bash", map[string]string{"command": "make build"}, "ask"))
+	r["command"] = []string{"git status *", "npm *"}
+	m, _ := model(t, scripted.Turn{Text: answerJSON(t, r)})
+	res, err := compile.Compile(context.Background(), pol, rules, compile.Options{Model: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK() || len(res.Failures) != 1 || !res.Failures[0].Refused ||
+		!strings.Contains(strings.Join(res.Failures[0].Problems, "\n"), `Bash {"command":"npm x"} is asked now`) {
+		t.Fatalf("failures %+v", res.Failures)
+	}
+}

@@ -55,8 +55,11 @@ func ParseSources(file, text string) ([]Source, error) {
 			inBullet = false
 			continue
 		case bullet.MatchString(line):
-			out = append(out, Source{Text: strings.TrimSpace(bullet.ReplaceAllString(line, "")), File: file, Line: n})
-			inBullet = true
+			text := strings.TrimSpace(bullet.ReplaceAllString(line, ""))
+			inBullet = text != ""
+			if inBullet {
+				out = append(out, Source{Text: text, File: file, Line: n})
+			}
 		case inBullet && (line[0] == ' ' || line[0] == '\t'):
 			out[len(out)-1].Text += " " + trimmed
 		default:
