@@ -70,6 +70,7 @@ func model(t *testing.T, turns ...scripted.Turn) (*compile.Model, *scripted.Serv
 		t.Fatal(err)
 	}
 	srv.Fallback = `{"rules": []}`
+	srv.CountPromptTokens = true
 	t.Cleanup(func() { srv.Close() })
 	return &compile.Model{BaseURL: srv.URL + "/v1", Name: "recorded", APIKey: "sk-test-0123456789", Timeout: 10 * time.Second}, srv
 }

@@ -88,6 +88,12 @@ type Server struct {
 	URL string
 	// Fallback is the text answered when no turn matches; default "Done.".
 	Fallback string
+	// CountPromptTokens has OpenAI chat answers report prompt tokens
+	// estimated from the request (about four bytes a token), as a real
+	// server counts them, instead of a fixed 10. Hosts that compact their
+	// context by the reported usage behave differently with it, so it is
+	// off by default.
+	CountPromptTokens bool
 
 	srv *http.Server
 	ln  net.Listener
@@ -244,9 +250,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case Anthropic:
 		writeAnthropic(w, req.Stream, turn, model, id)
 	case OpenAIChat:
-		// Prompt tokens estimated from the request, as a real server counts
-		// them (about four bytes a token).
-		writeOpenAIChat(w, req.Stream, turn, model, id, 1+len(body)/4)
+		prompt := 10
+		if s.CountPromptTokens {
+			prompt = 1 + len(body)/4
+		}
+		writeOpenAIChat(w, req.Stream, turn, model, id, prompt)
 	case OpenAIResponses:
 		writeResponses(w, req.Stream, turn, model, id)
 	case Gemini:

@@ -49,6 +49,7 @@ func main() {
 		os.Exit(1)
 	}
 	srv.Fallback = "the recorded answers are used up"
+	srv.CountPromptTokens = true
 	fmt.Printf("serving %d recorded answers at %s/v1 (Ctrl-C stops)\n", len(one), srv.URL)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
