@@ -501,8 +501,8 @@ func (c *compiler) finish() {
 		refused, _ := c.loosenings(eng, corpus)
 		probs = append(probs, refused...)
 		// Compiling never touches protected paths or roles.
-		if !slices.Equal(p.Protected, c.oldPol.Protected) {
-			probs = append(probs, "the protected paths would change; compiling must not touch them")
+		if !slices.Equal(p.Protected, c.oldPol.Protected) || !slices.Equal(p.Private, c.oldPol.Private) {
+			probs = append(probs, "the protected or private paths would change; compiling must not touch them")
 		}
 		if !reflect.DeepEqual(rolesView(p), rolesView(c.oldPol)) {
 			probs = append(probs, "the roles would change; compiling must not touch them")

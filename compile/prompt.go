@@ -86,6 +86,9 @@ func summary(p *policy.Policy) string {
 	if len(p.Protected) > 0 {
 		fmt.Fprintf(&b, "Protected paths (always denied for writes): %s\n", strings.Join(p.Protected, ", "))
 	}
+	if len(p.Private) > 0 {
+		fmt.Fprintf(&b, "Private paths (agents may not read them): %s\n", strings.Join(p.Private, ", "))
+	}
 	var hand []*policy.Rule
 	for _, r := range p.Rules {
 		if r.Source == "" {
