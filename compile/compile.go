@@ -108,7 +108,9 @@ type compiler struct {
 // Compile compiles the plain-language rules in rulesFile into the policy
 // policyFile and returns the result; it writes nothing (see Write). The
 // error is for what stops the whole compile: a file that cannot be read, a
-// policy that does not load, a model that cannot be reached or fails.
+// policy that does not load, a model that cannot be reached or fails
+// (a *ModelError). With a model error the result is returned too, for its
+// counts of calls and tokens, and has no New policy.
 func Compile(ctx context.Context, policyFile, rulesFile string, opt Options) (*Result, error) {
 	if opt.MaxRepairs == 0 {
 		opt.MaxRepairs = 2
@@ -169,7 +171,8 @@ func Compile(ctx context.Context, policyFile, rulesFile string, opt Options) (*R
 			return nil, errors.New("no model configured (set --base-url and --model, or WARDEN_LLM_BASE_URL and WARDEN_LLM_MODEL)")
 		}
 		if err := c.one(ctx, s); err != nil {
-			return nil, err
+			c.res.Elapsed = opt.Now().Sub(start)
+			return c.res, err
 		}
 	}
 	c.finish()

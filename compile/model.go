@@ -16,7 +16,10 @@ import (
 // Model is an OpenAI-compatible chat completions endpoint (OpenAI, Ollama's
 // /v1, vLLM, llama.cpp's server, ...). It speaks the wire protocol with
 // net/http: one POST per call, no streaming, structured output through
-// response_format json_schema.
+// response_format json_schema. warden needs one request shape and three
+// fields of the answer; the official SDK would add a large generated API
+// and its own dependencies (and OpenAI-only defaults) for that, so plain
+// net/http keeps go.mod as it is.
 type Model struct {
 	// BaseURL is the API base, e.g. https://api.openai.com/v1 or
 	// http://127.0.0.1:11434/v1; /chat/completions is appended.
@@ -30,6 +33,12 @@ type Model struct {
 	Timeout time.Duration
 	// HTTP is the client used (default: a new client).
 	HTTP *http.Client
+
+	// jsonObject is set once the server refused a json_schema
+	// response_format: later calls ask for a JSON object instead, and the
+	// schema travels in the prompt (the answer is checked against it here
+	// either way).
+	jsonObject bool
 }
 
 // Message is one chat message.
@@ -59,27 +68,51 @@ type ModelError struct {
 
 func (e *ModelError) Error() string { return e.Msg }
 
-// Chat sends messages and asks for an answer that follows schema.
+// Chat sends messages and asks for an answer that follows schema. A server
+// that refuses structured output with a JSON Schema (HTTP 400 naming
+// response_format or json_schema) is asked once more for a plain JSON
+// object with the schema in the prompt, and so is every later call. Chat
+// is not safe for concurrent use.
 func (m *Model) Chat(ctx context.Context, msgs []Message, schema json.RawMessage) (Reply, error) {
+	if !m.jsonObject {
+		r, err := m.chat(ctx, msgs, schema)
+		var me *ModelError
+		if !errors.As(err, &me) || me.Status != http.StatusBadRequest ||
+			!(strings.Contains(me.Msg, "response_format") || strings.Contains(me.Msg, "json_schema")) {
+			return r, err
+		}
+		m.jsonObject = true
+	}
+	withSchema := append([]Message(nil), msgs...)
+	withSchema = append(withSchema, Message{Role: "system", Content: "Answer with one JSON object that follows this JSON Schema:\n" + string(schema)})
+	return m.chat(ctx, withSchema, nil)
+}
+
+// chat makes one call; a nil schema asks for a JSON object.
+func (m *Model) chat(ctx context.Context, msgs []Message, schema json.RawMessage) (Reply, error) {
 	timeout := m.Timeout
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req := map[string]any{
-		"model":       m.Name,
-		"messages":    msgs,
-		"temperature": 0,
-		"stream":      false,
-		"response_format": map[string]any{
+	format := map[string]any{"type": "json_object"}
+	if schema != nil {
+		format = map[string]any{
 			"type": "json_schema",
 			"json_schema": map[string]any{
 				"name":   "warden_rules",
 				"strict": true,
 				"schema": schema,
 			},
-		},
+		}
+	}
+	req := map[string]any{
+		"model":           m.Name,
+		"messages":        msgs,
+		"temperature":     0,
+		"stream":          false,
+		"response_format": format,
 	}
 	body, err := json.Marshal(req)
 	if err != nil {

@@ -297,6 +297,9 @@ func TestModelFailures(t *testing.T) {
 		if err == nil {
 			t.Fatalf("no error; result %+v", res)
 		}
+		if res != nil && (res.New != nil || res.OK()) {
+			t.Errorf("a stopped compile has a policy to write")
+		}
 		var me *compile.ModelError
 		if !errors.As(err, &me) {
 			t.Errorf("error %v is not a ModelError", err)
@@ -463,5 +466,42 @@ rules:
 	if res.OK() || len(res.Failures) != 1 || !res.Failures[0].Refused ||
 		!strings.Contains(strings.Join(res.Failures[0].Problems, "\n"), `Bash {"command":"npm x"} is asked now`) {
 		t.Fatalf("failures %+v", res.Failures)
+	}
+}
+
+// A server without JSON Schema structured output is asked for a JSON
+// object, with the schema in the prompt, from then on.
+func TestServerWithoutJSONSchema(t *testing.T) {
+	t.Parallel()
+	pol, rules := mailSetup(t, "Never delete emails in bulk.", "Ask me before sending mail.")
+	askSend := rule("ask-send", "ask", []string{"gmail.send"}, nil, "Sending needs approval.", "",
+		tcase("catch", "send", "gmail.send", map[string]string{"to": "a@example.com"}, "ask"),
+		tcase("near_miss", "draft", "gmail.draft", map[string]string{"to": "a@example.com"}, "ask"))
+	m, srv := model(t,
+		scripted.Turn{Name: "refuses", Status: http.StatusBadRequest, Text: "response_format type json_schema is not supported"},
+		scripted.Turn{Name: "bulk", Text: answerJSON(t, bulkDeleteRule("Delete messages one at a time."))},
+		scripted.Turn{Name: "send", Text: answerJSON(t, askSend)},
+	)
+	var progress bytes.Buffer
+	res, err := compile.Compile(context.Background(), pol, rules, compile.Options{Model: m, Progress: &progress})
+	if err != nil || !res.OK() {
+		t.Fatalf("err %v, failures %+v\n%s", err, res.Failures, progress.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for i, r := range reqs {
+		var body struct {
+			ResponseFormat struct{ Type string } `json:"response_format"`
+		}
+		json.Unmarshal(r.Body, &body)
+		want := "json_object"
+		if i == 0 {
+			want = "json_schema"
+		}
+		if body.ResponseFormat.Type != want || (i > 0) != r.Contains("follows this JSON Schema") {
+			t.Errorf("request %d: response_format %q, want %q; schema in prompt %v", i, body.ResponseFormat.Type, want, r.Contains("follows this JSON Schema"))
+		}
 	}
 }

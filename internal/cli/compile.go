@@ -102,7 +102,12 @@ func runCompile(ctx context.Context, env *Env) int {
 	}
 	res, err := compile.Compile(ctx, *policyPath, rulesFile, opt)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "warden compile: %v\nnothing written\n", err)
+		fmt.Fprintf(env.Stderr, "warden compile: %v\n", err)
+		if res != nil && res.Calls > 0 {
+			fmt.Fprintf(env.Stderr, "%d model calls, %d tokens (%d in, %d out) before it stopped\n", res.Calls,
+				res.PromptTokens+res.CompletionTokens, res.PromptTokens, res.CompletionTokens)
+		}
+		fmt.Fprintf(env.Stderr, "nothing written\n")
 		return ExitError
 	}
 	out := env.Stdout
