@@ -468,10 +468,14 @@ func (c *compiler) finish() {
 		res.Failures = append(res.Failures, Failure{Problems: []string{err.Error()}})
 		return
 	}
-	res.Diff = Diff(res.PolicyFile+" (now)", res.PolicyFile+" (compiled)", string(c.old), string(text))
 	if len(res.Failures) > 0 {
+		// Show what did compile, without a compiled: section that would
+		// claim every rule was.
+		partial, _ := splice(c.old, c.rules, c.cases, nil)
+		res.Diff = Diff(res.PolicyFile+" (now)", res.PolicyFile+" (compiled, not written)", string(c.old), string(partial))
 		return
 	}
+	res.Diff = Diff(res.PolicyFile+" (now)", res.PolicyFile+" (compiled)", string(c.old), string(text))
 	var probs []string
 	p, findings := policy.Parse(res.PolicyFile, text)
 	for _, f := range findings {
