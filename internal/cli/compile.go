@@ -111,9 +111,10 @@ func runCompile(ctx context.Context, env *Env) int {
 		return ExitError
 	}
 	out := env.Stdout
-	if res.Diff != "" {
+	switch {
+	case res.Diff != "":
 		fmt.Fprintf(out, "%s\n", res.Diff)
-	} else {
+	case res.OK():
 		fmt.Fprintf(out, "no change to %s\n", res.PolicyFile)
 	}
 	for _, l := range res.Loosened {
