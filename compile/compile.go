@@ -150,6 +150,12 @@ func Compile(ctx context.Context, policyFile, rulesFile string, opt Options) (*R
 		}
 	}
 	c.prevRules, c.prevCases = fromPolicy(oldPol)
+	if len(c.prevRules) > 0 && !opt.Fresh && (oldPol.Compiled == nil || RulesHash(oldPol) != oldPol.Compiled.Rules) {
+		// Compiled rules edited by hand (or without a record) are not
+		// kept: the model is asked again for every rule.
+		c.prevRules, c.prevCases = nil, nil
+		c.progress("the compiled rules in %s were edited after compiling; asking the model again for every rule", policyFile)
+	}
 	if opt.Model != nil {
 		c.modelName = opt.Model.Name
 	} else if oldPol.Compiled != nil {

@@ -505,3 +505,32 @@ func TestServerWithoutJSONSchema(t *testing.T) {
 		}
 	}
 }
+
+// Compiled rules edited by hand are not kept by the next compile: the
+// model is asked again, and the edit is gone.
+func TestHandEditIsNotKept(t *testing.T) {
+	t.Parallel()
+	pol, rules := mailSetup(t, "Never delete emails in bulk.")
+	answer := answerJSON(t, bulkDeleteRule("Delete messages one at a time."))
+	m, srv := model(t, scripted.Turn{Text: answer}, scripted.Turn{Text: answer})
+	res, err := compile.Compile(context.Background(), pol, rules, compile.Options{Model: m})
+	if err != nil || compile.Write(res) != nil {
+		t.Fatalf("first compile: %v %+v", err, res.Failures)
+	}
+	data, _ := os.ReadFile(pol)
+	edited := strings.Replace(string(data), "effect: deny\n    tool: [gmail.batchDelete]", "effect: ask\n    tool: [gmail.batchDelete]", 1)
+	if edited == string(data) {
+		t.Fatal("nothing edited")
+	}
+	os.WriteFile(pol, []byte(edited), 0o644)
+	res, err = compile.Compile(context.Background(), pol, rules, compile.Options{Model: m})
+	if err != nil || !res.OK() {
+		t.Fatalf("second compile: %v %+v", err, res.Failures)
+	}
+	if res.Reused != 0 || res.Calls != 1 || len(srv.Unplayed()) != 0 {
+		t.Errorf("reused %d, calls %d", res.Reused, res.Calls)
+	}
+	if !strings.Contains(res.Diff, "-    effect: ask") || !strings.Contains(res.Diff, "+    effect: deny") {
+		t.Errorf("the hand edit is not undone:\n%s", res.Diff)
+	}
+}
