@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -36,7 +37,8 @@ func (c *compiler) userPrompt(s Source) string {
 			fmt.Fprintf(&b, "- %s\n", ruleLine(r.ID, r.Effect, r.Tool, r.Command, r.Path, r.Args, r.Intent, r.Roles))
 		}
 	}
-	fmt.Fprintf(&b, "\nThe plain-language rule (%s):\n%s\n", s, s.Text)
+	// The file's base name only: local paths are not the model's business.
+	fmt.Fprintf(&b, "\nThe plain-language rule (%s line %d):\n%s\n", filepath.Base(s.File), s.Line, s.Text)
 	return b.String()
 }
 
@@ -56,11 +58,11 @@ func summary(p *policy.Policy) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Default: safe calls (kinds read, list, todo, intent) %s; every other call %s.\n", p.Default.Safe, p.Default.Destructive)
 	if len(p.Tools) > 0 {
-		b.WriteString("Tools the policy names, with their kinds:")
+		var ts []string
 		for _, k := range sortedKeys(p.Tools) {
-			fmt.Fprintf(&b, " %s (%s),", k, p.Tools[k])
+			ts = append(ts, fmt.Sprintf("%s (%s)", k, p.Tools[k]))
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "Tools the policy names, with their kinds: %s.\n", strings.Join(ts, ", "))
 	}
 	b.WriteString("Built-in tool names include Bash (shell, arg command), Read, Write, Edit (file tools, arg file_path), and filesystem.write, write_file, edit_file.\n")
 	if len(p.Roles) > 0 {
