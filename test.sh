@@ -30,6 +30,7 @@ fuzz ./policy/ FuzzParse
 fuzz ./engine/ FuzzResolve
 fuzz ./internal/glob/ FuzzPath
 fuzz ./report/ FuzzFilter
+fuzz ./compile/ FuzzSplice
 fuzz . FuzzRedactSkipsOnlyWhatCannotMatch
 
 if [ -f bench/go.mod ]; then

@@ -56,6 +56,14 @@ func (e *Engine) DecideSession(call warden.ToolCall, s *Session) warden.Decision
 func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
 	tr := &Trace{}
 	tr.Decision = e.decide(&call, s, tr)
+	if id := tr.Decision.Rule; id != "" {
+		for _, r := range e.pol.Rules {
+			if r.ID == id {
+				tr.Source = r.Source
+				break
+			}
+		}
+	}
 	return tr
 }
 
@@ -71,6 +79,9 @@ type Trace struct {
 	Checks      []Check
 	// Grants lists the ids of the grants that turned an ask into an allow.
 	Grants []string
+	// Source is the plain-language sentence the deciding rule was compiled
+	// from (`warden compile`); empty for a rule written by hand.
+	Source string
 }
 
 // Part is one thing the call would do: a simple command it would run, a

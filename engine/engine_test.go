@@ -505,3 +505,16 @@ func TestExplainAgreesWithDecide(t *testing.T) {
 		}
 	}
 }
+
+func TestExplainCarriesSource(t *testing.T) {
+	t.Parallel()
+	src := strings.Replace(testPolicy, "    suggestion: Push normally.\n",
+		"    suggestion: Push normally.\n    source: Never force-push.\n", 1)
+	e, _ := newEngine(t, src)
+	if tr := e.Explain(bash("git push --force origin main"), nil); tr.Decision.Rule != "no-force-push" || tr.Source != "Never force-push." {
+		t.Errorf("force push: rule %q, source %q", tr.Decision.Rule, tr.Source)
+	}
+	if tr := e.Explain(bash("rm -rf build"), nil); tr.Decision.Rule != "no-rm-rf" || tr.Source != "" {
+		t.Errorf("a rule written by hand has no source: rule %q, source %q", tr.Decision.Rule, tr.Source)
+	}
+}

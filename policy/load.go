@@ -358,7 +358,7 @@ func IsKind(s string) bool { return contains(Kinds, s) }
 
 func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "private", "tools", "roles",
-		"rules", "intents", "state", "audit", "approvals", "tests")
+		"rules", "intents", "state", "audit", "approvals", "tests", "compiled")
 	if m == nil {
 		return
 	}
@@ -487,6 +487,9 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	if f, ok := m["tests"]; ok {
 		p.Tests = d.cases(f.val, "tests")
 	}
+	if f, ok := m["compiled"]; ok {
+		p.Compiled = d.compiled(p, f.val)
+	}
 	// Role names that differ only in case or white space: a call naming
 	// one of them is easily taken for the other.
 	byFold := map[string]*Role{}
@@ -614,7 +617,7 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 }
 
 // ruleKeys are the keys a rule may have.
-var ruleKeys = []string{"id", "effect", "tool", "command", "path", "args", "intent", "roles", "message", "suggestion"}
+var ruleKeys = []string{"id", "effect", "tool", "command", "path", "args", "intent", "roles", "message", "suggestion", "source"}
 
 func (d *decoder) rules(p *Policy, n *yaml.Node) {
 	n = resolve(n)
@@ -717,6 +720,9 @@ func (d *decoder) rules(p *Policy, n *yaml.Node) {
 		if f, ok := m["suggestion"]; ok {
 			r.Suggestion, _ = d.str(f.val, path+".suggestion")
 		}
+		if f, ok := m["source"]; ok {
+			r.Source = d.source(f.val, path+".source")
+		}
 		d.lintRule(r, rn, path)
 		p.Rules = append(p.Rules, r)
 	}
@@ -787,6 +793,57 @@ func (d *decoder) lintRule(r *Rule, n *yaml.Node, path string) {
 	}
 }
 
+// source decodes the plain-language sentence of a compiled rule or case.
+func (d *decoder) source(n *yaml.Node, path string) string {
+	s, ok := d.str(n, path)
+	if ok && strings.TrimSpace(s) == "" {
+		d.err(n, path, "must not be empty (it is the plain-language rule this was compiled from)")
+	}
+	return s
+}
+
+var hashRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// compiled decodes the `compiled:` section `warden compile` writes.
+func (d *decoder) compiled(p *Policy, n *yaml.Node) *Compiled {
+	m := d.mapping(n, "compiled", "from", "sources", "rules", "model")
+	if m == nil {
+		return nil
+	}
+	c := &Compiled{Pos: d.pos(resolve(n))}
+	if f, ok := m["from"]; ok {
+		if s, ok := d.str(f.val, "compiled.from"); ok {
+			s = expandHome(s)
+			if !filepath.IsAbs(s) {
+				s = filepath.Join(p.Dir, s)
+			}
+			c.From = filepath.Clean(s)
+		}
+	} else {
+		d.err(resolve(n), "compiled", "needs from (the plain-language rules file)")
+	}
+	for _, k := range []string{"sources", "rules"} {
+		f, ok := m[k]
+		if !ok {
+			d.err(resolve(n), "compiled", "needs %s (a sha256: hash written by warden compile)", k)
+			continue
+		}
+		s, ok := d.str(f.val, "compiled."+k)
+		if ok && !hashRE.MatchString(s) {
+			d.err(f.val, "compiled."+k, "%q is not a hash of the form sha256:<64 hex digits>", s)
+		}
+		if k == "sources" {
+			c.Sources = s
+		} else {
+			c.Rules = s
+		}
+	}
+	if f, ok := m["model"]; ok {
+		c.Model, _ = d.str(f.val, "compiled.model")
+	}
+	return c
+}
+
 func (d *decoder) intents(p *Policy, n *yaml.Node) {
 	m := d.mapping(n, "intents", "file", "require", "out_of_scope")
 	if m == nil {
@@ -831,7 +888,7 @@ func (d *decoder) cases(n *yaml.Node, path string) []*Case {
 		if path == "" {
 			cp = fmt.Sprintf("[%d]", i)
 		}
-		m := d.mapping(cn, cp, "name", "call", "expect", "code", "rule")
+		m := d.mapping(cn, cp, "name", "call", "expect", "code", "rule", "source")
 		if m == nil {
 			continue
 		}
@@ -863,6 +920,9 @@ func (d *decoder) cases(n *yaml.Node, path string) []*Case {
 		}
 		if f, ok := m["rule"]; ok {
 			c.Rule, _ = d.str(f.val, cp+".rule")
+		}
+		if f, ok := m["source"]; ok {
+			c.Source = d.source(f.val, cp+".source")
 		}
 		out = append(out, c)
 	}

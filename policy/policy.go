@@ -39,6 +39,24 @@ type Policy struct {
 	Approvals Approvals
 	// Tests are the policy's own test cases (the `tests:` section).
 	Tests []*Case
+	// Compiled is nil unless `warden compile` wrote rules into the policy.
+	Compiled *Compiled
+}
+
+// Compiled records where the policy's compiled rules (those with a Source)
+// came from: the plain-language rules file and two hashes `warden compile
+// --check` verifies.
+type Compiled struct {
+	// From is the plain-language rules file, relative to the policy's
+	// folder as written (absolute here).
+	From string
+	// Sources is "sha256:<hex>" of the rule sentences; Rules is
+	// "sha256:<hex>" of the compiled rules and their tests.
+	Sources string
+	Rules   string
+	// Model names the model that compiled them (informational).
+	Model string
+	Pos   Pos
 }
 
 // Default is the decision for parts no rule matches, per tool class.
@@ -89,7 +107,10 @@ type Rule struct {
 	Roles      []string
 	Message    string
 	Suggestion string
-	Pos        Pos
+	// Source is the plain-language sentence the rule was compiled from
+	// (`warden compile`); empty for rules written by hand.
+	Source string
+	Pos    Pos
 	// Field positions, for errors about one matcher.
 	FieldPos map[string]Pos
 }
@@ -133,6 +154,8 @@ type Case struct {
 	Expect warden.Effect
 	Code   warden.Code // optional
 	Rule   string      // optional; "-" means no rule decided
+	// Source is the plain-language sentence a compiled case tests.
+	Source string
 	Pos    Pos
 }
 

@@ -73,6 +73,11 @@ func TestErrorsNamePositions(t *testing.T) {
 		{"tab indentation", "version: 1\nrules:\n\t- id: a\n", 3, 1, "error", []string{"tab"}},
 		{"bad test case", "version: 1\ntests:\n  - call: {tool: Bash}\n    expect: allow\n", 3, 11, "error", []string{`"args" is required`}},
 		{"bad expectation", "version: 1\ntests:\n  - call: {tool: Bash, args: {}}\n    expect: perhaps\n", 4, 13, "error", []string{`"perhaps"`}},
+		{"empty source", "version: 1\nrules:\n  - {id: a, effect: allow, source: \"\"}\n", 3, 36, "error", []string{"rules[0] (a).source", "must not be empty"}},
+		{"source not a string", "version: 1\ntests:\n  - {call: {tool: Bash, args: {}}, expect: allow, source: [x]}\n", 3, 59, "error", []string{"tests[0].source", "must be a string"}},
+		{"compiled without hashes", "version: 1\ncompiled: {from: RULES.md}\n", 2, 11, "error", []string{"compiled", "needs sources"}},
+		{"compiled bad hash", "version: 1\ncompiled: {from: RULES.md, sources: abc, rules: abc}\n", 2, 37, "error", []string{"compiled.sources", "sha256:"}},
+		{"compiled unknown key", "version: 1\ncompiled: {from: RULES.md, hash: abc}\n", 2, 28, "error", []string{"compiled.hash", `unknown key`}},
 		{"both command and path is fine to parse", "version: 1\nrules:\n  - {id: a, effect: allow, path: [\"!x\"]}\n", 3, 34, "warning", []string{"only exclusions"}},
 	}
 	for _, c := range cases {
@@ -275,5 +280,37 @@ rules:
 	}
 	if _, fs := parse(t, "version: 1\nprivate: [\"!x\"]\n"); len(fs) == 0 {
 		t.Errorf("an exclusion in private should be an error")
+	}
+}
+
+func TestSourceAndCompiled(t *testing.T) {
+	t.Parallel()
+	h := "sha256:" + strings.Repeat("ab", 32)
+	src := `version: 1
+compiled: {from: RULES.md, sources: "` + h + `", rules: "` + h + `", model: m1}
+rules:
+  - id: no-delete
+    effect: deny
+    tool: gmail.delete
+    message: m
+    suggestion: s
+    source: Never delete mail.
+tests:
+  - {name: c, call: {tool: gmail.delete, args: {}}, expect: deny, source: Never delete mail.}
+`
+	p, fs := parse(t, src)
+	for _, f := range fs {
+		if f.Severity == policy.SevError {
+			t.Fatalf("unexpected error: %s", f)
+		}
+	}
+	if p.Rules[0].Source != "Never delete mail." || p.Tests[0].Source != "Never delete mail." {
+		t.Errorf("sources not kept: rule %q, case %q", p.Rules[0].Source, p.Tests[0].Source)
+	}
+	if p.Compiled == nil || p.Compiled.Sources != h || p.Compiled.Rules != h || p.Compiled.Model != "m1" {
+		t.Fatalf("compiled section: %+v", p.Compiled)
+	}
+	if want := filepath.Join(p.Dir, "RULES.md"); p.Compiled.From != want {
+		t.Errorf("compiled.from = %q, want %q", p.Compiled.From, want)
 	}
 }

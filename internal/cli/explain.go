@@ -117,6 +117,9 @@ func FormatTrace(call warden.ToolCall, tr *engine.Trace) string {
 		fmt.Fprintf(&b, " by rule %s", d.Rule)
 	}
 	b.WriteString("\n")
+	if tr.Source != "" {
+		fmt.Fprintf(&b, "source: %s\n", tr.Source)
+	}
 	if d.Mode == "audit" && d.Enforced != nil {
 		fmt.Fprintf(&b, "mode: audit (enforce mode would %s)\n", *d.Enforced)
 	}

@@ -50,6 +50,13 @@ type Turn struct {
 	Text string
 	// ToolCalls are the calls the model makes in this turn.
 	ToolCalls []ToolCall
+	// Delay holds the answer back this long (or until the client gives
+	// up): a slow or hanging model.
+	Delay time.Duration
+	// Status, when not zero, answers with this HTTP status and an error
+	// body in the protocol's own shape, with Text as the message: a
+	// failing model (500, 429, 401 ...).
+	Status int
 }
 
 // ToolCall is one tool call in a turn. ID is generated when empty.
@@ -81,6 +88,12 @@ type Server struct {
 	URL string
 	// Fallback is the text answered when no turn matches; default "Done.".
 	Fallback string
+	// CountPromptTokens has OpenAI chat answers report prompt tokens
+	// estimated from the request (about four bytes a token), as a real
+	// server counts them, instead of a fixed 10. Hosts that compact their
+	// context by the reported usage behave differently with it, so it is
+	// off by default.
+	CountPromptTokens bool
 
 	srv *http.Server
 	ln  net.Listener
@@ -94,7 +107,12 @@ type Server struct {
 
 // Start starts a server on 127.0.0.1 on a random port with the given turns.
 func Start(turns ...Turn) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return Listen("127.0.0.1:0", turns...)
+}
+
+// Listen starts a server on addr (host:port) with the given turns.
+func Listen(addr string, turns ...Turn) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("scripted: listen: %w", err)
 	}
@@ -217,11 +235,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	turn, id := s.pick(req)
+	if turn.Delay > 0 {
+		select {
+		case <-time.After(turn.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if turn.Status != 0 {
+		writeError(w, req.Protocol, turn.Status, turn.Text)
+		return
+	}
 	switch req.Protocol {
 	case Anthropic:
 		writeAnthropic(w, req.Stream, turn, model, id)
 	case OpenAIChat:
-		writeOpenAIChat(w, req.Stream, turn, model, id)
+		prompt := 10
+		if s.CountPromptTokens {
+			prompt = 1 + len(body)/4
+		}
+		writeOpenAIChat(w, req.Stream, turn, model, id, prompt)
 	case OpenAIResponses:
 		writeResponses(w, req.Stream, turn, model, id)
 	case Gemini:
@@ -461,6 +494,22 @@ func geminiModel(path string) string {
 		m = m[:j]
 	}
 	return m
+}
+
+// writeError answers with an HTTP error status and the protocol's error body.
+func writeError(w http.ResponseWriter, protocol string, status int, msg string) {
+	var body map[string]any
+	switch protocol {
+	case Anthropic, AnthropicCount:
+		body = map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": msg}}
+	case Gemini, GeminiCount:
+		body = map[string]any{"error": map[string]any{"code": status, "message": msg, "status": "INTERNAL"}}
+	default:
+		body = map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "param": nil, "code": nil}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(body)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

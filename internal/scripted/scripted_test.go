@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden/internal/scripted"
 )
@@ -372,5 +373,39 @@ func TestConcurrent(t *testing.T) {
 	}
 	if len(seen) != n || fallback != 5 {
 		t.Errorf("played %d turns and %d fallbacks", len(seen), fallback)
+	}
+}
+
+func TestErrorStatusAndDelay(t *testing.T) {
+	t.Parallel()
+	s, err := scripted.Start(
+		scripted.Turn{Name: "overloaded", Status: http.StatusTooManyRequests, Text: "rate limited"},
+		scripted.Turn{Name: "slow", Delay: 5 * time.Second, Text: "late"},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	resp := post(t, s.URL+"/v1/chat/completions", `{"model":"m","messages":[]}`)
+	var body struct {
+		Error struct{ Message, Type string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests || body.Error.Message != "rate limited" || body.Error.Type == "" {
+		t.Errorf("error turn: status %d, body %+v", resp.StatusCode, body)
+	}
+	// The slow turn holds its answer; a client that gives up gets nothing.
+	c := &http.Client{Timeout: 100 * time.Millisecond}
+	start := time.Now()
+	if _, err := c.Post(s.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"messages":[]}`)); err == nil {
+		t.Error("the delayed turn answered before the client's timeout")
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("the client waited %v", el)
+	}
+	if got := s.Unplayed(); len(got) != 0 {
+		t.Errorf("unplayed turns: %v", got)
 	}
 }

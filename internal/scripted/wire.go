@@ -76,7 +76,7 @@ func writeAnthropic(w http.ResponseWriter, stream bool, t Turn, model string, id
 }
 
 // writeOpenAIChat answers in the OpenAI chat completions shape.
-func writeOpenAIChat(w http.ResponseWriter, stream bool, t Turn, model string, id int) {
+func writeOpenAIChat(w http.ResponseWriter, stream bool, t Turn, model string, id int, promptTokens int) {
 	cid := fmt.Sprintf("chatcmpl-scripted-%d", id)
 	created := time.Now().Unix()
 	finish := "stop"
@@ -86,7 +86,7 @@ func writeOpenAIChat(w http.ResponseWriter, stream bool, t Turn, model string, i
 	if model == "" {
 		model = "gpt-scripted"
 	}
-	usage := map[string]any{"prompt_tokens": 10, "completion_tokens": usageTokens(t), "total_tokens": 10 + usageTokens(t)}
+	usage := map[string]any{"prompt_tokens": promptTokens, "completion_tokens": usageTokens(t), "total_tokens": promptTokens + usageTokens(t)}
 	if !stream {
 		msg := map[string]any{"role": "assistant", "content": t.Text}
 		if len(t.ToolCalls) > 0 {
