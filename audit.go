@@ -38,6 +38,10 @@ type AuditRecord struct {
 type AuditFilter struct {
 	Session  string
 	Decision Effect
+	// Enforced keeps the calls enforce mode decides this way: the
+	// decision itself in enforce mode, what would have been decided in
+	// audit mode.
+	Enforced Effect
 	Tool     string
 	Rule     string
 	Since    time.Time

@@ -106,6 +106,10 @@ const (
 	CodeApprovalRejected Code = "APPROVAL_REJECTED"
 	CodeApprovalTimeout  Code = "APPROVAL_TIMEOUT"
 	CodePolicyError      Code = "POLICY_ERROR"
+	// CodeUnknownTarget: a write, edit or delete call whose files warden
+	// cannot identify; it is never allowed by the default or by a rule
+	// that does not name the tool.
+	CodeUnknownTarget Code = "UNKNOWN_TARGET"
 )
 
 // Decision is warden's answer to one tool call (POLICY.md section 2). Every

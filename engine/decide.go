@@ -43,7 +43,7 @@ func prio(c warden.Code) int {
 		return 8
 	case warden.CodeScopeViolation:
 		return 9
-	case warden.CodeUnparsable:
+	case warden.CodeUnparsable, warden.CodeUnknownTarget:
 		return 10
 	case warden.CodeDefault:
 		return 11
@@ -97,6 +97,9 @@ type state struct {
 	nMatched    int
 	matchedMore []*rule
 	grants      []string
+	// own: a part writes warden's own files (the policy, the store, the
+	// intents file), denied in every mode.
+	own bool
 }
 
 func (st *state) offer(it item) {
@@ -220,6 +223,9 @@ type part struct {
 	destr    bool   // class for the default
 	cdDirs   []string
 	intentOK bool
+	// unknownTarget: a write, edit or delete call with no path warden can
+	// read.
+	unknownTarget bool
 }
 
 // evalPart decides one part and offers the result.
@@ -295,6 +301,9 @@ func (e *Engine) evalPart(st *state, p *part) {
 			}
 		} else if p.write && e.isProtected(p) {
 			res = item{effect: warden.Deny, code: warden.CodeProtectedPath}
+			if e.isOwn(p) {
+				st.own = true
+			}
 		} else if !p.inside && e.pol.Workspace.Outside != warden.Allow && allow == nil {
 			res = item{effect: e.pol.Workspace.Outside, code: warden.CodeOutsideWorkspace}
 		}
@@ -321,6 +330,11 @@ func (e *Engine) evalPart(st *state, p *part) {
 		if p.subject == warden.SubjectCommand {
 			res.note = p.an.Commands[p.cmd].Risk
 		}
+	}
+	// A write whose files are unknown is allowed only by a rule that names
+	// its tool.
+	if p.unknownTarget && res.effect == warden.Allow && (res.rule == nil || !namesTool(res.rule, st.call.Tool)) {
+		res = item{effect: warden.Ask, code: warden.CodeUnknownTarget, subject: st.call.Tool}
 	}
 	// A folder that is removed or moved away takes what is inside it.
 	if p.subject == warden.SubjectPath && !p.dynamic && (p.vkind == "delete" || st.kind == "delete" && p.write) && res.effect != warden.Deny {
@@ -388,6 +402,17 @@ func (e *Engine) evalPart(st *state, p *part) {
 		}
 		st.tr.Parts = append(st.tr.Parts, tp)
 	}
+}
+
+// namesTool reports whether a rule names a tool by its name (not by its
+// kind): such a rule vouches for the tool's calls as a whole.
+func namesTool(r *rule, tool string) bool {
+	for _, m := range r.tools {
+		if m.name == tool || m.glob != "" && globText(m.glob, tool) || m.re != nil && m.re.MatchString(tool) {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleMatchesQuiet is ruleMatches for the trace (it records nothing).
@@ -485,6 +510,19 @@ func (e *Engine) ruleMatchesPat(st *state, r *rule, p *part, pat *shell.Pattern)
 	return true
 }
 
+// isOwn reports whether a path is one of warden's own files: the policy,
+// the store folder or the intents file.
+func (e *Engine) isOwn(p *part) bool {
+	for _, abs := range []string{p.abs, p.rawAbs()} {
+		for _, pa := range e.protectedAbs {
+			if under(abs, pa) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (e *Engine) isProtected(p *part) bool {
 	for _, abs := range []string{p.abs, p.rawAbs()} {
 		for _, pa := range e.protectedAbs {
@@ -565,7 +603,11 @@ func (e *Engine) finish(st *state) warden.Decision {
 		enforced := d.Decision
 		d.Mode = "audit"
 		d.Enforced = &enforced
-		d.Decision = warden.Allow
+		// Audit mode never lets a call change warden's own files (the
+		// policy, the store, the intents file): the audit could be erased.
+		if !st.own {
+			d.Decision = warden.Allow
+		}
 	}
 	return d
 }

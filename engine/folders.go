@@ -121,6 +121,11 @@ func (e *Engine) folderCheck(st *state, p *part) {
 	hit, tooLarge := e.inside(p.abs)
 	switch {
 	case hit != "":
+		for _, pa := range e.protectedAbs {
+			if under(hit, pa) {
+				st.own = true
+			}
+		}
 		st.check("folder", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(hit) + " (inside " + p.display() + ")"})
 	case tooLarge:
 		st.check("folder", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: p.display(),
@@ -178,6 +183,11 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 			rel, _ := filepath.Rel(src, path)
 			t := filepath.Join(target, rel)
 			if e.guarded(t) || e.guarded(e.evalPath(t)) {
+				for _, pa := range e.protectedAbs {
+					if under(t, pa) {
+						st.own = true
+					}
+				}
 				st.check("folder", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(t) + " (copied from " + e.show(path) + ")"})
 				return filepath.SkipAll
 			}

@@ -37,8 +37,7 @@ func (e *Engine) parts(st *state) {
 	}
 	if !hasPathArgs(c.Args) {
 		if n == 0 {
-			p := part{subject: warden.SubjectCall, destr: st.destructive}
-			e.evalPart(st, &p)
+			e.callPart(st)
 		}
 		return
 	}
@@ -96,9 +95,55 @@ func (e *Engine) parts(st *state) {
 			}
 		}
 	}
+	// Lists of files (Roo Code's args.file[].path, files[].path).
+	for _, k := range [...]string{"args", "files", "file"} {
+		if v, ok := c.Args[k]; ok {
+			nestedPaths(v, 0, func(p string) {
+				e.pathPart(st, p, write, "", "", nil)
+				n++
+			})
+		}
+	}
 	if n == 0 {
-		p := part{subject: warden.SubjectCall, destr: st.destructive}
-		e.evalPart(st, &p)
+		e.callPart(st)
+	}
+}
+
+// callPart decides a call as a whole. A write, edit or delete call whose
+// files warden cannot identify is never allowed by the default or by a
+// rule that does not name its tool: it asks at most (UNKNOWN_TARGET).
+func (e *Engine) callPart(st *state) {
+	p := part{subject: warden.SubjectCall, destr: st.destructive}
+	switch st.kind {
+	case "write", "edit", "delete":
+		p.unknownTarget = true
+	}
+	e.evalPart(st, &p)
+}
+
+// nestedPaths finds path arguments inside lists and objects of a call's
+// arguments, two levels deep.
+func nestedPaths(v any, depth int, fn func(string)) {
+	if depth > 2 {
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range pathKeys {
+			if s, ok := v[k].(string); ok {
+				fn(s)
+			}
+		}
+		for _, x := range v {
+			switch x.(type) {
+			case map[string]any, []any:
+				nestedPaths(x, depth+1, fn)
+			}
+		}
+	case []any:
+		for _, x := range v {
+			nestedPaths(x, depth+1, fn)
+		}
 	}
 }
 
@@ -109,6 +154,10 @@ func (e *Engine) shellParts(st *state) int {
 	v, ok := c.Args["command"]
 	if !ok {
 		v, ok = c.Args["cmd"]
+	}
+	if !ok {
+		// Codex's write_stdin: text sent to a running shell.
+		v, ok = c.Args["chars"]
 	}
 	a := shell.Get()
 	defer shell.Put(a)
@@ -607,7 +656,7 @@ func hasPathArgs(args map[string]any) bool {
 	for k := range args {
 		switch k {
 		case "path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path",
-			"paths", "input", "patch", "patchText", "patch_text", "diff", "source", "destination":
+			"paths", "input", "patch", "patchText", "patch_text", "diff", "source", "destination", "args", "files", "file":
 			return true
 		}
 	}

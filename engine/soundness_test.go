@@ -410,3 +410,89 @@ func TestSoundFolders(t *testing.T) {
 		{"rm -r pkg is fine", sh("rm -r pkg/app"), "notAllow"},
 	})
 }
+
+// Every write seen, whatever the host's tool shape.
+func TestSoundToolShapes(t *testing.T) {
+	t.Parallel()
+	call := func(tool string, args map[string]any) warden.ToolCall { return warden.ToolCall{Tool: tool, Args: args} }
+	checkSound(t, []soundCase{
+		{"mcp filesystem write_file", call("mcp__filesystem__write_file", map[string]any{"path": ".git/config", "content": "x"}), "deny"},
+		{"mcp filesystem move_file", call("mcp__fs__move_file", map[string]any{"source": "warden.yaml", "destination": "x"}), "deny"},
+		{"mcp filesystem read of a key", call("mcp__filesystem__read_text_file", map[string]any{"path": "~/.ssh/id_rsa"}), "deny"},
+		{"roo insert_content", call("insert_content", map[string]any{"path": ".env", "line": 1, "content": "x"}), "deny"},
+		{"cline replace_in_file", call("replace_in_file", map[string]any{"path": ".git/config", "diff": "x"}), "deny"},
+		{"roo multi-file apply_diff", call("apply_diff", map[string]any{"args": map[string]any{"file": []any{map[string]any{"path": "src/a.go"}, map[string]any{"path": ".env"}}}}), "deny"},
+		{"roo files list", call("read_file", map[string]any{"files": []any{map[string]any{"path": "src/a.go"}, map[string]any{"path": ".env"}}}), "deny"},
+		{"codex write_stdin", call("write_stdin", map[string]any{"session_id": 1, "chars": "rm -rf src\n"}), "deny"},
+		{"codex applypatch alias", sh("applypatch '*** Begin Patch\n*** Delete File: warden.yaml\n*** End Patch'"), "deny"},
+		{"here-document patch", sh("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: warden.yaml\n*** End Patch\nEOF"), "deny"},
+		{"bash -lc here-document patch", call("exec_command", map[string]any{"cmd": []any{"bash", "-lc", "apply_patch <<'EOF'\n*** Begin Patch\n  *** Add File: .env\n+X=1\n*** End Patch\nEOF"}}), "deny"},
+		{"cd then patch", call("local_shell", map[string]any{"command": []any{"bash", "-lc", "cd .git && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: config\n+x\n*** End Patch\nEOF"}}), "deny"},
+		{"gemini run_shell_command patch", call("run_shell_command", map[string]any{"command": "apply_patch <<'EOF'\n*** Begin Patch\n\t*** Delete File: .git/config\n*** End Patch\nEOF"}), "deny"},
+		{"a write with no path asks", call("Write", map[string]any{"content": "x"}), "notAllow"},
+		{"unknown edit tool with no path", call("mcp__x__edit_file", map[string]any{"target": "x"}), "notAllow"},
+	})
+}
+
+// Under a policy whose default allows, a write whose files warden cannot
+// identify still asks, unless a rule names the tool.
+func TestUnknownTargetAsks(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, `version: 1
+default: allow
+rules:
+  - id: notes
+    effect: allow
+    tool: save_note
+  - id: any-edit
+    effect: allow
+    tool: edit
+`)
+	for _, c := range []struct {
+		call warden.ToolCall
+		want warden.Effect
+		code warden.Code
+	}{
+		{warden.ToolCall{Tool: "Write", Args: map[string]any{"content": "x"}}, warden.Ask, warden.CodeUnknownTarget},
+		{warden.ToolCall{Tool: "mcp__x__edit_file", Args: map[string]any{"target": "x"}}, warden.Ask, warden.CodeUnknownTarget},
+		{warden.ToolCall{Tool: "replace_in_file", Args: map[string]any{"diff": "x"}}, warden.Ask, warden.CodeUnknownTarget},
+		{warden.ToolCall{Tool: "Write", Args: map[string]any{"file_path": "a.txt", "content": "x"}}, warden.Allow, warden.CodeAllowed},
+	} {
+		d := e.Decide(c.call)
+		if d.Decision != c.want || d.Code != c.code && c.want != warden.Allow {
+			t.Errorf("%s %v: %s %s (%s), want %s %s", c.call.Tool, c.call.Args, d.Decision, d.Code, d.Reason, c.want, c.code)
+		}
+	}
+	// A rule that names the tool vouches for its calls.
+	e2, _ := newEngine(t, "version: 1\ndefault: allow\ntools: {save_note: write}\nrules:\n  - {id: notes, effect: allow, tool: save_note}\n")
+	if d := e2.Decide(warden.ToolCall{Tool: "save_note", Args: map[string]any{"text": "x"}}); d.Decision != warden.Allow {
+		t.Errorf("a rule naming the tool: %+v", d)
+	}
+}
+
+// Audit mode answers allow, except for calls that would change warden's
+// own files: the policy, the store and the intents file are denied in
+// every mode, so an agent cannot erase the audit.
+func TestAuditModeGuardsWardensFiles(t *testing.T) {
+	t.Parallel()
+	e, dir := newEngine(t, "version: 1\nmode: audit\ndefault: allow\nprotected: [\".git/**\"]\nintents: {file: .orchestration/active_intents.yaml}\n")
+	os.MkdirAll(filepath.Join(dir, ".warden"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".warden/warden.db"), []byte("x"), 0o644)
+	os.MkdirAll(filepath.Join(dir, ".orchestration"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".orchestration/active_intents.yaml"), []byte("active_intents: []\n"), 0o644)
+	for _, c := range []warden.ToolCall{
+		file("Write", "warden.yaml"), file("Write", ".warden/warden.db"), sh("rm -r .warden"), sh("rm -rf ."),
+		sh("echo x > warden.yaml"), sh("mv .orchestration x"), sh("rm .orchestration/active_intents.yaml"),
+		{Tool: "delete_file", Args: map[string]any{"path": ".warden"}},
+	} {
+		d := e.Decide(c)
+		if d.Decision != warden.Deny || d.Mode != "audit" {
+			t.Errorf("audit mode %v: %s %s, want deny", c.Args, d.Decision, d.Code)
+		}
+	}
+	// Anything else is allowed and records what enforce mode would do.
+	d := e.Decide(file("Write", ".git/config"))
+	if d.Decision != warden.Allow || d.Enforced == nil || *d.Enforced != warden.Deny {
+		t.Errorf("audit mode protected write: %+v", d)
+	}
+}

@@ -49,6 +49,8 @@ func (e *Engine) reason(st *state, it item) string {
 	case warden.CodeScopeViolation:
 		in := e.intents.byID[it.extra]
 		return fmt.Sprintf("%s is outside the scope of intent %s (owned_scope: %s).", it.subject, it.extra, strings.Join(in.scope, ", "))
+	case warden.CodeUnknownTarget:
+		return fmt.Sprintf("warden cannot tell which files this %s call writes, so it cannot check them against the protected paths, the workspace and the intents.", it.subject)
 	case warden.CodeUnparsable:
 		switch {
 		case it.extra != "":
@@ -122,6 +124,8 @@ func (e *Engine) suggestion(st *state, it item) string {
 		return "Select an intent that exists in the intents file, or ask the user to add one."
 	case warden.CodeScopeViolation:
 		return "Select an intent whose scope includes this path, or ask the user to widen intent " + it.extra + "'s scope."
+	case warden.CodeUnknownTarget:
+		return "Use a tool whose arguments name the file (file_path, path), or wait for the user's approval."
 	case warden.CodeUnparsable:
 		return "Write the command plainly, with a literal program name and literal paths, and try again."
 	case warden.CodeDefault:

@@ -933,7 +933,7 @@ func (d *decoder) cases(n *yaml.Node, path string) []*Case {
 var Codes = []warden.Code{warden.CodeAllowed, warden.CodeRuleDeny, warden.CodeRuleAsk, warden.CodeDefault,
 	warden.CodeProtectedPath, warden.CodeOutsideWorkspace, warden.CodeRoleToolDenied, warden.CodeFirstTool,
 	warden.CodeDepthExceeded, warden.CodeMissingIntent, warden.CodeIntentNotFound, warden.CodeScopeViolation,
-	warden.CodeUnparsable, warden.CodeApprovalRejected, warden.CodeApprovalTimeout, warden.CodePolicyError}
+	warden.CodeUnparsable, warden.CodeApprovalRejected, warden.CodeApprovalTimeout, warden.CodePolicyError, warden.CodeUnknownTarget}
 
 func knownCode(s string) bool {
 	for _, c := range Codes {

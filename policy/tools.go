@@ -1,5 +1,7 @@
 package policy
 
+import "strings"
+
 // BuiltinKinds maps the tool names of the common hosts to tool kinds
 // (POLICY.md "Tool kinds"). A policy's `tools:` section adds to it and
 // overrides it. A tool in neither is of kind "other" and destructive.
@@ -24,7 +26,10 @@ var BuiltinKinds = map[string]string{
 	// Roo Code / Cline
 	"execute_command": "shell", "write_to_file": "write", "apply_diff": "edit",
 	"delete_file": "delete", "list_files": "list", "search_files": "read",
-	"select_active_intent": "intent",
+	"select_active_intent": "intent", "insert_content": "edit", "search_and_replace": "edit",
+	"replace_in_file": "edit", "new_task": "delegate", "codebase_search": "read",
+	// Codex: write_stdin sends text to a running process (a shell).
+	"write_stdin": "shell",
 	// seed 004 and the MCP filesystem server
 	"filesystem.write": "write", "filesystem.edit": "edit", "edit_file": "edit",
 	"writeFile": "write", "fs.writeFile": "write",
@@ -46,5 +51,24 @@ func (p *Policy) KindOf(tool string) string {
 	if k, ok := BuiltinKinds[tool]; ok {
 		return k
 	}
+	// An MCP tool as Claude Code names it (mcp__SERVER__TOOL): the tools of
+	// the servers warden knows take their kind.
+	if rest, ok := strings.CutPrefix(tool, "mcp__"); ok {
+		if i := strings.Index(rest, "__"); i > 0 {
+			if k, ok := MCPKinds[rest[i+2:]]; ok {
+				return k
+			}
+		}
+	}
 	return "other"
+}
+
+// MCPKinds maps the tool names of the MCP servers warden knows (the
+// reference filesystem server, @modelcontextprotocol/server-filesystem
+// 2026.8.31) to kinds, for calls named mcp__SERVER__TOOL.
+var MCPKinds = map[string]string{
+	"read_file": "read", "read_text_file": "read", "read_media_file": "read", "read_multiple_files": "read",
+	"write_file": "write", "edit_file": "edit", "create_directory": "write", "list_directory": "list",
+	"list_directory_with_sizes": "list", "directory_tree": "list", "move_file": "write",
+	"search_files": "list", "get_file_info": "read", "list_allowed_directories": "list",
 }

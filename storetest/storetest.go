@@ -540,6 +540,11 @@ func testAudit(t *testing.T, s warden.Store) {
 		{"until", warden.AuditFilter{Until: base.Add(time.Minute)}, 1},
 		{"combined", warden.AuditFilter{Session: "s1", Tool: "Bash", Decision: warden.Deny}, 1},
 		{"none", warden.AuditFilter{Session: "s1", Decision: warden.Ask}, 0},
+		// What enforce mode decides: the decision, or in audit mode what
+		// would have been decided.
+		{"enforced ask (audit mode)", warden.AuditFilter{Enforced: warden.Ask, Until: base.Add(time.Hour)}, 1},
+		{"enforced deny (enforce mode)", warden.AuditFilter{Enforced: warden.Deny}, 1},
+		{"enforced allow", warden.AuditFilter{Enforced: warden.Allow, Until: base.Add(time.Hour)}, 1},
 	}
 	for _, c := range cases {
 		if got := count(c.f); got != c.want {

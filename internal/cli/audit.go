@@ -17,10 +17,11 @@ func init() {
 }
 
 func runAudit(ctx context.Context, env *Env) int {
-	fs := newFlags(env, "audit", "[--session S] [--decision allow|ask|deny] [--tool T] [--rule R] [--since T] [--until T] [--limit N] [--jsonl]")
+	fs := newFlags(env, "audit", "[--session S] [--decision allow|ask|deny] [--enforced allow|ask|deny] [--tool T] [--rule R] [--since T] [--until T] [--limit N] [--jsonl]")
 	sf := addStoreFlags(fs)
 	sess := fs.String("session", "", "only this session")
 	decision := fs.String("decision", "", "only this decision: allow, ask or deny")
+	enforced := fs.String("enforced", "", "only calls enforce mode decides so: allow, ask or deny (in audit mode: what would have been decided)")
 	tool := fs.String("tool", "", "only this tool")
 	rule := fs.String("rule", "", "only decisions by this rule (grant:ID and approval:ID too)")
 	since := fs.String("since", "", "from this time on: RFC 3339, a date (2006-01-02), or an age such as 2h or 7d")
@@ -41,6 +42,12 @@ func runAudit(ctx context.Context, env *Env) int {
 		f.Decision = e
 	default:
 		return cmdError(env, "audit", fmt.Errorf("--decision %q: want allow, ask or deny", *decision))
+	}
+	switch e := warden.Effect(*enforced); e {
+	case "", warden.Allow, warden.Ask, warden.Deny:
+		f.Enforced = e
+	default:
+		return cmdError(env, "audit", fmt.Errorf("--enforced %q: want allow, ask or deny", *enforced))
 	}
 	var err error
 	if f.Since, err = parseWhen(*since, now); err != nil {

@@ -835,6 +835,9 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 	if f.Decision != "" {
 		add(`decision = ?`, string(f.Decision))
 	}
+	if f.Enforced != "" {
+		add(`(CASE WHEN mode = 'audit' AND enforced <> '' THEN enforced ELSE decision END) = ?`, string(f.Enforced))
+	}
 	if f.Tool != "" {
 		add(`tool = ?`, f.Tool)
 	}
