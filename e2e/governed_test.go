@@ -135,6 +135,9 @@ func testGoverned(t *testing.T, h governedHost, client string) {
 	}
 
 	r := h.run(e, bin, "Tidy up this project.")
+	if client == "warden" {
+		captureTools(t, h.name, e.model.Requests())
+	}
 	if sock != "" {
 		// The first event started hookd, which answered the rest.
 		if out, err := e.warden("hookd", "status", "--socket", sock); err != nil {

@@ -14,7 +14,7 @@ import (
 func globText(pattern, s string) bool { return glob.Text(pattern, s) }
 
 // pathKeys are the argument names paths are read from (POLICY.md).
-var pathKeys = []string{"path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path"}
+var pathKeys = []string{"path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path", "scriptPath"}
 
 // patchKeys are the argument names patch bodies are read from.
 var patchKeys = []string{"input", "patch", "patchText", "patch_text", "diff"}
@@ -62,6 +62,15 @@ func (e *Engine) parts(st *state) {
 	}
 	for _, k := range pathKeys {
 		if v, ok := c.Args[k]; ok {
+			if st.kind == "shell" && isWorkdirKey(k) {
+				// A shell tool's working folder (Gemini CLI's dir_path):
+				// where its command runs, not a file it writes.
+				if d, ok := v.(string); ok {
+					e.readPart(st, shell.Write{Path: d, Op: "working folder"}, nil)
+					n++
+				}
+				continue
+			}
 			switch v := v.(type) {
 			case string:
 				e.pathPart(st, v, write, "", "", nil)
@@ -186,6 +195,15 @@ func (e *Engine) shellParts(st *state) int {
 	if a.Err != nil {
 		st.check("parse", item{effect: warden.Deny, code: warden.CodeUnparsable, extra: a.Err.Error()})
 		return 1
+	}
+	// Codex's exec_command may name the shell program that runs the
+	// command: only a system shell is the one the analysis assumes.
+	if sh, ok := c.Args["shell"].(string); ok && sh != "" {
+		switch sh {
+		case "bash", "sh", "zsh", "dash", "/bin/bash", "/bin/sh", "/bin/zsh", "/bin/dash", "/usr/bin/bash", "/usr/bin/zsh", "/usr/bin/sh":
+		default:
+			st.check("shell", item{effect: warden.Ask, code: warden.CodeUnparsable, extra: "the command is run by the shell program " + sh + ", which warden does not know"})
+		}
 	}
 	for i := range a.Commands {
 		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: a.Commands[i].Dynamic}
@@ -393,7 +411,16 @@ func (e *Engine) cwd(c *warden.ToolCall) string {
 }
 
 // workdirKeys are the argument names of a shell tool's working folder.
-var workdirKeys = [...]string{"workdir", "directory", "cwd", "working_directory"}
+var workdirKeys = [...]string{"workdir", "directory", "cwd", "working_directory", "dir_path"}
+
+func isWorkdirKey(k string) bool {
+	for _, w := range workdirKeys {
+		if k == w {
+			return true
+		}
+	}
+	return false
+}
 
 // expandHome replaces a leading "~" or "~/" with the home folder.
 func (e *Engine) expandHome(p string) string {
@@ -655,7 +682,7 @@ func under(p, dir string) bool {
 func hasPathArgs(args map[string]any) bool {
 	for k := range args {
 		switch k {
-		case "path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path",
+		case "path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path", "scriptPath",
 			"paths", "input", "patch", "patchText", "patch_text", "diff", "source", "destination", "args", "files", "file":
 			return true
 		}

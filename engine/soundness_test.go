@@ -496,3 +496,20 @@ func TestAuditModeGuardsWardensFiles(t *testing.T) {
 		t.Errorf("audit mode protected write: %+v", d)
 	}
 }
+
+// Working folders and shell programs as the hosts send them (captured tool
+// definitions: Gemini CLI's run_shell_command takes dir_path, Codex's
+// exec_command takes workdir and shell).
+func TestSoundHostShellArguments(t *testing.T) {
+	t.Parallel()
+	call := func(tool string, args map[string]any) warden.ToolCall { return warden.ToolCall{Tool: tool, Args: args} }
+	checkSound(t, []soundCase{
+		{"gemini dir_path is the working folder", call("run_shell_command", map[string]any{"command": "echo x > config", "dir_path": ".git"}), "deny"},
+		{"gemini dir_path inside is fine", call("run_shell_command", map[string]any{"command": "ls -la", "dir_path": "src"}), "allow"},
+		{"gemini dir_path outside", call("run_shell_command", map[string]any{"command": "ls", "dir_path": "/etc"}), "deny"},
+		{"codex shell program", call("exec_command", map[string]any{"cmd": "ls", "shell": "./src/evil"}), "notAllow"},
+		{"codex bash is fine", call("exec_command", map[string]any{"cmd": "ls", "shell": "bash"}), "allow"},
+		{"codex view_image of a key", call("view_image", map[string]any{"path": "~/.ssh/id_rsa"}), "deny"},
+		{"claude workflow script", call("Workflow", map[string]any{"scriptPath": ".git/hooks/x", "script": "x"}), "deny"},
+	})
+}

@@ -29,7 +29,12 @@ var BuiltinKinds = map[string]string{
 	"select_active_intent": "intent", "insert_content": "edit", "search_and_replace": "edit",
 	"replace_in_file": "edit", "new_task": "delegate", "codebase_search": "read",
 	// Codex: write_stdin sends text to a running process (a shell).
-	"write_stdin": "shell",
+	"write_stdin": "shell", "view_image": "read", "request_user_input": "todo",
+	"create_goal": "todo", "get_goal": "todo", "update_goal": "todo", "multi_agent_v1": "delegate",
+	// Claude Code 2.1 and Gemini CLI 0.61 (captured in policy/testdata/hosttools).
+	"ListAgents": "list", "ReportFindings": "todo", "ScheduleWakeup": "todo", "ToolSearch": "read",
+	"grep_search": "read", "invoke_agent": "delegate", "enter_plan_mode": "todo", "update_topic": "todo",
+	"list_background_processes": "list", "read_background_output": "read",
 	// seed 004 and the MCP filesystem server
 	"filesystem.write": "write", "filesystem.edit": "edit", "edit_file": "edit",
 	"writeFile": "write", "fs.writeFile": "write",
