@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/policy"
 )
 
 // allowListPolicy is an allow-list policy shaped like examples/coding: a
@@ -512,4 +514,35 @@ func TestSoundHostShellArguments(t *testing.T) {
 		{"codex view_image of a key", call("view_image", map[string]any{"path": "~/.ssh/id_rsa"}), "deny"},
 		{"claude workflow script", call("Workflow", map[string]any{"scriptPath": ".git/hooks/x", "script": "x"}), "deny"},
 	})
+}
+
+// A write found inside a shell patch is a write, whatever tool carried it:
+// it needs an intent and meets the intent's scope.
+func TestShellPatchWritesNeedIntents(t *testing.T) {
+	t.Parallel()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(dir, ".orchestration"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".orchestration/active_intents.yaml"), []byte("active_intents:\n  - id: INT-1\n    owned_scope: [\"src/auth/**\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\ndefault: allow\nintents: {require: [write, edit, delete], out_of_scope: deny}\n"), 0o644)
+	p, err := policy.Load(filepath.Join(dir, "warden.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := []any{"apply_patch", "*** Begin Patch\n*** Add File: src/billing/x.ts\n+x\n*** End Patch"}
+	for _, c := range []struct {
+		call warden.ToolCall
+		code warden.Code
+	}{
+		{warden.ToolCall{Tool: "shell", Args: map[string]any{"command": patch}}, warden.CodeMissingIntent},
+		{warden.ToolCall{Tool: "shell", IntentID: "INT-1", Args: map[string]any{"command": patch}}, warden.CodeScopeViolation},
+		{warden.ToolCall{Tool: "Bash", IntentID: "INT-1", Args: map[string]any{"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: src/billing/y.ts\n*** End Patch\nEOF"}}, warden.CodeScopeViolation},
+	} {
+		if d := e.Decide(c.call); d.Decision != warden.Deny || d.Code != c.code {
+			t.Errorf("%v: %s %s, want deny %s", c.call.Args, d.Decision, d.Code, c.code)
+		}
+	}
 }
