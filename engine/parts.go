@@ -263,6 +263,14 @@ func (e *Engine) readPart(st *state, r shell.Write, cds []string) {
 			st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: p.display(), extra: "read"})
 			continue
 		}
+		// A program warden does not know may write what it is given.
+		if r.Maybe && e.isProtected(&p) {
+			if e.isOwn(&p) {
+				st.own = true
+			}
+			st.check("argument", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: p.display()})
+			continue
+		}
 		if r.Private || p.inside || e.pol.Workspace.Outside == warden.Allow {
 			continue
 		}

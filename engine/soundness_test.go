@@ -511,6 +511,13 @@ func TestSoundHostShellArguments(t *testing.T) {
 		{"gemini dir_path outside", call("run_shell_command", map[string]any{"command": "ls", "dir_path": "/etc"}), "deny"},
 		{"codex shell program", call("exec_command", map[string]any{"cmd": "ls", "shell": "./src/evil"}), "notAllow"},
 		{"codex bash is fine", call("exec_command", map[string]any{"cmd": "ls", "shell": "bash"}), "allow"},
+		{"npx tool writing into .git", sh("npx prettier --write .git/config"), "deny"},
+		{"npx tsc out into .git", sh("npx tsc --outDir=.git"), "deny"},
+		{"unknown program given the policy file", sh("vim warden.yaml"), "deny"},
+		{"unknown program given a source file", sh("vim src/a.go"), "notAllow"},
+		{"git ext remote", sh("git fetch 'ext::sh -c touch% /tmp/pwned'"), "notAllow"},
+		{"git ext remote running rm", sh("git fetch 'ext::rm -rf src'"), "deny"},
+		{"date -s", sh("date -s 2020-01-01"), "notAllow"},
 		{"codex view_image of a key", call("view_image", map[string]any{"path": "~/.ssh/id_rsa"}), "deny"},
 		{"claude workflow script", call("Workflow", map[string]any{"scriptPath": ".git/hooks/x", "script": "x"}), "deny"},
 	})

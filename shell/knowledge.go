@@ -370,11 +370,11 @@ func (a *Analysis) privateReads(words []string) {
 		}
 		if w[0] == '-' {
 			if _, v, ok := strings.Cut(w, "="); ok && v != "" {
-				a.Reads = append(a.Reads, Write{Path: v, Op: "argument", Private: true})
+				a.Reads = append(a.Reads, Write{Path: v, Op: "argument", Private: true, Maybe: true})
 			}
 			continue
 		}
-		a.Reads = append(a.Reads, Write{Path: w, Op: "argument", Private: true})
+		a.Reads = append(a.Reads, Write{Path: w, Op: "argument", Private: true, Maybe: true})
 	}
 }
 

@@ -87,6 +87,10 @@ type Write struct {
 	// program warden has no table for: it is checked against the paths
 	// protected from reading, and nothing else.
 	Private bool
+	// Maybe marks a word given to a program warden has no table for: the
+	// program may read it, and may write it, so it is checked against the
+	// private and the protected paths, and nothing else.
+	Maybe bool
 	// Sources are what a copy, move or link puts at this destination
 	// (cp SRC... DEST): into it, under their names, when it is a folder.
 	Sources []string

@@ -63,7 +63,7 @@ func init() {
 		&Spec{Name: "true false :", Source: "bash 5.2 builtins", Operands: "-...", Words: true},
 		&Spec{Name: "test [", Source: "bash 5.2 builtin test (help test)", Operands: "-...", Words: true},
 		&Spec{Name: "date", Source: src("date", coreSrc), Operands: "-",
-			Opts: "-d=|--date= --debug -f=R|--file=R -I|--iso-8601[=] -R|--rfc-email --rfc-3339= -r=L|--reference=L -u|--utc|--universal -s=|--set=" + commonGNU},
+			Opts: "-d=|--date= --debug -f=R|--file=R -I|--iso-8601[=] -R|--rfc-email --rfc-3339= -r=L|--reference=L -u|--utc|--universal -s=!|--set=!" + commonGNU},
 		&Spec{Name: "basename", Source: src("basename", coreSrc), Operands: "-...",
 			Opts: "-a|--multiple -s=|--suffix= -z|--zero" + commonGNU},
 		&Spec{Name: "dirname", Source: src("dirname", coreSrc), Operands: "-...", Opts: "-z|--zero" + commonGNU},

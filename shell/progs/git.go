@@ -84,6 +84,10 @@ func init() {
 			sub("apply", "--stat --numstat --summary --check --index --intent-to-add -3|--3way --ours --theirs --union --build-fake-ancestor=W -R|--reverse --reject -z -p= -C= --unidiff-zero --apply --no-add --allow-binary-replacement --binary --exclude= --include= --ignore-space-change --ignore-whitespace --whitespace= --inaccurate-eof -v|--verbose -q|--quiet --recount --directory= --unsafe-paths --allow-empty --cached:E", "R..."),
 		},
 	})
+	// A remote of the ext:: transport runs a command (git-remote-ext).
+	for _, n := range []string{"fetch", "pull", "push", "clone"} {
+		table["git"].Sub(n).Special = gitExtRemote
+	}
 	// Pathspecs are read: git diff --no-index .env, git blame .env and
 	// git show HEAD:.env print a file's content. A REV:PATH operand reads
 	// PATH.
@@ -131,6 +135,22 @@ func init() {
 		}}
 	if err := table["git"].subs["config"].compile(); err != nil {
 		panic(err)
+	}
+}
+
+// gitExtRemote: ext::COMMAND remotes run COMMAND; fd:: remotes use
+// descriptors the caller set up.
+func gitExtRemote(r *Result, _ []string) {
+	for _, op := range r.Ops {
+		if IsDyn(op) {
+			continue
+		}
+		if cmd, ok := strings.CutPrefix(op, "ext::"); ok {
+			r.risk("the remote %s runs a command", op)
+			r.Effects = append(r.Effects, Effect{Arg: Shell, Val: strings.ReplaceAll(cmd, "%S", "git-upload-pack"), Via: "ext:: remote"})
+		} else if strings.HasPrefix(op, "fd::") {
+			r.risk("the remote %s uses file descriptors warden cannot see", op)
+		}
 	}
 }
 
