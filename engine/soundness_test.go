@@ -152,6 +152,8 @@ func TestSoundRunsAnotherProgram(t *testing.T) {
 		{"find -exec runs its own part", sh("find . -exec rm -rf {} \\;"), "deny"},
 		{"sed e command", sh("sed -n 'e touch /tmp/x' src/a.go"), "notAllow"},
 		{"computed option", sh("git diff $OPT"), "notAllow"},
+		{"git in a repository the agent wrote (-C)", sh("git -C src/evil status"), "notAllow"},
+		{"git in a repository the agent wrote (cd)", sh("cd src/evil && git status"), "notAllow"},
 	})
 }
 
@@ -352,6 +354,7 @@ func TestSoundHarmless(t *testing.T) {
 		{"git log -5 --oneline", sh("git log -5 --oneline"), "allow"},
 		{"git diff --stat HEAD~1", sh("git diff --stat HEAD~1"), "allow"},
 		{"git -C . status", sh("git -C . status --short"), "allow"},
+		{"cd src then go test", sh("cd src && go test ./..."), "allow"},
 		{"git --no-pager log", sh("git --no-pager log -n 3"), "allow"},
 		{"ls -la", sh("ls -la src"), "allow"},
 		{"grep -rn", sh("grep -rn --include='*.go' func src"), "allow"},

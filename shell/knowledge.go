@@ -38,6 +38,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		if len(c.Env) > 0 || r.Risk != "" {
 			a.envRisk(&a.Commands[len(a.Commands)-1], spec, r)
 		}
+		if c.Prog == "git" {
+			a.gitElsewhere(&a.Commands[len(a.Commands)-1], r)
+		}
 		if len(r.Effects) > 0 {
 			a.effects(c.Prog, r, info&kWrap != 0, depth, pipe, stage)
 		}
@@ -63,6 +66,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	if info&kCd != 0 && len(c.Ops) > 0 {
 		a.Dirs = append(a.Dirs, c.Ops[len(c.Ops)-1])
+	}
+	if info&kCd != 0 {
+		a.cdSeen = true
 	}
 	if info&kShell != 0 && pipe >= 0 && stage > 0 && !hasC(c.Args) {
 		a.pipedShell(n, depth, pipe, stage)
@@ -346,6 +352,24 @@ func hasTarget(r *progs.Result) bool {
 		}
 	}
 	return false
+}
+
+// gitElsewhere: git run in another folder (git -C DIR, or after cd DIR)
+// uses the repository it finds there, and a repository's configuration
+// (core.fsmonitor, a bare repository's config) can run any program. The
+// workspace's own .git is protected; a repository an agent could have
+// written is not vouched for.
+func (a *Analysis) gitElsewhere(c *Command, r *progs.Result) {
+	if a.cdSeen {
+		setRisk(c, "git runs after a cd, in a folder whose repository configuration could run programs")
+		return
+	}
+	for _, e := range r.Effects {
+		if e.Arg == progs.Dir && e.Val != "." && e.Val != "./" {
+			setRisk(c, "git "+e.Via+" "+Display(e.Val)+" uses the repository there, whose configuration could run programs")
+			return
+		}
+	}
 }
 
 // targetSources returns the operands of cp -t DIR SRC...: every one a

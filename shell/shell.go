@@ -120,6 +120,7 @@ type Analysis struct {
 	opBuf   []string
 	results []*progs.Result // per nesting level of add
 	nres    int
+	cdSeen  bool // a cd or pushd came earlier in the line
 	noFast  bool // tests: always use the full parser
 }
 
@@ -174,6 +175,7 @@ func (a *Analysis) Reset() {
 	a.Err = nil
 	a.pipes = 0
 	a.nres = 0
+	a.cdSeen = false
 }
 
 // Analyze analyses a command line into a new Analysis.
