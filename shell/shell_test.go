@@ -1,6 +1,7 @@
 package shell_test
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -221,7 +222,8 @@ func TestPipelinePattern(t *testing.T) {
 
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{"git status && rm -rf build", "echo $(rm -rf build)", "bash -c 'rm -rf x'",
-		"find . -exec rm {} \\;", "a | b > c", "cat <<EOF\nx\nEOF", "sudo -u x env A=1 rm -rf y"} {
+		"find . -exec rm {} \\;", "a | b > c", "cat <<EOF\nx\nEOF", "sudo -u x env A=1 rm -rf y",
+		"echo {1..1000}{1..1000}{1..100}", "git -c core.fsmonitor=x status", "PATH=src ls", "echo $'\\x72m' | bash"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
@@ -242,4 +244,25 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		shell.Put(b)
 	})
+}
+
+// Brace expansion is bounded: the 33-byte line that expands to 10^8 words
+// is read with a few MiB, and the word is computed, so no rule allows it.
+func TestBraceBombBounded(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	a := shell.Analyze("echo {1..1000}{1..1000}{1..100}")
+	runtime.ReadMemStats(&after)
+	if a.Err != nil || len(a.Commands) != 1 {
+		t.Fatalf("analysis: %v %q", a.Err, progs(a))
+	}
+	if a.Commands[0].Risk == "" {
+		t.Errorf("a brace expansion past the bound must stop an allow")
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("the analysis allocated %d MiB", got>>20)
+	}
+	if n := len(shell.Analyze("echo {1..1000000}").Commands[0].Args); n > 2000 {
+		t.Errorf("{1..1000000} gave %d words", n)
+	}
 }
