@@ -124,6 +124,12 @@ func TestSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range findings {
+			// The padding allows programs warden has no option table for;
+			// lint's note that such an allow trusts their options is
+			// expected there.
+			if f.Severity == policy.SevWarning && strings.Contains(f.Message, "has no table of") {
+				continue
+			}
 			t.Errorf("rules=%d: warden lint: %s", n, f)
 		}
 		if len(p.Rules) != n {
