@@ -84,7 +84,7 @@ type render struct {
 	audit, prompts bool
 }
 
-func never(*hookRuntime) bool  { return false }
+func never(*hookRuntime) bool { return false }
 
 // hookRuntime is where a hook runs: in its own process (`warden hook`), or
 // inside hookd for a warden-hook client, which keeps compiled policies and
