@@ -246,10 +246,22 @@ func AnswerCommands(id string) string {
 
 func waiting(d warden.Decision, a *warden.Approval, life time.Duration) warden.Decision {
 	d.Reason = strings.TrimSpace(d.Reason + " Approval " + a.ID + " is waiting for a human (it expires after " +
-		life.String() + " without an answer).")
+		FormatDuration(life) + " without an answer).")
 	d.Suggestion = strings.TrimSpace(d.Suggestion + " Ask the user to answer it from the project folder with one of: " +
 		AnswerCommands(a.ID) + ". Then retry exactly the same call: the answer reaches it, also from a new session.")
 	return d
+}
+
+// FormatDuration writes a duration as people write it: 24h, 90m, 1h30m, 45s.
+func FormatDuration(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 func rejected(d warden.Decision, a *warden.Approval) warden.Decision {

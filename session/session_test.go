@@ -606,7 +606,7 @@ func TestApprovalsExpire(t *testing.T) {
 	e.tr.Now = func() time.Time { return now }
 	r := e.decide(t, bash("s1", "", "git push origin main"), session.Options{})
 	first := r.Approval.ID
-	if !strings.Contains(r.Decision.Reason, "expires after 1h0m0s") {
+	if !strings.Contains(r.Decision.Reason, "expires after 1h without") {
 		t.Errorf("ask does not say when it expires: %q", r.Decision.Reason)
 	}
 	if got := session.ApprovalExpiry(*r.Approval, session.ApprovalLifetime(e.pol)); got.Sub(r.Approval.CreatedAt) != time.Hour {
@@ -619,5 +619,14 @@ func TestApprovalsExpire(t *testing.T) {
 	}
 	if _, err := e.store.Approval(ctx, first); !errors.Is(err, warden.ErrNotFound) {
 		t.Errorf("expired approval kept: %v", err)
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{24 * time.Hour: "24h", 90 * time.Minute: "1h30m", 45 * time.Second: "45s",
+		time.Hour + 30*time.Second: "1h0m30s", 10 * time.Minute: "10m"} {
+		if got := session.FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+		}
 	}
 }
