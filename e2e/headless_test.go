@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,11 +111,30 @@ func (e *env) runCalls(h headlessHost, bin string, cmds ...string) []scripted.To
 			best = tr
 		}
 	}
+	for i := range best {
+		best[i].Text = unwrapJSON(best[i].Text)
+	}
 	if r.err != nil || len(best) != len(cmds) || len(e.model.Unplayed()) > 0 {
 		e.dump(r)
 		e.t.Fatalf("run of %q: err=%v, %d tool results, unplayed turns %v", cmds, r.err, len(best), e.model.Unplayed())
 	}
 	return best
+}
+
+// unwrapJSON returns the text a model reads in a tool result that is a
+// JSON object (Gemini CLI's {"error": "..."}): its string values.
+func unwrapJSON(s string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return s
+	}
+	var parts []string
+	for _, v := range m {
+		if t, ok := v.(string); ok {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 var (
