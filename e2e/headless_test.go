@@ -266,3 +266,32 @@ func auditHas(e *env, command string, d warden.Effect, rule string) bool {
 	}
 	return false
 }
+
+// TestCodexInitAlone: a user's Codex, with no trust recorded, wired by
+// `warden init codex` alone (no hook-trust bypass flag): Codex runs
+// warden's hooks, so a write to a protected file is blocked and recorded,
+// the session is tracked, and Codex reports no error item (the SessionEnd
+// timeout is within the 3 s Codex allows).
+func TestCodexInitAlone(t *testing.T) {
+	h := headlessHosts[1]
+	bin := requireHost(t, h.spec)
+	e := newEnv(t)
+	e.write("warden.yaml", "version: 1\ndefault: allow\nprotected: [\"**/.env\"]\n")
+	h.setup(e, bin)
+	if out, err := e.warden("init", "codex", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init codex: %v\n%s", err, out)
+	}
+	res := e.runCalls(h, bin, "echo hi > .env")
+	if e.exists(".env") || !strings.Contains(res[0].Text, "PROTECTED_PATH") {
+		t.Errorf(".env exists: %v; the model got: %s", e.exists(".env"), res[0].Text)
+	}
+	recs := e.audit()
+	if len(recs) != 1 || recs[0].Code != warden.CodeProtectedPath || recs[0].Session == "" {
+		t.Errorf("audit trail %+v, want one PROTECTED_PATH deny with a session", recs)
+	}
+	// Codex reports a hook it could not run as an error item in its JSONL.
+	r := h.run(e, bin, "Say done.")
+	if hookErr := regexp.MustCompile(`"type":"error","message":"[^"]*(?i:hook|timeout)`); hookErr.MatchString(r.stdout) {
+		t.Errorf("codex reported an error:\n%s\n%s", tail(r.stdout, 3000), tail(r.stderr, 2000))
+	}
+}
