@@ -13,4 +13,18 @@ var TemplateFuncs = template.FuncMap{
 	"join":  strings.Join,
 	"upper": func(v any) string { return strings.ToUpper(fmt.Sprint(v)) },
 	"lower": func(v any) string { return strings.ToLower(fmt.Sprint(v)) },
+	// verb says a default effect in a sentence: "are allowed", "are
+	// denied", "need a human's approval".
+	"verb": func(v any) string {
+		switch e := fmt.Sprint(v); e {
+		case "allow":
+			return "are allowed"
+		case "deny":
+			return "are denied"
+		case "ask":
+			return "need a human's approval"
+		default:
+			return e
+		}
+	},
 }

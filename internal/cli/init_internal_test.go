@@ -377,3 +377,53 @@ func TestStarterPolicy(t *testing.T) {
 		t.Errorf("detectLanguages = %v", got)
 	}
 }
+
+// TestInitEverydayCommands: a fresh init in a Go and in a Node project
+// writes a policy that lets the everyday read, build and test commands
+// through, keeps secrets and pushes in check, and passes `warden test`.
+func TestInitEverydayCommands(t *testing.T) {
+	noHookClient(t)
+	for lang, tc := range map[string]struct {
+		marker, content string
+		allowed         []string
+	}{
+		"go": {"go.mod", "module example.com/x\n", []string{"go build ./...", "go test ./...", "go vet ./...",
+			"gofmt -l .", "go mod tidy", "go run ./cmd/x"}},
+		"node": {"package.json", `{"scripts": {"test": "node test.js"}}` + "\n", []string{"npm test", "npm run build",
+			"npm ci", "npx tsc --noEmit", "node index.js"}},
+	} {
+		t.Run(lang, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, tc.marker), []byte(tc.content), 0o644)
+			if code, out, errs := runInitCmd(t, "claude", "--dir", dir); code != ExitOK || !strings.Contains(out, "for "+lang) {
+				t.Fatalf("init: %d %s %s", code, out, errs)
+			}
+			policyFile := filepath.Join(dir, "warden.yaml")
+			check := func(call string) int {
+				var out, errb bytes.Buffer
+				return Run(context.Background(), []string{"check", "--policy", policyFile}, strings.NewReader(call), &out, &errb)
+			}
+			everyday := append(tc.allowed, "git status", "git diff HEAD", "ls -la", "cat README.md", "grep -rn TODO .",
+				"git add -A && git commit -m wip")
+			for _, c := range everyday {
+				js, _ := json.Marshal(map[string]any{"tool": "Bash", "args": map[string]any{"command": c}})
+				if code := check(string(js)); code != ExitOK {
+					t.Errorf("%s: exit %d, want allow", c, code)
+				}
+			}
+			for c, want := range map[string]int{"git push origin main": ExitAsk, "npm publish": ExitAsk, "cat .env": ExitDeny, "rm -rf src": ExitDeny} {
+				js, _ := json.Marshal(map[string]any{"tool": "Bash", "args": map[string]any{"command": c}})
+				if code := check(string(js)); code != want {
+					t.Errorf("%s: exit %d, want %d", c, code, want)
+				}
+			}
+			if code := check(`{"tool":"Read","args":{"file_path":".env"}}`); code != ExitDeny {
+				t.Errorf("Read .env: exit %d, want deny", code)
+			}
+			var out, errb bytes.Buffer
+			if code := Run(context.Background(), []string{"test", "--policy", policyFile}, strings.NewReader(""), &out, &errb); code != ExitOK {
+				t.Errorf("warden test: %d\n%s%s", code, out.String(), errb.String())
+			}
+		})
+	}
+}
