@@ -410,3 +410,29 @@ func Limits(p *policy.Policy) warden.StateLimits {
 		AuditRetention: p.Audit.Retention,
 	}.WithDefaults()
 }
+
+// Explain shows how Decide would decide a call in its session, without
+// changing anything: the call is completed from the session (role, depth,
+// intent) as Decide does, and decided with the session's first-tool state
+// and the grants that apply. A session the store does not know is
+// explained as a new one. It returns the trace, the call as completed, and
+// the session as stored (zero for a new one).
+func (t *Tracker) Explain(ctx context.Context, call warden.ToolCall) (*engine.Trace, warden.ToolCall, warden.Session, error) {
+	if call.Args == nil {
+		call.Args = map[string]any{}
+	}
+	grants, err := t.Store.Grants(ctx, warden.GrantFilter{Session: call.Session})
+	if err != nil {
+		return nil, call, warden.Session{}, err
+	}
+	if call.Session == "" {
+		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.Session != "" })
+		return t.Engine.Explain(call, &engine.Session{Grants: grants}), call, warden.Session{}, nil
+	}
+	s, err := t.Store.Session(ctx, call.Session)
+	if err != nil && !errors.Is(err, warden.ErrNotFound) {
+		return nil, call, s, err
+	}
+	fillCall(&call, &s)
+	return t.Engine.Explain(call, &engine.Session{First: !s.FirstToolUsed(), Grants: grants}), call, s, nil
+}

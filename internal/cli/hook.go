@@ -336,6 +336,10 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 		fs.Usage()
 		return ExitError
 	}
+	if isHelp(env.Args[0]) {
+		fs.Usage()
+		return ExitOK
+	}
 	h, ok := hookHosts[env.Args[0]]
 	if !ok {
 		// Answer in Claude Code's shape (Codex and Gemini CLI read it too)
@@ -343,6 +347,9 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 		return hookFatal(env, hookHosts["claude"], "", fmt.Errorf("warden hook: unknown host %q (want claude, codex, gemini or opencode)", env.Args[0]))
 	}
 	if err := fs.Parse(env.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
 		// A mistake in the hook's command line must not turn into "no
 		// objection": answer deny.
 		return hookFatal(env, h, "", fmt.Errorf("warden hook %s: bad command line %q: %v", env.Args[0], env.Args[1:], err))

@@ -52,6 +52,9 @@ func runHookd(ctx context.Context, env *Env) int {
 		op, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
 		return ExitError
 	}
 	if fs.NArg() > 0 {
