@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/template"
@@ -79,10 +80,11 @@ Delegation depth: {{.Depth}}{{if .MaxDepth}} (limit {{.MaxDepth}}: you may not d
 ### Rules
 {{if .Tools}}- You may use only these tools: {{join .Tools ", "}}. Any other tool is denied.
 {{end}}{{range .Rules}}- {{upper .Effect}} {{.ID}}: {{.Message}}{{with .Suggestion}} Instead: {{.}}{{end}}
-{{end}}{{if .Workspace}}- Files: work inside {{.Workspace}}; a path outside it is {{if eq .Outside "deny"}}denied{{else}}{{.Outside}}ed{{end}}.
+{{end}}{{if .Workspace}}- Files: work inside {{.Workspace}}; a path outside it {{verb .Outside | trimAre}}.
 {{end}}{{if .Protected}}- Protected (no agent may write, edit or delete): {{join .Protected ", "}}.
-{{end}}{{if .Safe}}- Calls no rule decides: reading and listing {{verb .Safe}}; shell commands, writes and other tools {{verb .Destructive}}.
-{{end}}- A denied call says why and what to do instead: follow the suggestion, do not retry the same call.
+{{end}}{{if .Safe}}{{if eq .Safe .Destructive}}- Calls no rule decides {{verb .Safe}}.
+{{else}}- Calls no rule decides: reading and listing {{verb .Safe}}; shell commands, writes and other tools {{verb .Destructive}}.
+{{end}}{{end}}- A denied call says why and what to do instead: follow the suggestion, do not retry the same call.
 - A call that needs approval is held for a human: the answer names the approval and the commands the user runs to answer it. Stop, tell the user, and retry exactly the same call once they answered; do not work around it.
 {{if .Hierarchy}}
 ### Hierarchy
@@ -143,7 +145,10 @@ func NewData(p *policy.Policy, s warden.Session, st warden.ProjectState) Data {
 	if p == nil {
 		return d
 	}
-	d.Workspace, d.Outside = p.Workspace.Root, string(p.Workspace.Outside)
+	d.Workspace, d.Outside = "the project folder (where "+filepath.Base(p.File)+" is)", string(p.Workspace.Outside)
+	if rel, err := filepath.Rel(p.Dir, p.Workspace.Root); err == nil && rel != "." {
+		d.Workspace = "the folder " + filepath.ToSlash(rel) + " (relative to " + filepath.Base(p.File) + ")"
+	}
 	if d.Outside == "" {
 		d.Outside = "deny"
 	}
