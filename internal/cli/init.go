@@ -266,6 +266,11 @@ func runInit(ctx context.Context, env *Env) int {
 	if host == "opencode" {
 		fmt.Fprintln(env.Stdout, "warden init opencode: OpenCode loads the plugin at its next start; set WARDEN_BIN to use another warden binary.")
 	}
+	if host == "gemini" {
+		if _, err := geminiTrusted(root); err != nil {
+			fmt.Fprintf(env.Stdout, "warden init gemini: %v\n", err)
+		}
+	}
 	fmt.Fprintf(env.Stdout, "warden init %s: check the wiring with: warden doctor %s\n", host, host)
 	return ExitOK
 }
