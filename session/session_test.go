@@ -630,3 +630,32 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestPurgeDropsExpiredApprovals: warden purge drops the approvals past
+// their lifetime and keeps the others.
+func TestPurgeDropsExpiredApprovals(t *testing.T) {
+	e := setup(t, testPolicy+"approvals:\n  expires: 1h\n")
+	start := time.Now()
+	clock := start
+	e.store.Now = func() time.Time { return clock }
+	old := e.decide(t, bash("s1", "", "git push origin main"), session.Options{}).Approval
+	fresh := e.decide(t, bash("s1", "", "git push origin dev"), session.Options{}).Approval
+	// The second was answered 45 minutes later: its answer lives on.
+	clock = start.Add(45 * time.Minute)
+	if _, err := e.store.ResolveApproval(ctx, fresh.ID, warden.Resolution{Status: warden.ApprovalRejected, Message: "no"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := session.Purge(ctx, e.store, session.Limits(e.pol), start.Add(90*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ApprovalsPurged != 1 {
+		t.Errorf("purged %d approvals, want 1", rep.ApprovalsPurged)
+	}
+	if _, err := e.store.Approval(ctx, old.ID); !errors.Is(err, warden.ErrNotFound) {
+		t.Errorf("expired approval kept: %v", err)
+	}
+	if _, err := e.store.Approval(ctx, fresh.ID); err != nil {
+		t.Errorf("answered approval within its lifetime dropped: %v", err)
+	}
+}

@@ -407,7 +407,7 @@ func Limits(p *policy.Policy) warden.StateLimits {
 	return warden.StateLimits{
 		AnchorsMax: p.State.AnchorsMax, AnchorDemoteAfter: p.State.AnchorDemoteAfter,
 		HistoryMax: p.State.HistoryMax, SessionMaxAge: p.State.SessionMaxAge,
-		AuditRetention: p.Audit.Retention,
+		AuditRetention: p.Audit.Retention, ApprovalLifetime: p.Approvals.Expires,
 	}.WithDefaults()
 }
 

@@ -17,7 +17,7 @@ func init() {
 	register("approvals", "list and answer the calls waiting for a human (ls, approve, reject)", runApprovals)
 }
 
-const approvalsUsage = `ls [--all] [--json]
+const approvalsUsage = `ls [--all] [--json | --ids]
        warden approvals approve ID (--once | --session | --always) [--pattern P] [--expires D] [--uses N] [--message M]
        warden approvals reject ID --message M`
 
@@ -30,6 +30,7 @@ func runApprovals(ctx context.Context, env *Env) int {
 	sf := addStoreFlags(fs)
 	all := fs.Bool("all", false, "ls: also answered approvals")
 	asJSON := fs.Bool("json", false, "ls: print JSON")
+	ids := fs.Bool("ids", false, "ls: print only the ids, newest first, one a line (ID=$(warden approvals ls --ids | head -1))")
 	once := fs.Bool("once", false, "approve: let this one call through")
 	sess := fs.Bool("session", false, "approve: allow the same call for the rest of its session")
 	always := fs.Bool("always", false, "approve: allow the same call from now on (a grant)")
@@ -59,6 +60,12 @@ func runApprovals(ctx context.Context, env *Env) int {
 		list, err := st.Approvals(ctx, f)
 		if err != nil {
 			return cmdError(env, "approvals ls", err)
+		}
+		if *ids {
+			for i := len(list) - 1; i >= 0; i-- {
+				fmt.Fprintln(env.Stdout, list[i].ID)
+			}
+			return ExitOK
 		}
 		if *asJSON {
 			if list == nil {

@@ -17,7 +17,7 @@ func init() {
 }
 
 func runGrants(ctx context.Context, env *Env) int {
-	const usage = `ls [--all] [--json] | revoke ID...
+	const usage = `ls [--all] [--json | --ids] | revoke ID...
        warden grants add TOOL (--command CMD | --path FILE | --pattern GLOB) [--role R] [--session S] [--expires D] [--uses N]
 
 grants add pre-approves calls: TOOL is the host's tool name (Bash for Claude Code and Codex,
@@ -33,6 +33,7 @@ never overrides a deny, a protected path or a role's tool list.`
 	sf := addStoreFlags(fs)
 	all := fs.Bool("all", false, "ls: also revoked, expired and used-up grants")
 	asJSON := fs.Bool("json", false, "ls: print JSON")
+	ids := fs.Bool("ids", false, "ls: print only the ids, newest first, one a line")
 	command := fs.String("command", "", "add: the command line to allow, exactly")
 	path := fs.String("path", "", "add: the file to allow, exactly")
 	pattern := fs.String("pattern", "", "add: a command glob (\"git push origin *\") or a path glob (\"src/**\")")
@@ -54,6 +55,12 @@ never overrides a deny, a protected path or a role's tool list.`
 		list, err := st.Grants(ctx, warden.GrantFilter{All: *all})
 		if err != nil {
 			return cmdError(env, "grants ls", err)
+		}
+		if *ids {
+			for i := len(list) - 1; i >= 0; i-- {
+				fmt.Fprintln(env.Stdout, list[i].ID)
+			}
+			return ExitOK
 		}
 		if *asJSON {
 			if list == nil {
