@@ -52,6 +52,7 @@ type Data struct {
 	Workspace   string
 	Outside     string
 	Protected   []string
+	Private     []string
 	Safe        string
 	Destructive string
 }
@@ -81,6 +82,7 @@ Delegation depth: {{.Depth}}{{if .MaxDepth}} (limit {{.MaxDepth}}: you may not d
 {{if .Tools}}- You may use only these tools: {{join .Tools ", "}}. Any other tool is denied.
 {{end}}{{range .Rules}}- {{upper .Effect}} {{.ID}}: {{.Message}}{{with .Suggestion}} Instead: {{.}}{{end}}
 {{end}}{{if .Workspace}}- Files: work inside {{.Workspace}}; a path outside it {{verb .Outside | trimAre}}.
+{{end}}{{if .Private}}- Private (no agent may read or write them, by any tool or command): {{join .Private ", "}}.
 {{end}}{{if .Protected}}- Protected (no agent may write, edit or delete): {{join .Protected ", "}}.
 {{end}}{{if .Safe}}{{if eq .Safe .Destructive}}- Calls no rule decides {{verb .Safe}}.
 {{else}}- Calls no rule decides: reading and listing {{verb .Safe}}; shell commands, writes and other tools {{verb .Destructive}}.
@@ -159,6 +161,7 @@ func NewData(p *policy.Policy, s warden.Session, st warden.ProjectState) Data {
 			d.Protected = append(d.Protected, g)
 		}
 	}
+	d.Private = p.Private
 	d.Safe, d.Destructive = string(p.Default.Safe), string(p.Default.Destructive)
 	if r := p.Roles[s.Role]; r != nil {
 		d.Description, d.Tools, d.First, d.MaxDepth = r.Description, r.Tools, r.First, r.MaxDepth

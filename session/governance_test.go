@@ -250,7 +250,7 @@ func TestOutcome(t *testing.T) {
 func TestPrefixSummarisesPolicy(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "warden.yaml")
-	os.WriteFile(file, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\nprotected: [\"**/.env\"]\nworkspace: {root: ., outside: deny}\n"), 0o644)
+	os.WriteFile(file, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\nprotected: [\"**/.env\"]\nprivate: [\"**/*.pem\"]\nworkspace: {root: ., outside: deny}\n"), 0o644)
 	pol, err := policy.Load(file)
 	if err != nil {
 		t.Fatal(err)
@@ -261,6 +261,7 @@ func TestPrefixSummarisesPolicy(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Protected (no agent may write, edit or delete): **/.env.",
+		"Private (no agent may read or write them, by any tool or command): **/*.pem.",
 		"Files: work inside the project folder (where warden.yaml is); a path outside it is denied.",
 		"reading and listing are allowed; shell commands, writes and other tools need a human's approval.",
 		"retry exactly the same call once they answered",

@@ -81,30 +81,15 @@ workspace:
   root: .
   outside: deny        # no file outside this folder
 protected:             # no agent may write, edit or delete these (the policy and .warden/ always)
+  - ".git/**"
+private:               # secrets: no agent may read these, nor write them
 `)
-	b.WriteString("  - \".git/**\"\n")
 	for _, g := range secretGlobs {
 		b.WriteString("  - \"" + g + "\"\n")
 	}
 	b.WriteString(`approvals:
   expires: 24h         # an unanswered approval is dropped after this
 rules:
-  # Secrets: no agent reads them either.
-  # TODO(issue 10): move these paths to the policy's read-protection key once it exists;
-  # until then these two rules deny reading them with a read tool or a shell command.
-  - id: no-secret-reads
-    effect: deny
-    tool: [read, list]
-    path: ` + yamlList(secretGlobs) + `
-    message: This file holds secrets; agents may not read it.
-    suggestion: Ask the user for what you need from it, or work with a placeholder value.
-  - id: no-secret-reads-shell
-    effect: deny
-    tool: shell
-    command: ["* .env", "* .env *", "* */.env", "* */.env *", "* .env.*", "* *.pem", "* *.pem *", "* *.key",
-              "* id_rsa*", "* id_ed25519*", "* .npmrc", "* .pypirc", "* .netrc", "* .aws/credentials"]
-    message: This command reads a file that holds secrets; agents may not read it.
-    suggestion: Ask the user for what you need from it, or work with a placeholder value.
   # Destructive classes: denied.
   - id: no-rm-rf
     effect: deny
@@ -171,11 +156,11 @@ rules:
   - name: reading a secret is denied
     call: {tool: Read, args: {file_path: .env}}
     expect: deny
-    rule: no-secret-reads
+    code: PROTECTED_PATH
   - name: printing a secret is denied
-    call: {tool: Bash, args: {command: "cat .env"}}
+    call: {tool: Bash, args: {command: "cat config/.env"}}
     expect: deny
-    rule: no-secret-reads-shell
+    code: PROTECTED_PATH
   - name: writing a secret is denied
     call: {tool: Write, args: {file_path: config/.env, content: "X=1"}}
     expect: deny
