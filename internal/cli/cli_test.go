@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/cli"
@@ -351,5 +352,32 @@ func TestVersion(t *testing.T) {
 			!strings.HasPrefix(out.String(), "warden ") || !strings.Contains(out.String(), "go1.") {
 			t.Errorf("warden %s: %d %q %q", arg, code, out.String(), errb.String())
 		}
+	}
+}
+
+// TestApprovalsExpiryShown: approvals ls says when each approval expires
+// (the policy's approvals.expires), in the table and in the JSON.
+func TestApprovalsExpiryShown(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(pol, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\napprovals:\n  expires: 2h\n"), 0o644)
+	run := func(stdin string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	if code, out := run(`{"tool":"Bash","args":{"command":"make deploy"}}`, "check", "--policy", pol, "--session", "s", "--text"); code != 3 || !strings.Contains(out, "expires after 2h") {
+		t.Fatalf("check: %d %s", code, out)
+	}
+	if _, out := run("", "approvals", "ls", "--policy", pol); !strings.Contains(out, "EXPIRES IN") || !strings.Contains(out, "2h") {
+		t.Errorf("approvals ls:\n%s", out)
+	}
+	_, out := run("", "approvals", "ls", "--json", "--policy", pol)
+	var list []warden.Approval
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0].ExpiresAt.Sub(list[0].CreatedAt) != 2*time.Hour {
+		t.Errorf("approvals ls --json: %v %s", err, out)
+	}
+	if _, out := run("", "approvals", "ls", "--ids", "--policy", pol); strings.TrimSpace(out) != list[0].ID {
+		t.Errorf("approvals ls --ids: %q", out)
 	}
 }
