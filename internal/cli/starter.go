@@ -50,9 +50,9 @@ var starterLanguages = map[string]starterLanguage{
 	"node": {"allow-node", []string{"npm test *", "npm run *", "npm ci *", "npm install", "npm ls *", "npx tsc *",
 		"npx eslint *", "npx vitest *", "npx jest *", "node *", "yarn test *", "yarn build *", "pnpm test *", "pnpm build *"}, "npm test"},
 	"python": {"allow-python", []string{"pytest *", "python -m pytest *", "python3 -m pytest *", "python -m unittest *",
-		"python3 -m unittest *", "ruff check *", "ruff format *", "mypy *", "pip list *", "pip show *", "tox *"}, "python -m pytest -q"},
+		"python3 -m unittest *", "ruff check", "ruff check .", "ruff format --check .", "mypy .", "pip list *", "pip show *"}, "python -m pytest -q"},
 	"rust": {"allow-rust", []string{"cargo build *", "cargo test *", "cargo check *", "cargo clippy *", "cargo fmt *",
-		"cargo run *", "cargo doc *", "rustc --version *"}, "cargo test"},
+		"cargo run *", "cargo doc *", "rustc --version"}, "cargo test"},
 }
 
 func yamlList(items []string) string {
