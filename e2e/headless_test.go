@@ -58,6 +58,11 @@ var headlessHosts = []headlessHost{
 		setup: func(e *env, bin string) { e.setupGemini() },
 		run:   func(e *env, bin, prompt string) result { return e.runGemini(bin, prompt) },
 	},
+	{
+		name: "opencode", spec: opencodeSpec, shell: governedHosts[3].shell,
+		setup: func(e *env, bin string) { e.setupOpenCode() },
+		run:   func(e *env, bin, prompt string) result { return e.runOpenCode(bin, prompt) },
+	},
 }
 
 // pathWith puts a link named name to bin first on the sandbox's PATH.
@@ -163,8 +168,8 @@ func printed(t *testing.T, text, kind string) (line, id string) {
 }
 
 // TestHeadlessApprovals runs Claude Code (-p), Codex (exec, wired by
-// `warden init codex` alone: no hook-trust bypass) and Gemini CLI (-p):
-// each run is a new session. A call that asks is queued; a human answers
+// `warden init codex` alone: no hook-trust bypass), Gemini CLI (-p) and
+// OpenCode (run): each run is a new session. A call that asks is queued; a human answers
 // with the command the model was told, exactly as printed; the same call
 // in a new run then gets what the answer says: --once lets it through
 // once, --session lets it through once in the new session (and says so),
