@@ -104,12 +104,6 @@ func isTempBuild(p string) bool {
 	return strings.Contains(p, string(filepath.Separator)+"go-build")
 }
 
-func sameFile(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
-}
-
 const initUsage = `claude|codex|gemini|opencode [--dir DIR] [--bin PATH] [--role ROLE] [--wait D] [--no-policy]
        warden init HOST --remove [--dir DIR]
 
