@@ -85,8 +85,13 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 		return err
 	}
 	if !ok {
-		// Another process's identical call took this answer.
-		res.Decision = timedOut(res.Decision, &a, opt.Wait)
+		// Another process's identical call took this answer. A rejection
+		// still holds for this call; an approval let that one through.
+		if a.Status == warden.ApprovalRejected {
+			res.Decision = rejected(res.Decision, &a)
+		} else {
+			res.Decision = timedOut(res.Decision, &a, opt.Wait)
+		}
 		return nil
 	}
 	a.Consumed = true
