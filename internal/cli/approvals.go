@@ -173,8 +173,11 @@ func printApprovals(env *Env, list []warden.Approval, life time.Duration) {
 		if a.Consumed {
 			status += " delivered"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, status, age(a.CreatedAt),
-			session.FormatDuration(time.Until(session.ApprovalExpiry(a, life)).Round(time.Minute)), dash(a.Session),
+		expires := "expired (warden purge drops it)"
+		if left := time.Until(session.ApprovalExpiry(a, life)); left > 0 {
+			expires = session.FormatDuration(left.Round(time.Minute))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, status, age(a.CreatedAt), expires, dash(a.Session),
 			dash(a.Role), a.Summary, oneLine(why, 80))
 	}
 	tw.Flush()
