@@ -37,9 +37,14 @@ type Approval struct {
 	DecidedAt time.Time `json:"decided_at,omitempty"`
 	// Grants lists the ids of the grants a session or always answer made.
 	Grants []string `json:"grants,omitempty"`
-	// Consumed reports that the call the approval was for was let through
-	// once on its strength; a once approval lets exactly one call through.
+	// Consumed reports that the answer was delivered: an approval let one
+	// identical call through, a rejection denied one with its message. An
+	// answer is delivered once, to a call from any session.
 	Consumed bool `json:"consumed,omitempty"`
+	// ExpiresAt is when the approval's lifetime ends (the policy's
+	// approvals.expires after it was asked, or after it was answered).
+	// Stores do not keep it; the session layer fills it in for display.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 }
 
 // GrantPart is one part of a call a grant can cover: a normalised simple

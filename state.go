@@ -85,6 +85,9 @@ type StateLimits struct {
 	SessionMaxAge     time.Duration // default 168h
 	// AuditRetention is how long audit records are kept; zero keeps them.
 	AuditRetention time.Duration
+	// ApprovalLifetime is how long an approval lives (pending, or answered
+	// and not yet delivered); default 24h.
+	ApprovalLifetime time.Duration
 }
 
 // WithDefaults fills zero limits with seed 001's defaults.
@@ -100,6 +103,9 @@ func (l StateLimits) WithDefaults() StateLimits {
 	}
 	if l.SessionMaxAge <= 0 {
 		l.SessionMaxAge = 168 * time.Hour
+	}
+	if l.ApprovalLifetime <= 0 {
+		l.ApprovalLifetime = 24 * time.Hour
 	}
 	return l
 }

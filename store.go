@@ -112,11 +112,16 @@ type ApprovalStore interface {
 	// approval that is not pending is ErrConflict; an unknown id is
 	// ErrNotFound.
 	ResolveApproval(ctx context.Context, id string, r Resolution, grants []Grant) (Approval, error)
-	// ConsumeApproval marks an approved approval as consumed and reports
-	// whether this call did it: of any number of concurrent callers, exactly
-	// one gets true. It reports false for an approval that is not approved
-	// or was consumed already.
+	// ConsumeApproval marks an answered approval as consumed (an approval
+	// let a call through on its strength; a rejection was delivered to a
+	// call) and reports whether this call did it: of any number of
+	// concurrent callers, exactly one gets true. It reports false for an
+	// approval that is pending or was consumed already.
 	ConsumeApproval(ctx context.Context, id string) (bool, error)
+	// PurgeApprovals deletes the approvals whose lifetime ended: pending
+	// ones created before pendingBefore, answered ones decided before
+	// answeredBefore. It returns how many it deleted.
+	PurgeApprovals(ctx context.Context, pendingBefore, answeredBefore time.Time) (int, error)
 }
 
 // AuditLog keeps the audit trail.

@@ -24,15 +24,13 @@ rules:
     path: ["**"]
 `
 
-// TestApprovalQueue runs the hosts that cannot ask their user (Codex exec,
-// OpenCode run) with `warden init HOST --wait 60s`: an ask waits in warden's
-// queue while the host waits on the hook, a human approves it with
-// `warden approvals approve`, and the call runs.
+// TestApprovalQueue runs every host headless, where it cannot ask its user
+// (Claude Code -p, Codex exec, Gemini CLI -p, OpenCode run), with
+// `warden init HOST --wait 60s`: an ask waits in warden's queue while the
+// host waits on the hook, a human approves it with `warden approvals
+// approve`, and the call runs in the same run.
 func TestApprovalQueue(t *testing.T) {
 	for _, h := range governedHosts {
-		if h.name != "codex" && h.name != "opencode" {
-			continue
-		}
 		t.Run(h.name, func(t *testing.T) {
 			bin := requireHost(t, h.spec)
 			e := newEnv(t,

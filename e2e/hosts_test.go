@@ -64,6 +64,32 @@ func (e *env) setupCodex() {
 	}, "\n"))
 }
 
+// setupCodexAsUser writes CODEX_HOME/config.toml as a new user has it:
+// the model server, and no trust of the project or its hooks (warden init
+// codex records those). CODEX_HOME goes into the sandbox's environment, so
+// `warden init codex` writes the same config.
+func (e *env) setupCodexAsUser() {
+	e.write(filepath.Join(e.codexHome(), "config.toml"), strings.Join([]string{
+		`model = "gpt-5"`,
+		`model_provider = "fake"`,
+		`approval_policy = "never"`,
+		`sandbox_mode = "danger-full-access"`,
+		``,
+		`[model_providers.fake]`,
+		`name = "fake"`,
+		`base_url = "` + e.model.URL + `/v1"`,
+		`env_key = "FAKE_API_KEY"`,
+		`wire_api = "responses"`,
+		``,
+	}, "\n"))
+	e.vars = append(e.vars, "CODEX_HOME="+e.codexHome(), "FAKE_API_KEY=test")
+}
+
+// runCodexAsUser runs codex exec as a user does: no hook-trust bypass.
+func (e *env) runCodexAsUser(bin, prompt string) result {
+	return e.run(hostTimeout, nil, bin, "exec", "--json", "--skip-git-repo-check", prompt)
+}
+
 func (e *env) runCodex(bin, prompt string) result {
 	return e.run(hostTimeout, []string{
 		"CODEX_HOME=" + e.codexHome(),

@@ -559,10 +559,12 @@ func (e *Engine) finish(st *state) warden.Decision {
 		} else {
 			d.Code = warden.CodeDefault
 		}
-		if st.allowRule != nil {
-			d.Rule = st.allowRule.id
-		} else if len(st.grants) > 0 {
+		// A grant that turned an ask into an allow decided the call: without
+		// it the call would ask, whatever allowed its other parts.
+		if len(st.grants) > 0 {
 			d.Rule = "grant:" + st.grants[0]
+		} else if st.allowRule != nil {
+			d.Rule = st.allowRule.id
 		}
 	} else {
 		d.Decision = b.effect

@@ -405,6 +405,11 @@ func TestGrants(t *testing.T) {
 	if tr := e.Explain(call, s); len(tr.Grants) != 1 || tr.Grants[0] != "g1" {
 		t.Errorf("trace grants: %v", tr.Grants)
 	}
+	// A grant decides also when a rule allows the call's other parts: the
+	// audit trail names it (warden audit --rule grant:ID).
+	if d := e.DecideSession(bash("git status && make test"), s); d.Decision != warden.Allow || d.Rule != "grant:g1" {
+		t.Errorf("grant beside an allow rule: %+v", d)
+	}
 	// Exactly as wide as the call: another command, tool or role is not covered.
 	for name, c := range map[string]warden.ToolCall{
 		"other args": bash("make install"),

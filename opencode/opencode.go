@@ -12,6 +12,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,15 +152,16 @@ func (o Output) Marshal() []byte {
 // approval (`warden hook opencode --wait`). The plugin runs
 // `warden-hook opencode` when the binary is warden-hook, else `warden hook
 // opencode`.
-func PluginSource(bin string, wait time.Duration) string {
+func PluginSource(bin string, wait time.Duration, flags ...string) string {
 	if bin == "" {
 		bin = "warden"
 	}
 	q, _ := json.Marshal(bin)
 	args := []string{"opencode"}
-	if wait > 0 {
+	if wait > 0 && !slices.Contains(flags, "--wait") {
 		args = append(args, "--wait", wait.String())
 	}
+	args = append(args, flags...)
 	a, _ := json.Marshal(args)
 	timeout := 30*time.Second + wait
 	r := strings.NewReplacer("__WARDEN_BIN__", string(q), "__WARDEN_ARGS__", string(a),

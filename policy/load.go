@@ -368,7 +368,7 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	p.Default = Default{Safe: warden.Allow, Destructive: warden.Ask}
 	p.Workspace = Workspace{Root: p.Dir, Outside: warden.Deny}
 	p.State = State{AnchorsMax: 20, AnchorDemoteAfter: 48 * time.Hour, HistoryMax: 50, SessionMaxAge: 7 * 24 * time.Hour}
-	p.Approvals = Approvals{Timeout: 5 * time.Minute}
+	p.Approvals = Approvals{Timeout: 5 * time.Minute, Expires: DefaultApprovalExpiry}
 	p.Tools = map[string]string{}
 	p.Roles = map[string]*Role{}
 
@@ -479,9 +479,18 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 		}
 	}
 	if f, ok := m["approvals"]; ok {
-		am := d.mapping(f.val, "approvals", "timeout")
+		am := d.mapping(f.val, "approvals", "timeout", "expires")
 		if v, ok := am["timeout"]; ok {
 			p.Approvals.Timeout, _ = d.duration(v.val, "approvals.timeout")
+		}
+		if v, ok := am["expires"]; ok {
+			if e, ok := d.duration(v.val, "approvals.expires"); ok {
+				if e <= 0 {
+					d.err(v.val, "approvals.expires", "want a positive duration such as 1h or 7d")
+				} else {
+					p.Approvals.Expires = e
+				}
+			}
 		}
 	}
 	if f, ok := m["tests"]; ok {

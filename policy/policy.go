@@ -145,7 +145,16 @@ type Audit struct {
 type Approvals struct {
 	// Timeout is how long a caller waits for a human; default 5m.
 	Timeout time.Duration
+	// Expires is an approval's lifetime: a pending approval no human
+	// answered within it is dropped, and an answer reaches the next
+	// identical call only within it after it was given. Default
+	// DefaultApprovalExpiry.
+	Expires time.Duration
 }
+
+// DefaultApprovalExpiry is the lifetime of an approval when the policy
+// sets no approvals.expires.
+const DefaultApprovalExpiry = 24 * time.Hour
 
 // Case is one policy test case: a call and its expected decision.
 type Case struct {

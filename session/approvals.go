@@ -10,36 +10,51 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/policy"
 )
 
-// approval handles an ask the host cannot prompt for: it honours an
-// approved, unconsumed approval of the same call, or reuses the pending one,
-// or queues a new one; then waits for the answer as opt says.
+// approval handles an ask the host cannot prompt for. Approvals belong to
+// the project, not to the session that asked: a human's answer reaches the
+// next identical call (same role, tool and normalised call; see
+// Fingerprint) from any session within the approval's lifetime, since
+// headless hosts (claude -p, codex exec, gemini -p) start a new session
+// for every run. An answer is delivered once: an approval lets one call
+// through (session and always answers also left grants, which the engine
+// applied before this), a rejection denies one call with the human's
+// message. Without an undelivered answer, the call's pending approval is
+// reused or a new one queued, and waited for as opt says. Approvals past
+// their lifetime (policy approvals.expires) are dropped first.
 func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Options, res *Result) error {
-	fp := Fingerprint(*call)
-	existing, err := t.Store.Approvals(ctx, warden.ApprovalFilter{Session: call.Session, Fingerprint: fp})
+	now := t.now()
+	life := ApprovalLifetime(t.policy())
+	if _, err := t.Store.PurgeApprovals(ctx, now.Add(-life), now.Add(-life)); err != nil {
+		return err
+	}
+	fp := Fingerprint(*call, res.Trace)
+	existing, err := t.Store.Approvals(ctx, warden.ApprovalFilter{Fingerprint: fp})
 	if err != nil {
 		return err
 	}
 	var pending *warden.Approval
-	for i := range existing {
+	// The newest answer first.
+	for i := len(existing) - 1; i >= 0; i-- {
 		a := &existing[i]
-		switch {
-		case a.Status == warden.ApprovalApproved && a.Scope == warden.ScopeOnce && !a.Consumed:
-			// A once answer lets the retried call through. Session and
-			// always answers live on as grants, which the engine applied.
-			ok, err := t.Store.ConsumeApproval(ctx, a.ID)
-			if err != nil {
-				return err
-			}
-			if ok {
-				a.Consumed = true
-				res.Approval = a
-				res.Decision = approved(res.Decision, a)
-				return nil
-			}
-		case a.Status == warden.ApprovalPending:
+		if a.Status == warden.ApprovalPending {
 			pending = a
+			continue
+		}
+		if a.Consumed {
+			continue
+		}
+		ok, err := t.Store.ConsumeApproval(ctx, a.ID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			a.Consumed = true
+			res.Approval = a
+			res.Decision = answered(res.Decision, a, call)
+			return nil
 		}
 	}
 	if pending == nil {
@@ -53,7 +68,7 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	}
 	res.Approval = pending
 	if opt.Wait <= 0 {
-		res.Decision = waiting(res.Decision, pending)
+		res.Decision = waiting(res.Decision, pending, life)
 		return nil
 	}
 	a, err := t.Wait(ctx, pending.ID, opt.Wait)
@@ -61,25 +76,54 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 		return err
 	}
 	res.Approval = &a
-	switch a.Status {
-	case warden.ApprovalApproved:
-		ok, err := t.Store.ConsumeApproval(ctx, a.ID)
-		if err != nil {
-			return err
-		}
-		if !ok && a.Scope == warden.ScopeOnce {
-			// Another process let the same call through on this answer.
-			res.Decision = timedOut(res.Decision, &a, opt.Wait)
-			return nil
-		}
-		a.Consumed = true
-		res.Decision = approved(res.Decision, &a)
-	case warden.ApprovalRejected:
-		res.Decision = rejected(res.Decision, &a)
-	default:
+	if a.Status == warden.ApprovalPending {
 		res.Decision = timedOut(res.Decision, &a, opt.Wait)
+		return nil
 	}
+	ok, err := t.Store.ConsumeApproval(ctx, a.ID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		// Another process's identical call took this answer. A rejection
+		// still holds for this call; an approval let that one through.
+		if a.Status == warden.ApprovalRejected {
+			res.Decision = rejected(res.Decision, &a)
+		} else {
+			res.Decision = timedOut(res.Decision, &a, opt.Wait)
+		}
+		return nil
+	}
+	a.Consumed = true
+	res.Decision = answered(res.Decision, &a, call)
 	return nil
+}
+
+// ApprovalLifetime is the lifetime of an approval under a policy
+// (approvals.expires, default policy.DefaultApprovalExpiry).
+func ApprovalLifetime(p *policy.Policy) time.Duration {
+	if p == nil || p.Approvals.Expires <= 0 {
+		return policy.DefaultApprovalExpiry
+	}
+	return p.Approvals.Expires
+}
+
+// ApprovalExpiry is when an approval's lifetime ends: for a pending one,
+// lifetime after it was asked; for an answered one, lifetime after the
+// answer (until then the answer waits for the next identical call).
+func ApprovalExpiry(a warden.Approval, lifetime time.Duration) time.Time {
+	if a.Status == warden.ApprovalPending || a.DecidedAt.IsZero() {
+		return a.CreatedAt.Add(lifetime)
+	}
+	return a.DecidedAt.Add(lifetime)
+}
+
+// answered is the decision a human's answer gives the call it reaches.
+func answered(d warden.Decision, a *warden.Approval, call *warden.ToolCall) warden.Decision {
+	if a.Status == warden.ApprovalRejected {
+		return rejected(d, a)
+	}
+	return approved(d, a, call)
 }
 
 // Wait polls the store until the approval is answered or the timeout runs
@@ -175,8 +219,20 @@ func Summary(call warden.ToolCall, tr *engine.Trace) string {
 	return s
 }
 
-func approved(d warden.Decision, a *warden.Approval) warden.Decision {
-	reason := "A human approved this call (" + a.Scope + ")."
+func approved(d warden.Decision, a *warden.Approval, call *warden.ToolCall) warden.Decision {
+	var reason string
+	switch {
+	case a.Scope == warden.ScopeSession && call != nil && a.Session != "" && a.Session != call.Session:
+		reason = "A human approved this call for session " + a.Session + ", the session that asked (approval " + a.ID +
+			"). This is another session (headless hosts start a new one for every run), so this one call goes through; " +
+			"the same call later in this session needs approval again."
+	case a.Scope == warden.ScopeSession:
+		reason = "A human approved this call for the rest of this session (approval " + a.ID + ")."
+	case a.Scope == warden.ScopeAlways:
+		reason = "A human approved this call from now on (approval " + a.ID + ")."
+	default:
+		reason = "A human approved this call once (approval " + a.ID + "); the same call later needs approval again."
+	}
 	if a.Message != "" {
 		reason += " Their note: " + a.Message
 	}
@@ -184,15 +240,37 @@ func approved(d warden.Decision, a *warden.Approval) warden.Decision {
 		Reason: reason, Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
 }
 
-func waiting(d warden.Decision, a *warden.Approval) warden.Decision {
-	d.Reason = strings.TrimSpace(d.Reason + " Approval " + a.ID + " is waiting for a human.")
-	d.Suggestion = strings.TrimSpace(d.Suggestion + " Ask the user to answer it (warden approvals approve " + a.ID +
-		" or warden approvals reject " + a.ID + "), then retry the same call.")
+// AnswerCommands is how a human answers a pending approval, as commands
+// that run as printed from the project folder.
+func AnswerCommands(id string) string {
+	return "warden approvals approve " + id + " --once (this call, once), " +
+		"warden approvals approve " + id + " --session (the rest of the session that asked), " +
+		"warden approvals approve " + id + " --always (this exact call from now on), or " +
+		"warden approvals reject " + id + " --message \"why not\" (you get their message)"
+}
+
+func waiting(d warden.Decision, a *warden.Approval, life time.Duration) warden.Decision {
+	d.Reason = strings.TrimSpace(d.Reason + " Approval " + a.ID + " is waiting for a human (it expires after " +
+		FormatDuration(life) + " without an answer).")
+	d.Suggestion = strings.TrimSpace(d.Suggestion + " Ask the user to answer it from the project folder with one of: " +
+		AnswerCommands(a.ID) + ". Then retry exactly the same call: the answer reaches it, also from a new session.")
 	return d
 }
 
+// FormatDuration writes a duration as people write it: 24h, 90m, 1h30m, 45s.
+func FormatDuration(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
 func rejected(d warden.Decision, a *warden.Approval) warden.Decision {
-	reason := "A human rejected this call."
+	reason := "A human rejected this call (approval " + a.ID + ")."
 	if a.Message != "" {
 		reason += " Their message: " + a.Message
 	}
@@ -204,8 +282,8 @@ func rejected(d warden.Decision, a *warden.Approval) warden.Decision {
 func timedOut(d warden.Decision, a *warden.Approval, wait time.Duration) warden.Decision {
 	return warden.Decision{Decision: warden.Deny, Code: warden.CodeApprovalTimeout, Rule: d.Rule,
 		Reason: fmt.Sprintf("No human answered approval %s within %s. %s", a.ID, wait, d.Reason),
-		Suggestion: "Ask the user to answer it (warden approvals approve " + a.ID + "), then retry the same call; " +
-			"or choose an action that needs no approval.",
+		Suggestion: "Ask the user to answer it from the project folder with one of: " + AnswerCommands(a.ID) +
+			". Then retry exactly the same call; or choose an action that needs no approval.",
 		Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
 }
 

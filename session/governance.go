@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/template"
@@ -45,6 +46,15 @@ type Data struct {
 	// Calls and Violations are the session's counters so far.
 	Calls      int
 	Violations int
+	// Workspace is the folder file tools stay in, Outside the decision for
+	// paths beyond it; Protected the globs no agent may write; Safe and
+	// Destructive the defaults for calls no rule decides.
+	Workspace   string
+	Outside     string
+	Protected   []string
+	Private     []string
+	Safe        string
+	Destructive string
 }
 
 // RoleInfo is one role in the hierarchy.
@@ -71,8 +81,13 @@ Delegation depth: {{.Depth}}{{if .MaxDepth}} (limit {{.MaxDepth}}: you may not d
 ### Rules
 {{if .Tools}}- You may use only these tools: {{join .Tools ", "}}. Any other tool is denied.
 {{end}}{{range .Rules}}- {{upper .Effect}} {{.ID}}: {{.Message}}{{with .Suggestion}} Instead: {{.}}{{end}}
-{{end}}- A denied call says why and what to do instead: follow the suggestion, do not retry the same call.
-- Calls that need approval wait for a human; do not work around them.
+{{end}}{{if .Workspace}}- Files: work inside {{.Workspace}}; a path outside it {{verb .Outside | trimAre}}.
+{{end}}{{if .Private}}- Private (no agent may read or write them, by any tool or command): {{join .Private ", "}}.
+{{end}}{{if .Protected}}- Protected (no agent may write, edit or delete): {{join .Protected ", "}}.
+{{end}}{{if .Safe}}{{if eq .Safe .Destructive}}- Calls no rule decides {{verb .Safe}}.
+{{else}}- Calls no rule decides: reading and listing {{verb .Safe}}; shell commands, writes and other tools {{verb .Destructive}}.
+{{end}}{{end}}- A denied call says why and what to do instead: follow the suggestion, do not retry the same call.
+- A call that needs approval is held for a human: the answer names the approval and the commands the user runs to answer it. Stop, tell the user, and retry exactly the same call once they answered; do not work around it.
 {{if .Hierarchy}}
 ### Hierarchy
 {{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{with .Description}}: {{.}}{{end}}
@@ -132,6 +147,22 @@ func NewData(p *policy.Policy, s warden.Session, st warden.ProjectState) Data {
 	if p == nil {
 		return d
 	}
+	d.Workspace, d.Outside = "the project folder (where "+filepath.Base(p.File)+" is)", string(p.Workspace.Outside)
+	if rel, err := filepath.Rel(p.Dir, p.Workspace.Root); err == nil && rel != "." {
+		d.Workspace = "the folder " + filepath.ToSlash(rel) + " (relative to " + filepath.Base(p.File) + ")"
+	}
+	if d.Outside == "" {
+		d.Outside = "deny"
+	}
+	for _, g := range p.Protected {
+		// The policy file and the store are always protected; the globs
+		// the policy names are what the agent needs to know.
+		if g != p.File && !strings.HasSuffix(g, ".warden/**") {
+			d.Protected = append(d.Protected, g)
+		}
+	}
+	d.Private = p.Private
+	d.Safe, d.Destructive = string(p.Default.Safe), string(p.Default.Destructive)
 	if r := p.Roles[s.Role]; r != nil {
 		d.Description, d.Tools, d.First, d.MaxDepth = r.Description, r.Tools, r.First, r.MaxDepth
 		d.FirstEnforce = r.FirstEnforce

@@ -1,11 +1,14 @@
 package session_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 )
 
@@ -238,5 +241,36 @@ func TestOutcome(t *testing.T) {
 	h := st.History[len(st.History)-1]
 	if h.Result != "fail" || h.Agent != "builder" || !strings.HasPrefix(h.Action, "outcome:Bash exit 1") || strings.Contains(h.Action, "sekret123") {
 		t.Errorf("outcome entry: %+v", h)
+	}
+}
+
+// TestPrefixSummarisesPolicy: the session-start text says in plain lines
+// what is protected, where the workspace ends, what the defaults are and
+// how approvals work.
+func TestPrefixSummarisesPolicy(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(file, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\nprotected: [\"**/.env\"]\nprivate: [\"**/*.pem\"]\nworkspace: {root: ., outside: deny}\n"), 0o644)
+	pol, err := policy.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := session.Prefix(pol, warden.Session{ID: "s"}, warden.ProjectState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Protected (no agent may write, edit or delete): **/.env.",
+		"Private (no agent may read or write them, by any tool or command): **/*.pem.",
+		"Files: work inside the project folder (where warden.yaml is); a path outside it is denied.",
+		"reading and listing are allowed; shell commands, writes and other tools need a human's approval.",
+		"retry exactly the same call once they answered",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("governance text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, ".warden/**") || strings.Contains(text, file) {
+		t.Errorf("governance text lists warden's own protected paths:\n%s", text)
 	}
 }

@@ -533,3 +533,129 @@ func TestSubagentNeverWiderThanParent(t *testing.T) {
 		t.Errorf("a call lowered its depth past the limit: %+v", r.Decision)
 	}
 }
+
+// TestAnswerReachesNewSession: headless hosts start a new session for each
+// run, so an answer reaches the next identical call (same role, tool and
+// normalised command) from any session, once; a rejection carries the
+// human's message; another role or another command is not answered.
+func TestAnswerReachesNewSession(t *testing.T) {
+	e := setup(t, testPolicy)
+	push := func(sess, role, cmd, desc string) warden.ToolCall {
+		c := bash(sess, role, cmd)
+		c.Args["description"] = desc // wording that is not the call
+		return c
+	}
+	// Reject with a message: the next identical call from a new session
+	// gets it, once; the call after that asks again.
+	r := e.decide(t, push("run1", "", "git push origin main", "push it"), session.Options{})
+	if r.Approval == nil {
+		t.Fatalf("no approval: %+v", r.Decision)
+	}
+	if _, err := session.Reject(ctx, e.store, r.Approval.ID, "Open a pull request instead.", "me"); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.decide(t, push("other", "builder", "git push origin main", "x"), session.Options{}); r.Decision.Code == warden.CodeApprovalRejected {
+		t.Errorf("another role got the rejection: %+v", r.Decision)
+	}
+	if r := e.decide(t, push("run2", "", "git push origin dev", "x"), session.Options{}); r.Decision.Code == warden.CodeApprovalRejected {
+		t.Errorf("another command got the rejection: %+v", r.Decision)
+	}
+	r = e.decide(t, push("run2", "", "git  push 'origin' main", "push again"), session.Options{})
+	if r.Decision.Decision != warden.Deny || r.Decision.Code != warden.CodeApprovalRejected ||
+		!strings.Contains(r.Decision.Reason, "Open a pull request instead.") {
+		t.Fatalf("retry in a new session after a rejection: %+v", r.Decision)
+	}
+	if r := e.decide(t, push("run3", "", "git push origin main", ""), session.Options{}); r.Decision.Decision != warden.Ask {
+		t.Errorf("a rejection was delivered twice: %+v", r.Decision)
+	}
+	// Once from another session.
+	r = e.decide(t, push("run4", "", "git push origin feature", ""), session.Options{})
+	if _, err := session.Approve(ctx, e.store, r.Approval.ID, session.Answer{Scope: warden.ScopeOnce}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.decide(t, push("run5", "", "git push origin feature", ""), session.Options{}); r.Decision.Decision != warden.Allow {
+		t.Errorf("once, new session: %+v", r.Decision)
+	}
+	if r := e.decide(t, push("run5", "", "git push origin feature", ""), session.Options{}); r.Decision.Decision != warden.Ask {
+		t.Errorf("once let two calls through: %+v", r.Decision)
+	}
+	// Session: the call in a new session goes through once and says what
+	// the answer covers; the asking session keeps its grant.
+	r = e.decide(t, push("run6", "", "git push origin fix", ""), session.Options{})
+	if _, err := session.Approve(ctx, e.store, r.Approval.ID, session.Answer{Scope: warden.ScopeSession}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r = e.decide(t, push("run7", "", "git push origin fix", ""), session.Options{})
+	if r.Decision.Decision != warden.Allow || !strings.Contains(r.Decision.Reason, "session run6") {
+		t.Errorf("session answer, new session: %+v", r.Decision)
+	}
+	if r := e.decide(t, push("run7", "", "git push origin fix", ""), session.Options{}); r.Decision.Decision != warden.Ask {
+		t.Errorf("session answer covered the new session beyond one call: %+v", r.Decision)
+	}
+	if r := e.decide(t, push("run6", "", "git push origin fix", ""), session.Options{}); r.Decision.Decision != warden.Allow {
+		t.Errorf("session answer, asking session: %+v", r.Decision)
+	}
+}
+
+// TestApprovalsExpire: a pending approval past approvals.expires is
+// dropped and the call queues a new one; an answer past it no longer
+// reaches the call.
+func TestApprovalsExpire(t *testing.T) {
+	e := setup(t, testPolicy+"approvals:\n  expires: 1h\n")
+	now := time.Now()
+	e.tr.Now = func() time.Time { return now }
+	r := e.decide(t, bash("s1", "", "git push origin main"), session.Options{})
+	first := r.Approval.ID
+	if !strings.Contains(r.Decision.Reason, "expires after 1h without") {
+		t.Errorf("ask does not say when it expires: %q", r.Decision.Reason)
+	}
+	if got := session.ApprovalExpiry(*r.Approval, session.ApprovalLifetime(e.pol)); got.Sub(r.Approval.CreatedAt) != time.Hour {
+		t.Errorf("expiry %v, created %v", got, r.Approval.CreatedAt)
+	}
+	now = now.Add(2 * time.Hour)
+	r = e.decide(t, bash("s2", "", "git push origin main"), session.Options{})
+	if r.Approval == nil || r.Approval.ID == first {
+		t.Fatalf("expired approval reused: %+v", r.Approval)
+	}
+	if _, err := e.store.Approval(ctx, first); !errors.Is(err, warden.ErrNotFound) {
+		t.Errorf("expired approval kept: %v", err)
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{24 * time.Hour: "24h", 90 * time.Minute: "1h30m", 45 * time.Second: "45s",
+		time.Hour + 30*time.Second: "1h0m30s", 10 * time.Minute: "10m"} {
+		if got := session.FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestPurgeDropsExpiredApprovals: warden purge drops the approvals past
+// their lifetime and keeps the others.
+func TestPurgeDropsExpiredApprovals(t *testing.T) {
+	e := setup(t, testPolicy+"approvals:\n  expires: 1h\n")
+	start := time.Now()
+	clock := start
+	e.store.Now = func() time.Time { return clock }
+	old := e.decide(t, bash("s1", "", "git push origin main"), session.Options{}).Approval
+	fresh := e.decide(t, bash("s1", "", "git push origin dev"), session.Options{}).Approval
+	// The second was answered 45 minutes later: its answer lives on.
+	clock = start.Add(45 * time.Minute)
+	if _, err := e.store.ResolveApproval(ctx, fresh.ID, warden.Resolution{Status: warden.ApprovalRejected, Message: "no"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := session.Purge(ctx, e.store, session.Limits(e.pol), start.Add(90*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ApprovalsPurged != 1 {
+		t.Errorf("purged %d approvals, want 1", rep.ApprovalsPurged)
+	}
+	if _, err := e.store.Approval(ctx, old.ID); !errors.Is(err, warden.ErrNotFound) {
+		t.Errorf("expired approval kept: %v", err)
+	}
+	if _, err := e.store.Approval(ctx, fresh.ID); err != nil {
+		t.Errorf("answered approval within its lifetime dropped: %v", err)
+	}
+}

@@ -16,6 +16,9 @@ type PurgeReport struct {
 	HistoryArchived  int `json:"history_archived"`
 	SessionsArchived int `json:"sessions_archived"`
 	AuditPurged      int `json:"audit_purged"`
+	// ApprovalsPurged counts the approvals past their lifetime that were
+	// dropped (unanswered, or answered and never delivered).
+	ApprovalsPurged int `json:"approvals_purged"`
 }
 
 // Purge applies seed 001's purge and archive policy with the limits of the
@@ -55,6 +58,10 @@ func Purge(ctx context.Context, s Store, l warden.StateLimits, now time.Time) (P
 		return r, err
 	}
 	if r.SessionsArchived, err = s.ArchiveSessions(ctx, now.Add(-l.SessionMaxAge)); err != nil {
+		return r, err
+	}
+	cut := now.Add(-l.ApprovalLifetime)
+	if r.ApprovalsPurged, err = s.PurgeApprovals(ctx, cut, cut); err != nil {
 		return r, err
 	}
 	if l.AuditRetention > 0 {

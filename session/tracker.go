@@ -226,6 +226,17 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.ID == lost })
 		tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants})
 	}
+	// A grant from a human's answer used by the call delivers the answer:
+	// it does not let one more identical call through elsewhere.
+	for _, id := range tr.Grants {
+		for _, g := range grants {
+			if g.ID == id && g.Approval != "" {
+				if _, err := t.Store.ConsumeApproval(ctx, g.Approval); err != nil {
+					return res, false, err
+				}
+			}
+		}
+	}
 	res.Trace, res.Decision = tr, tr.Decision
 	if res.Decision.Decision == warden.Deny || violated(tr) {
 		if err := t.history(ctx, call, violation(call, tr)); err != nil {
@@ -360,14 +371,30 @@ func AuditArgs(args map[string]any) map[string]any {
 	return warden.RedactArgsCut(args, MaxAuditString)
 }
 
-// Fingerprint identifies a call for its approval: session, role, tool and
-// arguments. A retried call has the same fingerprint.
-func Fingerprint(call warden.ToolCall) string {
-	args, _ := json.Marshal(call.Args) // map keys are sorted
+// Fingerprint identifies a call for its approval: role, tool and the
+// normalised call. A shell call is normalised to the simple commands and
+// written paths it would run and write (so wording the tool's other
+// arguments differently, a description say, is the same call); any other
+// call is its arguments. The session is not part of it: an answer reaches
+// the same call from a new session of the project.
+func Fingerprint(call warden.ToolCall, tr *engine.Trace) string {
 	h := sha256.New()
-	for _, s := range []string{call.Session, call.Role, call.Tool, string(args)} {
+	for _, s := range []string{call.Role, call.Tool} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
+	}
+	norm := false
+	if tr != nil && tr.Kind == "shell" {
+		for _, p := range tr.Parts {
+			if p.Subject == warden.SubjectCommand || p.Subject == warden.SubjectPath {
+				norm = true
+				h.Write([]byte(p.Subject + "\x00" + p.Value + "\x00"))
+			}
+		}
+	}
+	if !norm {
+		args, _ := json.Marshal(call.Args) // map keys are sorted
+		h.Write(args)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -380,6 +407,32 @@ func Limits(p *policy.Policy) warden.StateLimits {
 	return warden.StateLimits{
 		AnchorsMax: p.State.AnchorsMax, AnchorDemoteAfter: p.State.AnchorDemoteAfter,
 		HistoryMax: p.State.HistoryMax, SessionMaxAge: p.State.SessionMaxAge,
-		AuditRetention: p.Audit.Retention,
+		AuditRetention: p.Audit.Retention, ApprovalLifetime: p.Approvals.Expires,
 	}.WithDefaults()
+}
+
+// Explain shows how Decide would decide a call in its session, without
+// changing anything: the call is completed from the session (role, depth,
+// intent) as Decide does, and decided with the session's first-tool state
+// and the grants that apply. A session the store does not know is
+// explained as a new one. It returns the trace, the call as completed, and
+// the session as stored (zero for a new one).
+func (t *Tracker) Explain(ctx context.Context, call warden.ToolCall) (*engine.Trace, warden.ToolCall, warden.Session, error) {
+	if call.Args == nil {
+		call.Args = map[string]any{}
+	}
+	grants, err := t.Store.Grants(ctx, warden.GrantFilter{Session: call.Session})
+	if err != nil {
+		return nil, call, warden.Session{}, err
+	}
+	if call.Session == "" {
+		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.Session != "" })
+		return t.Engine.Explain(call, &engine.Session{Grants: grants}), call, warden.Session{}, nil
+	}
+	s, err := t.Store.Session(ctx, call.Session)
+	if err != nil && !errors.Is(err, warden.ErrNotFound) {
+		return nil, call, s, err
+	}
+	fillCall(&call, &s)
+	return t.Engine.Explain(call, &engine.Session{First: !s.FirstToolUsed(), Grants: grants}), call, s, nil
 }

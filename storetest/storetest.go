@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"ApprovalRejectAndConflict", testApprovalReject},
 		{"ApprovalConsumeOnce", testApprovalConsume},
 		{"ApprovalOnePendingPerCall", testApprovalOnePending},
+		{"ApprovalPurge", testApprovalPurge},
 		{"AuditAppendAndFilter", testAudit},
 		{"AuditConcurrentAppend", testAuditConcurrent},
 		{"State", testState},
@@ -420,8 +421,12 @@ func testApprovalReject(t *testing.T, s warden.Store) {
 	if r.Status != warden.ApprovalRejected || r.Message != "Do not push to main; open a pull request." || r.Scope != "" {
 		t.Errorf("rejected: %+v", r)
 	}
+	// A rejection is delivered to one call.
+	if !must(s.ConsumeApproval(ctx, a.ID))(t) {
+		t.Error("a rejected approval was not consumed (delivered)")
+	}
 	if must(s.ConsumeApproval(ctx, a.ID))(t) {
-		t.Error("a rejected approval was consumed")
+		t.Error("a rejection was delivered twice")
 	}
 	// Concurrent answers: exactly one wins.
 	b := newApproval(s, t, "s1", "fp")
@@ -452,6 +457,31 @@ func testApprovalReject(t *testing.T, s warden.Store) {
 	}
 	if n := len(must(s.Grants(ctx, warden.GrantFilter{}))(t)); n != 1 {
 		t.Errorf("concurrent answers made %d grants, want 1", n)
+	}
+}
+
+func testApprovalPurge(t *testing.T, s warden.Store) {
+	pending := newApproval(s, t, "s1", "fp1")
+	answered := newApproval(s, t, "s1", "fp2")
+	must(s.ResolveApproval(ctx, answered.ID, warden.Resolution{Status: warden.ApprovalRejected, Message: "no"}, nil))(t)
+	now := time.Now()
+	if n := must(s.PurgeApprovals(ctx, now.Add(-time.Hour), now.Add(-time.Hour)))(t); n != 0 {
+		t.Errorf("purged %d approvals within their lifetime", n)
+	}
+	if n := must(s.PurgeApprovals(ctx, now.Add(time.Hour), now.Add(-time.Hour)))(t); n != 1 {
+		t.Errorf("purged %d approvals, want the expired pending one", n)
+	}
+	if _, err := s.Approval(ctx, pending.ID); !errors.Is(err, warden.ErrNotFound) {
+		t.Errorf("expired pending approval still there: %v", err)
+	}
+	if _, err := s.Approval(ctx, answered.ID); err != nil {
+		t.Errorf("answered approval within its lifetime: %v", err)
+	}
+	if n := must(s.PurgeApprovals(ctx, now.Add(-time.Hour), now.Add(time.Hour)))(t); n != 1 {
+		t.Errorf("purged %d approvals, want the expired answered one", n)
+	}
+	if l := must(s.Approvals(ctx, warden.ApprovalFilter{}))(t); len(l) != 0 {
+		t.Errorf("approvals left: %+v", l)
 	}
 }
 

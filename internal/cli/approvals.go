@@ -17,7 +17,7 @@ func init() {
 	register("approvals", "list and answer the calls waiting for a human (ls, approve, reject)", runApprovals)
 }
 
-const approvalsUsage = `ls [--all] [--json]
+const approvalsUsage = `ls [--all] [--json | --ids]
        warden approvals approve ID (--once | --session | --always) [--pattern P] [--expires D] [--uses N] [--message M]
        warden approvals reject ID --message M`
 
@@ -30,6 +30,7 @@ func runApprovals(ctx context.Context, env *Env) int {
 	sf := addStoreFlags(fs)
 	all := fs.Bool("all", false, "ls: also answered approvals")
 	asJSON := fs.Bool("json", false, "ls: print JSON")
+	ids := fs.Bool("ids", false, "ls: print only the ids, newest first, one a line (ID=$(warden approvals ls --ids | head -1))")
 	once := fs.Bool("once", false, "approve: let this one call through")
 	sess := fs.Bool("session", false, "approve: allow the same call for the rest of its session")
 	always := fs.Bool("always", false, "approve: allow the same call from now on (a grant)")
@@ -41,10 +42,11 @@ func runApprovals(ctx context.Context, env *Env) int {
 	if code >= 0 {
 		return code
 	}
-	_, st, err := sf.open(ctx)
+	pol, st, err := sf.open(ctx)
 	if err != nil {
 		return cmdError(env, "approvals", err)
 	}
+	life := session.ApprovalLifetime(pol)
 	defer st.Close()
 	switch sub {
 	case "ls", "list":
@@ -59,11 +61,18 @@ func runApprovals(ctx context.Context, env *Env) int {
 		if err != nil {
 			return cmdError(env, "approvals ls", err)
 		}
+		if *ids {
+			for i := len(list) - 1; i >= 0; i-- {
+				fmt.Fprintln(env.Stdout, list[i].ID)
+			}
+			return ExitOK
+		}
 		if *asJSON {
 			if list == nil {
 				list = []warden.Approval{}
 			}
 			for i := range list {
+				list[i].ExpiresAt = session.ApprovalExpiry(list[i], life)
 				parts := make([]warden.GrantPart, len(list[i].Parts))
 				for j, p := range list[i].Parts {
 					parts[j] = warden.GrantPart{Subject: p.Subject, Value: warden.RedactString(p.Value)}
@@ -73,7 +82,7 @@ func runApprovals(ctx context.Context, env *Env) int {
 			writeJSON(env.Stdout, list, true)
 			return ExitOK
 		}
-		printApprovals(env, list)
+		printApprovals(env, list, life)
 		return ExitOK
 	case "approve":
 		if len(pos) != 1 {
@@ -105,6 +114,17 @@ func runApprovals(ctx context.Context, env *Env) int {
 			return cmdError(env, "approvals approve", err)
 		}
 		fmt.Fprintf(env.Stdout, "approved %s (%s): %s\n", a.ID, a.Scope, a.Summary)
+		within := "within " + session.FormatDuration(life)
+		switch a.Scope {
+		case warden.ScopeOnce:
+			fmt.Fprintf(env.Stdout, "The next identical call, from any session of this project %s, goes through once; later ones ask again.\n", within)
+		case warden.ScopeSession:
+			fmt.Fprintf(env.Stdout, "Covers session %s, the session that asked: its identical calls are allowed until it ends.\n"+
+				"Hosts that start a new session for every run (claude -p, codex exec, gemini -p, opencode run): the next identical\n"+
+				"call from a new session (%s) goes through once; later calls in that session ask again.\n", dash(a.Session), within)
+		case warden.ScopeAlways:
+			fmt.Fprintln(env.Stdout, "Identical calls are allowed from now on, in every session; `warden grants ls` lists the grant and `warden grants revoke ID` ends it.")
+		}
 		if len(a.Grants) > 0 {
 			grants, err := st.Grants(ctx, warden.GrantFilter{All: true})
 			if err != nil {
@@ -127,19 +147,20 @@ func runApprovals(ctx context.Context, env *Env) int {
 		if err != nil {
 			return cmdError(env, "approvals reject", err)
 		}
-		fmt.Fprintf(env.Stdout, "rejected %s: %s\nThe model is told: %s\n", a.ID, a.Summary, a.Message)
+		fmt.Fprintf(env.Stdout, "rejected %s: %s\nThe next identical call, from any session of this project within %s, is denied, and the model is told: %s\n",
+			a.ID, a.Summary, session.FormatDuration(life), a.Message)
 		return ExitOK
 	}
 	return cmdError(env, "approvals", fmt.Errorf("unknown subcommand %q (want ls, approve or reject)", sub))
 }
 
-func printApprovals(env *Env, list []warden.Approval) {
+func printApprovals(env *Env, list []warden.Approval, life time.Duration) {
 	if len(list) == 0 {
 		fmt.Fprintln(env.Stdout, "no approvals waiting")
 		return
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tAGE\tSESSION\tROLE\tCALL\tWHY")
+	fmt.Fprintln(tw, "ID\tSTATUS\tAGE\tEXPIRES IN\tSESSION\tROLE\tCALL\tWHY")
 	for _, a := range list {
 		status := a.Status
 		if a.Scope != "" {
@@ -149,7 +170,14 @@ func printApprovals(env *Env, list []warden.Approval) {
 		if a.Rule != "" {
 			why = a.Rule + ": " + why
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, status, age(a.CreatedAt), dash(a.Session),
+		if a.Consumed {
+			status += " delivered"
+		}
+		expires := "expired (warden purge drops it)"
+		if left := time.Until(session.ApprovalExpiry(a, life)); left > 0 {
+			expires = session.FormatDuration(left.Round(time.Minute))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, status, age(a.CreatedAt), expires, dash(a.Session),
 			dash(a.Role), a.Summary, oneLine(why, 80))
 	}
 	tw.Flush()

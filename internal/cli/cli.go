@@ -53,6 +53,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return ExitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "warden: unknown command %q\n\n", args[0])
@@ -61,6 +64,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return cmd.run(ctx, &Env{Args: args[1:], Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }
+
+// isHelp reports whether an argument asks for a command's usage.
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }
 
 func usage(w io.Writer) {
 	names := make([]string, 0, len(commands))

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/cli"
@@ -252,5 +253,131 @@ func TestUsage(t *testing.T) {
 	_, stderr, code := run(t, "", "nonsense")
 	if code != 1 || !strings.Contains(stderr, `unknown command "nonsense"`) {
 		t.Errorf("unknown command: %d %s", code, stderr)
+	}
+}
+
+// TestHelpOnEveryCommand: -h prints the usage and exits 0, on every
+// command and on the subcommands, and never decides anything.
+func TestHelpOnEveryCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	cli.Run(context.Background(), []string{"help"}, strings.NewReader(""), &out, &errb)
+	var cmds [][]string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(line, "  ") {
+			cmds = append(cmds, []string{f[0], "-h"}, []string{f[0], "--help"})
+		}
+	}
+	if len(cmds) < 20 {
+		t.Fatalf("found %d commands in the usage:\n%s", len(cmds)/2, out.String())
+	}
+	cmds = append(cmds, []string{"hook", "claude", "-h"}, []string{"import", "claude", "-h"}, []string{"approvals", "approve", "-h"},
+		[]string{"grants", "ls", "-h"}, []string{"grants", "add", "-h"}, []string{"hookd", "status", "-h"}, []string{"anchor", "add", "-h"},
+		[]string{"init", "claude", "-h"}, []string{"doctor", "claude", "-h"}, []string{"report", "check", "-h"})
+	for _, args := range cmds {
+		out.Reset()
+		errb.Reset()
+		code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+		text := out.String() + errb.String()
+		if code != 0 || !strings.Contains(text, "Usage") || strings.Contains(text, `"deny"`) {
+			t.Errorf("warden %s: exit %d\n%s", strings.Join(args, " "), code, text)
+		}
+	}
+}
+
+// TestGrantsAdd: a human pre-approves a command; the grant covers exactly
+// that command (normalised), decides it, and the audit trail names it.
+func TestGrantsAdd(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(pol, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\n"), 0o644)
+	run := func(stdin string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	code, out := run("", "grants", "add", "Bash", "--command", "git  push 'origin' main", "--policy", pol)
+	if code != 0 || !strings.Contains(out, "command git push origin main") {
+		t.Fatalf("grants add: %d %s", code, out)
+	}
+	id := strings.TrimSuffix(strings.Fields(out)[1], ":")
+	code, out = run(`{"tool":"Bash","args":{"command":"git push origin main"}}`, "check", "--policy", pol, "--session", "s1")
+	if code != 0 || !strings.Contains(out, `"rule": "grant:`+id+`"`) {
+		t.Errorf("granted call: %d %s", code, out)
+	}
+	if code, out := run(`{"tool":"Bash","args":{"command":"git push origin dev"}}`, "check", "--policy", pol, "--session", "s1"); code != 3 {
+		t.Errorf("another command: %d %s", code, out)
+	}
+	if code, out := run("", "audit", "--policy", pol, "--rule", "grant:"+id, "--jsonl"); code != 0 || strings.Count(out, "\n") != 1 {
+		t.Errorf("audit --rule grant:%s: %d %s", id, code, out)
+	}
+	if code, out := run("", "grants", "add", "Write", "--command", "ls", "--policy", pol); code != 1 || !strings.Contains(out, "not a shell tool") {
+		t.Errorf("--command on a file tool: %d %s", code, out)
+	}
+}
+
+// TestExplainSession: explain --session decides as the hook would in that
+// session (its role and grants) and changes nothing.
+func TestExplainSession(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(pol, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\nroles:\n  reader:\n    tools: [read]\n"), 0o644)
+	run := func(stdin string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	run("", "state", "event", "created", "--session", "r1", "--role", "reader", "--policy", pol)
+	if code, out := run("", "grants", "add", "Bash", "--command", "make test", "--session", "s1", "--policy", pol); code != 0 {
+		t.Fatalf("grants add: %s", out)
+	}
+	call := `{"tool":"Bash","args":{"command":"make test"}}`
+	if code, out := run(call, "explain", "--policy", pol, "--session", "s1"); code != 0 || !strings.Contains(out, "by grant g-") || !strings.Contains(out, "session: s1") {
+		t.Errorf("explain --session s1: %d\n%s", code, out)
+	}
+	if code, out := run(call, "explain", "--policy", pol, "--session", "s2"); code != 3 {
+		t.Errorf("explain --session s2 (no grant): %d\n%s", code, out)
+	}
+	if code, out := run(call, "explain", "--policy", pol, "--session", "r1"); code != 2 || !strings.Contains(out, "role reader") {
+		t.Errorf("explain --session r1 (role reader, no shell): %d\n%s", code, out)
+	}
+	if code, out := run("", "audit", "--policy", pol, "--jsonl"); code != 0 || strings.TrimSpace(out) != "" {
+		t.Errorf("explain wrote to the audit trail: %s", out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"version", "--version"} {
+		var out, errb bytes.Buffer
+		if code := cli.Run(context.Background(), []string{arg}, strings.NewReader(""), &out, &errb); code != 0 ||
+			!strings.HasPrefix(out.String(), "warden ") || !strings.Contains(out.String(), "go1.") {
+			t.Errorf("warden %s: %d %q %q", arg, code, out.String(), errb.String())
+		}
+	}
+}
+
+// TestApprovalsExpiryShown: approvals ls says when each approval expires
+// (the policy's approvals.expires), in the table and in the JSON.
+func TestApprovalsExpiryShown(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(pol, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\napprovals:\n  expires: 2h\n"), 0o644)
+	run := func(stdin string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	if code, out := run(`{"tool":"Bash","args":{"command":"make deploy"}}`, "check", "--policy", pol, "--session", "s", "--text"); code != 3 || !strings.Contains(out, "expires after 2h") {
+		t.Fatalf("check: %d %s", code, out)
+	}
+	if _, out := run("", "approvals", "ls", "--policy", pol); !strings.Contains(out, "EXPIRES IN") || !strings.Contains(out, "2h") {
+		t.Errorf("approvals ls:\n%s", out)
+	}
+	_, out := run("", "approvals", "ls", "--json", "--policy", pol)
+	var list []warden.Approval
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0].ExpiresAt.Sub(list[0].CreatedAt) != 2*time.Hour {
+		t.Errorf("approvals ls --json: %v %s", err, out)
+	}
+	if _, out := run("", "approvals", "ls", "--ids", "--policy", pol); strings.TrimSpace(out) != list[0].ID {
+		t.Errorf("approvals ls --ids: %q", out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/session"
 )
 
 func init() {
@@ -15,9 +16,11 @@ func init() {
 }
 
 func runExplain(ctx context.Context, env *Env) int {
-	fs := newFlags(env, "explain", "[--policy FILE] < call.json")
-	policyPath := fs.String("policy", "", "policy file (default: warden.yaml here or in the nearest parent folder)")
+	fs := newFlags(env, "explain", "[--policy FILE] [--session ID [--store URL]] < call.json")
+	sf := addStoreFlags(fs)
+	policyPath := sf.policy
 	first := fs.Bool("first", false, "explain the call as the first tool call of its session")
+	sessionID := fs.String("session", "", "explain the call in this session, as the hook would decide it: its role, first tool and grants from the store (nothing is changed)")
 	if code := parseFlags(fs, env.Args); code >= 0 {
 		return code
 	}
@@ -35,6 +38,35 @@ func runExplain(ctx context.Context, env *Env) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "warden explain: stdin: %v\n", err)
 		return ExitError
+	}
+	if *sessionID != "" || *sf.store != "" {
+		if call.Session == "" {
+			call.Session = *sessionID
+		}
+		if *sf.policy == "" {
+			*sf.policy = eng.Policy().File
+		}
+		_, st, err := sf.open(ctx)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "warden explain: %v\n", err)
+			return ExitError
+		}
+		defer st.Close()
+		tr, full, sess, err := session.New(eng, st).Explain(ctx, call)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "warden explain: %v\n", err)
+			return ExitError
+		}
+		if call.Session != "" {
+			if sess.ID == "" {
+				fmt.Fprintf(env.Stdout, "session: %s (not in the store yet: explained as a new session)\n", call.Session)
+			} else {
+				fmt.Fprintf(env.Stdout, "session: %s (role %s, %d calls, first tool %s, %d violations)\n", sess.ID,
+					orDash(sess.Role), sess.Calls, orDash(sess.FirstTool), sess.Violations)
+			}
+		}
+		io.WriteString(env.Stdout, FormatTrace(full, tr))
+		return exitFor(tr.Decision)
 	}
 	var s *engine.Session
 	if *first {

@@ -8,14 +8,23 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/policy"
 )
 
 func init() {
-	register("grants", "list and revoke the standing approvals humans gave (ls, revoke)", runGrants)
+	register("grants", "list, add and revoke the standing approvals humans gave (ls, add, revoke)", runGrants)
 }
 
 func runGrants(ctx context.Context, env *Env) int {
-	const usage = "ls [--all] [--json] | revoke ID..."
+	const usage = `ls [--all] [--json | --ids] | revoke ID...
+       warden grants add TOOL (--command CMD | --path FILE | --pattern GLOB) [--role R] [--session S] [--expires D] [--uses N]
+
+grants add pre-approves calls: TOOL is the host's tool name (Bash for Claude Code and Codex,
+run_shell_command for Gemini CLI, bash for OpenCode; Write, Edit, write_file, ...). --command
+grants exactly that command line's simple commands, --path exactly that file, --pattern a
+command glob (shell tools) or a path glob (file tools). A grant turns an ask into an allow; it
+never overrides a deny, a protected path or a role's tool list.`
 	sub, args, code := subcommand(env, "grants", usage)
 	if code >= 0 {
 		return code
@@ -24,11 +33,19 @@ func runGrants(ctx context.Context, env *Env) int {
 	sf := addStoreFlags(fs)
 	all := fs.Bool("all", false, "ls: also revoked, expired and used-up grants")
 	asJSON := fs.Bool("json", false, "ls: print JSON")
+	ids := fs.Bool("ids", false, "ls: print only the ids, newest first, one a line")
+	command := fs.String("command", "", "add: the command line to allow, exactly")
+	path := fs.String("path", "", "add: the file to allow, exactly")
+	pattern := fs.String("pattern", "", "add: a command glob (\"git push origin *\") or a path glob (\"src/**\")")
+	role := fs.String("role", "", "add: the role the grant is for (default: calls without a role)")
+	sess := fs.String("session", "", "add: only this session")
+	expires := fs.String("expires", "", "add: the grant ends after this long (90m, 8h, 7d)")
+	uses := fs.Int("uses", 0, "add: the grant ends after this many calls")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
 	}
-	_, st, err := sf.open(ctx)
+	pol, st, err := sf.open(ctx)
 	if err != nil {
 		return cmdError(env, "grants", err)
 	}
@@ -38,6 +55,12 @@ func runGrants(ctx context.Context, env *Env) int {
 		list, err := st.Grants(ctx, warden.GrantFilter{All: *all})
 		if err != nil {
 			return cmdError(env, "grants ls", err)
+		}
+		if *ids {
+			for i := len(list) - 1; i >= 0; i-- {
+				fmt.Fprintln(env.Stdout, list[i].ID)
+			}
+			return ExitOK
 		}
 		if *asJSON {
 			if list == nil {
@@ -69,6 +92,42 @@ func runGrants(ctx context.Context, env *Env) int {
 		}
 		tw.Flush()
 		return ExitOK
+	case "add":
+		if len(pos) != 1 {
+			return cmdError(env, "grants add", errors.New("want exactly one TOOL (the host's tool name: Bash, run_shell_command, bash, Write, ...)"))
+		}
+		n := 0
+		for _, v := range []string{*command, *path, *pattern} {
+			if v != "" {
+				n++
+			}
+		}
+		if n != 1 {
+			return cmdError(env, "grants add", errors.New("give exactly one of --command, --path, --pattern"))
+		}
+		if *uses < 0 {
+			return cmdError(env, "grants add", fmt.Errorf("--uses %d: must not be negative", *uses))
+		}
+		base := warden.Grant{Tool: pos[0], Role: *role, Session: *sess, UsesLeft: *uses, CreatedBy: whoami(), CreatedAt: time.Now()}
+		if *expires != "" {
+			d, err := policy.ParseDuration(*expires)
+			if err != nil || d <= 0 {
+				return cmdError(env, "grants add", fmt.Errorf("--expires %q: want a positive duration such as 90m, 8h or 7d", *expires))
+			}
+			base.Expires = base.CreatedAt.Add(d)
+		}
+		grants, err := newGrants(pol, base, *command, *path, *pattern)
+		if err != nil {
+			return cmdError(env, "grants add", err)
+		}
+		for _, g := range grants {
+			g, err := st.AddGrant(ctx, g)
+			if err != nil {
+				return cmdError(env, "grants add", err)
+			}
+			fmt.Fprintf(env.Stdout, "grant %s: %s\n", g.ID, describeGrant(g))
+		}
+		return ExitOK
 	case "revoke", "rm":
 		if len(pos) == 0 {
 			return cmdError(env, "grants revoke", errors.New("want one or more grant ids"))
@@ -83,7 +142,53 @@ func runGrants(ctx context.Context, env *Env) int {
 		}
 		return code
 	}
-	return cmdError(env, "grants", fmt.Errorf("unknown subcommand %q (want ls or revoke)", sub))
+	return cmdError(env, "grants", fmt.Errorf("unknown subcommand %q (want ls, add or revoke)", sub))
+}
+
+// newGrants makes the grants `grants add` stores: for a command or a path,
+// one per part the policy's engine finds in it, normalised exactly as a
+// call's parts are (so the grant covers that call and nothing wider); for
+// a pattern, one grant of the tool's subject (command for shell tools,
+// path for the others).
+func newGrants(pol *policy.Policy, base warden.Grant, command, path, pattern string) ([]warden.Grant, error) {
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		return nil, err
+	}
+	shellTool := pol.KindOf(base.Tool) == "shell"
+	if pattern != "" {
+		g := base
+		g.Subject, g.Pattern = warden.SubjectPath, pattern
+		if shellTool {
+			g.Subject = warden.SubjectCommand
+		}
+		return []warden.Grant{g}, nil
+	}
+	call := warden.ToolCall{Tool: base.Tool, Role: base.Role, Args: map[string]any{"command": command}}
+	subject := warden.SubjectCommand
+	if path != "" {
+		call.Args = map[string]any{"file_path": path}
+		subject = warden.SubjectPath
+	}
+	if command != "" && !shellTool {
+		return nil, fmt.Errorf("--command: %s is not a shell tool in this policy (use --path or --pattern)", base.Tool)
+	}
+	tr := eng.Explain(call, nil)
+	var out []warden.Grant
+	seen := map[string]bool{}
+	for _, p := range tr.Parts {
+		if p.Subject != subject || p.Value == "" || seen[p.Value] {
+			continue
+		}
+		seen[p.Value] = true
+		g := base
+		g.Subject, g.Value = p.Subject, p.Value
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("found no %s in the call to grant", subject)
+	}
+	return out, nil
 }
 
 // covers says what a grant allows, with secrets redacted.

@@ -84,8 +84,7 @@ type render struct {
 	audit, prompts bool
 }
 
-func always(*hookRuntime) bool { return true }
-func never(*hookRuntime) bool  { return false }
+func never(*hookRuntime) bool { return false }
 
 // hookRuntime is where a hook runs: in its own process (`warden hook`), or
 // inside hookd for a warden-hook client, which keeps compiled policies and
@@ -93,9 +92,9 @@ func never(*hookRuntime) bool  { return false }
 type hookRuntime struct {
 	// dir is the caller's working directory ("" is this process's).
 	dir string
-	// interactive reports whether the Gemini CLI that runs the hook is
-	// interactive (only the hook's own process can look).
-	interactive func() bool
+	// interactive reports whether the host (claude, gemini) that runs the
+	// hook can prompt its user (only the hook's own process can look).
+	interactive func(host string) bool
 	// engine finds, loads and compiles the policy for a project folder.
 	engine func(cwd, policyFile string) (*engine.Engine, error)
 	// store opens the store for a policy; release is called when done.
@@ -105,7 +104,7 @@ type hookRuntime struct {
 // localRuntime runs a hook in its own process: it loads the policy and
 // opens the store for this one call.
 var localRuntime = &hookRuntime{
-	interactive: hookd.GeminiInteractive,
+	interactive: hookd.HostInteractive,
 	engine:      loadHookEngine,
 	store: func(ctx context.Context, policyFile, storeURL string) (warden.Store, func(), error) {
 		st, err := openStore(ctx, policyFile, storeURL)
@@ -150,11 +149,12 @@ type hookHost struct {
 
 var hookHosts = map[string]*hookHost{
 	"claude": {
-		key: "claude", name: claudecode.Host, prompts: always,
+		// claude -p has nobody to prompt: its asks use warden's queue.
+		key: "claude", name: claudecode.Host, prompts: func(rt *hookRuntime) bool { return rt.interactive("claude") },
 		decode: func(data []byte) (hookEvent, error) { return decodeClaude(data, claudecode.Host) },
 		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
-				return claudecode.Decide(*a.decision, claudecode.Options{NoAllow: r.audit}).Marshal()
+				return claudecode.Decide(*a.decision, claudecode.Options{NoAllow: r.audit, NoAsk: !r.prompts}).Marshal()
 			}
 			return claudecode.Context(ev.name, a.context).Marshal()
 		},
@@ -170,7 +170,7 @@ var hookHosts = map[string]*hookHost{
 		},
 	},
 	"gemini": {
-		key: "gemini", name: geminicli.Host, prompts: func(rt *hookRuntime) bool { return rt.interactive() },
+		key: "gemini", name: geminicli.Host, prompts: func(rt *hookRuntime) bool { return rt.interactive("gemini") },
 		decode: decodeGemini,
 		answer: func(ev hookEvent, a hookAnswer, r render) []byte {
 			if a.decision != nil {
@@ -336,6 +336,10 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 		fs.Usage()
 		return ExitError
 	}
+	if isHelp(env.Args[0]) {
+		fs.Usage()
+		return ExitOK
+	}
 	h, ok := hookHosts[env.Args[0]]
 	if !ok {
 		// Answer in Claude Code's shape (Codex and Gemini CLI read it too)
@@ -343,6 +347,9 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 		return hookFatal(env, hookHosts["claude"], "", fmt.Errorf("warden hook: unknown host %q (want claude, codex, gemini or opencode)", env.Args[0]))
 	}
 	if err := fs.Parse(env.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
 		// A mistake in the hook's command line must not turn into "no
 		// objection": answer deny.
 		return hookFatal(env, h, "", fmt.Errorf("warden hook %s: bad command line %q: %v", env.Args[0], env.Args[1:], err))

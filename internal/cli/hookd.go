@@ -52,6 +52,9 @@ func runHookd(ctx context.Context, env *Env) int {
 		op, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
 		return ExitError
 	}
 	if fs.NArg() > 0 {
@@ -330,7 +333,7 @@ func (s *hookServer) handle(ctx context.Context, c *net.UnixConn) {
 			return
 		}
 		var out, errb bytes.Buffer
-		rt := &hookRuntime{dir: req.Dir, interactive: func() bool { return req.Interactive },
+		rt := &hookRuntime{dir: req.Dir, interactive: func(string) bool { return req.Interactive },
 			engine: s.engine, store: s.store}
 		resp.Code = runHookWith(ctx, &Env{Args: req.Args, Stdin: bytes.NewReader(req.Stdin), Stdout: &out, Stderr: &errb}, rt)
 		resp.Stdout, resp.Stderr = out.Bytes(), errb.Bytes()

@@ -41,6 +41,10 @@ func runImport(ctx context.Context, env *Env) int {
 		fs.Usage()
 		return ExitError
 	}
+	if isHelp(env.Args[0]) {
+		fs.Usage()
+		return ExitOK
+	}
 	imp, ok := importers[env.Args[0]]
 	if !ok {
 		fmt.Fprintf(env.Stderr, "warden import: unknown host %q (want claude, opencode, gemini or codex)\n", env.Args[0])
@@ -50,6 +54,9 @@ func runImport(ctx context.Context, env *Env) int {
 	var files []string
 	for rest := env.Args[1:]; ; {
 		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return ExitOK
+			}
 			return ExitError
 		}
 		if fs.NArg() == 0 {

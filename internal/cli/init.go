@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -26,38 +25,6 @@ func init() {
 	register("init", "wire warden into an agent host's configuration: warden init claude|codex|gemini|opencode", runInit)
 }
 
-// starterPolicy is written when the project has no policy yet. It loads
-// with policy.Load (tested).
-const starterPolicy = `# warden policy: every tool call the agents in this project make is decided here.
-# Reference: POLICY.md. Check it with ` + "`warden lint`" + `.
-version: 1
-mode: enforce
-default:
-  safe: allow          # read, list, todo
-  destructive: ask     # shell, write, edit, delete, fetch, ... unless a rule allows it
-workspace:
-  root: .
-  outside: deny
-protected:
-  - ".git/**"
-  - "**/.env"
-rules:
-  - id: no-rm-rf
-    effect: deny
-    tool: shell
-    command: ["rm -rf *"]
-    message: Recursive forced deletion is blocked.
-    suggestion: Delete specific files, or ask the user to do it.
-  - id: allow-git-read
-    effect: allow
-    tool: shell
-    command: ["git status *", "git diff *", "git log *", "git show *"]
-  - id: allow-edit-workspace
-    effect: allow
-    tool: [write, edit]
-    path: ["**"]
-`
-
 // hookCommand is the command line a host runs for warden's hook: BIN
 // hook HOST, or BIN HOST when bin is warden-hook.
 func hookCommand(bin, host string) string {
@@ -77,125 +44,321 @@ func isHookClient(bin string) bool {
 	return strings.HasPrefix(filepath.Base(bin), "warden-hook")
 }
 
-// defaultHookBin is what the hosts run when init is not told: warden-hook
-// when it is installed (next to this warden, or on PATH), else warden.
-func defaultHookBin() string {
-	if self, err := os.Executable(); err == nil {
-		b := filepath.Join(filepath.Dir(self), "warden-hook")
-		if st, err := os.Stat(b); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			if p, err := exec.LookPath("warden-hook"); err == nil && sameFile(p, b) {
-				return "warden-hook"
-			}
-			return b
+// resolveHookBin finds the binary the hosts run, as an absolute path: a
+// host runs hooks with its own PATH, which need not have warden on it, and
+// a hook command that does not resolve leaves the host ungoverned (Claude
+// Code then runs every tool unchecked). bin is what the user gave (--bin:
+// a path, or a name looked up on PATH); empty means warden-hook next to
+// this warden, else warden-hook on PATH, else this warden, else warden on
+// PATH. Finding none is an error.
+func resolveHookBin(bin string) (string, error) {
+	check := func(p string) (string, error) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return "", fmt.Errorf("--bin %s: %w", p, err)
+		}
+		if !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("--bin %s: not an executable file", abs)
+		}
+		return abs, nil
+	}
+	if bin != "" {
+		if strings.ContainsRune(bin, filepath.Separator) {
+			return check(bin)
+		}
+		p, err := exec.LookPath(bin)
+		if err != nil {
+			return "", fmt.Errorf("--bin %s: not found on PATH (give its path)", bin)
+		}
+		return check(p)
+	}
+	self, err := os.Executable()
+	if err != nil || isTempBuild(self) {
+		self = "" // go run: the binary is gone after this run
+	}
+	if self != "" {
+		if p, err := check(filepath.Join(filepath.Dir(self), "warden-hook")); err == nil {
+			return p, nil
 		}
 	}
-	if _, err := exec.LookPath("warden-hook"); err == nil {
-		return "warden-hook"
+	if p, err := exec.LookPath("warden-hook"); err == nil {
+		return check(p)
 	}
-	return "warden"
+	if self != "" {
+		return check(self)
+	}
+	if p, err := exec.LookPath("warden"); err == nil {
+		return check(p)
+	}
+	return "", errors.New("found no warden-hook or warden binary to wire (this warden runs from a temporary " +
+		"`go run` build): install them with `go install ./cmd/warden ./cmd/warden-hook`, or pass --bin PATH")
 }
 
-func sameFile(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+// isTempBuild reports whether a binary is a `go run` or `go test` build in
+// the temporary folder, which is removed when it exits.
+func isTempBuild(p string) bool {
+	return strings.Contains(p, string(filepath.Separator)+"go-build")
 }
+
+const initUsage = `claude|codex|gemini|opencode [--dir DIR] [--bin PATH] [--role ROLE] [--wait D] [--no-policy]
+       warden init HOST --remove [--dir DIR]
+
+Wires warden's hook into the host's configuration in the project folder, merging with
+existing settings (a changed file is backed up first; running it again changes nothing),
+with the absolute path of warden-hook (or warden), so the host finds it whatever its PATH.
+Writes a starter warden.yaml when the project has no policy. For Codex it also trusts the
+project and warden's hooks in Codex's own config (Codex skips untrusted hooks).
+--remove takes warden's hooks out again and keeps every other setting and hook.
+Run ` + "`warden doctor HOST`" + ` afterwards: it proves the wiring.`
 
 func runInit(ctx context.Context, env *Env) int {
-	fset := flag.NewFlagSet("init", flag.ContinueOnError)
-	fset.SetOutput(env.Stderr)
+	fset := newFlags(env, "init", initUsage)
 	dir := fset.String("dir", ".", "project `folder` to configure")
-	bin := fset.String("bin", "", "`command` the host runs: warden-hook (the fast client, the default when installed) or warden, a name on PATH or a path")
+	bin := fset.String("bin", "", "`binary` the host runs: warden-hook (the fast client, the default when installed) or warden, a path or a name on PATH; wired by its absolute path")
 	noPolicy := fset.Bool("no-policy", false, "do not write a starter warden.yaml when the project has none")
-	wait := fset.Duration("wait", 0, "codex, opencode, headless gemini (no prompt of their own): let the hook wait this `long` for a human to answer an approval (warden approvals)")
-	fset.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: warden init claude|codex|gemini|opencode [--dir DIR] [--bin warden-hook]\n\n"+
-			"Wires `warden-hook HOST` (or `warden hook HOST`) into the host's configuration in the project folder, merging\n"+
-			"with existing settings (a changed file is backed up first; running it again changes nothing).\n"+
-			"Writes a starter warden.yaml when the project has no policy.")
-		fset.PrintDefaults()
+	wait := fset.Duration("wait", 0, "when the host cannot ask the user (codex exec, opencode run, claude -p, gemini -p): let the hook wait this `long` for a human to answer an approval (warden approvals)")
+	role := fset.String("role", "", "`role` of the top-level agent (a role of the policy; subagents take their own type)")
+	remove := fset.Bool("remove", false, "take warden's hooks out of the host's configuration, keeping everything else")
+	codexBin := fset.String("codex", "", "codex: the Codex `binary` whose app server records the trust (default: codex on PATH)")
+	if len(env.Args) > 0 && (env.Args[0] == "-h" || env.Args[0] == "--help") {
+		fset.Usage()
+		return ExitOK
 	}
 	if len(env.Args) == 0 || strings.HasPrefix(env.Args[0], "-") {
 		fset.Usage()
 		return ExitError
 	}
 	host := env.Args[0]
-	if err := fset.Parse(env.Args[1:]); err != nil {
-		return ExitError
+	pos, code := parseArgs(fset, env.Args[1:])
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		return cmdError(env, "init", fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	if _, ok := hookHosts[host]; !ok {
+		return cmdError(env, "init", fmt.Errorf("unknown host %q (want claude, codex, gemini or opencode)", host))
 	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "warden init: %v\n", err)
-		return ExitError
+		return cmdError(env, "init", err)
 	}
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		fmt.Fprintf(env.Stderr, "warden init: %s is not a folder\n", root)
-		return ExitError
+		return cmdError(env, "init", fmt.Errorf("%s is not a folder", root))
 	}
-	if *bin == "" {
-		*bin = defaultHookBin()
+	if *remove {
+		changes, err := removeWiring(host, root)
+		if err != nil {
+			return cmdError(env, "init "+host+" --remove", err)
+		}
+		if len(changes) == 0 {
+			fmt.Fprintf(env.Stdout, "warden init %s --remove: warden was not wired in %s; nothing changed\n", host, root)
+		}
+		for _, c := range changes {
+			fmt.Fprintf(env.Stdout, "warden init %s --remove: %s\n", host, c)
+		}
+		fmt.Fprintf(env.Stdout, "warden init %s --remove: kept warden.yaml and .warden/ (the audit trail); delete them yourself if you want them gone\n", host)
+		return ExitOK
 	}
 	if *wait < 0 || *wait > time.Hour {
-		fmt.Fprintf(env.Stderr, "warden init: --wait %s: want between 0 and 1h\n", *wait)
-		return ExitError
+		return cmdError(env, "init", fmt.Errorf("--wait %s: want between 0 and 1h", *wait))
 	}
-	var changes []string
-	switch host {
-	case "claude":
-		changes, err = initClaudeLike(filepath.Join(root, ".claude", "settings.json"), hookCommand(*bin, "claude"), "claude", claudecode.Events, 30)
-	case "codex":
-		cmd, timeout := hookCommand(*bin, "codex"), 30
-		if *wait > 0 {
-			cmd += " --wait " + wait.String()
-			timeout += int(wait.Seconds())
-		}
-		changes, err = initClaudeLike(filepath.Join(root, ".codex", "hooks.json"), cmd, "codex", codex.Events, timeout)
-	case "gemini":
-		// Interactive Gemini CLI prompts itself; headless runs use the queue.
-		cmd, timeout := hookCommand(*bin, "gemini"), 30000
-		if *wait > 0 {
-			cmd += " --wait " + wait.String()
-			timeout += int(wait.Milliseconds())
-		}
-		changes, err = initGemini(filepath.Join(root, ".gemini", "settings.json"), cmd, timeout)
-	case "opencode":
-		changes, err = writeManaged(filepath.Join(root, ".opencode", "plugin", "warden.js"), []byte(opencode.PluginSource(*bin, *wait)))
-	default:
-		fmt.Fprintf(env.Stderr, "warden init: unknown host %q (want claude, codex, gemini or opencode)\n", host)
-		return ExitError
-	}
+	binPath, err := resolveHookBin(*bin)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "warden init %s: %v\n", host, err)
-		return ExitError
+		return cmdError(env, "init "+host, err)
 	}
 	if !*noPolicy {
 		if _, ferr := policy.Find(root); ferr != nil {
 			p := filepath.Join(root, policy.FileName)
-			if err := os.WriteFile(p, []byte(starterPolicy), 0o644); err != nil {
-				fmt.Fprintf(env.Stderr, "warden init: write %s: %v\n", p, err)
-				return ExitError
+			langs := detectLanguages(root)
+			if err := os.WriteFile(p, []byte(StarterPolicy(langs)), 0o644); err != nil {
+				return cmdError(env, "init", fmt.Errorf("write %s: %w", p, err))
 			}
-			changes = append(changes, "wrote a starter policy "+p+" (edit it; `warden lint` checks it)")
+			what := "no language detected"
+			if len(langs) > 0 {
+				what = "for " + strings.Join(langs, ", ")
+			}
+			fmt.Fprintf(env.Stdout, "warden init %s: wrote a starter policy %s (%s; edit it: `warden lint` checks it, `warden test` runs its tests)\n", host, p, what)
+		}
+	}
+	if *role != "" {
+		f, ferr := policy.Find(root)
+		if ferr != nil {
+			return cmdError(env, "init", fmt.Errorf("--role %s: %v", *role, ferr))
+		}
+		pol, perr := policy.Load(f)
+		if perr != nil {
+			return cmdError(env, "init", perr)
+		}
+		if pol.Roles[*role] == nil {
+			return cmdError(env, "init", fmt.Errorf("--role %s: %s has no such role (add it under roles:)", *role, f))
+		}
+	}
+	var flags []string
+	if *role != "" {
+		flags = append(flags, "--role", *role)
+	}
+	if *wait > 0 {
+		flags = append(flags, "--wait", wait.String())
+	}
+	cmd := hookCommand(binPath, host)
+	for _, f := range flags {
+		cmd += " " + shellQuote(f)
+	}
+	// A hook answers within its own deadline (hookDeadline) plus any wait:
+	// the host's timeout leaves room for that. Codex clamps SessionEnd
+	// hooks to 3 s and reports an error for a longer one.
+	secs := 30 + int(wait.Seconds())
+	var changes []string
+	switch host {
+	case "claude":
+		changes, err = initClaudeLike(filepath.Join(root, ".claude", "settings.json"), cmd, "claude", claudecode.Events,
+			func(string) int { return secs })
+	case "codex":
+		changes, err = initClaudeLike(filepath.Join(root, ".codex", "hooks.json"), cmd, "codex", codex.Events,
+			func(ev string) int {
+				if ev == claudecode.SessionEnd {
+					return 3
+				}
+				return secs
+			})
+	case "gemini":
+		// Interactive Gemini CLI prompts itself; headless runs use the queue.
+		changes, err = initGemini(filepath.Join(root, ".gemini", "settings.json"), cmd,
+			func(string) int { return secs * 1000 })
+	case "opencode":
+		changes, err = writeManaged(filepath.Join(root, ".opencode", "plugin", "warden.js"),
+			[]byte(opencode.PluginSource(binPath, *wait, flags...)))
+	}
+	if err != nil {
+		return cmdError(env, "init "+host, err)
+	}
+	if host == "codex" {
+		c, err := trustCodex(ctx, *codexBin, root, cmd)
+		changes = append(changes, c...)
+		if err != nil {
+			for _, c := range changes {
+				fmt.Fprintf(env.Stdout, "warden init %s: %s\n", host, c)
+			}
+			return cmdError(env, "init codex", err)
 		}
 	}
 	if len(changes) == 0 {
 		fmt.Fprintf(env.Stdout, "warden init %s: already wired in %s; nothing changed\n", host, root)
 	}
-	if !isHookClient(*bin) {
-		changes = append(changes, "the hook runs `"+hookCommand(*bin, host)+"`, a full warden start per event; "+
+	if !isHookClient(binPath) {
+		changes = append(changes, "the hook runs `"+cmd+"`, a full warden start per event; "+
 			"install warden-hook (go install ./cmd/warden-hook) and run init again for hooks that answer in a few milliseconds")
 	}
 	for _, c := range changes {
 		fmt.Fprintf(env.Stdout, "warden init %s: %s\n", host, c)
 	}
-	switch host {
-	case "codex":
-		fmt.Fprintf(env.Stdout, "warden init codex: Codex runs project hooks only in trusted projects: trust %s when Codex asks,\n"+
-			"  or add to ~/.codex/config.toml:  [projects.%q]  trust_level = \"trusted\"\n", root, root)
-	case "opencode":
+	if host == "opencode" {
 		fmt.Fprintln(env.Stdout, "warden init opencode: OpenCode loads the plugin at its next start; set WARDEN_BIN to use another warden binary.")
 	}
+	if host == "gemini" {
+		if _, err := geminiTrusted(root); err != nil {
+			fmt.Fprintf(env.Stdout, "warden init gemini: %v\n", err)
+		}
+	}
+	fmt.Fprintf(env.Stdout, "warden init %s: check the wiring with: warden doctor %s\n", host, host)
 	return ExitOK
+}
+
+// shellQuote quotes a word for a hook command line when it needs it.
+func shellQuote(w string) string {
+	if w != "" && !strings.ContainsAny(w, " \t'\"$\\`;&|<>*?()[]{}~#!") {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// codexManual is what a user does by hand for Codex to run warden's hooks.
+func codexManual(project string) string {
+	return "Codex runs a project's hooks only once the project and each hook are trusted. In " + project +
+		" run `codex` once, answer \"Trust this folder\" and, when it lists warden's hooks, \"Trust all and continue\"; " +
+		"or run `warden init codex --codex PATH-TO-CODEX` to record the trust. `warden doctor codex` checks it."
+}
+
+// codexHooks lists warden's hooks (those that run command) as Codex sees
+// them in project.
+func codexHooks(srv *codex.AppServer, project, command string) ([]codex.HookEntry, error) {
+	hooks, err := srv.Hooks(project)
+	if err != nil {
+		return nil, err
+	}
+	var out []codex.HookEntry
+	for _, h := range hooks {
+		if strings.TrimSpace(h.Command) == command {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// trustCodex makes Codex run warden's hooks in project: it trusts the
+// project and warden's hooks in the user's Codex config through Codex's
+// app server, and checks that every warden hook now runs. Without a codex
+// binary it says exactly what the user must do.
+func trustCodex(ctx context.Context, bin, project, command string) ([]string, error) {
+	manual := codexManual(project)
+	if bin == "" {
+		p, err := exec.LookPath("codex")
+		if err != nil {
+			return []string{"found no codex on PATH, so Codex does not trust warden's hooks yet. " + manual}, nil
+		}
+		bin = p
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	srv, err := codex.StartAppServer(ctx, bin, project, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%v. %s", err, manual)
+	}
+	defer srv.Close()
+	var changes []string
+	hooks, err := codexHooks(srv, project, command)
+	if err != nil {
+		return nil, fmt.Errorf("%v. %s", err, manual)
+	}
+	if len(hooks) == 0 {
+		// An untrusted project's .codex/ folder is not loaded at all.
+		if err := srv.TrustProject(project); err != nil {
+			return nil, fmt.Errorf("%v. %s", err, manual)
+		}
+		changes = append(changes, "trusted the project "+project+" in Codex's config (Codex loads .codex/hooks.json only in trusted projects)")
+		if hooks, err = codexHooks(srv, project, command); err != nil {
+			return changes, fmt.Errorf("%v. %s", err, manual)
+		}
+	}
+	var untrusted []codex.HookEntry
+	for _, h := range hooks {
+		if !h.Runs() {
+			untrusted = append(untrusted, h)
+		}
+	}
+	if len(untrusted) > 0 {
+		if err := srv.TrustHooks(untrusted); err != nil {
+			return changes, fmt.Errorf("%v. %s", err, manual)
+		}
+		changes = append(changes, fmt.Sprintf("trusted warden's %d hooks in Codex's config (hooks.state, as Codex's own hook review does)", len(untrusted)))
+		if hooks, err = codexHooks(srv, project, command); err != nil {
+			return changes, fmt.Errorf("%v. %s", err, manual)
+		}
+	}
+	if len(hooks) == 0 {
+		return changes, errors.New("Codex lists none of warden's hooks for " + project + ". " + manual)
+	}
+	for _, h := range hooks {
+		if !h.Runs() {
+			return changes, fmt.Errorf("Codex will not run warden's %s hook (%s, enabled=%v). %s", h.EventName, h.TrustStatus, h.Enabled, manual)
+		}
+	}
+	return changes, nil
 }
 
 // jsonObject is a JSON object that keeps its keys in order, so that a
@@ -294,7 +457,7 @@ func (o *jsonObject) indent() ([]byte, error) {
 // warden-hook HOST, other flags or path) is updated in place, so that warden
 // never runs twice for one event. warden's hook is removed from events it
 // no longer uses. It reports the events it changed.
-func mergeHooks(hooks *jsonObject, command, host string, events []string, matcher func(event string) string, timeout int) ([]string, error) {
+func mergeHooks(hooks *jsonObject, command, host string, events []string, matcher func(event string) string, timeoutFor func(event string) int) ([]string, error) {
 	var added []string
 	for _, ev := range events {
 		var entries []any
@@ -303,6 +466,7 @@ func mergeHooks(hooks *jsonObject, command, host string, events []string, matche
 				return nil, fmt.Errorf(`"hooks.%s" is not a list: %w`, ev, err)
 			}
 		}
+		timeout := timeoutFor(ev)
 		switch updateCommand(entries, command, host, timeout) {
 		case cmdSame:
 			continue
@@ -345,6 +509,11 @@ func mergeHooks(hooks *jsonObject, command, host string, events []string, matche
 	return added, nil
 }
 
+func jsonInt(v any) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
 const (
 	cmdMissing = iota
 	cmdSame
@@ -361,10 +530,10 @@ func updateCommand(entries []any, command, host string, timeout int) int {
 			hm, _ := h.(map[string]any)
 			c, _ := hm["command"].(string)
 			c = strings.TrimSpace(c)
-			if c == command {
+			if c == command && (timeout <= 0 || jsonInt(hm["timeout"]) == timeout) {
 				return cmdSame
 			}
-			if isWardenHook(c, host) {
+			if c == command || isWardenHook(c, host) {
 				hm["command"] = command
 				if timeout > 0 {
 					hm["timeout"] = timeout
@@ -432,8 +601,8 @@ func isWardenHook(c, host string) bool {
 }
 
 // initClaudeLike wires the hook into a Claude Code settings file or a
-// Codex hooks.json (same shape: {"hooks": {...}}).
-func initClaudeLike(file, command, host string, events []string, timeout int) ([]string, error) {
+// Codex hooks.json (same shape: {"hooks": {...}}). Timeouts are seconds.
+func initClaudeLike(file, command, host string, events []string, timeoutFor func(string) int) ([]string, error) {
 	matcher := func(ev string) string {
 		switch ev {
 		case claudecode.PreToolUse, claudecode.PostToolUse, claudecode.PostToolUseFailure:
@@ -441,25 +610,23 @@ func initClaudeLike(file, command, host string, events []string, timeout int) ([
 		}
 		return ""
 	}
-	// Claude Code gives a hook 60 s by default; warden answers within its
-	// own 10 s deadline (plus any --wait), so 30 s is ample.
-	return mergeSettings(file, command, host, events, matcher, timeout)
+	return mergeSettings(file, command, host, events, matcher, timeoutFor)
 }
 
 // initGemini wires the hook into <project>/.gemini/settings.json.
-func initGemini(file, command string, timeout int) ([]string, error) {
+// Timeouts are milliseconds.
+func initGemini(file, command string, timeoutFor func(string) int) ([]string, error) {
 	matcher := func(ev string) string {
 		if ev == geminicli.BeforeTool || ev == geminicli.AfterTool {
 			return "*"
 		}
 		return ""
 	}
-	// Gemini CLI hook timeouts are in milliseconds.
-	return mergeSettings(file, command, "gemini", geminicli.Events, matcher, timeout)
+	return mergeSettings(file, command, "gemini", geminicli.Events, matcher, timeoutFor)
 }
 
 // mergeSettings merges the hooks into file, backing up a file it changes.
-func mergeSettings(file, command, host string, events []string, matcher func(string) string, timeout int) ([]string, error) {
+func mergeSettings(file, command, host string, events []string, matcher func(string) string, timeoutFor func(string) int) ([]string, error) {
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -475,7 +642,7 @@ func mergeSettings(file, command, host string, events []string, matcher func(str
 			return nil, fmt.Errorf(`%s: "hooks" is not a JSON object (%v); warden will not overwrite it`, file, err)
 		}
 	}
-	added, err := mergeHooks(hooks, command, host, events, matcher, timeout)
+	added, err := mergeHooks(hooks, command, host, events, matcher, timeoutFor)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -561,4 +728,104 @@ func writeFileAtomic(file string, data []byte) error {
 	}
 	os.Chmod(tmp.Name(), mode)
 	return os.Rename(tmp.Name(), file)
+}
+
+// removeWiring takes warden's hooks out of a host's project configuration
+// (`warden init HOST --remove`). Every other setting and hook stays; a
+// file that held nothing but warden's hooks, and was not there before
+// warden (no backup of it), is removed. A changed file is backed up first.
+func removeWiring(host, root string) ([]string, error) {
+	if host == "opencode" {
+		file := filepath.Join(root, ".opencode", "plugin", "warden.js")
+		data, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Contains(data, []byte("WARDEN_BIN")) {
+			return nil, fmt.Errorf("%s is not warden's plugin; warden leaves it alone", file)
+		}
+		if err := os.Remove(file); err != nil {
+			return nil, err
+		}
+		return []string{"removed " + file}, nil
+	}
+	file := map[string]string{
+		"claude": filepath.Join(root, ".claude", "settings.json"),
+		"codex":  filepath.Join(root, ".codex", "hooks.json"),
+		"gemini": filepath.Join(root, ".gemini", "settings.json"),
+	}[host]
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	settings, err := parseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON (%v); fix it first", file, err)
+	}
+	raw, ok := settings.vals["hooks"]
+	if !ok {
+		return nil, nil
+	}
+	hooks, err := parseObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf(`%s: "hooks" is not a JSON object (%v)`, file, err)
+	}
+	var events []string
+	for _, ev := range slices.Clone(hooks.keys) {
+		var entries []any
+		if json.Unmarshal(hooks.vals[ev], &entries) != nil {
+			continue
+		}
+		kept, removed := removeCommand(entries, host)
+		if !removed {
+			continue
+		}
+		events = append(events, ev)
+		if len(kept) == 0 {
+			hooks.delete(ev)
+		} else if err := hooks.set(ev, kept); err != nil {
+			return nil, err
+		}
+	}
+	if len(events) == 0 {
+		return nil, nil
+	}
+	if len(hooks.keys) == 0 {
+		settings.delete("hooks")
+	} else {
+		hj, _ := hooks.MarshalJSON()
+		settings.set("hooks", json.RawMessage(hj))
+	}
+	if _, err := os.Stat(file + ".warden-backup"); len(settings.keys) == 0 && errors.Is(err, fs.ErrNotExist) {
+		// Only warden's hooks were in it, and warden made the file (init
+		// backs up a file it changes).
+		if err := os.Remove(file); err != nil {
+			return nil, err
+		}
+		return []string{"removed " + file + " (it held only warden's hooks)"}, nil
+	}
+	bak, err := backup(file, data)
+	if err != nil {
+		return nil, err
+	}
+	changes := []string{"backed up " + file + " to " + bak}
+	out, err := settings.indent()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(file, out); err != nil {
+		return nil, err
+	}
+	return append(changes, "took warden's hooks out of "+file+" ("+strings.Join(events, ", ")+"); your other settings and hooks are kept"), nil
+}
+
+func (o *jsonObject) delete(key string) {
+	delete(o.vals, key)
+	o.keys = slices.DeleteFunc(o.keys, func(k string) bool { return k == key })
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register("purge", "apply the state retention limits: demote and delete anchors, archive history and sessions, drop old audit", runPurge)
+	register("purge", "apply the retention limits: demote and delete anchors, archive history and sessions, drop expired approvals and old audit", runPurge)
 }
 
 func runPurge(ctx context.Context, env *Env) int {
@@ -40,6 +40,7 @@ func runPurge(ctx context.Context, env *Env) int {
 	fmt.Fprintf(env.Stdout, "anchors: %d demoted (high older than %s), %d deleted (max %d)\n", r.AnchorsDemoted, l.AnchorDemoteAfter, r.AnchorsRemoved, l.AnchorsMax)
 	fmt.Fprintf(env.Stdout, "history: %d entries archived (keeping %d)\n", r.HistoryArchived, l.HistoryMax)
 	fmt.Fprintf(env.Stdout, "sessions: %d archived (not seen for %s)\n", r.SessionsArchived, l.SessionMaxAge)
+	fmt.Fprintf(env.Stdout, "approvals: %d dropped (past their lifetime of %s)\n", r.ApprovalsPurged, session.FormatDuration(l.ApprovalLifetime))
 	if l.AuditRetention > 0 {
 		fmt.Fprintf(env.Stdout, "audit: %d records deleted (older than %s)\n", r.AuditPurged, l.AuditRetention)
 	} else {

@@ -60,9 +60,7 @@ func (c *Client) Run(args []string) int {
 	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
 		wd, _ := os.Getwd()
 		req := &Request{V: Version, Op: OpHook, Args: args, Dir: wd, Home: os.Getenv("HOME"), Stdin: data}
-		if args[0] == "gemini" {
-			req.Interactive = GeminiInteractive()
-		}
+		req.Interactive = HostInteractive(args[0])
 		resp, sent, err := ask(socket, req, deadline)
 		switch {
 		case err == nil:

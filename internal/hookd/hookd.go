@@ -48,9 +48,10 @@ type Request struct {
 	// Home is the client's $HOME: policies expand ~ with it, so a hookd
 	// with another home does not answer.
 	Home string `json:"home,omitempty"`
-	// Interactive reports, for Gemini CLI, whether the host that runs the
-	// client can show its own confirmation prompt (only the client can
-	// tell: it looks at its own parent processes).
+	// Interactive reports, for Gemini CLI and Claude Code, whether the
+	// host that runs the client can show its own confirmation prompt (only
+	// the client can tell: it looks at its parent processes and its
+	// environment; see HostInteractive).
 	Interactive bool `json:"interactive,omitempty"`
 }
 
@@ -244,6 +245,32 @@ func GeminiInteractive() bool {
 		pid = ParentPID(pid)
 	}
 	return false
+}
+
+// HostInteractive reports whether the host (claude, gemini) that runs
+// this process can show its own confirmation prompt for an ask. Codex and
+// OpenCode never can.
+func HostInteractive(host string) bool {
+	switch host {
+	case "gemini":
+		return GeminiInteractive()
+	case "claude":
+		return ClaudeInteractive()
+	}
+	return false
+}
+
+// ClaudeInteractive reports whether the Claude Code that runs this process
+// can prompt its user. Headless runs (claude -p, the SDKs) set
+// CLAUDE_CODE_ENTRYPOINT to sdk-cli, sdk-ts or sdk-py and
+// CLAUDE_CODE_SESSION_ATTENDED to 0 in the hook's environment; there an
+// ask would be refused by Claude Code with nobody to answer it, so it goes
+// to warden's queue like on the other headless hosts.
+func ClaudeInteractive() bool {
+	if strings.HasPrefix(os.Getenv("CLAUDE_CODE_ENTRYPOINT"), "sdk-") || os.Getenv("CLAUDE_CODE_SESSION_ATTENDED") == "0" {
+		return false
+	}
+	return true
 }
 
 // IsGeminiProcess reports whether a command line is Gemini CLI's.

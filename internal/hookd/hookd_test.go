@@ -109,3 +109,22 @@ func TestEventName(t *testing.T) {
 		t.Errorf("garbage: %q", got)
 	}
 }
+
+func TestClaudeInteractive(t *testing.T) {
+	for _, tc := range []struct {
+		entry, attended string
+		want            bool
+	}{
+		{"cli", "1", true},
+		{"", "", true},
+		{"sdk-cli", "0", false},
+		{"sdk-ts", "", false},
+		{"cli", "0", false},
+	} {
+		t.Setenv("CLAUDE_CODE_ENTRYPOINT", tc.entry)
+		t.Setenv("CLAUDE_CODE_SESSION_ATTENDED", tc.attended)
+		if got := ClaudeInteractive(); got != tc.want {
+			t.Errorf("CLAUDE_CODE_ENTRYPOINT=%q CLAUDE_CODE_SESSION_ATTENDED=%q: %v, want %v", tc.entry, tc.attended, got, tc.want)
+		}
+	}
+}

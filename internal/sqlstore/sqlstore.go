@@ -771,12 +771,24 @@ func (s *Store) ResolveApproval(ctx context.Context, id string, r warden.Resolut
 
 // ConsumeApproval implements warden.ApprovalStore.
 func (s *Store) ConsumeApproval(ctx context.Context, id string) (bool, error) {
-	res, err := s.exec(ctx, `UPDATE approvals SET consumed = 1 WHERE id = ? AND status = ? AND consumed = 0`, id, warden.ApprovalApproved)
+	res, err := s.exec(ctx, `UPDATE approvals SET consumed = 1 WHERE id = ? AND status IN (?, ?) AND consumed = 0`,
+		id, warden.ApprovalApproved, warden.ApprovalRejected)
 	if err != nil {
 		return false, fmt.Errorf("consume approval %q: %w", id, err)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// PurgeApprovals implements warden.ApprovalStore.
+func (s *Store) PurgeApprovals(ctx context.Context, pendingBefore, answeredBefore time.Time) (int, error) {
+	res, err := s.exec(ctx, `DELETE FROM approvals WHERE (status = ? AND created_at < ?) OR (status <> ? AND decided_at < ?)`,
+		warden.ApprovalPending, ts(pendingBefore), warden.ApprovalPending, ts(answeredBefore))
+	if err != nil {
+		return 0, fmt.Errorf("purge approvals: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 // ---- audit

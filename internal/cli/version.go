@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+)
+
+func init() {
+	register("version", "print warden's version, the commit it was built from and the Go version", runVersion)
+}
+
+// Version is warden's version; set at link time (-ldflags "-X
+// github.com/warden-run/warden/internal/cli.Version=v1.2.3"), else taken
+// from the module's build information.
+var Version = ""
+
+func runVersion(ctx context.Context, env *Env) int {
+	fs := newFlags(env, "version", "")
+	if code := parseFlags(fs, env.Args); code >= 0 {
+		return code
+	}
+	fmt.Fprintln(env.Stdout, versionLine())
+	return ExitOK
+}
+
+// versionLine is "warden VERSION (commit REV, TIME[, modified]) GOVERSION".
+func versionLine() string {
+	v := Version
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		if v == "" {
+			v = "unknown"
+		}
+		return "warden " + v
+	}
+	if v == "" {
+		v = info.Main.Version
+	}
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, at, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	out := "warden " + v
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		out += fmt.Sprintf(" (commit %s, %s%s)", rev, at, modified)
+	}
+	return out + " " + info.GoVersion
+}
