@@ -567,9 +567,29 @@ func (p *part) display() string {
 
 // commandText is the normalised text of a simple command: words with
 // quoting removed, joined by spaces, the program by its base name.
+//
+// The assignments before the command are part of it, and a program that is
+// not the one PATH finds in the system folders is shown as written
+// (./src/ls): a grant for `ls` is not a grant for it.
 func commandText(c *shell.Command) string {
 	var b strings.Builder
-	b.WriteString(shell.Display(c.Prog))
+	for _, e := range c.Env {
+		e = shell.Display(e)
+		name, val, _ := strings.Cut(e, "=")
+		b.WriteString(name)
+		b.WriteByte('=')
+		if val == "" || strings.ContainsAny(val, " \t\n'\"\\$`;&|<>(){}*?[]#~") {
+			b.WriteString(shellQuote(val))
+		} else {
+			b.WriteString(val)
+		}
+		b.WriteByte(' ')
+	}
+	if c.System || c.Dynamic {
+		b.WriteString(shell.Display(c.Prog))
+	} else {
+		b.WriteString(c.Args[0])
+	}
 	for _, w := range c.Args[1:] {
 		b.WriteByte(' ')
 		w = shell.Display(w)

@@ -556,3 +556,27 @@ func TestShellPatchWritesNeedIntents(t *testing.T) {
 		}
 	}
 }
+
+// A grant is exactly as wide as the call it was made for: the assignments
+// before a command and a program's path are part of it.
+func TestSoundGrantsExact(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, allowListPolicy)
+	grant := func(value string) *engine.Session {
+		return &engine.Session{Grants: []warden.Grant{{ID: "g1", Tool: "Bash", Subject: warden.SubjectCommand, Value: value, UsesLeft: -1}}}
+	}
+	for _, c := range []struct {
+		grant, cmd string
+		want       warden.Effect
+	}{
+		{"git push origin main", "git push origin main", warden.Allow},
+		{"git push origin main", "GIT_SSH_COMMAND='sh -c evil' git push origin main", warden.Ask},
+		{"make", "./src/make", warden.Ask},
+		{"make", "make", warden.Allow},
+	} {
+		d := e.DecideSession(sh(c.cmd), grant(c.grant))
+		if d.Decision != c.want {
+			t.Errorf("grant %q, call %q: %s %s (%s), want %s", c.grant, c.cmd, d.Decision, d.Code, d.Rule, c.want)
+		}
+	}
+}

@@ -274,7 +274,7 @@ func (a *Analysis) bare(env []string, depth int, via string, pipe, stage int) {
 	for _, e := range env {
 		name, _, _ := strings.Cut(e, "=")
 		name = strings.TrimSuffix(strings.TrimPrefix(name, Dyn), "+")
-		c := Command{Args: []string{e}, Prog: name + "=", Via: via, Pipe: pipe, Stage: stage, System: true}
+		c := Command{Args: []string{e}, Prog: name + "=", Via: via, Pipe: pipe, Stage: stage}
 		if dangerousName(name) || strings.HasPrefix(name, "GIT_") {
 			c.Risk = "assigning " + name + " changes which program later commands run or what they load"
 		} else {
