@@ -100,6 +100,9 @@ type state struct {
 	// own: a part writes warden's own files (the policy, the store, the
 	// intents file), denied in every mode.
 	own bool
+	// violation is the session rule a call broke (FIRST_TOOL,
+	// DEPTH_EXCEEDED), also when it only warned.
+	violation warden.Code
 }
 
 func (st *state) offer(it item) {
@@ -140,6 +143,12 @@ var noStrings = []string{}
 // decide is the one decision procedure behind Decide and Explain. tr is nil
 // on the hot path.
 func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Decision {
+	d, _ := e.decideOutcome(call, s, tr)
+	return d
+}
+
+// decideOutcome is decide that also reports what the session layer needs.
+func (e *Engine) decideOutcome(call *warden.ToolCall, s *Session, tr *Trace) (warden.Decision, Outcome) {
 	st := state{e: e, call: *call, s: s, tr: tr, allByRule: true}
 	st.kind = e.pol.KindOf(call.Tool)
 	st.destructive = !policy.SafeKinds[st.kind]
@@ -155,7 +164,8 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Dec
 		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: warden.CodeRoleToolDenied, Detail: "the role may not use this tool; its parts are shown but do not count"})
 		e.traceOnly(&st, func() { e.parts(&st) })
 	}
-	return e.finish(&st)
+	d := e.finish(&st)
+	return d, Outcome{Grants: st.grants, Violation: st.violation}
 }
 
 // checkRole applies the role's tool list, first-tool rule and depth limit.
@@ -184,12 +194,15 @@ func (e *Engine) checkRole(st *state) {
 	}
 	if st.kind == "delegate" && r.MaxDepth > 0 && c.Depth >= r.MaxDepth {
 		st.check("depth", item{effect: warden.Deny, code: warden.CodeDepthExceeded, subject: c.Role})
+		st.violation = warden.CodeDepthExceeded
 	}
 	if st.s != nil && st.s.First && len(r.first) > 0 && !anyTool(r.first, c.Tool, st.kind) {
 		if r.FirstEnforce == "deny" {
 			st.check("first-tool", item{effect: warden.Deny, code: warden.CodeFirstTool, subject: c.Tool})
+			st.violation = warden.CodeFirstTool
 		} else {
 			st.warnings = append(st.warnings, e.reason(st, item{code: warden.CodeFirstTool, subject: c.Tool})+" "+e.suggestion(st, item{code: warden.CodeFirstTool}))
+			st.violation = warden.CodeFirstTool
 			if st.tr != nil {
 				st.tr.Checks = append(st.tr.Checks, Check{Name: "first-tool", Effect: warden.Allow, Code: warden.CodeFirstTool, Detail: "warning only (first_enforce: warn)"})
 			}

@@ -52,6 +52,24 @@ func (e *Engine) DecideSession(call warden.ToolCall, s *Session) warden.Decision
 	return e.decide(&call, s, nil)
 }
 
+// Outcome is what the session layer needs of a decision besides the
+// decision itself, without the cost of a trace (as cedar-go returns a
+// decision and its diagnostics).
+type Outcome struct {
+	// Grants are the ids of the grants that turned an ask into an allow.
+	Grants []string
+	// Violation is the session rule the call broke (FIRST_TOOL,
+	// DEPTH_EXCEEDED), also when it only warned; empty otherwise.
+	Violation warden.Code
+}
+
+// DecideOutcome decides one call with session state and reports the grants
+// it used and the session rule it broke. It builds no trace: Explain is for
+// showing a decision.
+func (e *Engine) DecideOutcome(call warden.ToolCall, s *Session) (warden.Decision, Outcome) {
+	return e.decideOutcome(&call, s, nil)
+}
+
 // Explain decides one call and returns the full trace of how.
 func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
 	tr := &Trace{}

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -577,6 +578,39 @@ func TestSoundGrantsExact(t *testing.T) {
 		d := e.DecideSession(sh(c.cmd), grant(c.grant))
 		if d.Decision != c.want {
 			t.Errorf("grant %q, call %q: %s %s (%s), want %s", c.grant, c.cmd, d.Decision, d.Code, d.Rule, c.want)
+		}
+	}
+}
+
+// DecideOutcome agrees with Explain: the same decision, the same grants
+// used, and the session rule broken.
+func TestDecideOutcomeAgreesWithExplain(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, testPolicy)
+	g := []warden.Grant{{ID: "g1", Tool: "Bash", Subject: warden.SubjectCommand, Value: "git push origin main", UsesLeft: -1}}
+	for _, c := range []struct {
+		call warden.ToolCall
+		s    *engine.Session
+	}{
+		{bash("git push origin main"), &engine.Session{Grants: g}},
+		{bash("git status && rm -rf x"), nil},
+		{warden.ToolCall{Tool: "Bash", Role: "builder", Args: map[string]any{"command": "ls"}}, &engine.Session{First: true}},
+		{warden.ToolCall{Tool: "Task", Role: "coordinator", Depth: 2, Args: map[string]any{"prompt": "x"}}, nil},
+		{file("Write", ".env"), nil},
+	} {
+		d, o := e.DecideOutcome(c.call, c.s)
+		tr := e.Explain(c.call, c.s)
+		if fmt.Sprint(d) != fmt.Sprint(tr.Decision) || fmt.Sprint(o.Grants) != fmt.Sprint(tr.Grants) {
+			t.Errorf("%v: outcome %+v %+v, explain %+v %v", c.call.Args, d, o, tr.Decision, tr.Grants)
+		}
+		broke := ""
+		for _, ch := range tr.Checks {
+			if ch.Code == warden.CodeFirstTool || ch.Code == warden.CodeDepthExceeded {
+				broke = string(ch.Code)
+			}
+		}
+		if string(o.Violation) != broke {
+			t.Errorf("%v: violation %q, explain's checks %q", c.call.Args, o.Violation, broke)
 		}
 	}
 }
