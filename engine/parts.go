@@ -240,6 +240,9 @@ func (e *Engine) shellParts(st *state) int {
 // against the private paths alone. Reads need no allow rule of their own:
 // the command that reads is a part already.
 func (e *Engine) readPart(st *state, r shell.Write, cds []string) {
+	if procPath(r.Path) {
+		r.Path = shell.Dyn + r.Path
+	}
 	if shell.IsDyn(r.Path) || r.Path == "" {
 		if len(e.private) > 0 && !r.Private {
 			st.check("read", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: shell.Display(r.Path),
@@ -367,7 +370,7 @@ func (e *Engine) pathPart(st *state, raw string, write bool, vkind, op string, c
 	if vkind != "" {
 		p.destr = true
 	}
-	if shell.IsDyn(raw) || raw == "" {
+	if shell.IsDyn(raw) || raw == "" || procPath(raw) {
 		p.dynamic = true
 		p.raw = shell.Display(raw)
 		e.evalPart(st, &p)
@@ -393,6 +396,11 @@ func (e *Engine) pathPart(st *state, raw string, write bool, vkind, op string, c
 		e.evalPart(st, &q)
 	}
 }
+
+// procPath reports a path under /proc: /proc/self/cwd and /proc/PID/root
+// lead where the process that opens them is, which warden cannot know, so
+// such a path is computed.
+func procPath(p string) bool { return p == "/proc" || strings.HasPrefix(p, "/proc/") }
 
 // cwd returns the folder relative paths of the call resolve against: the
 // call's cwd, and within it the working folder a shell tool was given

@@ -70,6 +70,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if info&kCd != 0 {
 		a.cdSeen = true
 	}
+	if info&kLookup != 0 && len(c.Args) > 1 {
+		setRisk(&a.Commands[n], c.Prog+" can change which program a later command name runs")
+	}
 	if info&kShell != 0 && pipe >= 0 && stage > 0 && !hasC(c.Args) {
 		a.pipedShell(n, depth, pipe, stage)
 	}
@@ -136,6 +139,7 @@ const (
 	kSpecial             // eval, find -exec, su -c
 	kCd                  // changes the working folder
 	kPatch               // applies the patch in its operand or input
+	kLookup              // changes what later command names run (alias, hash -p, enable -f)
 )
 
 var progKinds = func() map[string]uint8 {
@@ -151,8 +155,11 @@ var progKinds = func() map[string]uint8 {
 	for n := range wrappers {
 		m[n] |= kWrap
 	}
-	for _, n := range []string{"eval", "find", "su"} {
+	for _, n := range []string{"eval", "find", "su", "trap"} {
 		m[n] |= kSpecial
+	}
+	for _, n := range []string{"alias", "hash", "enable", "shopt"} {
+		m[n] |= kLookup
 	}
 	m["cd"] |= kCd
 	m["pushd"] |= kCd

@@ -67,6 +67,20 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 	case "find":
 		a.findExec(args, depth, pipe, stage)
 		return
+	case "trap":
+		// trap 'COMMANDS' SIGNAL...: the commands run later, in this shell.
+		ops := args[1:]
+		for len(ops) > 0 && strings.HasPrefix(ops[0], "-") && !IsDyn(ops[0]) {
+			if ops[0] == "--" {
+				ops = ops[1:]
+				break
+			}
+			ops = ops[1:]
+		}
+		if len(ops) > 1 && !IsDyn(ops[0]) {
+			a.line(ops[0], depth+1, "trap")
+		}
+		return
 	case "su":
 		// su [options] [user] -c "command"
 		for i := 1; i < len(args)-1; i++ {

@@ -180,6 +180,15 @@ func tarSpecial(r *Result, args []string) {
 
 // curlSpecial: -O writes each URL's last path segment in the output folder.
 func curlSpecial(r *Result, args []string) {
+	// A file:// URL reads a local file.
+	for _, op := range r.Ops {
+		if p, ok := strings.CutPrefix(op, "file://"); ok {
+			if i := strings.IndexByte(p, '/'); i > 0 {
+				p = p[i:] // file://host/path
+			}
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: p, Via: "curl file://"})
+		}
+	}
 	remote := false
 	for _, e := range r.Effects {
 		if e.Flag == Remote {
