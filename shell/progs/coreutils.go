@@ -132,7 +132,7 @@ func init() {
 		&Spec{Name: "sed", Source: "GNU sed 4.9 (Debian 12), sed --help; the w/W/e commands and the s///w and s///e flags of a script write files or run commands", Operands: "- R...", Special: sedScript,
 			Opts: "-n|--quiet|--silent --debug -e=P|--expression=P -f=Q|--file=Q --follow-symlinks -i[=]:I --in-place[=]:I -l=|--line-length= --posix -E|-r|--regexp-extended -s|--separate --sandbox -u|--unbuffered -z|--null-data" + commonGNU},
 		&Spec{Name: "awk gawk mawk", Source: "GNU Awk 5.2.1 (Debian 12), gawk --help; system(), | getline and print > file run programs and write files", Operands: "- R...", Special: awkScript,
-			Opts: "-f=Q|--file=Q -F=|--field-separator= -v=|--assign= -b|--characters-as-bytes -c|--traditional -C|--copyright -d|--dump-variables[=W] -D|--debug[=] -e=P|--source=P -E=Q|--exec=Q -g|--gen-pot -h|--help -i=Q|--include=Q -I|--trace -k|--csv -l=!|--load=! -L|--lint[=] -M|--bignum -N|--use-lc-numeric -n|--non-decimal-data -o|--pretty-print[=W] -O|--optimize -p|--profile[=W] -P|--posix -r|--re-interval -s|--no-optimize -S|--sandbox -t|--lint-old -V|--version"},
+			Opts: "-f=Q|--file=Q -F=|--field-separator= -v=|--assign= -b|--characters-as-bytes -c|--traditional -C|--copyright -d|--dump-variables[=W] -D|--debug[=] -e=P|--source=P -E=Q|--exec=Q -g|--gen-pot -h|--help -i=!|--include=! -I|--trace -k|--csv -l=!|--load=! -L|--lint[=] -M|--bignum -N|--use-lc-numeric -n|--non-decimal-data -o|--pretty-print[=W] -O|--optimize -p|--profile[=W] -P|--posix -r|--re-interval -s|--no-optimize -S|--sandbox -t|--lint-old -V|--version"},
 		&Spec{Name: "jq", Source: "jq 1.6 (Debian 12), man jq", Operands: "- R...",
 			Opts: "--seq --stream --stream-errors --slurp -s --raw-input -R --null-input -n --compact-output -c --tab --indent= --color-output -C --monochrome-output -M --ascii-output -a --unbuffered --sort-keys -S --raw-output -r --join-output -j -f=Q --from-file=Q -L=R -e --exit-status --arg=V --argjson=V --slurpfile=2 --rawfile=2 --args --jsonargs --run-tests[=R]" + commonGNU},
 		&Spec{Name: "less more most", Source: "less 590 (Debian 12), man less; its ! and | commands run programs, but only interactively", Operands: "R...",
@@ -252,6 +252,33 @@ func ddOperands(r *Result, args []string) {
 // sedScript: a sed script can write files (w FILE, s///w FILE) and run
 // commands (e, s///e). A script that might is not vouched for.
 func sedScript(r *Result, args []string) {
+	// sed -iSUFFIX writes a backup of each file: FILE+SUFFIX, or SUFFIX
+	// with each * replaced by the file's name, which may name another
+	// folder (sed -i'.git/hooks/*' ...).
+	for _, w := range args[1:] {
+		suffix, ok := strings.CutPrefix(w, "-i")
+		if !ok {
+			suffix, ok = strings.CutPrefix(w, "--in-place=")
+		}
+		if !ok || suffix == "" || strings.HasPrefix(w, "--") && !strings.HasPrefix(w, "--in-place=") {
+			continue
+		}
+		for _, e := range r.Effects {
+			if e.Arg != Write || e.Via != r.Spec.Name+" -i" {
+				continue
+			}
+			backup := e.Val + suffix
+			if strings.Contains(suffix, "*") {
+				base := e.Val[strings.LastIndexByte(e.Val, '/')+1:]
+				dir := e.Val[:strings.LastIndexByte(e.Val, '/')+1]
+				backup = strings.ReplaceAll(suffix, "*", base)
+				if !strings.Contains(suffix, "/") {
+					backup = dir + backup
+				}
+			}
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: backup, Via: "sed -i backup"})
+		}
+	}
 	for _, s := range scripts(r, args, "-e", "--expression") {
 		if IsDyn(s) {
 			r.risk("the sed script is computed at run time")

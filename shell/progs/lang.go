@@ -68,6 +68,9 @@ func init() {
 	table["go"].Sub("tool").Special = func(r *Result, _ []string) {
 		r.risk("go tool runs a tool program")
 	}
+	table["go"].Sub("install").Special = func(r *Result, _ []string) {
+		r.risk("go install writes a program into GOBIN, outside the workspace, where a later command may run it")
+	}
 	// GOFLAGS is read as the build and test flags (go help environment).
 	goBuild := &Spec{Name: "go-build", Source: "go 1.26 (go help build, go help testflag)", Style: "go", Opts: goBuildFlags + goTestFlags}
 	register(goBuild)

@@ -189,6 +189,17 @@ func curlSpecial(r *Result, args []string) {
 			r.Effects = append(r.Effects, Effect{Arg: Read, Val: p, Via: "curl file://"})
 		}
 	}
+	// -b/--cookie names a file to read when its value has no "=".
+	for i := 1; i < len(args)-1; i++ {
+		if (args[i] == "-b" || args[i] == "--cookie") && !strings.Contains(args[i+1], "=") {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: args[i+1], Via: args[i]})
+		}
+	}
+	for _, w := range args[1:] {
+		if v, ok := strings.CutPrefix(w, "--cookie="); ok && !strings.Contains(v, "=") {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "--cookie"})
+		}
+	}
 	remote := false
 	for _, e := range r.Effects {
 		if e.Flag == Remote {
