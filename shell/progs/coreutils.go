@@ -252,9 +252,9 @@ func ddOperands(r *Result, args []string) {
 // sedScript: a sed script can write files (w FILE, s///w FILE) and run
 // commands (e, s///e). A script that might is not vouched for.
 func sedScript(r *Result, args []string) {
-	// sed -iSUFFIX writes a backup of each file: FILE+SUFFIX, or SUFFIX
-	// with each * replaced by the file's name, which may name another
-	// folder (sed -i'.git/hooks/*' ...).
+	// sed -iSUFFIX writes a backup of each file: FILE+SUFFIX, or, in the
+	// file's folder, SUFFIX with each * replaced by the file's name. A
+	// suffix with a "/" leads into another folder: a computed write.
 	for _, w := range args[1:] {
 		suffix, ok := strings.CutPrefix(w, "-i")
 		if !ok {
@@ -268,13 +268,15 @@ func sedScript(r *Result, args []string) {
 				continue
 			}
 			backup := e.Val + suffix
-			if strings.Contains(suffix, "*") {
+			switch {
+			case strings.Contains(suffix, "/") || IsDyn(e.Val):
+				// A suffix with a folder puts the backup in a place that
+				// depends on the working folder and the file's name: computed.
+				backup = "\x00" + e.Val + suffix
+			case strings.Contains(suffix, "*"):
 				base := e.Val[strings.LastIndexByte(e.Val, '/')+1:]
 				dir := e.Val[:strings.LastIndexByte(e.Val, '/')+1]
-				backup = strings.ReplaceAll(suffix, "*", base)
-				if !strings.Contains(suffix, "/") {
-					backup = dir + backup
-				}
+				backup = dir + strings.ReplaceAll(suffix, "*", base)
 			}
 			r.Effects = append(r.Effects, Effect{Arg: Write, Val: backup, Via: "sed -i backup"})
 		}
