@@ -181,7 +181,7 @@ func TestDifferentialCoreutils(t *testing.T) {
 		{"chmod --reference takes no mode operand", "chmod --reference=in.txt d/f && touch OUT", "OUT", writesPath("d/f")},
 		{"sed e runs a command", "sed -n '1e ./evil' in.txt", "PWNED", risky("")},
 		{"sed w writes", "sed -n 'w OUT' in.txt", "OUT", risky("")},
-		{"sed -i writes a backup named by its suffix", "sed -i'old-*' s/f/g/ d/f && mv d/old-f OUT", "OUT", writesPath("d/old-f")},
+		{"sed -i writes a backup named by its suffix", "mkdir -p bk/d && sed -i'bk/*' s/f/g/ d/f && mv bk/d/f OUT", "OUT", writesPath("bk/d/f")},
 		{"sed -i rewrites its operand", "sed -i s/a/c/ in.txt && grep -q c in.txt && touch OUT", "OUT", writesPath("in.txt")},
 		{"curl -o writes", "curl -s -o OUT file://$PWD/in.txt", "OUT", writesPath("OUT")},
 		{"curl -O writes the URL's name", "mkdir s && mv in.txt s/OUT && curl -s -O file://{DIR}/s/OUT", "OUT", writesPath("OUT")},

@@ -252,9 +252,9 @@ func ddOperands(r *Result, args []string) {
 // sedScript: a sed script can write files (w FILE, s///w FILE) and run
 // commands (e, s///e). A script that might is not vouched for.
 func sedScript(r *Result, args []string) {
-	// sed -iSUFFIX writes a backup of each file: FILE+SUFFIX, or, in the
-	// file's folder, SUFFIX with each * replaced by the file's name. A
-	// suffix with a "/" leads into another folder: a computed write.
+	// sed -iSUFFIX writes a backup of each file: FILE+SUFFIX, or SUFFIX with
+	// each * replaced by the file's name as given, which may lead into
+	// another folder (sed -i'.git/hooks/*' ... f writes .git/hooks/f).
 	for _, w := range args[1:] {
 		suffix, ok := strings.CutPrefix(w, "-i")
 		if !ok {
@@ -268,15 +268,8 @@ func sedScript(r *Result, args []string) {
 				continue
 			}
 			backup := e.Val + suffix
-			switch {
-			case strings.Contains(suffix, "/") || IsDyn(e.Val):
-				// A suffix with a folder puts the backup in a place that
-				// depends on the working folder and the file's name: computed.
-				backup = "\x00" + e.Val + suffix
-			case strings.Contains(suffix, "*"):
-				base := e.Val[strings.LastIndexByte(e.Val, '/')+1:]
-				dir := e.Val[:strings.LastIndexByte(e.Val, '/')+1]
-				backup = dir + strings.ReplaceAll(suffix, "*", base)
+			if strings.Contains(suffix, "*") {
+				backup = strings.ReplaceAll(suffix, "*", e.Val)
 			}
 			r.Effects = append(r.Effects, Effect{Arg: Write, Val: backup, Via: "sed -i backup"})
 		}
