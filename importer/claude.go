@@ -20,8 +20,8 @@ var claudeTools = map[string][]string{
 	"LS":           {"LS"},
 	"WebFetch":     {"WebFetch"},
 	"WebSearch":    {"WebSearch"},
-	"Task":         {"Task"},
-	"Agent":        {"Agent"},
+	"Task":         {"delegate"},
+	"Agent":        {"delegate"},
 	"TodoWrite":    {"TodoWrite"},
 }
 
@@ -131,7 +131,7 @@ func claudeCommand(spec string) string {
 	if pre, ok := strings.CutSuffix(spec, ":*"); ok {
 		return strings.TrimSpace(pre) + " *"
 	}
-	return spec
+	return globCommand(spec)
 }
 
 // claudePath converts a Read/Edit specifier (gitignore-style) to a path

@@ -23,7 +23,10 @@ type Policy struct {
 	Safe, Destructive string
 	// Outside is the decision for paths outside the workspace ("" keeps
 	// warden's default, deny).
-	Outside  string
+	Outside string
+	// Roles are the host's agents whose own permissions were carried
+	// over; their rules name them in Roles.
+	Roles    []*Role
 	Rules    []*Rule
 	Warnings []string
 
@@ -38,10 +41,32 @@ type Rule struct {
 	Command    []string
 	Path       []string
 	Args       map[string]string
+	Roles      []string // only for these roles (a host's agents)
 	Message    string
 	Suggestion string
 	// From says where the rule came from (file, field, original text).
 	From string
+}
+
+// Role is a host agent carried over as a warden role.
+type Role struct {
+	Name        string
+	Description string
+	// Tools is the role's allow-list; nil means any tool.
+	Tools []string
+	From  string
+}
+
+// role returns the role named name, adding it if it is new.
+func (p *Policy) role(name, from string) *Role {
+	for _, r := range p.Roles {
+		if r.Name == name {
+			return r
+		}
+	}
+	r := &Role{Name: name, From: from}
+	p.Roles = append(p.Roles, r)
+	return r
 }
 
 func newPolicy(source string) *Policy {
@@ -110,6 +135,30 @@ func (p *Policy) YAML() []byte {
 	if p.Outside != "" {
 		b.WriteString("workspace:\n  root: .\n  outside: " + p.Outside + "\n")
 	}
+	if len(p.Roles) > 0 {
+		b.WriteString("roles:\n")
+		for _, r := range p.Roles {
+			b.WriteString("  # from " + strings.ReplaceAll(r.From, "\n", " ") + "\n")
+			if r.Description == "" && r.Tools == nil {
+				b.WriteString("  " + q(r.Name) + ": {}\n")
+				continue
+			}
+			b.WriteString("  " + q(r.Name) + ":\n")
+			if r.Description != "" {
+				b.WriteString("    description: " + q(r.Description) + "\n")
+			}
+			if r.Tools != nil {
+				b.WriteString("    tools: [")
+				for i, t := range r.Tools {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString(q(t))
+				}
+				b.WriteString("]\n")
+			}
+		}
+	}
 	if len(p.Rules) == 0 {
 		b.WriteString("rules: []\n")
 		return []byte(b.String())
@@ -122,6 +171,7 @@ func (p *Policy) YAML() []byte {
 		writeList(&b, "tool", r.Tool)
 		writeList(&b, "command", r.Command)
 		writeList(&b, "path", r.Path)
+		writeList(&b, "roles", r.Roles)
 		if len(r.Args) > 0 {
 			keys := make([]string, 0, len(r.Args))
 			for k := range r.Args {

@@ -21,6 +21,19 @@ type decisionCase struct {
 	want warden.Effect
 }
 
+// roleCase is a call made by an agent of the host, decided with its role.
+type roleCase struct {
+	role string
+	tool string
+	args map[string]any
+	want warden.Effect
+	code warden.Code // "" means any
+}
+
+func task(agent string) map[string]any {
+	return map[string]any{"description": "d", "prompt": "p", "subagent_type": agent}
+}
+
 func sh(cmd string) map[string]any { return map[string]any{"command": cmd} }
 
 // TestImport imports each host's example, compares the policy with its
@@ -32,6 +45,7 @@ func TestImport(t *testing.T) {
 		imp      func(string, []byte) (*importer.Policy, error)
 		warnings []string
 		cases    []decisionCase
+		roles    []roleCase
 	}{
 		{
 			file: "claude-settings.json", imp: importer.Claude,
@@ -64,6 +78,49 @@ func TestImport(t *testing.T) {
 				{"webfetch", map[string]any{"url": "https://x"}, warden.Deny},
 				{"edit", map[string]any{"filePath": "a.go"}, warden.Ask},
 				{"write", map[string]any{"filePath": "/etc/passwd", "content": "x"}, warden.Deny},
+			},
+		},
+		{
+			// Seeds 000 and 001 as OpenCode settings: the per-agent tool
+			// matrix, "task: false", specific subagent denies and allows.
+			file: "opencode-seeds.json", imp: importer.OpenCode,
+			warnings: []string{`agent.plan.permission.external_directory "allow" is not carried over`},
+			cases: []decisionCase{
+				{"bash", sh("rm -rf build"), warden.Deny},
+				{"bash", sh("rm -rfv build"), warden.Deny},
+				{"bash", sh("chmod 777 x"), warden.Deny},
+				{"task", task("idumb-builder"), warden.Ask},
+				{"edit", map[string]any{"filePath": "a.go"}, warden.Ask},
+			},
+			roles: []roleCase{
+				// The coordinator's allow-list: reads and delegates only.
+				{"idumb-supreme-coordinator", "read", map[string]any{"filePath": "a.go"}, warden.Allow, ""},
+				{"idumb-supreme-coordinator", "todowrite", map[string]any{}, warden.Allow, ""},
+				{"idumb-supreme-coordinator", "task", task("idumb-builder"), warden.Allow, ""},
+				{"idumb-supreme-coordinator", "edit", map[string]any{"filePath": "a.go"}, warden.Deny, warden.CodeRoleToolDenied},
+				{"idumb-supreme-coordinator", "bash", sh("ls"), warden.Deny, warden.CodeRoleToolDenied},
+				{"idumb-supreme-coordinator", "webfetch", map[string]any{"url": "https://x"}, warden.Deny, warden.CodeRoleToolDenied},
+				// The validator may not edit or delegate.
+				{"idumb-low-validator", "edit", map[string]any{"filePath": "a.go"}, warden.Deny, warden.CodeRuleDeny},
+				{"idumb-low-validator", "task", task("general"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-low-validator", "read", map[string]any{"filePath": "a.go"}, warden.Allow, ""},
+				// task: false.
+				{"idumb-builder", "task", task("general"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-builder", "edit", map[string]any{"filePath": "a.go"}, warden.Ask, ""},
+				// Specific subagent denies; other subagents keep the default.
+				{"idumb-executor", "task", task("idumb-builder"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-executor", "task", task("idumb-low-validator"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-executor", "task", task("general"), warden.Ask, ""},
+				{"idumb-executor", "bash", sh("git status"), warden.Allow, ""},
+				{"idumb-executor", "bash", sh("git diff HEAD~1"), warden.Allow, ""},
+				{"idumb-executor", "bash", sh("npm test"), warden.Allow, ""},
+				{"idumb-executor", "bash", sh("npm test && rm -rf /"), warden.Deny, ""},
+				{"idumb-executor", "edit", map[string]any{"filePath": "README.md"}, warden.Allow, ""},
+				{"idumb-executor", "edit", map[string]any{"filePath": "main.go"}, warden.Ask, ""},
+				// Other agents have none of these restrictions, only the
+				// project-wide ones.
+				{"plan", "edit", map[string]any{"filePath": "main.go"}, warden.Allow, ""},
+				{"", "task", task("idumb-builder"), warden.Ask, ""},
 			},
 		},
 		{
@@ -133,6 +190,12 @@ func TestImport(t *testing.T) {
 				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Cwd: dir})
 				if d.Decision != c.want {
 					t.Errorf("%s %v: %s (%s %s), want %s", c.tool, c.args, d.Decision, d.Code, d.Rule, c.want)
+				}
+			}
+			for _, c := range tc.roles {
+				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Role: c.role, Cwd: dir})
+				if d.Decision != c.want || c.code != "" && d.Code != c.code {
+					t.Errorf("role %s: %s %v: %s (%s %s), want %s %s", c.role, c.tool, c.args, d.Decision, d.Code, d.Rule, c.want, c.code)
 				}
 			}
 		})

@@ -21,7 +21,7 @@ var opencodeTools = map[string][]string{
 	"list":      {"list"},
 	"webfetch":  {"webfetch"},
 	"websearch": {"websearch"},
-	"task":      {"task"},
+	"task":      {"delegate"},
 	"todowrite": {"todowrite"},
 	"todoread":  {"todoread"},
 	"skill":     {"skill"},
@@ -29,36 +29,177 @@ var opencodeTools = map[string][]string{
 
 // OpenCode imports the "permission" object of an opencode.json (JSON with
 // comments accepted): "tool": "allow|ask|deny", or "tool": {"pattern":
-// action, ...} for bash commands and file paths.
+// action, ...} for bash commands, file paths and (for task) subagent
+// names. Each agent's own "permission" object and its "tools" switches
+// ("write": false) become rules for a role of the agent's name; an agent
+// whose permission is "*": "deny" (or "deny") gets a role whose tools are
+// only those it allows.
 func OpenCode(file string, data []byte) (*Policy, error) {
 	var cfg struct {
-		Permission json.RawMessage `json:"permission"`
+		Permission json.RawMessage            `json:"permission"`
+		Agent      map[string]json.RawMessage `json:"agent"`
 	}
 	if err := json.Unmarshal(stripJSONComments(data), &cfg); err != nil {
 		return nil, fmt.Errorf("%s: not an OpenCode config: %w", file, err)
 	}
 	p := newPolicy("opencode " + file)
-	if len(cfg.Permission) == 0 {
+	if len(cfg.Permission) == 0 && len(cfg.Agent) == 0 {
 		p.warnf("%s has no \"permission\" object; the policy has warden's defaults only", file)
 		return p, nil
 	}
+	oc := &ocImport{p: p, file: file, global: map[string]string{}}
+	if len(cfg.Permission) > 0 {
+		if err := oc.permission(cfg.Permission, "permission", ""); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, 0, len(cfg.Agent))
+	for n := range cfg.Agent {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := oc.agent(name, cfg.Agent[name]); err != nil {
+			return nil, err
+		}
+	}
+	if oc.patterns {
+		p.warnf("OpenCode applies the last matching pattern; warden applies the most severe matching rule, so overlapping patterns may decide differently")
+	}
+	return p, nil
+}
+
+type ocImport struct {
+	p    *Policy
+	file string
+	// global holds the effects of the top-level permission keys, to tell
+	// when an agent's own setting is weaker than the one every agent has.
+	global   map[string]string
+	patterns bool
+}
+
+// agent carries over agent.NAME: its permission object and its tools map.
+func (oc *ocImport) agent(name string, raw json.RawMessage) error {
+	var a struct {
+		Description string                     `json:"description"`
+		Permission  json.RawMessage            `json:"permission"`
+		Tools       map[string]json.RawMessage `json:"tools"`
+	}
+	field := "agent." + name
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return fmt.Errorf("%s: %s is not an agent object: %w", oc.file, field, err)
+	}
+	if len(a.Permission) == 0 && len(a.Tools) == 0 {
+		return nil
+	}
+	r := oc.p.role(name, fmt.Sprintf("%s %s (OpenCode agent)", oc.file, field))
+	r.Description = a.Description
+	if len(a.Permission) > 0 {
+		if err := oc.permission(a.Permission, field+".permission", name); err != nil {
+			return err
+		}
+	}
+	keys := make([]string, 0, len(a.Tools))
+	for k := range a.Tools {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var on bool
+		if json.Unmarshal(a.Tools[k], &on) != nil {
+			oc.p.warnf("%s.tools.%s is not true or false; not carried over", field, k)
+			continue
+		}
+		if on {
+			continue // enabled: the permissions decide
+		}
+		tools := ocTools(k)
+		if r.Tools != nil {
+			r.Tools = without(r.Tools, tools)
+			continue
+		}
+		oc.p.add(&Rule{Effect: "deny", Tool: tools, Roles: []string{name},
+			Message:    fmt.Sprintf("The %s agent may not use %s (it is switched off for this agent).", name, k),
+			Suggestion: "Use another tool, or delegate this step to an agent that may use " + k + ".",
+			From:       fmt.Sprintf("%s %s.tools.%s: false", oc.file, field, k)}, name+" "+k)
+	}
+	return nil
+}
+
+func without(list, drop []string) []string {
+	out := []string{}
+	for _, s := range list {
+		if !contains(drop, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ocTools maps an OpenCode tool or permission key to warden tool names or
+// kinds; an unknown key is a custom or MCP tool name.
+func ocTools(key string) []string {
+	if t, ok := opencodeTools[key]; ok {
+		return t
+	}
+	return []string{key}
+}
+
+// permission carries over one permission object: the top-level one (role
+// "") or an agent's.
+func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
+	p, file := oc.p, oc.file
 	var perm map[string]json.RawMessage
-	if err := json.Unmarshal(cfg.Permission, &perm); err != nil {
+	if err := json.Unmarshal(raw, &perm); err != nil {
 		// "permission": "allow" applies to everything.
 		var all string
-		if json.Unmarshal(cfg.Permission, &all) != nil {
-			return nil, fmt.Errorf("%s: \"permission\" is neither an object nor a string", file)
+		if json.Unmarshal(raw, &all) != nil {
+			return fmt.Errorf("%s: %q is neither an object nor a string", file, prefix)
 		}
-		perm = map[string]json.RawMessage{"*": cfg.Permission}
+		perm = map[string]json.RawMessage{"*": raw}
 	}
 	keys := make([]string, 0, len(perm))
 	for k := range perm {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var roles []string
+	who, namePre := "every agent", ""
+	if role != "" {
+		roles, who, namePre = []string{role}, "the "+role+" agent", role+" "
+	}
+	// An agent that denies everything it does not name gets an allow-list:
+	// the tools it allows or asks about, and nothing else.
+	if role != "" {
+		var all string
+		if r, ok := perm["*"]; ok && json.Unmarshal(r, &all) == nil && all == "deny" {
+			tools := []string{}
+			for _, k := range keys {
+				var a string
+				if k == "*" || k == "external_directory" || k == "doom_loop" || json.Unmarshal(perm[k], &a) == nil && a == "deny" {
+					continue
+				}
+				for _, t := range ocTools(k) {
+					if !contains(tools, t) {
+						tools = append(tools, t)
+					}
+				}
+			}
+			p.role(role, "").Tools = tools
+		}
+	}
 	for _, key := range keys {
 		raw := perm[key]
-		field := "permission." + key
+		field := prefix + "." + key
 		var action string
 		if json.Unmarshal(raw, &action) == nil {
 			eff, err := opencodeEffect(action)
@@ -68,20 +209,39 @@ func OpenCode(file string, data []byte) (*Policy, error) {
 			}
 			switch key {
 			case "*":
-				p.Safe, p.Destructive = eff, eff
+				if role == "" {
+					p.Safe, p.Destructive = eff, eff
+				} else if eff != "deny" {
+					p.warnf("%s %q is not carried over: warden has no default per role, so the %s agent gets the policy's default (%s for destructive calls)", field, action, role, p.Destructive)
+				}
 				continue
 			case "external_directory":
-				p.Outside = eff
+				if role == "" {
+					p.Outside = eff
+				} else {
+					p.warnf("%s %q is not carried over: warden has one workspace.outside for every agent (%s)", field, action, orDeny(p.Outside))
+				}
 				continue
 			case "doom_loop":
 				p.warnf("%s %q is not carried over: warden does not detect repeated calls", field, action)
 				continue
 			}
-			tools, ok := opencodeTools[key]
-			if !ok {
-				tools = []string{key} // a custom or MCP tool name
+			if role == "" {
+				oc.global[key] = eff
+			} else if g := oc.global[key]; severity(g) > severity(eff) {
+				p.warnf("%s %q is weaker than permission.%s %q: warden applies the most severe matching rule, so the %s agent gets %s", field, action, key, g, role, g)
 			}
-			p.add(&Rule{Effect: eff, Tool: tools, From: fmt.Sprintf("%s %s: %q", file, field, action)}, key)
+			if eff == "deny" && role != "" && p.role(role, "").Tools != nil {
+				continue // left out of the role's tools
+			}
+			r := &Rule{Effect: eff, Tool: ocTools(key), Roles: roles, From: fmt.Sprintf("%s %s: %q", file, field, action)}
+			if eff == "deny" {
+				r.Message = fmt.Sprintf("OpenCode's settings deny %s the %s tool.", who, key)
+				if key == "task" {
+					r.Suggestion = "Do this step yourself, or report back to the agent that delegated it."
+				}
+			}
+			p.add(r, namePre+key)
 			continue
 		}
 		var patterns map[string]string
@@ -89,11 +249,12 @@ func OpenCode(file string, data []byte) (*Policy, error) {
 			p.warnf("%s is neither an action nor an object of pattern -> action; not carried over", field)
 			continue
 		}
-		tools, ok := opencodeTools[key]
-		if !ok {
-			p.warnf("%s: patterns for %q are not carried over (only bash and file tools take patterns)", field, key)
+		if !ocPatternKeys[key] {
+			p.warnf("%s: patterns for %q are not carried over (warden carries patterns of bash, task and the file tools)", field, key)
 			continue
 		}
+		oc.patterns = true
+		tools := ocTools(key)
 		pats := make([]string, 0, len(patterns))
 		for k := range patterns {
 			pats = append(pats, k)
@@ -116,19 +277,64 @@ func OpenCode(file string, data []byte) (*Policy, error) {
 				}
 				continue
 			}
-			r := &Rule{Effect: eff, Tool: tools, From: from}
-			if key == "bash" {
-				r.Command = []string{pat}
-			} else {
+			r := &Rule{Effect: eff, Tool: tools, Roles: roles, From: from}
+			switch key {
+			case "bash":
+				r.Command = []string{globCommand(pat)}
+			case "task":
+				// OpenCode matches task patterns against the subagent's
+				// name: the task tool's subagent_type argument.
+				r.Tool = []string{"delegate"}
+				r.Args = map[string]string{"subagent_type": pat}
+				if eff == "deny" {
+					r.Message = fmt.Sprintf("OpenCode's settings deny %s delegating to the %s subagent.", who, pat)
+					r.Suggestion = "Delegate to another subagent, or do this step yourself."
+				}
+			default:
 				r.Path = []string{pat}
 			}
-			p.add(r, key+" "+pat)
+			p.add(r, namePre+key+" "+pat)
 		}
 	}
-	if len(perm) > 0 {
-		p.warnf("OpenCode applies the last matching pattern; warden applies the most severe matching rule, so overlapping patterns may decide differently")
+	return nil
+}
+
+// ocPatternKeys are the permission keys whose patterns warden carries
+// over: commands for bash, subagent names for task, paths for the rest.
+var ocPatternKeys = map[string]bool{"bash": true, "task": true, "edit": true, "write": true, "patch": true,
+	"read": true, "glob": true, "grep": true, "list": true}
+
+// globCommand converts a host's command wildcard to a warden command
+// pattern. A "*" glued to the last word ("rm -rf*", "git diff*") means
+// "followed by anything" to the host, which compares text; warden compares
+// words, so it becomes an open pattern ("rm -rf *"): for a deny that also
+// meets the other spellings of the same flags, for an allow it no longer
+// allows "git diffx".
+func globCommand(pat string) string {
+	pat = strings.TrimSpace(pat)
+	if strings.HasSuffix(pat, "*") && !strings.HasSuffix(pat, " *") && len(pat) > 1 {
+		return strings.TrimSpace(strings.TrimSuffix(pat, "*")) + " *"
 	}
-	return p, nil
+	return pat
+}
+
+func severity(eff string) int {
+	switch eff {
+	case "deny":
+		return 3
+	case "ask":
+		return 2
+	case "allow":
+		return 1
+	}
+	return 0
+}
+
+func orDeny(s string) string {
+	if s == "" {
+		return "deny"
+	}
+	return s
 }
 
 func opencodeEffect(a string) (string, error) {
