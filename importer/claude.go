@@ -1,9 +1,13 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // claudeTools maps Claude Code permission tool names to warden tool names
@@ -27,8 +31,19 @@ var claudeTools = map[string][]string{
 
 // Claude imports a Claude Code settings file (.claude/settings.json,
 // settings.local.json or ~/.claude/settings.json): permissions.allow, ask
-// and deny, defaultMode and additionalDirectories.
+// and deny, defaultMode and additionalDirectories. A subagent file
+// (.claude/agents/NAME.md, a markdown file with YAML front matter) becomes
+// a role of the agent's name whose tools are the agent's `tools`.
 func Claude(file string, data []byte) (*Policy, error) {
+	if t := bytes.TrimLeft(data, "\ufeff \t\r\n"); bytes.HasPrefix(t, []byte("---")) {
+		return claudeAgent(file, t)
+	}
+	var keys struct {
+		Permissions map[string]json.RawMessage `json:"permissions"`
+	}
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return nil, fmt.Errorf("%s: not a Claude Code settings file: %w", file, err)
+	}
 	var s struct {
 		Permissions *struct {
 			Allow                 []string `json:"allow"`
@@ -47,6 +62,18 @@ func Claude(file string, data []byte) (*Policy, error) {
 		return p, nil
 	}
 	perm := s.Permissions
+	var unknown []string
+	for k := range keys.Permissions {
+		switch k {
+		case "allow", "ask", "deny", "defaultMode", "additionalDirectories":
+		default:
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		p.warnf("permissions.%s is not carried over: warden has no equivalent (it decides every call by its rules, whatever mode the host runs in)", k)
+	}
 	switch perm.DefaultMode {
 	case "", "default":
 	case "acceptEdits":
@@ -154,4 +181,69 @@ func claudePath(spec string) (string, error) {
 		return "**/" + spec, nil
 	}
 	return spec, nil
+}
+
+// claudeAgent imports a Claude Code subagent file: its front matter's name
+// becomes a role, its tools (a comma-separated list; none means every
+// tool) the role's tools.
+func claudeAgent(file string, data []byte) (*Policy, error) {
+	rest := bytes.TrimPrefix(data, []byte("---"))
+	end := bytes.Index(rest, []byte("\n---"))
+	if end < 0 {
+		return nil, fmt.Errorf("%s: a subagent file's front matter has no closing ---", file)
+	}
+	var fm map[string]any
+	if err := yaml.Unmarshal(rest[:end], &fm); err != nil {
+		return nil, fmt.Errorf("%s: front matter: %w", file, err)
+	}
+	p := newPolicy("claude " + file)
+	name, _ := fm["name"].(string)
+	if strings.TrimSpace(name) == "" {
+		return nil, fmt.Errorf("%s: front matter: a subagent needs a name", file)
+	}
+	r := p.role(name, file+" (Claude Code subagent)")
+	r.Description, _ = fm["description"].(string)
+	var tools []string
+	switch v := fm["tools"].(type) {
+	case nil:
+	case string:
+		tools = strings.Split(v, ",")
+	case []any:
+		for _, t := range v {
+			tools = append(tools, fmt.Sprint(t))
+		}
+	default:
+		return nil, fmt.Errorf("%s: front matter: tools must be a comma-separated list of tool names", file)
+	}
+	if tools != nil {
+		r.Tools = []string{}
+		for _, t := range tools {
+			t = strings.TrimSpace(t)
+			if t == "" {
+				continue
+			}
+			if i := strings.IndexByte(t, '('); i > 0 {
+				p.warnf("tools entry %q: the specifier is not carried over; the role may use %s with any arguments", t, t[:i])
+				t = t[:i]
+			}
+			if !contains(r.Tools, t) {
+				r.Tools = append(r.Tools, t)
+			}
+		}
+	} else {
+		p.warnf("the subagent has no tools list, so it inherits every tool; the role %s may use any tool", name)
+	}
+	keys := make([]string, 0, len(fm))
+	for k := range fm {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch k {
+		case "name", "description", "tools", "model", "color":
+		default:
+			p.warnf("front matter %s is not carried over: warden's roles have no equivalent", k)
+		}
+	}
+	return p, nil
 }

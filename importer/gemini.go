@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -47,6 +48,22 @@ func Gemini(file string, data []byte) (*Policy, error) {
 		}
 		if pr, ok := t.vals["priority"]; ok {
 			priorities[fmt.Sprint(pr)] = true
+		}
+		var unknown []string
+		for k := range t.vals {
+			switch k {
+			case "toolName", "mcpName", "commandPrefix", "decision", "priority", "argsPattern", "commandRegex", "modes", "denyMessage":
+			default:
+				unknown = append(unknown, k)
+			}
+		}
+		sort.Strings(unknown)
+		if len(unknown) > 0 && eff == "allow" {
+			p.warnf("%s: %s not understood by warden; the allow rule is dropped rather than widened", field, strings.Join(unknown, ", "))
+			continue
+		}
+		for _, k := range unknown {
+			p.warnf("%s: %s is not understood by warden; the %s rule is carried over without it, so it may match more calls", field, k, eff)
 		}
 		dropped := false
 		for _, k := range []string{"argsPattern", "commandRegex", "modes"} {
@@ -239,12 +256,32 @@ func tomlValue(s string) (any, string, error) {
 			rest = strings.TrimLeft(r, " \t")
 			rest = strings.TrimPrefix(rest, ",")
 		}
+	case s[0] == '{':
+		// An inline table: { key = value, ... }.
+		tbl := map[string]any{}
+		rest := s[1:]
+		for {
+			rest = strings.TrimLeft(rest, " \t")
+			if strings.HasPrefix(rest, "}") {
+				return tbl, rest[1:], nil
+			}
+			k, r, ok := strings.Cut(rest, "=")
+			if !ok {
+				return nil, "", fmt.Errorf("inline table: want key = value")
+			}
+			v, r, err := tomlValue(r)
+			if err != nil {
+				return nil, "", err
+			}
+			tbl[strings.Trim(strings.TrimSpace(k), `"'`)] = v
+			rest = strings.TrimPrefix(strings.TrimLeft(r, " \t"), ",")
+		}
 	case strings.HasPrefix(s, "true"):
 		return true, s[4:], nil
 	case strings.HasPrefix(s, "false"):
 		return false, s[5:], nil
 	}
-	end := strings.IndexAny(s, " \t,]")
+	end := strings.IndexAny(s, " \t,]}")
 	if end < 0 {
 		end = len(s)
 	}

@@ -81,6 +81,38 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
+			// Seed 001's specific denies and allow-lists as Claude Code
+			// settings.
+			file: "claude-seeds.json", imp: importer.Claude,
+			warnings: []string{"permissions.disableBypassPermissionsMode is not carried over"},
+			cases: []decisionCase{
+				{"Task", task("idumb-builder"), warden.Deny},
+				{"Agent", task("idumb-low-validator"), warden.Deny},
+				{"Task", task("general-purpose"), warden.Ask},
+				{"Bash", sh("rm -rf build"), warden.Deny},
+				{"Bash", sh("rm -rfv build"), warden.Deny},
+				{"Bash", sh("chmod 777 x"), warden.Deny},
+				{"Bash", sh("git status"), warden.Allow},
+				{"Bash", sh("git diff HEAD"), warden.Allow},
+				{"Bash", sh("npm test"), warden.Allow},
+				{"Bash", sh("git push"), warden.Ask},
+				{"Edit", map[string]any{"file_path": "docs/a.md", "old_string": "a", "new_string": "b"}, warden.Allow},
+				{"Edit", map[string]any{"file_path": "main.go", "old_string": "a", "new_string": "b"}, warden.Ask},
+			},
+		},
+		{
+			// Seed 000's coordinator as a Claude Code subagent: its tools
+			// become the role's tools.
+			file: "claude-agent-coordinator.md", imp: importer.Claude,
+			warnings: []string{"front matter permissionMode is not carried over"},
+			roles: []roleCase{
+				{"idumb-supreme-coordinator", "Read", map[string]any{"file_path": "a.go"}, warden.Allow, ""},
+				{"idumb-supreme-coordinator", "Task", task("idumb-builder"), warden.Ask, ""},
+				{"idumb-supreme-coordinator", "Edit", map[string]any{"file_path": "a.go", "old_string": "a", "new_string": "b"}, warden.Deny, warden.CodeRoleToolDenied},
+				{"idumb-supreme-coordinator", "Bash", sh("ls"), warden.Deny, warden.CodeRoleToolDenied},
+			},
+		},
+		{
 			// Seeds 000 and 001 as OpenCode settings: the per-agent tool
 			// matrix, "task: false", specific subagent denies and allows.
 			file: "opencode-seeds.json", imp: importer.OpenCode,
@@ -133,6 +165,34 @@ func TestImport(t *testing.T) {
 				{"run_shell_command", sh("npm test"), warden.Ask},
 				{"write_file", map[string]any{"file_path": "a.txt", "content": "x"}, warden.Ask},
 				{"mcp__github__create_issue", map[string]any{}, warden.Ask},
+			},
+		},
+		{
+			// Seed 001's denies and allows as a Gemini CLI policy.
+			file: "gemini-seeds.toml", imp: importer.Gemini,
+			warnings: []string{"toolAnnotations is not understood by warden"},
+			cases: []decisionCase{
+				{"run_shell_command", sh("rm -rf build"), warden.Deny},
+				{"run_shell_command", sh("rm -rfv build"), warden.Deny},
+				{"run_shell_command", sh("chmod 777 x"), warden.Deny},
+				{"run_shell_command", sh("git status"), warden.Allow},
+				{"run_shell_command", sh("npm test"), warden.Allow},
+				{"run_shell_command", sh("npm test; rm -rf /"), warden.Deny},
+				{"run_shell_command", sh("git push"), warden.Ask},
+				{"run_shell_command", sh("make"), warden.Ask},
+				{"web_fetch", map[string]any{"url": "https://x"}, warden.Deny},
+			},
+		},
+		{
+			// Seed 001's denies and allows as Codex prefix rules.
+			file: "codex-seeds.rules", imp: importer.Codex,
+			cases: []decisionCase{
+				{"shell", map[string]any{"command": []any{"bash", "-lc", "rm -rf build"}}, warden.Deny},
+				{"shell", map[string]any{"command": []any{"rm", "-fr", "build"}}, warden.Deny},
+				{"shell", map[string]any{"command": []any{"chmod", "777", "x"}}, warden.Deny},
+				{"shell", map[string]any{"command": []any{"git", "diff", "HEAD"}}, warden.Allow},
+				{"shell", map[string]any{"command": []any{"pnpm", "test"}}, warden.Allow},
+				{"shell", map[string]any{"command": []any{"git", "push"}}, warden.Ask},
 			},
 		},
 		{

@@ -29,8 +29,9 @@ func runImport(ctx context.Context, env *Env) int {
 	out := fs.String("o", "", "write the policy to this `file` instead of stdout (never overwritten)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden import claude|opencode|gemini|codex FILE [-o warden.yaml]\n\n"+
-			"  claude    .claude/settings.json (permissions.allow/ask/deny)\n"+
-			"  opencode  opencode.json (permission)\n"+
+			"  claude    .claude/settings.json (permissions.allow/ask/deny), or a subagent file\n"+
+			"            .claude/agents/NAME.md (its tools become a role)\n"+
+			"  opencode  opencode.json (permission, and each agent's permission and tools as a role)\n"+
 			"  gemini    a Gemini CLI policy TOML file ([[rule]])\n"+
 			"  codex     a Codex rules file (prefix_rule)\n\n"+
 			"Every rule gets a comment saying where it came from; what cannot be carried over is\n"+
