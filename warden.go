@@ -138,9 +138,10 @@ type ModelError struct {
 	Recoverable bool   `json:"recoverable"`
 }
 
-// ModelError returns the model-facing subset of the decision.
+// ModelError returns the model-facing subset of the decision, its text
+// made terminal-safe (TerminalSafe).
 func (d Decision) ModelError() ModelError {
-	return ModelError{Error: d.Code, Reason: d.Reason, Suggestion: d.Suggestion, Recoverable: d.Recoverable}
+	return ModelError{Error: d.Code, Reason: TerminalSafe(d.Reason), Suggestion: TerminalSafe(d.Suggestion), Recoverable: d.Recoverable}
 }
 
 // Text renders the decision as plain model-facing text: no emoji, no box
@@ -168,7 +169,7 @@ func (d Decision) Text() string {
 	for _, w := range d.Warnings {
 		s += "Warning: " + w + "\n"
 	}
-	return s
+	return TerminalSafe(s)
 }
 
 // Error is warden's one application error type: a code and a message.

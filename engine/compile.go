@@ -111,7 +111,7 @@ func Compile(p *policy.Policy) (*Engine, error) {
 	}
 
 	for i, pr := range p.Rules {
-		r := &rule{idx: i, id: pr.ID, message: pr.Message, suggestion: pr.Suggestion, roles: pr.Roles, one: []string{pr.ID}}
+		r := &rule{idx: i, id: pr.ID, message: plainText(pr.Message), suggestion: plainText(pr.Suggestion), roles: pr.Roles, one: []string{pr.ID}}
 		switch pr.Effect {
 		case "warn":
 			r.effect, r.warn = warden.Allow, true
@@ -172,6 +172,10 @@ func Compile(p *policy.Policy) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// plainText is a rule's message or suggestion as hosts get it: without
+// emoji or box drawing (warden.TerminalSafe), trimmed.
+func plainText(s string) string { return strings.TrimSpace(warden.TerminalSafe(s)) }
 
 // patRef is one command pattern of a rule.
 type patRef struct {

@@ -588,6 +588,7 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 		}
 		if v, ok := rm["tools"]; ok {
 			r.Tools = d.strs(v.val, path+".tools")
+			d.lintToolNames(p, v.val, path+".tools", r.Tools)
 		}
 		if v, ok := rm["first"]; ok {
 			r.First = d.strs(v.val, path+".first")
@@ -669,6 +670,7 @@ func (d *decoder) rules(p *Policy, n *yaml.Node) {
 		}
 		if f, ok := m["tool"]; ok {
 			r.Tool = d.strs(f.val, path+".tool")
+			d.lintToolNames(p, f.val, path+".tool", r.Tool)
 			for j, t := range r.Tool {
 				if len(t) > 1 && t[0] == '/' && t[len(t)-1] == '/' {
 					if _, err := regexp.Compile(t[1 : len(t)-1]); err != nil {
@@ -733,6 +735,7 @@ func (d *decoder) rules(p *Policy, n *yaml.Node) {
 			r.Source = d.source(f.val, path+".source")
 		}
 		d.lintRule(r, rn, path)
+		d.lintSeed001(p, r, rn, path)
 		p.Rules = append(p.Rules, r)
 	}
 }

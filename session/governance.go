@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"text/template"
-	"unicode"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
@@ -265,32 +264,8 @@ func render(p *policy.Policy, s warden.Session, st warden.ProjectState, field st
 	return Plain(b.String()), nil
 }
 
-// Plain makes text safe for terminal hosts (seed 001, TUI-safe messages):
-// it drops emoji, pictographs, box-drawing and block characters, variation
-// selectors and zero-width joiners, and trims trailing spaces.
+// Plain makes text safe for terminal hosts (seed 001, TUI-safe messages)
+// with warden.TerminalSafe, and ends it with one newline.
 func Plain(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 0x2500 && r <= 0x259F, // box drawing, block elements
-			r >= 0x2190 && r <= 0x21FF && r != 0x2192, // arrows, except the plain right arrow
-			r >= 0x2600 && r <= 0x27BF,                // symbols, dingbats
-			r >= 0x2B00 && r <= 0x2BFF,                // more arrows and symbols
-			r >= 0x1F000 && r <= 0x1FAFF,              // emoji and pictographs
-			r >= 0xFE00 && r <= 0xFE0F, r == 0x200D:   // variation selectors, ZWJ
-			continue
-		case r == 0x2192:
-			b.WriteString("->")
-			continue
-		}
-		if !unicode.IsPrint(r) && r != '\n' && r != '\t' {
-			continue
-		}
-		b.WriteRune(r)
-	}
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
-	}
-	return strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
+	return strings.TrimRight(warden.TerminalSafe(s), "\n") + "\n"
 }

@@ -1,0 +1,133 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/warden-run/warden"
+	"go.yaml.in/yaml/v3"
+)
+
+// The lint rules of seed 001 and the hosts' tool names: tool-wide denies
+// of delegation, broad asks, host-specific tool names and text that is not
+// terminal-safe. All are warnings.
+
+// spellings maps a folded tool name to the built-in names that fold to it,
+// for names that hosts spell differently (bash and Bash).
+var spellings = func() map[string][]string {
+	m := map[string][]string{}
+	for n := range BuiltinKinds {
+		if IsKind(n) {
+			continue
+		}
+		k := strings.ToLower(n)
+		m[k] = append(m[k], n)
+	}
+	for k, v := range m {
+		if len(v) < 2 {
+			delete(m, k)
+			continue
+		}
+		sort.Strings(v)
+	}
+	return m
+}()
+
+// hostOf names the host of a built-in name that another host spells
+// differently.
+var hostOf = map[string]string{
+	"Bash": "Claude Code", "bash": "OpenCode",
+	"Glob": "Claude Code", "glob": "OpenCode and Gemini CLI",
+	"Grep": "Claude Code", "grep": "OpenCode",
+	"WebFetch": "Claude Code", "webfetch": "OpenCode",
+	"WebSearch": "Claude Code", "websearch": "OpenCode",
+	"Task": "Claude Code", "task": "OpenCode",
+	"TodoWrite": "Claude Code", "todowrite": "OpenCode",
+	"MultiEdit": "Claude Code", "multiedit": "OpenCode",
+}
+
+func spelt(name string) string {
+	if h := hostOf[name]; h != "" {
+		return name + " (" + h + ")"
+	}
+	return name
+}
+
+// lintToolNames warns about tool names in a rule's tool or a role's tools
+// that only one host uses while another spells the same tool differently:
+// names are compared exactly, so `tool: bash` never meets Claude Code's
+// Bash.
+func (d *decoder) lintToolNames(p *Policy, n *yaml.Node, path string, tools []string) {
+	for j, t := range tools {
+		if _, own := p.Tools[t]; own {
+			continue // the policy names its own tool
+		}
+		alts := spellings[strings.ToLower(t)]
+		if len(alts) == 0 || !contains(alts, t) {
+			continue
+		}
+		var others []string
+		for _, a := range alts {
+			if a != t {
+				others = append(others, spelt(a))
+			}
+		}
+		kind := BuiltinKinds[t]
+		d.warn(itemNode(n, j), path, "tool %s matches only that spelling: tool names are compared exactly, so it does not match %s; use the kind %s to match the %s tool of every host", spelt(t), strings.Join(others, " or "), kind, kind)
+	}
+}
+
+// lintSeed001 applies seed 001's deny and ask rules, and checks that the
+// rule's text is terminal-safe.
+func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
+	narrow := len(r.Command) > 0 || len(r.Path) > 0 || len(r.Args) > 0 || r.Intent != ""
+	if r.Effect == "deny" && !narrow && len(r.Roles) == 0 {
+		for _, t := range r.Tool {
+			if t == "delegate" || !IsKind(t) && p.KindOf(t) == "delegate" {
+				d.warnAt(r.FieldPos["tool"], path+".tool", "this deny blocks every delegation (%s) for every role, the coordinators included (seed 001: too broad); deny specific subagents (args: {subagent_type: NAME}), or leave delegate out of the tools of the roles that must not delegate", t)
+				break
+			}
+		}
+	}
+	if r.Effect == "ask" {
+		var what string
+		switch {
+		case !narrow && len(r.Tool) == 0:
+			what = "every call"
+		case !narrow:
+			for _, t := range r.Tool {
+				if t == "*" || IsKind(t) {
+					what = "every " + t + " call"
+					break
+				}
+			}
+		}
+		for _, c := range r.Command {
+			if strings.TrimSpace(c) == "*" {
+				what = "every command"
+			}
+		}
+		for _, s := range r.Path {
+			if s == "*" || s == "**" {
+				what = "every path"
+			}
+		}
+		if what != "" {
+			d.warn(n, path, "this ask matches %s: asks stop the agent until a human answers (seed 001: ask only for actions that reach external systems or cannot be reverted); ask about specific commands, paths or tools, and leave the rest to default", what)
+		}
+	}
+	for _, k := range []string{"message", "suggestion"} {
+		s := r.Message
+		if k == "suggestion" {
+			s = r.Suggestion
+		}
+		if c, bad := warden.UnsafeRune(s); bad {
+			d.warnAt(r.FieldPos[k], path+"."+k, "%q (%U) is not terminal-safe: emoji, symbols and box drawing garble terminals and reach the model as noise (seed 001); warden replaces them in the text hosts get, so write plain text", string(c), c)
+		}
+	}
+}
+
+func (d *decoder) warnAt(p Pos, field, format string, args ...any) {
+	d.findings = append(d.findings, Finding{Pos: p, Severity: SevWarning, Field: field, Message: fmt.Sprintf(format, args...)})
+}

@@ -1,0 +1,110 @@
+package policy_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden/policy"
+)
+
+// TestLintSeed001 checks the warnings for seed 001's bad examples, the
+// hosts' tool names and text that is not terminal-safe: each at its
+// file:line:col, and none for the good forms.
+func TestLintSeed001(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		src       string
+		line, col int
+		parts     []string
+	}{
+		// Seed 001's WRONG example: task "*": deny.
+		{"tool-wide deny of task", "version: 1\nrules:\n  - id: no-task\n    effect: deny\n    tool: task\n    message: m\n    suggestion: s\n", 5, 11,
+			[]string{"rules[0] (no-task).tool", "blocks every delegation (task)", "subagent_type"}},
+		{"tool-wide deny of the delegate kind", "version: 1\nrules:\n  - {id: d, effect: deny, tool: [read, delegate], message: m, suggestion: s}\n", 3, 33,
+			[]string{"blocks every delegation (delegate)"}},
+		{"tool-wide deny of Claude's Agent", "version: 1\nrules:\n  - {id: d, effect: deny, tool: Agent, message: m, suggestion: s}\n", 3, 33,
+			[]string{"blocks every delegation (Agent)"}},
+		{"ask on every call", "version: 1\nrules:\n  - id: ask-all\n    effect: ask\n", 3, 5,
+			[]string{"this ask matches every call", "seed 001"}},
+		{"ask on a whole kind", "version: 1\nrules:\n  - {id: a, effect: ask, tool: shell}\n", 3, 5,
+			[]string{"this ask matches every shell call"}},
+		{"ask on every command", "version: 1\nrules:\n  - {id: a, effect: ask, tool: shell, command: \"*\"}\n", 3, 5,
+			[]string{"this ask matches every command"}},
+		{"ask on every path", "version: 1\nrules:\n  - {id: a, effect: ask, tool: write, path: \"**\"}\n", 3, 5,
+			[]string{"this ask matches every path"}},
+		{"OpenCode's bash", "version: 1\nrules:\n  - id: a\n    effect: allow\n    tool: [read, bash]\n    command: \"git status\"\n", 5, 18,
+			[]string{"rules[0] (a).tool", "bash (OpenCode)", "does not match Bash (Claude Code)", "kind shell"}},
+		{"Claude's Grep", "version: 1\nrules:\n  - {id: a, effect: allow, tool: Grep}\n", 3, 34,
+			[]string{"does not match grep (OpenCode)", "kind read"}},
+		{"a role's tools", "version: 1\nroles:\n  r:\n    tools: [read, task]\n", 4, 19,
+			[]string{"roles.r.tools", "task (OpenCode)", "Task (Claude Code)", "kind delegate"}},
+		{"emoji in a message", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"rm -rf *\"\n    message: \"\u26a0\ufe0f blocked\"\n    suggestion: s\n", 7, 14,
+			[]string{"rules[0] (d).message", "not terminal-safe", "U+26A0"}},
+		{"box drawing in a suggestion", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"rm -rf *\"\n    message: m\n    suggestion: \"\u2503 use git revert\"\n", 8, 17,
+			[]string{"rules[0] (d).suggestion", "U+2503"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, fs := parse(t, c.src)
+			f, ok := finding(fs, c.parts...)
+			if !ok {
+				t.Fatalf("no finding with %q in %v", c.parts, fs)
+			}
+			if f.Pos.Line != c.line || f.Pos.Col != c.col || f.Severity != policy.SevWarning {
+				t.Errorf("finding %q at %d:%d %s, want %d:%d warning", f.String(), f.Pos.Line, f.Pos.Col, f.Severity, c.line, c.col)
+			}
+			if !strings.Contains(f.String(), "warden.yaml:") {
+				t.Errorf("finding does not name file:line:col: %q", f.String())
+			}
+		})
+	}
+}
+
+// TestLintSeed001GoodForms: seed 001's CORRECT and BETTER forms, kinds, a
+// role that leaves delegation out, and a policy's own tool names draw no
+// warnings.
+func TestLintSeed001GoodForms(t *testing.T) {
+	t.Parallel()
+	_, fs := parse(t, `version: 1
+tools:
+  task: delegate
+roles:
+  builder:
+    tools: [read, edit, shell]
+rules:
+  - id: no-builder-subagent
+    effect: deny
+    tool: delegate
+    args: {subagent_type: idumb-builder}
+    message: The coordinator delegates to idumb-builder, not this agent.
+    suggestion: Delegate to general instead.
+  - id: builder-no-task
+    effect: deny
+    tool: delegate
+    roles: [builder]
+    message: The builder is a leaf; it does not delegate.
+    suggestion: Do the step yourself.
+  - id: no-rm-rf
+    effect: deny
+    tool: shell
+    command: "rm -rf *"
+    message: Destructive deletion blocked for safety.
+    suggestion: Use git revert, or ask the user -> they decide.
+  - id: ask-push
+    effect: ask
+    tool: shell
+    command: "git push *"
+  - id: ask-send
+    effect: ask
+    tool: gmail.send
+  - id: own-task-name
+    effect: allow
+    tool: task
+    args: {subagent_type: general}
+`)
+	for _, f := range fs {
+		t.Errorf("unexpected finding: %s", f)
+	}
+}
