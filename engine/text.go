@@ -110,7 +110,7 @@ func (e *Engine) suggestion(st *state, it item) string {
 		if e.roles[c.Role] == nil {
 			return "Run with one of the policy's roles, spelt exactly as the policy spells it, or ask the user to add role " + c.Role + " to the policy."
 		}
-		return "Use one of your role's tools, or delegate this step to a role that may use " + c.Tool + "."
+		return e.delegateHint(c.Role, c.Tool, st.kind)
 	case warden.CodeDepthExceeded:
 		return "Do this step yourself instead of delegating further, or report back to your coordinator."
 	case warden.CodeFirstTool:
@@ -137,4 +137,60 @@ func (e *Engine) suggestion(st *state, it item) string {
 		return "Fix the call's arguments and try again."
 	}
 	return "Ask the user how to proceed."
+}
+
+// delegateHint names the role a step denied to role should go to: a role
+// whose tools include tool, preferring the roles role delegates to
+// (directly or further down the chain) and roles with a tool list of their
+// own over roles that may use any tool (seed 000's guidance).
+func (e *Engine) delegateHint(role, tool, kind string) string {
+	var listed, open []string
+	for n, ri := range e.roles {
+		switch {
+		case n == role:
+		case ri.Tools == nil:
+			open = append(open, n)
+		case anyTool(ri.tools, tool, kind):
+			listed = append(listed, n)
+		}
+	}
+	cands := listed
+	if len(cands) == 0 {
+		cands = open
+	}
+	if len(cands) == 0 {
+		return "Use one of your role's tools. No role of the policy may use " + tool + ": ask the user to do this step."
+	}
+	// Roles reachable down the chain from role come first.
+	reach := map[string]bool{}
+	next := e.pol.DelegatesOf(role)
+	for len(next) > 0 {
+		n := next[0]
+		next = next[1:]
+		if !reach[n] {
+			reach[n] = true
+			next = append(next, e.pol.DelegatesOf(n)...)
+		}
+	}
+	var near []string
+	for _, n := range cands {
+		if reach[n] {
+			near = append(near, n)
+		}
+	}
+	if len(near) > 0 {
+		cands = near
+	}
+	sort.Strings(cands)
+	if len(cands) > 3 {
+		cands = cands[:3]
+	}
+	who := "the " + cands[0] + " role"
+	if len(cands) > 1 {
+		who = "one of the roles " + strings.Join(cands, ", ")
+	}
+	if e.pol.MayDelegate(role) {
+		return "Delegate this step to " + who + ", which may use " + tool + "; or use one of your role's tools."
+	}
+	return "This step belongs to " + who + ", which may use " + tool + ": report back to the role that delegated to you and say so, or use one of your role's tools."
 }

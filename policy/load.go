@@ -521,6 +521,15 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 				Message: fmt.Sprintf("role %q has leading or trailing spaces", n)})
 		}
 	}
+	// Role references in delegates.
+	for _, n := range names {
+		r := p.Roles[n]
+		for _, to := range r.Delegates {
+			if _, ok := p.Roles[to]; !ok {
+				d.warnAt(r.delegatesPos, "roles."+n+".delegates", "role %q is not defined under roles", to)
+			}
+		}
+	}
 	// Role references in rules.
 	for i, r := range p.Rules {
 		for _, role := range r.Roles {
@@ -582,7 +591,7 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 		f := m[name]
 		path := "roles." + name
 		r := &Role{Name: name, FirstEnforce: "warn", Pos: d.pos(f.key)}
-		rm := d.mapping(f.val, path, "description", "tools", "first", "first_enforce", "max_depth", "prompt", "reminder")
+		rm := d.mapping(f.val, path, "description", "tools", "first", "first_enforce", "max_depth", "delegates", "prompt", "reminder")
 		if v, ok := rm["description"]; ok {
 			r.Description, _ = d.str(v.val, path+".description")
 		}
@@ -603,6 +612,10 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 		}
 		if v, ok := rm["max_depth"]; ok {
 			r.MaxDepth, _ = d.integer(v.val, path+".max_depth", 0)
+		}
+		if v, ok := rm["delegates"]; ok {
+			r.Delegates = d.strs(v.val, path+".delegates")
+			r.delegatesPos = d.pos(v.val)
 		}
 		for _, k := range []string{"prompt", "reminder"} {
 			v, ok := rm[k]

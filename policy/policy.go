@@ -86,6 +86,10 @@ type Role struct {
 	// MaxDepth is the delegation depth limit: a delegate call at depth >=
 	// MaxDepth is denied. Zero means no limit.
 	MaxDepth int
+	// Delegates names the roles this role hands work to (the hierarchy the
+	// governance text shows, and where a denied tool's work should go).
+	Delegates    []string
+	delegatesPos Pos
 	// Prompt overrides the session-start governance text; Reminder the
 	// post-compaction reminder. Both are Go text/template sources.
 	Prompt   string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/template"
 
@@ -35,8 +34,12 @@ type Data struct {
 	Phase string
 	// Anchors are the critical and high anchors, most important first.
 	Anchors []warden.Anchor
-	// Hierarchy lists every role of the policy.
+	// Hierarchy lists every role of the policy in the order of the chain
+	// of delegation (Chain): the roles nobody delegates to first.
 	Hierarchy []RoleInfo
+	// Chain is the hierarchy on one line, who delegates to whom:
+	// "coordinator (you) -> governance -> builder / validator".
+	Chain string
 	// Rules are the policy's deny, ask and warn rules that apply to the role.
 	Rules []RuleInfo
 	// Intent is the user's latest request; IntentID the active intent.
@@ -62,6 +65,10 @@ type RoleInfo struct {
 	Description string
 	Tools       []string
 	MaxDepth    int
+	// Level is the role's place in the chain (0: nobody delegates to it);
+	// Delegates the roles it hands work to.
+	Level     int
+	Delegates []string
 	// You marks the session's own role.
 	You bool
 }
@@ -88,8 +95,9 @@ Delegation depth: {{.Depth}}{{if .MaxDepth}} (limit {{.MaxDepth}}: you may not d
 {{end}}{{end}}- A denied call says why and what to do instead: follow the suggestion, do not retry the same call.
 - A call that needs approval is held for a human: the answer names the approval and the commands the user runs to answer it. Stop, tell the user, and retry exactly the same call once they answered; do not work around it.
 {{if .Hierarchy}}
-### Hierarchy
-{{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{with .Description}}: {{.}}{{end}}
+### Hierarchy (who delegates to whom)
+{{.Chain}}
+{{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{if or .Description .Delegates}}:{{end}}{{with .Description}} {{.}}{{end}}{{with .Delegates}} Delegates to: {{join . ", "}}.{{end}}
 {{end}}{{end}}{{if .First}}
 ### Required first action
 Use {{join .First " or "}} before any other tool.{{if eq .FirstEnforce "deny"}} Any other first call is denied.{{end}}
@@ -105,8 +113,9 @@ Current phase: {{.Phase}}
 {{range .Anchors}}- [{{upper .Priority}}] {{.Content}}
 {{else}}- No active anchors
 {{end}}{{if .Hierarchy}}
-### Hierarchy
-{{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{with .Description}}: {{.}}{{end}}
+### Hierarchy (who delegates to whom)
+{{.Chain}}
+{{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{if or .Description .Delegates}}:{{end}}{{with .Description}} {{.}}{{end}}{{with .Delegates}} Delegates to: {{join . ", "}}.{{end}}
 {{end}}{{end}}{{if .Tools}}
 You may use only: {{join .Tools ", "}}.
 {{end}}{{if .First}}Resume with {{join .First " or "}}.
@@ -169,16 +178,21 @@ func NewData(p *policy.Policy, s warden.Session, st warden.ProjectState) Data {
 			d.FirstEnforce = "warn"
 		}
 	}
-	names := make([]string, 0, len(p.Roles))
-	for n := range p.Roles {
-		names = append(names, n)
+	var levels []string
+	for l, names := range p.Chain() {
+		var shown []string
+		for _, n := range names {
+			r := p.Roles[n]
+			d.Hierarchy = append(d.Hierarchy, RoleInfo{Name: n, Description: r.Description, Tools: r.Tools,
+				MaxDepth: r.MaxDepth, Level: l, Delegates: p.DelegatesOf(n), You: n == s.Role})
+			if n == s.Role {
+				n += " (you)"
+			}
+			shown = append(shown, n)
+		}
+		levels = append(levels, strings.Join(shown, " / "))
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		r := p.Roles[n]
-		d.Hierarchy = append(d.Hierarchy, RoleInfo{Name: n, Description: r.Description, Tools: r.Tools,
-			MaxDepth: r.MaxDepth, You: n == s.Role})
-	}
+	d.Chain = strings.Join(levels, " -> ")
 	for _, r := range p.Rules {
 		if r.Effect == "allow" || r.Message == "" {
 			continue
