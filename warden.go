@@ -127,6 +127,10 @@ type Decision struct {
 	// always allow and Enforced holds what enforce mode would have decided.
 	Mode     string  `json:"mode,omitempty"`
 	Enforced *Effect `json:"enforced,omitempty"`
+	// ModelFormat is "json" when the policy's model_errors option gives
+	// the call's host the structured error (ModelError) instead of text;
+	// empty means text.
+	ModelFormat string `json:"model_format,omitempty"`
 }
 
 // ModelError is the structured error a model sees for a deny or ask

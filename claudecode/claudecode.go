@@ -195,8 +195,18 @@ func allowReason(d warden.Decision) string {
 
 // ModelText is the plain text a model reads for a deny or ask: the
 // decision's own rendering, which names the code, reason, rule and
-// suggestion, without emoji or box drawing.
+// suggestion, without emoji or box drawing. When the policy's model_errors
+// option chose JSON for the host (d.ModelFormat), it is the structured
+// error {"error", "reason", "suggestion", "recoverable"} instead (seed 002).
 func ModelText(d warden.Decision) string {
+	if d.ModelFormat == "json" {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(d.ModelError()) == nil {
+			return strings.TrimSpace(b.String())
+		}
+	}
 	return strings.TrimSpace("warden " + strings.TrimPrefix(d.Text(), "## "))
 }
 

@@ -49,7 +49,16 @@ func (e *Engine) Decide(call warden.ToolCall) warden.Decision {
 // When grants turned asks into allows, Decision.Rule is "grant:<id>" if a
 // grant decided, and the used grant ids are returned by Explain's trace.
 func (e *Engine) DecideSession(call warden.ToolCall, s *Session) warden.Decision {
-	return e.decide(&call, s, nil)
+	return e.format(e.decide(&call, s, nil), call.Host)
+}
+
+// format marks a deny or ask for the structured error when the policy's
+// model_errors option gives it to the call's host.
+func (e *Engine) format(d warden.Decision, host string) warden.Decision {
+	if d.Decision != warden.Allow && e.pol.ModelFormat(host) == "json" {
+		d.ModelFormat = "json"
+	}
+	return d
 }
 
 // Outcome is what the session layer needs of a decision besides the
@@ -73,7 +82,7 @@ func (e *Engine) DecideOutcome(call warden.ToolCall, s *Session) (warden.Decisio
 // Explain decides one call and returns the full trace of how.
 func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
 	tr := &Trace{}
-	tr.Decision = e.decide(&call, s, tr)
+	tr.Decision = e.format(e.decide(&call, s, tr), call.Host)
 	if id := tr.Decision.Rule; id != "" {
 		for _, r := range e.pol.Rules {
 			if r.ID == id {

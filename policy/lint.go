@@ -131,3 +131,37 @@ func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
 func (d *decoder) warnAt(p Pos, field, format string, args ...any) {
 	d.findings = append(d.findings, Finding{Pos: p, Severity: SevWarning, Field: field, Message: fmt.Sprintf(format, args...)})
 }
+
+// knownHosts are the host names warden's adapters put in tool calls.
+var knownHosts = []string{"claude", "codex", "gemini", "opencode"}
+
+// modelErrors decodes `model_errors`: a format, or {format, hosts}.
+func (d *decoder) modelErrors(p *Policy, n *yaml.Node) {
+	n = resolve(n)
+	p.ModelErrors.Format = "text"
+	format := func(v *yaml.Node, path string) {
+		if s, ok := d.str(v, path); ok {
+			if s != "text" && s != "json" {
+				d.err(v, path, "%q is not one of text, json", s)
+				return
+			}
+			p.ModelErrors.Format = s
+		}
+	}
+	if n.Kind == yaml.ScalarNode {
+		format(n, "model_errors")
+		return
+	}
+	m := d.mapping(n, "model_errors", "format", "hosts")
+	if f, ok := m["format"]; ok {
+		format(f.val, "model_errors.format")
+	}
+	if f, ok := m["hosts"]; ok {
+		p.ModelErrors.Hosts = d.strs(f.val, "model_errors.hosts")
+		for j, h := range p.ModelErrors.Hosts {
+			if !contains(knownHosts, h) {
+				d.warn(itemNode(f.val, j), "model_errors.hosts", "%q is not a host warden knows (%s); no call will come from it", h, strings.Join(knownHosts, ", "))
+			}
+		}
+	}
+}

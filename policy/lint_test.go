@@ -108,3 +108,42 @@ rules:
 		t.Errorf("unexpected finding: %s", f)
 	}
 }
+
+// TestModelErrorsOption: model_errors takes a format, or {format, hosts};
+// a bad value is an error and an unknown host a warning, each at its
+// position.
+func TestModelErrorsOption(t *testing.T) {
+	t.Parallel()
+	p, fs := parse(t, "version: 1\nmodel_errors: json\n")
+	if len(fs) != 0 || p.ModelFormat("claude") != "json" {
+		t.Errorf("shorthand: findings %v, format %q", fs, p.ModelFormat("claude"))
+	}
+	p, fs = parse(t, "version: 1\nmodel_errors: {format: json, hosts: [gemini]}\n")
+	if len(fs) != 0 || p.ModelFormat("gemini") != "json" || p.ModelFormat("claude") != "text" {
+		t.Errorf("hosts: findings %v, gemini %q, claude %q", fs, p.ModelFormat("gemini"), p.ModelFormat("claude"))
+	}
+	if p, _ := parse(t, "version: 1\n"); p.ModelFormat("gemini") != "text" {
+		t.Errorf("default format %q, want text", p.ModelFormat("gemini"))
+	}
+	for _, c := range []struct {
+		src       string
+		line, col int
+		severity  string
+		part      string
+	}{
+		{"version: 1\nmodel_errors: xml\n", 2, 15, policy.SevError, `model_errors: "xml" is not one of text, json`},
+		{"version: 1\nmodel_errors: {format: yaml}\n", 2, 24, policy.SevError, `model_errors.format: "yaml"`},
+		{"version: 1\nmodel_errors: {format: json, hostz: [x]}\n", 2, 30, policy.SevError, `unknown key "hostz"`},
+		{"version: 1\nmodel_errors: {format: json, hosts: [claude, cursor]}\n", 2, 46, policy.SevWarning, `"cursor" is not a host warden knows`},
+	} {
+		_, fs := parse(t, c.src)
+		f, ok := finding(fs, c.part)
+		if !ok {
+			t.Errorf("%q: no finding %q in %v", c.src, c.part, fs)
+			continue
+		}
+		if f.Pos.Line != c.line || f.Pos.Col != c.col || f.Severity != c.severity {
+			t.Errorf("%q: %s, want %d:%d %s", c.src, f, c.line, c.col, c.severity)
+		}
+	}
+}

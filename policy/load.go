@@ -358,7 +358,7 @@ func IsKind(s string) bool { return contains(Kinds, s) }
 
 func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "private", "tools", "roles",
-		"rules", "intents", "state", "audit", "approvals", "tests", "compiled")
+		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors")
 	if m == nil {
 		return
 	}
@@ -498,6 +498,9 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	}
 	if f, ok := m["compiled"]; ok {
 		p.Compiled = d.compiled(p, f.val)
+	}
+	if f, ok := m["model_errors"]; ok {
+		d.modelErrors(p, f.val)
 	}
 	// Role names that differ only in case or white space: a call naming
 	// one of them is easily taken for the other.

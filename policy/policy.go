@@ -41,6 +41,30 @@ type Policy struct {
 	Tests []*Case
 	// Compiled is nil unless `warden compile` wrote rules into the policy.
 	Compiled *Compiled
+	// ModelErrors says how hosts give a deny or ask to the model.
+	ModelErrors ModelErrors
+}
+
+// ModelErrors is the `model_errors` option: the format of the text a model
+// gets for a deny or ask, for hosts whose tool results are JSON.
+type ModelErrors struct {
+	// Format is "text" (default) or "json": seed 002's structured error
+	// {"error", "reason", "suggestion", "recoverable"}.
+	Format string
+	// Hosts lists the hosts (claude, codex, gemini, opencode, ...) that
+	// get Format; empty means every host.
+	Hosts []string
+}
+
+// ModelFormat returns the format for a call from host: "json" or "text".
+func (p *Policy) ModelFormat(host string) string {
+	if p.ModelErrors.Format != "json" {
+		return "text"
+	}
+	if len(p.ModelErrors.Hosts) > 0 && !contains(p.ModelErrors.Hosts, host) {
+		return "text"
+	}
+	return "json"
 }
 
 // Compiled records where the policy's compiled rules (those with a Source)

@@ -23,7 +23,8 @@ var BuiltinKinds = map[string]string{
 	// Codex
 	"shell": "shell", "exec_command": "shell", "apply_patch": "edit", "update_plan": "todo",
 	"local_shell": "shell",
-	// Roo Code / Cline
+	"list_dir":    "list", "grep_files": "read",
+	// Roo Code / Cline, and seed 002's IDE agent (read_directory)
 	"execute_command": "shell", "write_to_file": "write", "apply_diff": "edit",
 	"delete_file": "delete", "list_files": "list", "search_files": "read",
 	"select_active_intent": "intent", "insert_content": "edit", "search_and_replace": "edit",
@@ -35,6 +36,7 @@ var BuiltinKinds = map[string]string{
 	"ListAgents": "list", "ReportFindings": "todo", "ScheduleWakeup": "todo", "ToolSearch": "read",
 	"grep_search": "read", "invoke_agent": "delegate", "enter_plan_mode": "todo", "update_topic": "todo",
 	"list_background_processes": "list", "read_background_output": "read",
+	"read_directory": "list", "list_code_definition_names": "list",
 	// seed 004 and the MCP filesystem server
 	"filesystem.write": "write", "filesystem.edit": "edit", "edit_file": "edit",
 	"writeFile": "write", "fs.writeFile": "write",
