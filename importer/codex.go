@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -70,11 +71,19 @@ func Codex(file string, data []byte) (*Policy, error) {
 		}
 		p.add(r, strings.TrimSuffix(cmds[0], " *"))
 	}
+	for _, m := range codexCallRE.FindAllStringSubmatchIndex(src, -1) {
+		if name := src[m[2]:m[3]]; name != "prefix_rule" {
+			p.warnf("%s(...) at line %d is not carried over: warden imports prefix_rule only", name, 1+strings.Count(src[:m[2]], "\n"))
+		}
+	}
 	if n == 0 {
 		p.warnf("%s has no prefix_rule; the policy has warden's defaults only", file)
 	}
 	return p, nil
 }
+
+// codexCallRE finds the calls that start a line of a rules file.
+var codexCallRE = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(`)
 
 func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'

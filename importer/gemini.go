@@ -24,11 +24,14 @@ var geminiTools = map[string][]string{
 // Gemini imports a Gemini CLI policy file (TOML, [[rule]] tables with
 // toolName, mcpName, commandPrefix, decision, priority, ...).
 func Gemini(file string, data []byte) (*Policy, error) {
-	tables, err := parseRuleTables(string(data))
+	tables, skipped, err := parseRuleTables(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	p := newPolicy("gemini " + file)
+	for _, s := range skipped {
+		p.warnf("%s is not carried over: warden reads only [[rule]] tables", s)
+	}
 	if len(tables) == 0 {
 		p.warnf("%s has no [[rule]] tables; the policy has warden's defaults only", file)
 	}
@@ -150,9 +153,11 @@ func (t *ruleTable) strs(k string) []string {
 
 // parseRuleTables reads the subset of TOML policy files use: [[rule]]
 // tables of key = value, where a value is a string, an integer, a boolean
-// or an array of those (arrays may span lines). Other tables are skipped.
-func parseRuleTables(src string) ([]*ruleTable, error) {
+// or an array of those (arrays may span lines). Other tables are skipped
+// and returned as "[name] (line N)".
+func parseRuleTables(src string) ([]*ruleTable, []string, error) {
 	var out []*ruleTable
+	var skipped []string
 	var cur *ruleTable
 	lines := strings.Split(src, "\n")
 	for i := 0; i < len(lines); i++ {
@@ -165,12 +170,14 @@ func parseRuleTables(src string) ([]*ruleTable, error) {
 			if line == "[[rule]]" {
 				cur = &ruleTable{line: i + 1, vals: map[string]any{}}
 				out = append(out, cur)
+			} else {
+				skipped = append(skipped, fmt.Sprintf("%s (line %d)", line, i+1))
 			}
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
-			return nil, fmt.Errorf("line %d: want key = value, got %q", i+1, line)
+			return nil, nil, fmt.Errorf("line %d: want key = value, got %q", i+1, line)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		// An array may continue on the next lines.
@@ -180,10 +187,10 @@ func parseRuleTables(src string) ([]*ruleTable, error) {
 		}
 		val, rest, err := tomlValue(v)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %s: %w", i+1, k, err)
+			return nil, nil, fmt.Errorf("line %d: %s: %w", i+1, k, err)
 		}
 		if strings.TrimSpace(rest) != "" {
-			return nil, fmt.Errorf("line %d: %s: unexpected %q after the value", i+1, k, rest)
+			return nil, nil, fmt.Errorf("line %d: %s: unexpected %q after the value", i+1, k, rest)
 		}
 		if cur != nil {
 			cur.vals[k] = val
@@ -193,7 +200,7 @@ func parseRuleTables(src string) ([]*ruleTable, error) {
 			cur.text += k + " = " + v
 		}
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 func stripTOMLComment(line string) string {

@@ -76,6 +76,9 @@ func TestImport(t *testing.T) {
 				{"bash", sh("git status && rm -rf x"), warden.Deny},
 				{"bash", sh("make"), warden.Ask},
 				{"webfetch", map[string]any{"url": "https://x"}, warden.Deny},
+				{"websearch", map[string]any{"query": "x"}, warden.Deny},
+				{"github_create_issue", map[string]any{}, warden.Deny},
+				{"read", map[string]any{"filePath": "a.go"}, warden.Allow},
 				{"edit", map[string]any{"filePath": "a.go"}, warden.Ask},
 				{"write", map[string]any{"filePath": "/etc/passwd", "content": "x"}, warden.Deny},
 			},
@@ -170,7 +173,7 @@ func TestImport(t *testing.T) {
 		{
 			// Seed 001's denies and allows as a Gemini CLI policy.
 			file: "gemini-seeds.toml", imp: importer.Gemini,
-			warnings: []string{"toolAnnotations is not understood by warden"},
+			warnings: []string{"toolAnnotations is not understood by warden", "[[safety_checker]] (line 27) is not carried over"},
 			cases: []decisionCase{
 				{"run_shell_command", sh("rm -rf build"), warden.Deny},
 				{"run_shell_command", sh("rm -rfv build"), warden.Deny},
@@ -186,6 +189,7 @@ func TestImport(t *testing.T) {
 		{
 			// Seed 001's denies and allows as Codex prefix rules.
 			file: "codex-seeds.rules", imp: importer.Codex,
+			warnings: []string{"network_rule(...) at line 24 is not carried over"},
 			cases: []decisionCase{
 				{"shell", map[string]any{"command": []any{"bash", "-lc", "rm -rf build"}}, warden.Deny},
 				{"shell", map[string]any{"command": []any{"rm", "-fr", "build"}}, warden.Deny},

@@ -38,12 +38,13 @@ func OpenCode(file string, data []byte) (*Policy, error) {
 	var cfg struct {
 		Permission json.RawMessage            `json:"permission"`
 		Agent      map[string]json.RawMessage `json:"agent"`
+		Tools      map[string]json.RawMessage `json:"tools"`
 	}
 	if err := json.Unmarshal(stripJSONComments(data), &cfg); err != nil {
 		return nil, fmt.Errorf("%s: not an OpenCode config: %w", file, err)
 	}
 	p := newPolicy("opencode " + file)
-	if len(cfg.Permission) == 0 && len(cfg.Agent) == 0 {
+	if len(cfg.Permission) == 0 && len(cfg.Agent) == 0 && len(cfg.Tools) == 0 {
 		p.warnf("%s has no \"permission\" object; the policy has warden's defaults only", file)
 		return p, nil
 	}
@@ -53,6 +54,7 @@ func OpenCode(file string, data []byte) (*Policy, error) {
 			return nil, err
 		}
 	}
+	oc.toolSwitches(cfg.Tools, "tools", "")
 	names := make([]string, 0, len(cfg.Agent))
 	for n := range cfg.Agent {
 		names = append(names, n)
@@ -99,31 +101,46 @@ func (oc *ocImport) agent(name string, raw json.RawMessage) error {
 			return err
 		}
 	}
-	keys := make([]string, 0, len(a.Tools))
-	for k := range a.Tools {
+	oc.toolSwitches(a.Tools, field+".tools", name)
+	return nil
+}
+
+// toolSwitches carries over a tools map ("write": false): a switched-off
+// tool is denied to the agent (role) or, at the top level, to every agent.
+func (oc *ocImport) toolSwitches(m map[string]json.RawMessage, field, role string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var r *Role
+	var roles []string
+	who := "No agent may"
+	if role != "" {
+		r, roles, who = oc.p.role(role, ""), []string{role}, "The "+role+" agent may not"
+	}
 	for _, k := range keys {
 		var on bool
-		if json.Unmarshal(a.Tools[k], &on) != nil {
-			oc.p.warnf("%s.tools.%s is not true or false; not carried over", field, k)
+		if json.Unmarshal(m[k], &on) != nil {
+			oc.p.warnf("%s.%s is not true or false; not carried over", field, k)
 			continue
 		}
 		if on {
 			continue // enabled: the permissions decide
 		}
 		tools := ocTools(k)
-		if r.Tools != nil {
+		if r != nil && r.Tools != nil {
 			r.Tools = without(r.Tools, tools)
 			continue
 		}
-		oc.p.add(&Rule{Effect: "deny", Tool: tools, Roles: []string{name},
-			Message:    fmt.Sprintf("The %s agent may not use %s (it is switched off for this agent).", name, k),
+		if strings.ContainsAny(k, "*?") {
+			tools = []string{k} // OpenCode's wildcard over tool names: a warden glob
+		}
+		oc.p.add(&Rule{Effect: "deny", Tool: tools, Roles: roles,
+			Message:    fmt.Sprintf("%s use %s: it is switched off in OpenCode's settings.", who, k),
 			Suggestion: "Use another tool, or delegate this step to an agent that may use " + k + ".",
-			From:       fmt.Sprintf("%s %s.tools.%s: false", oc.file, field, k)}, name+" "+k)
+			From:       fmt.Sprintf("%s %s.%s: false", oc.file, field, k)}, strings.TrimPrefix(role+" "+k, " "))
 	}
-	return nil
 }
 
 func without(list, drop []string) []string {
