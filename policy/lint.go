@@ -117,6 +117,14 @@ func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
 			d.warn(n, path, "this ask matches %s: asks stop the agent until a human answers (seed 001: ask only for actions that reach external systems or cannot be reverted); ask about specific commands, paths or tools, and leave the rest to default", what)
 		}
 	}
+	for _, c := range r.Command {
+		for _, w := range strings.Fields(c) {
+			if len(w) > 1 && w[0] == '-' && strings.ContainsAny(w, "*?[") {
+				d.warnAt(r.FieldPos["command"], path+".command", "%q: the wildcard is glued to the flag %s; warden compares flags as sets of options, not as text, so it does not widen the flag and the pattern may meet no call (\"rm -rf*\" never meets \"rm -rf x\"); write the flags, then an open operand: %q", c, w, strings.TrimSpace(strings.TrimRight(c, "*?"))+" *")
+				break
+			}
+		}
+	}
 	for _, k := range []string{"message", "suggestion"} {
 		s := r.Message
 		if k == "suggestion" {

@@ -39,6 +39,9 @@ func TestLintSeed001(t *testing.T) {
 			[]string{"does not match grep (OpenCode)", "kind read"}},
 		{"a role's tools", "version: 1\nroles:\n  r:\n    tools: [read, task]\n", 4, 19,
 			[]string{"roles.r.tools", "task (OpenCode)", "Task (Claude Code)", "kind delegate"}},
+		// Seed 001's CORRECT example written as warden patterns.
+		{"wildcard glued to a flag", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: [\"chmod 777*\", \"rm -rf*\"]\n    message: m\n    suggestion: s\n", 6, 14,
+			[]string{"rules[0] (d).command", `"rm -rf*": the wildcard is glued to the flag -rf*`, `"rm -rf *"`}},
 		{"emoji in a message", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"rm -rf *\"\n    message: \"\u26a0\ufe0f blocked\"\n    suggestion: s\n", 7, 14,
 			[]string{"rules[0] (d).message", "not terminal-safe", "U+26A0"}},
 		{"box drawing in a suggestion", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"rm -rf *\"\n    message: m\n    suggestion: \"\u2503 use git revert\"\n", 8, 17,
