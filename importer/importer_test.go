@@ -119,7 +119,8 @@ func TestImport(t *testing.T) {
 			// Seeds 000 and 001 as OpenCode settings: the per-agent tool
 			// matrix, "task: false", specific subagent denies and allows.
 			file: "opencode-seeds.json", imp: importer.OpenCode,
-			warnings: []string{`agent.plan.permission.external_directory "allow" is not carried over`},
+			warnings: []string{`agent.plan.permission.external_directory "allow" is not carried over`,
+				`agent.idumb-planner.permission.bash["*"] "deny" is carried over as ask`},
 			cases: []decisionCase{
 				{"bash", sh("rm -rf build"), warden.Deny},
 				{"bash", sh("rm -rfv build"), warden.Deny},
@@ -152,6 +153,11 @@ func TestImport(t *testing.T) {
 				{"idumb-executor", "bash", sh("npm test && rm -rf /"), warden.Deny, ""},
 				{"idumb-executor", "edit", map[string]any{"filePath": "README.md"}, warden.Allow, ""},
 				{"idumb-executor", "edit", map[string]any{"filePath": "main.go"}, warden.Ask, ""},
+				// task {"*": deny} is a deny of every delegation; bash
+				// {"*": deny} with a milder pattern falls to the default.
+				{"idumb-planner", "task", task("general"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-planner", "bash", sh("git log -1"), warden.Allow, ""},
+				{"idumb-planner", "bash", sh("make"), warden.Ask, ""},
 				// Other agents have none of these restrictions, only the
 				// project-wide ones.
 				{"plan", "edit", map[string]any{"filePath": "main.go"}, warden.Allow, ""},

@@ -287,8 +287,21 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 			from := fmt.Sprintf("%s %s[%q]: %q", file, field, pat, action)
 			if pat == "*" {
 				// A catch-all is the decision for what the other patterns
-				// do not cover: warden's default, not a rule (a rule would
-				// outrank the specific allows, since the most severe wins).
+				// do not cover. When no other pattern is milder, a rule
+				// for the whole tool says the same (the most severe
+				// wins); otherwise it is warden's default, since a rule
+				// would outrank the milder specific patterns.
+				if eff != "allow" && !milderPattern(patterns, eff) {
+					r := &Rule{Effect: eff, Tool: tools, Roles: roles, From: from}
+					if eff == "deny" {
+						r.Message = fmt.Sprintf("OpenCode's settings deny %s the %s tool.", who, key)
+						if key == "task" {
+							r.Suggestion = "Do this step yourself, or report back to the agent that delegated it."
+						}
+					}
+					p.add(r, namePre+key)
+					continue
+				}
 				if eff != p.Destructive {
 					p.warnf("%s[\"*\"] %q is carried over as %s, warden's default for destructive calls: a catch-all %s rule would override the specific patterns of %s", field, action, p.Destructive, eff, key)
 				}
@@ -333,6 +346,17 @@ func globCommand(pat string) string {
 		return strings.TrimSpace(strings.TrimSuffix(pat, "*")) + " *"
 	}
 	return pat
+}
+
+// milderPattern reports whether a pattern other than "*" has an action
+// milder than eff.
+func milderPattern(patterns map[string]string, eff string) bool {
+	for pat, a := range patterns {
+		if pat != "*" && severity(a) < severity(eff) {
+			return true
+		}
+	}
+	return false
 }
 
 func severity(eff string) int {
