@@ -41,3 +41,25 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("missing file: %d %s", code, errs)
 	}
 }
+
+// TestImportOpenCodeAgents: `warden import opencode` carries each agent's
+// permissions into a role and prints what it could not carry, with the
+// reason; the policy it writes loads.
+func TestImportOpenCodeAgents(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "opencode.json")
+	os.WriteFile(cfg, []byte(`{"agent": {"reviewer": {"permission": {"task": {"idumb-builder": "deny"}, "external_directory": "allow"}}}}`), 0o644)
+	dest := filepath.Join(dir, "warden.yaml")
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"import", "opencode", cfg, "-o", dest}, strings.NewReader(""), &out, &errb)
+	if code != ExitOK || !strings.Contains(errb.String(), `warning: agent.reviewer.permission.external_directory "allow" is not carried over: warden has one workspace.outside`) {
+		t.Fatalf("import: %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	p, err := policy.Load(dest)
+	if err != nil {
+		t.Fatalf("written policy does not load: %v", err)
+	}
+	if p.Roles["reviewer"] == nil || len(p.Rules) != 1 || p.Rules[0].Args["subagent_type"] != "idumb-builder" || p.Rules[0].Roles[0] != "reviewer" {
+		t.Errorf("roles %v, rules %+v: want a reviewer role and its delegate deny on subagent_type", p.Roles, p.Rules)
+	}
+}
