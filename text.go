@@ -8,9 +8,10 @@ import (
 // TerminalSafe makes model- and terminal-facing text plain (seed 001,
 // TUI-safe messages): it drops emoji, pictographs, box-drawing and block
 // characters, arrows other than the plain right arrow (which becomes
-// "->"), variation selectors, zero-width joiners and other unprintable
-// characters except newlines and tabs, and trims spaces at the ends of
-// lines. Plain text passes through unchanged.
+// "->"), variation selectors, zero-width joiners, carriage returns and
+// other unprintable characters except newlines and tabs, turns other
+// spaces (no-break, ideographic) into plain ones, and trims spaces at the
+// ends of lines. Plain text passes through unchanged.
 func TerminalSafe(s string) string {
 	if _, ok := UnsafeRune(s); !ok && !strings.Contains(s, " \n") && !strings.Contains(s, "\t\n") {
 		return strings.TrimRight(s, " \t")
@@ -20,6 +21,9 @@ func TerminalSafe(s string) string {
 		switch {
 		case r == 0x2192:
 			b.WriteString("->")
+		case r == '\r':
+		case unicode.IsSpace(r) && r != '\n' && r != '\t':
+			b.WriteByte(' ') // no-break and other wide spaces
 		case unsafeRune(r):
 		default:
 			b.WriteRune(r)

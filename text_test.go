@@ -12,6 +12,7 @@ func TestTerminalSafe(t *testing.T) {
 		{"⚡ RULES ⚡ → do  this  \n┌─box─┐ 🚫\n", " RULES  -> do  this\nbox\n"},
 		{"👍🏽 thumbs\u200d and ✔️ check", " thumbs and  check"},
 		{"tab\tand é ü 中文 kept", "tab\tand é ü 中文 kept"},
+		{"no\u00a0break\r\nline", "no break\nline"},
 	} {
 		if got := warden.TerminalSafe(c.in); got != c.want {
 			t.Errorf("TerminalSafe(%q) = %q, want %q", c.in, got, c.want)
