@@ -14,7 +14,7 @@ import (
 const systemPrompt = `You translate one plain-language rule into rules for warden. warden decides every tool call an AI agent makes: allow it, ask a human, or deny it. Answer with JSON only, following the given schema.
 
 A rule matches a call when every matcher it has matches; an empty matcher matches everything.
-- tool: tool names as the agent calls them (gmail.send, Bash, Write), tool kinds (shell, read, write, edit, delete, list, fetch, delegate, todo, intent, other), globs (mcp__github__*) or /regex/.
+- tool: tool kinds (shell, read, write, edit, delete, list, fetch, delegate, todo, intent, other), which match the tools of every agent host; tool names as the agent calls them (gmail.send), compared exactly, so a host's own name such as Bash matches that host only (use the kind shell instead); globs (mcp__github__*) or /regex/.
 - command: shell command patterns, only for shell tools. * matches any run of characters; a pattern ending in " *" also matches the bare command. Flag spellings are equivalent (rm -rf, rm -fr, rm -r -f). Example: "git push --force *".
 - path: gitignore-style globs on file paths relative to the workspace: ** crosses folders, * does not, a leading ! excludes.
 - args: globs on top-level string arguments, each a name and a glob, for example name "folder" and glob "Spam*". A glob cannot say "not".

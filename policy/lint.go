@@ -96,8 +96,12 @@ func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
 		case !narrow && len(r.Tool) == 0:
 			what = "every call"
 		case !narrow:
+			// The everyday working kinds: asking about each of them
+			// stops the agent at every step. An ask on a whole kind of
+			// irreversible or outside action (delete, fetch, delegate)
+			// is what seed 001 keeps asks for.
 			for _, t := range r.Tool {
-				if t == "*" || IsKind(t) {
+				if t == "*" || everyday[t] {
 					what = "every " + t + " call"
 					break
 				}
@@ -135,6 +139,9 @@ func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
 		}
 	}
 }
+
+// everyday are the kinds an agent uses at every step.
+var everyday = map[string]bool{"shell": true, "read": true, "list": true, "write": true, "edit": true, "todo": true, "intent": true}
 
 func (d *decoder) warnAt(p Pos, field, format string, args ...any) {
 	d.findings = append(d.findings, Finding{Pos: p, Severity: SevWarning, Field: field, Message: fmt.Sprintf(format, args...)})

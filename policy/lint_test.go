@@ -102,6 +102,10 @@ rules:
   - id: ask-send
     effect: ask
     tool: gmail.send
+  - id: ask-delete
+    effect: ask
+    tool: delete
+    message: Deleting cannot be undone.
   - id: own-task-name
     effect: allow
     tool: task
