@@ -120,7 +120,8 @@ func TestImport(t *testing.T) {
 			// matrix, "task: false", specific subagent denies and allows.
 			file: "opencode-seeds.json", imp: importer.OpenCode,
 			warnings: []string{`agent.plan.permission.external_directory "allow" is not carried over`,
-				`agent.idumb-planner.permission.bash["*"] "deny" is carried over as ask`},
+				`agent.idumb-planner.permission.bash["*"] "deny" is carried over as ask`,
+				`agent.idumb-plan-checker.permission.bash: OpenCode denies the idumb-plan-checker agent the bash calls these patterns do not name`},
 			cases: []decisionCase{
 				{"bash", sh("rm -rf build"), warden.Deny},
 				{"bash", sh("rm -rfv build"), warden.Deny},
@@ -158,6 +159,13 @@ func TestImport(t *testing.T) {
 				{"idumb-planner", "task", task("general"), warden.Deny, warden.CodeRuleDeny},
 				{"idumb-planner", "bash", sh("git log -1"), warden.Allow, ""},
 				{"idumb-planner", "bash", sh("make"), warden.Ask, ""},
+				// The allow-list agent: edit only had denies, so every
+				// edit is denied; bash had an allow, so the rest of bash
+				// falls to the default (reported).
+				{"idumb-plan-checker", "edit", map[string]any{"filePath": "a.go"}, warden.Deny, warden.CodeRuleDeny},
+				{"idumb-plan-checker", "bash", sh("git diff"), warden.Allow, ""},
+				{"idumb-plan-checker", "bash", sh("make"), warden.Ask, ""},
+				{"idumb-plan-checker", "webfetch", map[string]any{"url": "https://x"}, warden.Deny, warden.CodeRoleToolDenied},
 				// Other agents have none of these restrictions, only the
 				// project-wide ones.
 				{"plan", "edit", map[string]any{"filePath": "main.go"}, warden.Allow, ""},

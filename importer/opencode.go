@@ -272,6 +272,13 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 		}
 		oc.patterns = true
 		tools := ocTools(key)
+		// In an agent whose permission is "*": "deny", a pattern object
+		// without a catch-all of its own denies what its patterns do not
+		// name: the agent's "*" applies.
+		inherited := false
+		if _, ok := patterns["*"]; !ok && role != "" && p.role(role, "").Tools != nil {
+			patterns["*"], inherited = "deny", true
+		}
 		pats := make([]string, 0, len(patterns))
 		for k := range patterns {
 			pats = append(pats, k)
@@ -285,6 +292,9 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 				continue
 			}
 			from := fmt.Sprintf("%s %s[%q]: %q", file, field, pat, action)
+			if inherited && pat == "*" {
+				from = fmt.Sprintf("%s %s.*: \"deny\" (the agent's catch-all, for the %s calls the patterns do not name)", file, prefix, key)
+			}
 			if pat == "*" {
 				// A catch-all is the decision for what the other patterns
 				// do not cover. When no other pattern is milder, a rule
@@ -302,7 +312,10 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 					p.add(r, namePre+key)
 					continue
 				}
-				if eff != p.Destructive {
+				switch {
+				case inherited:
+					p.warnf("%s: OpenCode denies the %s agent the %s calls these patterns do not name (its \"*\": \"deny\"); warden carries that over as its default for destructive calls (%s): a deny rule for every %s call would override the specific patterns", field, role, key, p.Destructive, key)
+				case eff != p.Destructive:
 					p.warnf("%s[\"*\"] %q is carried over as %s, warden's default for destructive calls: a catch-all %s rule would override the specific patterns of %s", field, action, p.Destructive, eff, key)
 				}
 				continue
