@@ -23,6 +23,48 @@ roles:
     tools: [todo, read, write, edit, shell]
 `
 
+// TestRoleDenyHintSkipsDeniedRoles: a role whose tools include the tool
+// but whom a deny rule takes it from is not named, and a role a deny rule
+// takes every delegation from is told to report back.
+func TestRoleDenyHintSkipsDeniedRoles(t *testing.T) {
+	e, _ := newEngine(t, `version: 1
+roles:
+  coordinator:
+    tools: [read, delegate]
+  lead:
+    tools: [read, edit, delegate]
+  builder:
+    tools: [read, edit]
+  frozen:
+    tools: [read, edit]
+rules:
+  - id: frozen-no-edit
+    effect: deny
+    tool: edit
+    roles: [frozen]
+    message: The frozen role edits nothing.
+    suggestion: Ask another role.
+  - id: lead-no-delegation
+    effect: deny
+    tool: delegate
+    roles: [lead]
+    message: The lead does not delegate.
+    suggestion: Do the work.
+`)
+	d := e.Decide(warden.ToolCall{Tool: "Edit", Role: "coordinator", Args: map[string]any{"file_path": "a.go"}})
+	if want := "Delegate this step to one of the roles builder, lead, which may use Edit"; !strings.Contains(d.Suggestion, want) {
+		t.Errorf("coordinator Edit: %q lacks %q (frozen may not edit)", d.Suggestion, want)
+	}
+	d = e.Decide(warden.ToolCall{Tool: "Bash", Role: "lead", Args: map[string]any{"command": "ls"}})
+	if want := "No role of the policy may use Bash"; !strings.Contains(d.Suggestion, want) {
+		t.Errorf("lead Bash: %q lacks %q", d.Suggestion, want)
+	}
+	d = e.Decide(warden.ToolCall{Tool: "Task", Role: "builder", Args: map[string]any{"subagent_type": "x"}})
+	if want := "This step belongs to the coordinator role"; !strings.Contains(d.Suggestion, want) {
+		t.Errorf("builder Task: %q lacks %q (the lead may not delegate)", d.Suggestion, want)
+	}
+}
+
 // TestRoleDenyNamesTheRoleToDelegateTo: a ROLE_TOOL_DENIED deny names the
 // role whose tools include the tool, preferring the roles down the
 // caller's chain, and tells a worker to report back instead of delegating.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -147,7 +148,7 @@ func (e *Engine) delegateHint(role, tool, kind string) string {
 	var listed, open []string
 	for n, ri := range e.roles {
 		switch {
-		case n == role:
+		case n == role, e.deniedWhole(n, tool, kind):
 		case ri.Tools == nil:
 			open = append(open, n)
 		case anyTool(ri.tools, tool, kind):
@@ -193,4 +194,22 @@ func (e *Engine) delegateHint(role, tool, kind string) string {
 		return "Delegate this step to " + who + ", which may use " + tool + "; or use one of your role's tools."
 	}
 	return "This step belongs to " + who + ", which may use " + tool + ": report back to the role that delegated to you and say so, or use one of your role's tools."
+}
+
+// deniedWhole reports whether a deny rule with no matcher but its tools
+// (and roles) takes tool from role: such a role is no place to send the
+// work.
+func (e *Engine) deniedWhole(role, tool, kind string) bool {
+	for _, r := range e.rules {
+		if r.effect != warden.Deny || len(r.commands) > 0 || r.hasPath || len(r.args) > 0 || r.intent != nil {
+			continue
+		}
+		if len(r.roles) > 0 && !slices.Contains(r.roles, role) {
+			continue
+		}
+		if len(r.tools) == 0 || anyTool(r.tools, tool, kind) {
+			return true
+		}
+	}
+	return false
 }

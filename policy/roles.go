@@ -3,11 +3,28 @@ package policy
 import "sort"
 
 // MayDelegate reports whether role name may use a delegate tool: its
-// tools are unrestricted, or name the delegate kind or a tool of that kind.
+// tools are unrestricted, or name the delegate kind or a tool of that kind,
+// and no deny rule takes every delegation from it.
 func (p *Policy) MayDelegate(name string) bool {
 	r := p.Roles[name]
 	if r == nil {
 		return false
+	}
+	for _, rule := range p.Rules {
+		if rule.Effect != "deny" || len(rule.Command) > 0 || len(rule.Path) > 0 || len(rule.Args) > 0 || rule.Intent != "" {
+			continue
+		}
+		if len(rule.Roles) > 0 && !contains(rule.Roles, name) {
+			continue
+		}
+		if len(rule.Tool) == 0 {
+			return false
+		}
+		for _, t := range rule.Tool {
+			if t == "delegate" || !IsKind(t) && p.KindOf(t) == "delegate" {
+				return false
+			}
+		}
 	}
 	if r.Tools == nil {
 		return true
