@@ -230,8 +230,30 @@ func claudeAgent(file string, data []byte) (*Policy, error) {
 				r.Tools = append(r.Tools, t)
 			}
 		}
-	} else {
+	} else if fm["disallowedTools"] == nil {
 		p.warnf("the subagent has no tools list, so it inherits every tool; the role %s may use any tool", name)
+	}
+	var denied []string
+	switch v := fm["disallowedTools"].(type) {
+	case string:
+		denied = strings.Split(v, ",")
+	case []any:
+		for _, t := range v {
+			denied = append(denied, fmt.Sprint(t))
+		}
+	}
+	for _, t := range denied {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		if r.Tools != nil {
+			r.Tools = without(r.Tools, []string{t})
+			continue
+		}
+		p.add(&Rule{Effect: "deny", Tool: []string{t}, Roles: []string{name},
+			Message:    "The " + name + " subagent may not use " + t + ": its definition disallows it.",
+			Suggestion: "Use another tool, or report back to the agent that delegated to you.",
+			From:       file + " disallowedTools: " + t}, name+" "+t)
 	}
 	keys := make([]string, 0, len(fm))
 	for k := range fm {
@@ -240,7 +262,7 @@ func claudeAgent(file string, data []byte) (*Policy, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch k {
-		case "name", "description", "tools", "model", "color":
+		case "name", "description", "tools", "disallowedTools", "model", "color":
 		default:
 			p.warnf("front matter %s is not carried over: warden's roles have no equivalent", k)
 		}

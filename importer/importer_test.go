@@ -116,6 +116,18 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
+			// Seed 000's validator as a Claude Code subagent that lists
+			// the tools it may not use.
+			file: "claude-agent-validator.md", imp: importer.Claude,
+			roles: []roleCase{
+				{"idumb-low-validator", "Read", map[string]any{"file_path": "a.go"}, warden.Allow, ""},
+				{"idumb-low-validator", "Write", map[string]any{"file_path": "a.go", "content": "x"}, warden.Deny, warden.CodeRuleDeny},
+				{"idumb-low-validator", "Task", task("general-purpose"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-low-validator", "Bash", sh("go vet ./..."), warden.Ask, ""},
+				{"", "Write", map[string]any{"file_path": "a.go", "content": "x"}, warden.Ask, ""},
+			},
+		},
+		{
 			// Seeds 000 and 001 as OpenCode settings: the per-agent tool
 			// matrix, "task: false", specific subagent denies and allows.
 			file: "opencode-seeds.json", imp: importer.OpenCode,
