@@ -164,6 +164,9 @@ func FormatTrace(call warden.ToolCall, tr *engine.Trace) string {
 	for _, w := range d.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
+	if d.ModelFormat == "json" {
+		b.WriteString("the model gets: the structured error (model_errors: json)\n")
+	}
 	return b.String()
 }
 
