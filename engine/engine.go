@@ -76,7 +76,8 @@ type Outcome struct {
 // it used and the session rule it broke. It builds no trace: Explain is for
 // showing a decision.
 func (e *Engine) DecideOutcome(call warden.ToolCall, s *Session) (warden.Decision, Outcome) {
-	return e.decideOutcome(&call, s, nil)
+	d, o := e.decideOutcome(&call, s, nil)
+	return e.format(d, call.Host), o
 }
 
 // Explain decides one call and returns the full trace of how.

@@ -58,6 +58,9 @@ intents:
 		if tr := e.Explain(call, nil); tr.Decision.ModelFormat != "json" {
 			t.Errorf("%s: explain's decision has format %q", host, tr.Decision.ModelFormat)
 		}
+		if d, _ := e.DecideOutcome(call, nil); d.ModelFormat != "json" {
+			t.Errorf("%s: DecideOutcome's decision has format %q", host, d.ModelFormat)
+		}
 	}
 	call.Host = "claude"
 	d := e.Decide(call)
