@@ -15,23 +15,24 @@ import (
 
 // spellings maps a folded tool name to the built-in names that fold to it,
 // for names that hosts spell differently (bash and Bash).
-var spellings = func() map[string][]string {
-	m := map[string][]string{}
+// folded maps every folded built-in name (kinds aside) to its spellings.
+var spellings, folded = func() (map[string][]string, map[string][]string) {
+	all := map[string][]string{}
 	for n := range BuiltinKinds {
 		if IsKind(n) {
 			continue
 		}
 		k := strings.ToLower(n)
-		m[k] = append(m[k], n)
+		all[k] = append(all[k], n)
 	}
-	for k, v := range m {
-		if len(v) < 2 {
-			delete(m, k)
-			continue
-		}
+	multi := map[string][]string{}
+	for k, v := range all {
 		sort.Strings(v)
+		if len(v) > 1 {
+			multi[k] = v
+		}
 	}
-	return m
+	return multi, all
 }()
 
 // hostOf names the host of a built-in name that another host spells
@@ -62,6 +63,17 @@ func (d *decoder) lintToolNames(p *Policy, n *yaml.Node, path string, tools []st
 	for j, t := range tools {
 		if _, own := p.Tools[t]; own {
 			continue // the policy names its own tool
+		}
+		if _, builtin := BuiltinKinds[t]; !builtin && !IsKind(t) {
+			if alts := folded[strings.ToLower(t)]; len(alts) > 0 {
+				var names []string
+				for _, a := range alts {
+					names = append(names, spelt(a))
+				}
+				kind := BuiltinKinds[alts[0]]
+				d.warn(itemNode(n, j), path, "tool %s is no host's spelling and matches no call of theirs (tool names are compared exactly): the hosts call it %s; use the kind %s to match the %s tool of every host", t, strings.Join(names, " or "), kind, kind)
+			}
+			continue
 		}
 		alts := spellings[strings.ToLower(t)]
 		if len(alts) == 0 || !contains(alts, t) {

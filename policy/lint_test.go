@@ -37,6 +37,8 @@ func TestLintSeed001(t *testing.T) {
 			[]string{"rules[0] (a).tool", "bash (OpenCode)", "does not match Bash (Claude Code)", "kind shell"}},
 		{"Claude's Grep", "version: 1\nrules:\n  - {id: a, effect: allow, tool: Grep}\n", 3, 34,
 			[]string{"does not match grep (OpenCode)", "kind read"}},
+		{"no host's spelling", "version: 1\nrules:\n  - {id: a, effect: allow, tool: BASH, command: ls}\n", 3, 34,
+			[]string{"tool BASH is no host's spelling", "Bash (Claude Code) or bash (OpenCode)", "kind shell"}},
 		{"a role's tools", "version: 1\nroles:\n  r:\n    tools: [read, task]\n", 4, 19,
 			[]string{"roles.r.tools", "task (OpenCode)", "Task (Claude Code)", "kind delegate"}},
 		// Seed 001's CORRECT example written as warden patterns.
