@@ -30,6 +30,7 @@ type rule struct {
 	message    string
 	suggestion string
 	one        []string // []string{id}, shared by decisions it alone matched
+	seq        *seqRule // after:, repeat:, rate: (nil for most rules)
 }
 
 type toolMatcher struct {
@@ -150,6 +151,9 @@ func Compile(p *policy.Policy) (*Engine, error) {
 				return nil, fmt.Errorf("rule %s: intent: %w", pr.ID, err)
 			}
 			r.intent = re
+		}
+		if err := e.compileSeq(r, pr); err != nil {
+			return nil, fmt.Errorf("rule %s: %w", pr.ID, err)
 		}
 		e.rules = append(e.rules, r)
 		for k := range r.commands {

@@ -103,6 +103,10 @@ type state struct {
 	// violation is the session rule a call broke (FIRST_TOOL,
 	// DEPTH_EXCEEDED), also when it only warned.
 	violation warden.Code
+	// past is the session's history, read once by the sequence rules;
+	// seqShown the rules whose history explain already shows.
+	past     []past
+	seqShown []*rule
 }
 
 func (st *state) offer(it item) {
@@ -496,6 +500,18 @@ func (e *Engine) ruleMatchesPat(st *state, r *rule, p *part, pat *shell.Pattern)
 			return false
 		}
 	}
+	if r.seq != nil {
+		// The static matchers first; the history only if they match.
+		if !e.ruleMatchesStatic(st, r, p, pat) {
+			return false
+		}
+		return e.seqHolds(st, r, p)
+	}
+	return e.ruleMatchesStatic(st, r, p, pat)
+}
+
+// ruleMatchesStatic is ruleMatchesPat without the sequence conditions.
+func (e *Engine) ruleMatchesStatic(st *state, r *rule, p *part, pat *shell.Pattern) bool {
 	if pat != nil {
 		return p.subject == warden.SubjectCommand && pat.Match(p.an, p.cmd, r.effect == warden.Allow)
 	}

@@ -3,6 +3,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
 )
@@ -24,6 +26,7 @@ type Engine struct {
 	nonCommand   []*rule               // rules without command patterns
 	callRules    []*rule               // rules with neither commands nor paths: they meet command parts too
 	intents      *intentSet
+	history      bool // the policy has sequence rules
 }
 
 // Session is the per-call state the session layer knows and the call does
@@ -35,6 +38,11 @@ type Session struct {
 	// Grants are the standing approvals that apply to this session, already
 	// filtered for expiry and remaining uses by the store.
 	Grants []warden.Grant
+	// History is the session's earlier calls, oldest first (its audit
+	// records), for the sequence rules; Now is the time of this call. Both
+	// are needed only when the policy's NeedsHistory reports true.
+	History []warden.AuditRecord
+	Now     time.Time
 }
 
 // Policy returns the policy the engine was compiled from.

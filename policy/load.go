@@ -307,6 +307,21 @@ func (d *decoder) integer(n *yaml.Node, path string, min int) (int, bool) {
 	return v, true
 }
 
+// boolean decodes true or false.
+func (d *decoder) boolean(n *yaml.Node, path string) (bool, bool) {
+	n = resolve(n)
+	if n.Kind == yaml.ScalarNode {
+		switch n.Value {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+	}
+	d.err(n, path, "must be true or false, not %s", kindName(n))
+	return false, false
+}
+
 // duration decodes a Go duration, with "d" for days accepted ("7d").
 func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, bool) {
 	s, ok := d.str(n, path)
@@ -642,8 +657,74 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 	}
 }
 
+// after reads a rule's after: section (and, once, its since:).
+func (d *decoder) after(p *Policy, n *yaml.Node, path string, top bool) *After {
+	keys := []string{"tool", "command", "path", "same_path"}
+	if top {
+		keys = append(keys, "since")
+	}
+	m := d.mapping(n, path, keys...)
+	if m == nil {
+		return nil
+	}
+	a := &After{Pos: d.pos(n)}
+	if f, ok := m["tool"]; ok {
+		a.Tool = d.strs(f.val, path+".tool")
+	}
+	if f, ok := m["command"]; ok {
+		a.Command = d.strs(f.val, path+".command")
+		for j, c := range a.Command {
+			if _, err := shell.CompilePattern(c); err != nil {
+				d.err(itemNode(f.val, j), path+".command", "%v", err)
+			}
+		}
+	}
+	if f, ok := m["path"]; ok {
+		a.Path = d.strs(f.val, path+".path")
+		for j, s := range a.Path {
+			if _, err := glob.CompilePath(strings.TrimPrefix(s, "!")); err != nil {
+				d.err(itemNode(f.val, j), path+".path", "%v", err)
+			}
+		}
+	}
+	if f, ok := m["same_path"]; ok {
+		a.SamePath, _ = d.boolean(f.val, path+".same_path")
+	}
+	if f, ok := m["since"]; ok {
+		a.Since = d.after(p, f.val, path+".since", false)
+	}
+	if len(a.Tool) == 0 && len(a.Command) == 0 && len(a.Path) == 0 && !a.SamePath {
+		d.err(n, path, "names no earlier call: give tool, command, path or same_path")
+	}
+	return a
+}
+
+// window reads {count: N, within: DURATION}.
+func (d *decoder) window(n *yaml.Node, path string) *Window {
+	m := d.mapping(n, path, "count", "within")
+	if m == nil {
+		return nil
+	}
+	w := &Window{Pos: d.pos(n)}
+	if f, ok := m["count"]; ok {
+		if v, ok := d.integer(f.val, path+".count", 1); ok {
+			w.Count = v
+		}
+	} else {
+		d.err(n, path, "needs a count")
+	}
+	if f, ok := m["within"]; ok {
+		if v, ok := d.duration(f.val, path+".within"); ok {
+			w.Within = v
+		}
+	} else {
+		d.err(n, path, "needs within (a duration such as 10m)")
+	}
+	return w
+}
+
 // ruleKeys are the keys a rule may have.
-var ruleKeys = []string{"id", "effect", "tool", "command", "path", "args", "intent", "roles", "message", "suggestion", "source"}
+var ruleKeys = []string{"id", "effect", "tool", "command", "path", "args", "intent", "roles", "message", "suggestion", "source", "after", "repeat", "rate"}
 
 func (d *decoder) rules(p *Policy, n *yaml.Node) {
 	n = resolve(n)
@@ -749,6 +830,15 @@ func (d *decoder) rules(p *Policy, n *yaml.Node) {
 		}
 		if f, ok := m["source"]; ok {
 			r.Source = d.source(f.val, path+".source")
+		}
+		if f, ok := m["after"]; ok {
+			r.After = d.after(p, f.val, path+".after", true)
+		}
+		if f, ok := m["repeat"]; ok {
+			r.Repeat = d.window(f.val, path+".repeat")
+		}
+		if f, ok := m["rate"]; ok {
+			r.Rate = d.window(f.val, path+".rate")
 		}
 		d.lintRule(r, rn, path)
 		d.lintSeed001(p, r, rn, path)
@@ -916,7 +1006,7 @@ func (d *decoder) cases(n *yaml.Node, path string) []*Case {
 		if path == "" {
 			cp = fmt.Sprintf("[%d]", i)
 		}
-		m := d.mapping(cn, cp, "name", "call", "expect", "code", "rule", "source")
+		m := d.mapping(cn, cp, "name", "call", "expect", "code", "rule", "source", "history")
 		if m == nil {
 			continue
 		}
@@ -932,6 +1022,22 @@ func (d *decoder) cases(n *yaml.Node, path string) []*Case {
 			c.Call = call
 		} else {
 			d.err(cn, cp, "a test case needs a call")
+		}
+		if f, ok := m["history"]; ok {
+			// The calls the session made before, oldest first (allowed,
+			// a minute apart), for sequence rules.
+			hn := resolve(f.val)
+			if hn.Kind != yaml.SequenceNode {
+				d.err(f.val, cp+".history", "must be a list of calls, not %s", kindName(hn))
+			} else {
+				for j, x := range hn.Content {
+					call, err := decodeCall(x)
+					if err != nil {
+						d.err(x, fmt.Sprintf("%s.history[%d]", cp, j), "%v", err)
+					}
+					c.History = append(c.History, call)
+				}
+			}
 		}
 		if f, ok := m["expect"]; ok {
 			c.Expect, _ = d.effect(f.val, cp+".expect", "allow", "ask", "deny")

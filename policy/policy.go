@@ -135,12 +135,40 @@ type Rule struct {
 	Roles      []string
 	Message    string
 	Suggestion string
+	// After, Repeat and Rate make the rule depend on the session's
+	// history (sequence rules): see docs/policy.md, "Sequence rules".
+	After  *After
+	Repeat *Window
+	Rate   *Window
 	// Source is the plain-language sentence the rule was compiled from
 	// (`warden compile`); empty for rules written by hand.
 	Source string
 	Pos    Pos
 	// Field positions, for errors about one matcher.
 	FieldPos map[string]Pos
+}
+
+// After names an earlier call of the session a call needs: a deny or ask
+// rule with After applies when no such call came first; an allow or warn
+// rule with After allows only when one did.
+type After struct {
+	Tool    []string // names or kinds
+	Command []string // command patterns
+	Path    []string // path globs of the earlier call
+	// SamePath: the earlier call read or wrote the path this call is about.
+	SamePath bool
+	// Since: only earlier calls after the last call matching Since count
+	// (a test run since the last edit).
+	Since *After
+	Pos   Pos
+}
+
+// Window is a count of calls within a time window: Repeat counts the same
+// normalised call, Rate every call of the session.
+type Window struct {
+	Count  int
+	Within time.Duration
+	Pos    Pos
 }
 
 // Intents configures intent-scoped writes (seed 002).
@@ -191,6 +219,9 @@ type Case struct {
 	Expect warden.Effect
 	Code   warden.Code // optional
 	Rule   string      // optional; "-" means no rule decided
+	// History is the calls the case's session made before it, oldest
+	// first, for sequence rules.
+	History []warden.ToolCall
 	// Source is the plain-language sentence a compiled case tests.
 	Source string
 	Pos    Pos

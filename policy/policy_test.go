@@ -314,3 +314,42 @@ tests:
 		t.Errorf("compiled.from = %q, want %q", p.Compiled.From, want)
 	}
 }
+
+// Sequence rules and test histories load, and their mistakes are errors
+// with positions.
+func TestSequenceRuleSyntax(t *testing.T) {
+	t.Parallel()
+	p, fs := parse(t, `version: 1
+rules:
+  - id: a
+    effect: deny
+    tool: edit
+    after: {tool: read, same_path: true, since: {tool: write}}
+    repeat: {count: 3, within: 10m}
+    message: m
+    suggestion: s
+tests:
+  - call: {tool: Edit, args: {file_path: a}}
+    history:
+      - {tool: Read, args: {file_path: a}}
+    expect: allow
+`)
+	for _, f := range fs {
+		if f.Severity == policy.SevError {
+			t.Errorf("unexpected error: %s", f)
+		}
+	}
+	r := p.Rules[0]
+	if r.After == nil || !r.After.SamePath || r.After.Since == nil || r.Repeat == nil || r.Repeat.Count != 3 || r.Repeat.Within != 10*time.Minute {
+		t.Errorf("rule: %+v after %+v", r, r.After)
+	}
+	if len(p.Tests) != 1 || len(p.Tests[0].History) != 1 || p.Tests[0].History[0].Tool != "Read" {
+		t.Errorf("test history: %+v", p.Tests)
+	}
+	_, fs = parse(t, "version: 1\nrules:\n  - id: b\n    effect: ask\n    after: {frob: x}\n    repeat: {count: 0, within: 1m}\n    rate: {count: 2}\n")
+	for _, want := range []string{"after", "count", "within"} {
+		if _, ok := finding(fs, "error", want); !ok {
+			t.Errorf("no error about %s: %v", want, fs)
+		}
+	}
+}

@@ -659,3 +659,44 @@ func TestPurgeDropsExpiredApprovals(t *testing.T) {
 		t.Errorf("answered approval within its lifetime dropped: %v", err)
 	}
 }
+
+// Sequence rules see the session's history through the store: an edit is
+// denied until the session read the file, and a repeated command is
+// stopped.
+func TestSequenceRulesUseTheSessionHistory(t *testing.T) {
+	e := setup(t, `version: 1
+default: allow
+rules:
+  - id: read-before-edit
+    effect: deny
+    tool: [edit, write]
+    after: {tool: read, same_path: true}
+    message: Read a file before you change it.
+    suggestion: Read it first.
+  - id: no-loops
+    effect: deny
+    tool: shell
+    repeat: {count: 2, within: 10m}
+    message: This command already ran twice.
+    suggestion: Try something else.
+`)
+	edit := warden.ToolCall{Tool: "Edit", Session: "q", Args: map[string]any{"file_path": "a.go", "old_string": "a", "new_string": "b"}}
+	if r := e.decide(t, edit, session.Options{HostPrompts: true}); r.Decision.Rule != "read-before-edit" {
+		t.Fatalf("edit before a read: %+v", r.Decision)
+	}
+	e.decide(t, warden.ToolCall{Tool: "Read", Session: "q", Args: map[string]any{"file_path": "a.go"}}, session.Options{})
+	if r := e.decide(t, edit, session.Options{HostPrompts: true}); r.Decision.Decision != warden.Allow {
+		t.Fatalf("edit after a read: %+v", r.Decision)
+	}
+	// Another session has not read it.
+	edit.Session = "other"
+	if r := e.decide(t, edit, session.Options{HostPrompts: true}); r.Decision.Rule != "read-before-edit" {
+		t.Errorf("another session's edit: %+v", r.Decision)
+	}
+	for i, want := range []warden.Effect{warden.Allow, warden.Allow, warden.Deny} {
+		r := e.decide(t, bash("q", "", "make"), session.Options{HostPrompts: true})
+		if r.Decision.Decision != want {
+			t.Errorf("make #%d: %+v", i+1, r.Decision)
+		}
+	}
+}

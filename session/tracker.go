@@ -140,6 +140,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.Session != "" })
 	}
 	var tr *engine.Trace
+	var hist []warden.AuditRecord
 	first := false
 	// Redacted before the session's transaction: redacting a large
 	// argument takes time that must not hold the store's write lock.
@@ -148,6 +149,9 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		tr = t.Engine.Explain(*call, &engine.Session{Grants: grants})
 	} else {
 		now := t.now()
+		if hist, err = t.recentCalls(ctx, call.Session); err != nil {
+			return res, false, err
+		}
 		// A subagent's session (PARENT/AGENT, as the hooks name it) that
 		// starts without a role of its own takes its parent's role and
 		// lies one level deeper.
@@ -173,7 +177,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			}
 			fillCall(call, s)
 			first = !s.FirstToolUsed()
-			tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants})
+			tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: now})
 			record(s, call, tr, now)
 			if len(tr.Grants) > 0 || (tr.Decision.Decision == warden.Ask && !opt.HostPrompts) {
 				return nil, nil // more to do after the session is stored
@@ -434,5 +438,26 @@ func (t *Tracker) Explain(ctx context.Context, call warden.ToolCall) (*engine.Tr
 		return nil, call, s, err
 	}
 	fillCall(&call, &s)
-	return t.Engine.Explain(call, &engine.Session{First: !s.FirstToolUsed(), Grants: grants}), call, s, nil
+	hist, err := t.recentCalls(ctx, call.Session)
+	if err != nil {
+		return nil, call, s, err
+	}
+	return t.Engine.Explain(call, &engine.Session{First: !s.FirstToolUsed(), Grants: grants, History: hist, Now: t.now()}), call, s, nil
+}
+
+// maxHistory bounds the earlier calls the sequence rules look at.
+const maxHistory = 500
+
+// recentCalls returns the session's latest calls, oldest first, when the
+// policy has sequence rules (after:, repeat:, rate:); nil otherwise.
+func (t *Tracker) recentCalls(ctx context.Context, sid string) ([]warden.AuditRecord, error) {
+	h, ok := t.Engine.(interface{ NeedsHistory() bool })
+	if !ok || !h.NeedsHistory() || sid == "" {
+		return nil, nil
+	}
+	recs, err := t.Store.Audit(ctx, warden.AuditFilter{Session: sid, Limit: maxHistory})
+	if err != nil {
+		return nil, fmt.Errorf("read the session's history: %w", err)
+	}
+	return recs, nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
 )
 
@@ -56,7 +58,7 @@ func runTest(ctx context.Context, env *Env) int {
 	}
 	passed, failed := 0, 0
 	for _, c := range cases {
-		d := eng.Decide(c.Call)
+		d := eng.DecideSession(c.Call, caseSession(c))
 		if msg := checkCase(c, d); msg != "" {
 			failed++
 			fmt.Fprintf(env.Stdout, "FAIL %s: %s: %s\n", c.Pos, c.Name, msg)
@@ -103,4 +105,19 @@ func checkCase(c *policy.Case, d warden.Decision) string {
 		}
 	}
 	return ""
+}
+
+// caseSession gives a test case its history: the calls before it, allowed,
+// a minute apart, ending a minute before the case.
+func caseSession(c *policy.Case) *engine.Session {
+	if len(c.History) == 0 {
+		return nil
+	}
+	now := time.Now()
+	s := &engine.Session{Now: now}
+	for i, h := range c.History {
+		s.History = append(s.History, warden.AuditRecord{Time: now.Add(-time.Duration(len(c.History)-i) * time.Minute),
+			Tool: h.Tool, Args: h.Args, Decision: warden.Allow, Mode: "enforce"})
+	}
+	return s
 }

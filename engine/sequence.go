@@ -1,0 +1,364 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/shell"
+)
+
+// Sequence rules decide a call by the session's history: the calls the
+// session made before (warden's own audit records of it, oldest first).
+
+// seqRule is the compiled after:, repeat: and rate: of a rule.
+type seqRule struct {
+	after  *afterCond
+	repeat *policy.Window
+	rate   *policy.Window
+}
+
+type afterCond struct {
+	tools    []toolMatcher
+	commands []shell.Pattern
+	paths    []pathGlob
+	samePath bool
+	since    *afterCond
+	text     string // for explain: what it looks for
+}
+
+func (e *Engine) compileSeq(r *rule, pr *policy.Rule) error {
+	if pr.After == nil && pr.Repeat == nil && pr.Rate == nil {
+		return nil
+	}
+	r.seq = &seqRule{repeat: pr.Repeat, rate: pr.Rate}
+	if pr.After != nil {
+		a, err := e.compileAfter(pr.After)
+		if err != nil {
+			return err
+		}
+		r.seq.after = a
+	}
+	e.history = true
+	return nil
+}
+
+func (e *Engine) compileAfter(pa *policy.After) (*afterCond, error) {
+	a := &afterCond{samePath: pa.SamePath}
+	for _, t := range pa.Tool {
+		a.tools = append(a.tools, compileTool(t))
+	}
+	for _, c := range pa.Command {
+		p, err := shell.CompilePattern(c)
+		if err != nil {
+			return nil, err
+		}
+		a.commands = append(a.commands, p)
+	}
+	for _, s := range pa.Path {
+		g, err := e.compilePath(s)
+		if err != nil {
+			return nil, err
+		}
+		a.paths = append(a.paths, g)
+	}
+	a.text = describeAfter(pa)
+	if pa.Since != nil {
+		s, err := e.compileAfter(pa.Since)
+		if err != nil {
+			return nil, err
+		}
+		a.since = s
+	}
+	return a, nil
+}
+
+func describeAfter(pa *policy.After) string {
+	s := ""
+	switch {
+	case len(pa.Command) > 0:
+		s = fmt.Sprintf("a command matching %q", pa.Command)
+	case len(pa.Tool) > 0:
+		s = fmt.Sprintf("a %v call", pa.Tool)
+	default:
+		s = "a call"
+	}
+	if len(pa.Path) > 0 {
+		s += fmt.Sprintf(" on %v", pa.Path)
+	}
+	if pa.SamePath {
+		s += " on the same path"
+	}
+	return s
+}
+
+// NeedsHistory reports whether the policy has sequence rules: only then
+// does the session layer load the session's history for a decision.
+func (e *Engine) NeedsHistory() bool { return e.history }
+
+// HistoryWindow is how far back the sequence rules look for repeat and
+// rate windows (after: looks at the whole history given).
+func (e *Engine) HistoryWindow() time.Duration {
+	var w time.Duration
+	for _, r := range e.rules {
+		if r.seq == nil {
+			continue
+		}
+		for _, x := range []*policy.Window{r.seq.repeat, r.seq.rate} {
+			if x != nil && x.Within > w {
+				w = x.Within
+			}
+		}
+	}
+	return w
+}
+
+// past is one earlier call, read once per decision.
+type past struct {
+	rec      *warden.AuditRecord
+	kind     string
+	ran      bool // allowed (it ran)
+	an       *shell.Analysis
+	paths    []string // absolute paths it read or wrote
+	analysed bool
+}
+
+// seqHolds reports whether a rule's sequence conditions hold for part p:
+// for deny, ask and warn, the prerequisite is missing or the window is
+// full; for allow, the prerequisite is there.
+func (e *Engine) seqHolds(st *state, r *rule, p *part) bool {
+	holds, detail := e.seqEval(st, r, p)
+	if st.tr != nil && !st.noted(r) {
+		c := Check{Name: "sequence", Effect: warden.Allow, Code: warden.CodeAllowed, Detail: "rule " + r.id + " does not apply: " + detail}
+		if holds {
+			c.Effect, c.Code, c.Detail = r.effect, warden.CodeRuleAsk, "rule "+r.id+" applies: "+detail
+			if r.effect == warden.Deny {
+				c.Code = warden.CodeRuleDeny
+			} else if r.effect == warden.Allow {
+				c.Code = warden.CodeAllowed
+			}
+		}
+		st.tr.Checks = append(st.tr.Checks, c)
+	}
+	return holds
+}
+
+// noted reports whether explain already shows rule r's history, and marks
+// it shown.
+func (st *state) noted(r *rule) bool {
+	for _, x := range st.seqShown {
+		if x == r {
+			return true
+		}
+	}
+	st.seqShown = append(st.seqShown, r)
+	return false
+}
+
+func (e *Engine) seqEval(st *state, r *rule, p *part) (bool, string) {
+	var hist []warden.AuditRecord
+	var now time.Time
+	if st.s != nil {
+		hist, now = st.s.History, st.s.Now
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	sq := r.seq
+	var notes []string
+	if sq.repeat != nil {
+		n := 0
+		key := callKey(st.call.Tool, st.call.Args)
+		for i := range hist {
+			h := &hist[i]
+			if now.Sub(h.Time) <= sq.repeat.Within && h.Tool == st.call.Tool && callKey(h.Tool, h.Args) == key {
+				n++
+			}
+		}
+		notes = append(notes, fmt.Sprintf("the same call %d time(s) in the last %s (limit %d)", n, sq.repeat.Within, sq.repeat.Count))
+		if n < sq.repeat.Count {
+			return false, strings.Join(notes, "; ")
+		}
+	}
+	if sq.rate != nil {
+		n := 0
+		for i := range hist {
+			if now.Sub(hist[i].Time) <= sq.rate.Within {
+				n++
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%d call(s) in the last %s (limit %d)", n, sq.rate.Within, sq.rate.Count))
+		if n < sq.rate.Count {
+			return false, strings.Join(notes, "; ")
+		}
+	}
+	if sq.after != nil {
+		found := e.findAfter(st, sq.after, p, hist)
+		if found != nil {
+			notes = append(notes, fmt.Sprintf("found %s: %s at %s", sq.after.text, found.rec.Tool, found.rec.Time.Format(time.RFC3339)))
+		} else {
+			notes = append(notes, "no earlier "+sq.after.text+" in this session")
+		}
+		if r.effect == warden.Allow {
+			return found != nil, strings.Join(notes, "; ")
+		}
+		return found == nil, strings.Join(notes, "; ")
+	}
+	return true, strings.Join(notes, "; ")
+}
+
+// findAfter returns the latest earlier call that meets the condition (after
+// the last call meeting its since:, if any).
+func (e *Engine) findAfter(st *state, a *afterCond, p *part, hist []warden.AuditRecord) *past {
+	ps := st.pastCalls(e, hist)
+	start := 0
+	if a.since != nil {
+		for i := len(ps) - 1; i >= 0; i-- {
+			if e.pastMatches(st, a.since, &ps[i], nil) {
+				start = i + 1
+				break
+			}
+		}
+	}
+	for i := len(ps) - 1; i >= start; i-- {
+		if ps[i].ran && e.pastMatches(st, a, &ps[i], p) {
+			return &ps[i]
+		}
+	}
+	return nil
+}
+
+// pastCalls reads the history once per decision.
+func (st *state) pastCalls(e *Engine, hist []warden.AuditRecord) []past {
+	if st.past != nil || len(hist) == 0 {
+		return st.past
+	}
+	st.past = make([]past, len(hist))
+	for i := range hist {
+		h := &hist[i]
+		ran := h.Decision == warden.Allow
+		if h.Mode == "audit" && h.Enforced != "" {
+			ran = true // it ran: audit mode answers allow
+		}
+		st.past[i] = past{rec: h, kind: e.pol.KindOf(h.Tool), ran: ran}
+	}
+	return st.past
+}
+
+func (e *Engine) pastMatches(st *state, a *afterCond, pc *past, p *part) bool {
+	if len(a.tools) > 0 && !anyTool(a.tools, pc.rec.Tool, pc.kind) {
+		// A shell call that reads counts as a read, one that writes as a
+		// write and an edit (cat f is a read of f; sed -i an edit).
+		if pc.kind != "shell" {
+			return false
+		}
+		e.analysePast(st, pc)
+		ok := pc.an != nil && (len(pc.an.Reads) > 0 && anyTool(a.tools, "", "read") ||
+			len(pc.an.Writes) > 0 && (anyTool(a.tools, "", "write") || anyTool(a.tools, "", "edit") || anyTool(a.tools, "", "delete")))
+		if !ok {
+			return false
+		}
+	}
+	if len(a.commands) > 0 || len(a.paths) > 0 || a.samePath {
+		e.analysePast(st, pc)
+	}
+	if len(a.commands) > 0 {
+		ok := false
+		for i := 0; pc.an != nil && i < len(pc.an.Commands) && !ok; i++ {
+			for k := range a.commands {
+				if a.commands[k].Match(pc.an, i, false) {
+					ok = true
+					break
+				}
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(a.paths) > 0 {
+		ok := false
+		for _, abs := range pc.paths {
+			rel, in := e.relTo(abs)
+			for _, g := range a.paths {
+				if g.match(abs, rel, in) {
+					ok = true
+				}
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if a.samePath {
+		if p == nil || p.subject != warden.SubjectPath || p.dynamic {
+			return false
+		}
+		ok := false
+		for _, abs := range pc.paths {
+			if abs == p.abs {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// analysePast reads the commands and paths of an earlier call.
+func (e *Engine) analysePast(st *state, pc *past) {
+	if pc.analysed {
+		return
+	}
+	pc.analysed = true
+	call := warden.ToolCall{Tool: pc.rec.Tool, Args: pc.rec.Args, Cwd: st.call.Cwd}
+	base := e.cwd(&call)
+	add := func(raw string) {
+		if raw == "" || shell.IsDyn(raw) {
+			return
+		}
+		abs, _, _ := e.resolve(raw, base)
+		pc.paths = append(pc.paths, abs)
+	}
+	for _, k := range pathKeys {
+		if s, ok := call.Args[k].(string); ok {
+			add(s)
+		}
+	}
+	if l, ok := call.Args["paths"].([]any); ok {
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				add(s)
+			}
+		}
+	}
+	if e.pol.KindOf(call.Tool) != "shell" {
+		return
+	}
+	cmd, _ := call.Args["command"].(string)
+	if cmd == "" {
+		cmd, _ = call.Args["cmd"].(string)
+	}
+	if cmd == "" {
+		return
+	}
+	pc.an = shell.Analyze(cmd)
+	for _, w := range pc.an.Writes {
+		add(w.Path)
+	}
+	for _, r := range pc.an.Reads {
+		add(r.Path)
+	}
+}
+
+// callKey is a call's normalised form for repeat: the tool and its
+// arguments as the audit trail keeps them (redacted, long strings cut).
+func callKey(tool string, args map[string]any) string {
+	data, _ := json.Marshal(warden.RedactArgsCut(args, 64<<10))
+	return tool + " " + string(data)
+}
