@@ -2,74 +2,28 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/policy"
-	"github.com/warden-run/warden/postgres"
-	"github.com/warden-run/warden/sqlite"
 )
 
-// openStore opens the store that storeURL names: "" is the SQLite file
-// .warden/warden.db next to the policy file policyPath (created on first
-// use); postgres:// or postgresql:// selects PostgreSQL; sqlite:PATH,
-// file:PATH or a plain path is a SQLite file there.
+// openStore opens the store that storeURL names (client.OpenStore).
 func openStore(ctx context.Context, policyPath, storeURL string) (warden.Store, error) {
-	switch {
-	case storeURL == "":
-		if policyPath == "" {
-			return nil, errors.New("open store: no policy file to put .warden/ next to; give --policy or --store")
-		}
-		path := DefaultStorePath(policyPath)
-		st, err := sqlite.Open(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		// Keep the store out of version control.
-		ignore := filepath.Join(filepath.Dir(path), ".gitignore")
-		if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-			os.WriteFile(ignore, []byte("# warden's store: sessions, approvals, grants, audit\n*\n"), 0o600)
-		}
-		return st, nil
-	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
-		return postgres.Open(ctx, storeURL)
-	}
-	file := sqliteFile(storeURL)
-	if file == "" {
-		return nil, fmt.Errorf("open store: --store %q: want a SQLite file path or postgres://...", warden.RedactString(storeURL))
-	}
-	return sqlite.Open(ctx, file)
+	return client.OpenStore(ctx, policyPath, storeURL)
 }
 
-// sqliteFile is the SQLite file a --store value names (sqlite:PATH,
-// file:PATH or a plain path), or "" when it names none.
-func sqliteFile(storeURL string) string {
-	for _, prefix := range []string{"sqlite:", "file:"} {
-		if rest, ok := strings.CutPrefix(storeURL, prefix); ok {
-			return strings.TrimPrefix(rest, "//")
-		}
-	}
-	if strings.Contains(storeURL, "://") {
-		return ""
-	}
-	return storeURL
-}
+// sqliteFile is the SQLite file a --store value names (client.SQLiteFile).
+func sqliteFile(storeURL string) string { return client.SQLiteFile(storeURL) }
 
-// DefaultStorePath is the default store file for a policy: .warden/warden.db
-// in the policy's folder, which the policy loader protects from tool calls.
-func DefaultStorePath(policyPath string) string {
-	abs, err := filepath.Abs(policyPath)
-	if err != nil {
-		abs = policyPath
-	}
-	return filepath.Join(filepath.Dir(abs), filepath.FromSlash(sqlite.DefaultFile))
-}
+// DefaultStorePath is the default store file for a policy
+// (client.DefaultStorePath).
+func DefaultStorePath(policyPath string) string { return client.DefaultStorePath(policyPath) }
 
 // storeFlags are the --policy and --store flags every state command takes.
 type storeFlags struct {
