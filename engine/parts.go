@@ -208,6 +208,9 @@ func (e *Engine) shellParts(st *state) int {
 	for i := range a.Commands {
 		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: a.Commands[i].Dynamic}
 		e.evalPart(st, &p)
+		if c := &a.Commands[i]; c.Prog == "warden" || c.Prog == "warden-hook" {
+			e.wardenCommand(st, c)
+		}
 	}
 	// Folders the line changes into: relative paths may be resolved there.
 	cds := a.Dirs
@@ -231,6 +234,33 @@ func (e *Engine) shellParts(st *state) int {
 		}
 	}
 	return len(a.Commands) + len(a.Writes)
+}
+
+// wardenReadOnly are the warden subcommands that change nothing.
+var wardenReadOnly = map[string]bool{"check": true, "explain": true, "lint": true, "test": true, "version": true,
+	"doctor": true, "audit": true, "help": true, "-h": true, "--help": true, "--version": true}
+
+// wardenCommand denies an agent's call of warden itself that would change
+// warden's state: answering its own approvals, adding grants, resuming a
+// halt, purging the audit, rewiring the hooks. Like warden's own files,
+// this holds in every mode.
+func (e *Engine) wardenCommand(st *state, c *shell.Command) {
+	sub := ""
+	for _, w := range c.Args[1:] {
+		if shell.IsDyn(w) {
+			sub = "(computed)"
+			break
+		}
+		if !strings.HasPrefix(w, "-") || wardenReadOnly[w] {
+			sub = w
+			break
+		}
+	}
+	if wardenReadOnly[sub] || c.Prog == "warden-hook" && sub == "" {
+		return
+	}
+	st.own = true
+	st.check("warden", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: "warden's own state (warden " + sub + ")"})
 }
 
 // readPart checks a path a shell line reads: a private path is denied, and

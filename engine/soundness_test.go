@@ -491,11 +491,15 @@ func TestAuditModeGuardsWardensFiles(t *testing.T) {
 		file("Write", "warden.yaml"), file("Write", ".warden/warden.db"), sh("rm -r .warden"), sh("rm -rf ."),
 		sh("echo x > warden.yaml"), sh("mv .orchestration x"), sh("rm .orchestration/active_intents.yaml"),
 		{Tool: "delete_file", Args: map[string]any{"path": ".warden"}},
+		sh("warden approvals approve a-1 --always"), sh("warden resume"),
 	} {
 		d := e.Decide(c)
 		if d.Decision != warden.Deny || d.Mode != "audit" {
 			t.Errorf("audit mode %v: %s %s, want deny", c.Args, d.Decision, d.Code)
 		}
+	}
+	if d := e.Decide(sh("warden audit --session s")); d.Decision != warden.Allow {
+		t.Errorf("a read-only warden command in audit mode: %+v", d)
 	}
 	// Anything else is allowed and records what enforce mode would do.
 	d := e.Decide(file("Write", ".git/config"))
@@ -523,6 +527,11 @@ func TestSoundHostShellArguments(t *testing.T) {
 		{"git ext remote", sh("git fetch 'ext::sh -c touch% /tmp/pwned'"), "notAllow"},
 		{"git ext remote running rm", sh("git fetch 'ext::rm -rf src'"), "deny"},
 		{"date -s", sh("date -s 2020-01-01"), "notAllow"},
+		{"an agent approving its own ask", sh("warden approvals approve a-1 --always"), "deny"},
+		{"an agent adding a grant", sh("./bin/warden grants add Bash --command 'rm -rf /'"), "deny"},
+		{"an agent purging the audit", sh("cd src && warden purge"), "deny"},
+		{"an agent unwiring warden", sh("warden init claude --remove"), "deny"},
+		{"an agent explaining a call", sh("warden explain < call.json"), "notAllow"},
 		{"trap runs rm later", sh("trap 'rm -rf src' EXIT; ls"), "deny"},
 		{"sed backup into .git", sh("sed -i'.git/hooks/*' s/a/a/ src/a.go"), "notAllow"},
 		{"sed backup suffix", sh("sed -i.bak s/a/a/ src/a.go"), "notAllow"},
