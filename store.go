@@ -168,5 +168,31 @@ type Store interface {
 	ApprovalStore
 	AuditLog
 	StateStore
+	HaltStore
 	io.Closer
+}
+
+// Halt stops every call of a session (and of its subagents), or with an
+// empty Session every call of every session of the project, until it is
+// cleared (warden halt and warden resume).
+type Halt struct {
+	Session string    `json:"session,omitempty"`
+	Message string    `json:"message,omitempty"`
+	By      string    `json:"by,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// HaltStore keeps the emergency halts. Safe for concurrent use.
+type HaltStore interface {
+	// SetHalt halts a session ("" the whole project), replacing a halt it
+	// had.
+	SetHalt(ctx context.Context, h Halt) (Halt, error)
+	// ClearHalt lifts a session's halt ("" the project's); lifting none is
+	// ErrNotFound.
+	ClearHalt(ctx context.Context, session string) error
+	// Halts lists every halt, the project's first.
+	Halts(ctx context.Context) ([]Halt, error)
+	// Halted returns the halt that stops a session: its own, a parent's
+	// (PARENT/AGENT session ids), or the project's; ok is false when none.
+	Halted(ctx context.Context, session string) (h Halt, ok bool, err error)
 }

@@ -110,6 +110,8 @@ const (
 	// cannot identify; it is never allowed by the default or by a rule
 	// that does not name the tool.
 	CodeUnknownTarget Code = "UNKNOWN_TARGET"
+	// CodeHalted: a person halted the session or the project (warden halt).
+	CodeHalted Code = "HALTED"
 )
 
 // Decision is warden's answer to one tool call (POLICY.md section 2). Every

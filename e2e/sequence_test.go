@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/warden-run/warden/internal/scripted"
@@ -51,5 +52,76 @@ rules:
 	}
 	if strings.Join(got, ",") != "allow ,allow ,deny stop-loops" {
 		fail("audit: %q", got)
+	}
+}
+
+// TestHaltStopsRunningSessions: `warden halt` given while the real Claude
+// Code is running stops its next call; a project-wide halt stops a Codex
+// run's first call too; `warden resume` lets calls through again.
+func TestHaltStopsRunningSessions(t *testing.T) {
+	claude, codex := governedHosts[0], governedHosts[1]
+	cbin := requireHost(t, claude.spec)
+	xbin := requireHost(t, codex.spec)
+	var e *env
+	var once sync.Once
+	var haltOut string
+	halt := func(r *scripted.Request) bool {
+		if !scripted.MinToolResults(1)(r) {
+			return false
+		}
+		once.Do(func() { haltOut, _ = e.warden("halt", "--message", "Stop: the staging database is being restored.") })
+		return true
+	}
+	e = newEnv(t,
+		scripted.Turn{Name: "first", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{claude.shell("touch one.txt")}},
+		scripted.Turn{Name: "second", Match: scripted.All(halt, scripted.Not(scripted.MinToolResults(2))), ToolCalls: []scripted.ToolCall{claude.shell("touch two.txt")}},
+		scripted.Turn{Name: "final", Match: scripted.MinToolResults(2), Text: "Stopped."},
+	)
+	e.write("warden.yaml", "version: 1\ndefault: allow\n")
+	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init: %v\n%s", err, out)
+	}
+	r := e.runClaude(cbin, "Make two files.")
+	fail := func(format string, args ...any) {
+		t.Helper()
+		e.dump(r)
+		t.Fatalf(format, args...)
+	}
+	if r.err != nil || len(e.model.Unplayed()) > 0 {
+		fail("claude: %v; unplayed %v", r.err, e.model.Unplayed())
+	}
+	if !strings.Contains(haltOut, "halted") || !e.exists("one.txt") || e.exists("two.txt") {
+		fail("halt %q; one.txt %v, two.txt %v (want the second call stopped)", haltOut, e.exists("one.txt"), e.exists("two.txt"))
+	}
+	res := e.lastResults()
+	if len(res) < 2 || !strings.Contains(res[1].Text, "HALTED") || !strings.Contains(res[1].Text, "staging database") {
+		fail("the model was not told of the halt: %+v", res)
+	}
+	if out, err := e.warden("state"); err != nil || !strings.Contains(out, "HALTED: every session") {
+		fail("warden state does not show the halt: %v %s", err, out)
+	}
+
+	// The same project halt stops a Codex run in the project.
+	e.model.Add(
+		scripted.Turn{Name: "codex-call", Match: scripted.All(scripted.MinToolResults(0), scripted.Contains("codex-marker"), scripted.Not(scripted.MinToolResults(1))), ToolCalls: []scripted.ToolCall{codex.shell("touch three.txt")}},
+		scripted.Turn{Name: "codex-final", Match: scripted.All(scripted.Contains("codex-marker"), scripted.MinToolResults(1)), Text: "Stopped."},
+	)
+	codex.setup(e)
+	if out, err := e.warden("init", "codex", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init codex: %v\n%s", err, out)
+	}
+	r = codex.run(e, xbin, "codex-marker: make a file")
+	if e.exists("three.txt") {
+		fail("three.txt exists: the halted project ran Codex's call")
+	}
+	if out, err := e.warden("resume"); err != nil || !strings.Contains(out, "resumed") {
+		fail("resume: %v %s", err, out)
+	}
+	var codes []string
+	for _, a := range e.audit() {
+		codes = append(codes, string(a.Code))
+	}
+	if strings.Join(codes, ",") != "DEFAULT,HALTED,HALTED" {
+		fail("audit codes: %v", codes)
 	}
 }

@@ -1067,7 +1067,7 @@ func (d *decoder) cases(n *yaml.Node, path string) []*Case {
 var Codes = []warden.Code{warden.CodeAllowed, warden.CodeRuleDeny, warden.CodeRuleAsk, warden.CodeDefault,
 	warden.CodeProtectedPath, warden.CodeOutsideWorkspace, warden.CodeRoleToolDenied, warden.CodeFirstTool,
 	warden.CodeDepthExceeded, warden.CodeMissingIntent, warden.CodeIntentNotFound, warden.CodeScopeViolation,
-	warden.CodeUnparsable, warden.CodeApprovalRejected, warden.CodeApprovalTimeout, warden.CodePolicyError, warden.CodeUnknownTarget}
+	warden.CodeUnparsable, warden.CodeApprovalRejected, warden.CodeApprovalTimeout, warden.CodePolicyError, warden.CodeUnknownTarget, warden.CodeHalted}
 
 func knownCode(s string) bool {
 	for _, c := range Codes {

@@ -700,3 +700,44 @@ rules:
 		}
 	}
 }
+
+// warden halt stops every call of a session (and its subagents), or of the
+// whole project, until resumed; each stopped call is audited as HALTED.
+func TestHalt(t *testing.T) {
+	e := setup(t, testPolicy)
+	call := func(sess string) session.Result {
+		return e.decide(t, warden.ToolCall{Tool: "Read", Session: sess, Args: map[string]any{"file_path": "a.go"}}, session.Options{})
+	}
+	if r := call("h1"); r.Decision.Decision != warden.Allow {
+		t.Fatalf("before the halt: %+v", r.Decision)
+	}
+	if _, err := e.store.SetHalt(ctx, warden.Halt{Session: "h1", Message: "Stop: the deploy is broken.", By: "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sess := range []string{"h1", "h1/agent-7"} {
+		r := call(sess)
+		if r.Decision.Decision != warden.Deny || r.Decision.Code != warden.CodeHalted || !strings.Contains(r.Decision.Reason, "the deploy is broken") || r.Audit.Code != warden.CodeHalted {
+			t.Errorf("%s halted: %+v audit %+v", sess, r.Decision, r.Audit)
+		}
+	}
+	if r := call("h2"); r.Decision.Decision != warden.Allow {
+		t.Errorf("another session: %+v", r.Decision)
+	}
+	if _, err := e.store.SetHalt(ctx, warden.Halt{Message: "Everyone stop."}); err != nil {
+		t.Fatal(err)
+	}
+	if r := call("h2"); r.Decision.Code != warden.CodeHalted || !strings.Contains(r.Decision.Reason, "Every session") {
+		t.Errorf("project halt: %+v", r.Decision)
+	}
+	for _, s := range []string{"", "h1"} {
+		if err := e.store.ClearHalt(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.store.ClearHalt(ctx, "h1"); !errors.Is(err, warden.ErrNotFound) {
+		t.Errorf("clearing no halt: %v", err)
+	}
+	if r := call("h1"); r.Decision.Decision != warden.Allow {
+		t.Errorf("after resume: %+v", r.Decision)
+	}
+}

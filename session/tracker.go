@@ -39,6 +39,7 @@ type Store interface {
 	warden.ApprovalStore
 	warden.AuditLog
 	warden.StateStore
+	warden.HaltStore
 }
 
 // Tracker tracks sessions and decides their calls. Its zero value is not
@@ -131,6 +132,13 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options, start time.Time) (res Result, written bool, err error) {
 	if call.Args == nil {
 		call.Args = map[string]any{}
+	}
+	// An emergency halt (warden halt) stops the call before anything else.
+	if h, ok, err := t.Store.Halted(ctx, call.Session); err != nil {
+		return res, false, err
+	} else if ok {
+		res.Decision = Halted(h)
+		return res, false, nil
 	}
 	grants, err := t.Store.Grants(ctx, warden.GrantFilter{Session: call.Session})
 	if err != nil {
@@ -443,6 +451,24 @@ func (t *Tracker) Explain(ctx context.Context, call warden.ToolCall) (*engine.Tr
 		return nil, call, s, err
 	}
 	return t.Engine.Explain(call, &engine.Session{First: !s.FirstToolUsed(), Grants: grants, History: hist, Now: t.now()}), call, s, nil
+}
+
+// Halted is the decision for a call a halt stops.
+func Halted(h warden.Halt) warden.Decision {
+	what := "This session was halted"
+	if h.Session == "" {
+		what = "Every session of this project was halted"
+	}
+	if h.By != "" {
+		what += " by " + h.By
+	}
+	reason := what + "."
+	if strings.TrimSpace(h.Message) != "" {
+		reason += " " + warden.TerminalSafe(strings.TrimSpace(h.Message))
+	}
+	return warden.Decision{Decision: warden.Deny, Code: warden.CodeHalted, Reason: reason,
+		Suggestion: "Stop here: make no more tool calls, and report to the user what you were doing and what is left. A person resumes the work with warden resume.",
+		Recoverable: false, Warnings: []string{}, Matched: []string{}}
 }
 
 // maxHistory bounds the earlier calls the sequence rules look at.

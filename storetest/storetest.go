@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"State", testState},
 		{"History", testHistory},
 		{"WriteDecision", testWriteDecision},
+		{"Halts", testHalts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -809,5 +810,54 @@ func testWriteDecision(t *testing.T, s warden.Store) {
 	check(t, err)
 	if sess.Calls != 2 || rec.ID != 0 {
 		t.Errorf("session %+v, record %+v", sess, rec)
+	}
+}
+
+func testHalts(t *testing.T, s warden.Store) {
+	if _, ok, err := s.Halted(ctx, "a"); ok || err != nil {
+		t.Fatalf("halted before any halt: %v %v", ok, err)
+	}
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := s.SetHalt(ctx, warden.Halt{Session: "a", Message: "stop a", By: "ops", At: at}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sid := range []string{"a", "a/sub", "a/sub/deeper"} {
+		h, ok, err := s.Halted(ctx, sid)
+		if err != nil || !ok || h.Session != "a" || h.Message != "stop a" || h.By != "ops" || !h.At.Equal(at) {
+			t.Errorf("halted %s: %+v %v %v", sid, h, ok, err)
+		}
+	}
+	for _, sid := range []string{"b", "ab", ""} {
+		if _, ok, _ := s.Halted(ctx, sid); ok {
+			t.Errorf("session %q is halted by a's halt", sid)
+		}
+	}
+	// The project's halt stops every session; a session's own halt wins
+	// (its message is the more specific).
+	if _, err := s.SetHalt(ctx, warden.Halt{Message: "stop all", At: at}); err != nil {
+		t.Fatal(err)
+	}
+	if h, ok, _ := s.Halted(ctx, "b"); !ok || h.Message != "stop all" {
+		t.Errorf("project halt for b: %+v %v", h, ok)
+	}
+	if h, _, _ := s.Halted(ctx, "a/sub"); h.Message != "stop a" {
+		t.Errorf("a/sub: %+v", h)
+	}
+	// Halting again replaces.
+	if _, err := s.SetHalt(ctx, warden.Halt{Session: "a", Message: "still stop", At: at}); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := s.Halts(ctx)
+	if err != nil || len(hs) != 2 || hs[0].Session != "" || hs[1].Message != "still stop" {
+		t.Errorf("halts: %+v %v", hs, err)
+	}
+	if err := s.ClearHalt(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ClearHalt(ctx, ""); !errors.Is(err, warden.ErrNotFound) {
+		t.Errorf("clearing twice: %v", err)
+	}
+	if _, ok, _ := s.Halted(ctx, "b"); ok {
+		t.Error("b still halted after resume")
 	}
 }

@@ -70,16 +70,22 @@ func runState(ctx context.Context, env *Env) int {
 		if err != nil {
 			return cmdError(env, "state", err)
 		}
+		halts, err := st.Halts(ctx)
+		if err != nil {
+			return cmdError(env, "state", err)
+		}
 		if *asJSON {
 			if sessions == nil {
 				sessions = []warden.Session{}
 			}
 			writeJSON(env.Stdout, struct {
 				warden.ProjectState
+				Halts    []warden.Halt    `json:"halts"`
 				Sessions []warden.Session `json:"sessions"`
-			}{s, sessions}, true)
+			}{s, halts, sessions}, true)
 			return ExitOK
 		}
+		printHalts(env, halts)
 		printState(env, s, sessions)
 		return ExitOK
 	case "phase":
@@ -158,6 +164,27 @@ func runState(ctx context.Context, env *Env) int {
 		return ExitOK
 	}
 	return cmdError(env, "state", fmt.Errorf("unknown subcommand %q (want phase, sessions, event, governance or prompt)", sub))
+}
+
+// printHalts shows the emergency halts first: they stop every call.
+func printHalts(env *Env, halts []warden.Halt) {
+	for _, h := range halts {
+		what := "HALTED: every session of the project"
+		if h.Session != "" {
+			what = "HALTED: session " + h.Session
+		}
+		fmt.Fprintf(env.Stdout, "%s since %s", what, h.At.Local().Format("2006-01-02 15:04:05"))
+		if h.By != "" {
+			fmt.Fprintf(env.Stdout, " by %s", h.By)
+		}
+		if h.Message != "" {
+			fmt.Fprintf(env.Stdout, ": %s", h.Message)
+		}
+		fmt.Fprintln(env.Stdout)
+	}
+	if len(halts) > 0 {
+		fmt.Fprintln(env.Stdout)
+	}
 }
 
 func printState(env *Env, s warden.ProjectState, sessions []warden.Session) {

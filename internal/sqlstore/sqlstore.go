@@ -230,6 +230,13 @@ var migrations = []string{
 	// Trimming the live history after each violation reads this index
 	// instead of the whole table.
 	`CREATE INDEX history_live ON history (archived, id)`,
+	// Emergency halts: a session's, or the project's (session '').
+	`CREATE TABLE halts (
+		session TEXT PRIMARY KEY,
+		message TEXT NOT NULL DEFAULT '',
+		by_whom TEXT NOT NULL DEFAULT '',
+		at BIGINT NOT NULL DEFAULT 0
+	)`,
 }
 
 // SchemaVersion is the schema version this build writes.
