@@ -467,7 +467,7 @@ func Halted(h warden.Halt) warden.Decision {
 		reason += " " + warden.TerminalSafe(strings.TrimSpace(h.Message))
 	}
 	return warden.Decision{Decision: warden.Deny, Code: warden.CodeHalted, Reason: reason,
-		Suggestion: "Stop here: make no more tool calls, and report to the user what you were doing and what is left. A person resumes the work with warden resume.",
+		Suggestion:  "Stop here: make no more tool calls, and report to the user what you were doing and what is left. A person resumes the work with warden resume.",
 		Recoverable: false, Warnings: []string{}, Matched: []string{}}
 }
 
