@@ -75,7 +75,7 @@ func (s *Store) Halted(ctx context.Context, session string) (warden.Halt, bool, 
 	q := `SELECT session, message, by_whom, at FROM halts WHERE session IN (?` + strings.Repeat(", ?", len(scopes)-1) + `) ORDER BY session DESC LIMIT 1`
 	var h warden.Halt
 	var at int64
-	err := s.db.QueryRowContext(ctx, s.d.Rebind(q), scopes...).Scan(&h.Session, &h.Message, &h.By, &at)
+	err := prepared{s: s}.QueryRowContext(ctx, s.d.Rebind(q), scopes...).Scan(&h.Session, &h.Message, &h.By, &at)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return h, false, nil
