@@ -39,7 +39,7 @@ func OpenStore(ctx context.Context, policyPath, storeURL string) (warden.Store, 
 	}
 	file := SQLiteFile(storeURL)
 	if file == "" {
-		return nil, fmt.Errorf("open store: --store %q: want a SQLite file path or postgres://...", warden.RedactString(storeURL))
+		return nil, fmt.Errorf("open store: --store %q: want a SQLite file path or a postgres:// URL", warden.RedactString(storeURL))
 	}
 	return sqlite.Open(ctx, file)
 }

@@ -238,8 +238,6 @@ type part struct {
 	op       string // what writes the path (">", "rm", ...)
 	dynamic  bool   // computed: can never be allowed by a rule
 	destr    bool   // class for the default
-	cdDirs   []string
-	intentOK bool
 	// unknownTarget: a write, edit or delete call with no path warden can
 	// read.
 	unknownTarget bool

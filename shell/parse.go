@@ -106,7 +106,7 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	hdocDyn := false
 	for _, r := range s.Redirs {
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
 			w.write(r.Word, r.Op.String())
 		case syntax.DplOut:
 			// >&file writes a file unless the word is a descriptor or "-".

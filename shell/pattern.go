@@ -170,8 +170,6 @@ func (p Pattern) after(a *Analysis, c *Command, k int, strict bool) bool {
 	return need >= len(p.stages)
 }
 
-const maxOps = 32
-
 func (st *stage) match(c *Command, strict bool) bool {
 	if st.prog != "*" && !glob.Text(st.prog, c.Prog) {
 		return false
@@ -232,8 +230,6 @@ func (c *Command) hasFlag(f string) bool {
 	}
 	return false
 }
-
-func isFlag(w string) bool { return len(w) > 1 && w[0] == '-' }
 
 // matchOps matches operand tokens against operands.
 func matchOps(toks, ops []string, open, strict bool) bool {

@@ -124,8 +124,6 @@ type Analysis struct {
 	noFast  bool // tests: always use the full parser
 }
 
-func (a *Analysis) argsBuf() []string { return a.buf }
-
 func (a *Analysis) pushArg(w string) { a.buf = append(a.buf, w) }
 
 // IsGlob reports whether a word was written with an unquoted glob

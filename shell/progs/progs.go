@@ -407,7 +407,7 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 			if dyn && !afterDD && cur.risky && !cur.Words && !pattern {
 				r.risk("a word computed at run time (%s) could be an option of %s", w[1:], cur.Name)
 			}
-			if cur.subs != nil && len(cur.subs) > 0 && nops == 0 && !dyn {
+			if len(cur.subs) > 0 && nops == 0 && !dyn {
 				if sub := cur.subs[w]; sub != nil {
 					if r.Sub != "" {
 						r.Sub += " "
