@@ -80,7 +80,13 @@ func Find(dir string) (string, error) {
 	for d := abs; ; {
 		for _, name := range []string{FileName, "warden.yml", "warden.json"} {
 			p := filepath.Join(d, name)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			st, err := os.Stat(p)
+			if err == nil && st.IsDir() {
+				// A folder where the policy should be is a mistake to
+				// report, not a reason to look further up.
+				return "", fmt.Errorf("%s is a folder, not a policy file (remove it, or pass --policy FILE)", p)
+			}
+			if err == nil {
 				return p, nil
 			}
 		}
@@ -101,6 +107,20 @@ func Load(path string) (*Policy, error) {
 		return nil, err
 	}
 	return checked(p, findings)
+}
+
+// LoadStable is Load for a policy that may be rewritten at any moment (the
+// hooks): it decides only with a whole file (see ReadStable).
+func LoadStable(path string) (*Policy, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", path, err)
+	}
+	data, err := ReadStable(abs)
+	if err != nil {
+		return nil, err
+	}
+	return LoadBytes(abs, data)
 }
 
 // LoadBytes validates a policy already read from file (an absolute path),
@@ -127,9 +147,9 @@ func Lint(path string) (*Policy, []Finding, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("policy %s: %w", path, err)
 	}
-	data, err := os.ReadFile(abs)
+	data, _, err := readOnce(abs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("policy: %w", err)
+		return nil, nil, err
 	}
 	p, findings := Parse(abs, data)
 	return p, findings, nil
@@ -875,6 +895,17 @@ func (d *decoder) lintRule(r *Rule, n *yaml.Node, path string) {
 	}
 	if r.Effect == "deny" && strings.TrimSpace(r.Suggestion) == "" {
 		d.err(n, path, "a deny rule needs a suggestion saying what to do instead")
+	}
+	if len(r.Tool) == 0 && len(r.Command) == 0 && len(r.Path) == 0 && len(r.Args) == 0 && r.Intent == "" {
+		// A rule with no matcher matches every call. For an allow that is
+		// almost never meant, and it is what a policy file cut short
+		// after "effect: allow" looks like.
+		switch {
+		case r.Effect == "allow":
+			d.err(n, path, "this allow rule has no matcher (tool, command, path, args or intent), so it would allow every call: add one, or write tool: \"*\" to allow every call on purpose")
+		case r.Effect != "" && (r.Effect != "deny" || len(r.Roles) > 0):
+			d.warn(n, path, "this %s rule has no matcher (tool, command, path, args or intent), so it matches every call", r.Effect)
+		}
 	}
 	if r.Effect == "allow" || r.Effect == "warn" {
 		// An allow is only as wide as warden's knowledge of the program.

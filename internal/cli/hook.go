@@ -727,7 +727,7 @@ func loadHookEngine(cwd, policyFile string) (*engine.Engine, error) {
 		}
 		policyFile = f
 	}
-	pol, err := policy.Load(policyFile)
+	pol, err := policy.LoadStable(policyFile)
 	if err != nil {
 		return nil, err
 	}

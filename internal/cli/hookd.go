@@ -356,9 +356,11 @@ func (s *hookServer) engine(cwd, policyFile string) (*engine.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", policyFile, err)
 	}
-	data, err := os.ReadFile(file)
+	// Only a whole file: a policy being rewritten in place passes through
+	// prefixes that load and lack its later rules.
+	data, err := policy.ReadStable(file)
 	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+		return nil, err
 	}
 	sum := sha256.Sum256(data)
 	s.mu.Lock()
