@@ -1,0 +1,169 @@
+package shell_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden/shell"
+)
+
+// Adversarial shapes of command line, each built to about n bytes. The
+// analysis must take time linear in the input whatever the shape
+// (BenchmarkAdversarial at 10 KB, 100 KB and 1 MB shows it).
+var adversarial = []struct {
+	name string
+	make func(n int) string
+	// tooDeep: the line nests shells beyond what warden analyses, so the
+	// analysis fails (and the call is denied).
+	tooDeep bool
+}{
+	{"nested-subst", func(n int) string {
+		// echo $(echo $(echo ... x ...))
+		k := n / 9
+		return strings.Repeat("echo $(", k) + "x" + strings.Repeat(")", k)
+	}, true},
+	{"nested-quoted-subst", func(n int) string {
+		// echo "$(echo "$(echo ... )")": quotes send it to the full parser.
+		k := n / 11
+		return strings.Repeat(`echo "$(`, k) + "x" + strings.Repeat(`)"`, k)
+	}, true},
+	{"nested-subshells", func(n int) string {
+		// ( ( ( ls ) ) ): subshells nested to the size.
+		return strings.Repeat("( ", n/4) + "ls" + strings.Repeat(" )", n/4)
+	}, true},
+	{"and-list", func(n int) string {
+		// true && true && ... && rm -rf x
+		return strings.Repeat("true && ", n/8) + "rm -rf x"
+	}, false},
+	{"deep-bash-c", func(n int) string {
+		// bash -c 'bash -c '\''...'\''': nesting up to the size, then a
+		// long argument.
+		s := "rm -rf x"
+		for len(s)*4+12 < n {
+			s = "bash -c " + quote(s)
+		}
+		return s + " " + strings.Repeat("y", max(0, n-len(s)-1))
+	}, false},
+	{"long-heredoc", func(n int) string {
+		// bash <<'EOF' with many lines of commands.
+		return "bash <<'EOF'\n" + strings.Repeat("echo line && ls -la\n", n/20) + "EOF\n"
+	}, false},
+	{"many-pipes", func(n int) string {
+		return strings.Repeat("cat | ", n/6) + "wc -l"
+	}, false},
+	{"long-word", func(n int) string {
+		return "echo " + strings.Repeat("a", n)
+	}, false},
+	{"many-quotes", func(n int) string {
+		return "echo " + strings.Repeat(`"a" 'b' `, n/8)
+	}, false},
+}
+
+// quote quotes s for a POSIX shell in single quotes.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestAdversarialShapes: every shape is analysed to the right end (a
+// command line nested too deep is an error, never an allow).
+func TestAdversarialShapes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range adversarial {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := shell.Analyze(tc.make(10_000))
+			if tc.tooDeep {
+				if a.Err == nil {
+					t.Errorf("analysed without error: %d commands", len(a.Commands))
+				}
+				return
+			}
+			if a.Err != nil || len(a.Commands) == 0 {
+				t.Errorf("error %v, %d commands", a.Err, len(a.Commands))
+			}
+		})
+	}
+	// The rm at the end of the && list and inside the nested bash -c is seen.
+	for _, name := range []string{"and-list", "deep-bash-c"} {
+		for _, tc := range adversarial {
+			if tc.name != name {
+				continue
+			}
+			found := false
+			for _, c := range shell.Analyze(tc.make(10_000)).Commands {
+				found = found || c.Prog == "rm"
+			}
+			if !found {
+				t.Errorf("%s: the rm was not found", name)
+			}
+		}
+	}
+}
+
+// TestNestingLimit: 16 levels of ( $( and backticks are analysed, on the
+// fast path and the full parser's; 17 are too deep, whatever the quoting.
+func TestNestingLimit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		open, shut string
+	}{
+		{"subst", "echo $(", ")"},
+		{"quoted-subst", `echo "$(`, `)"`},
+		{"subshell", "( ", " )"},
+		{"mixed", `( echo "$( `, ` )" )`},
+	} {
+		for _, depth := range []int{16, 17} {
+			line := strings.Repeat(tc.open, depth) + "rm -rf x" + strings.Repeat(tc.shut, depth)
+			if tc.name == "mixed" {
+				line = strings.Repeat(tc.open, depth/2) + "rm -rf x" + strings.Repeat(tc.shut, depth/2)
+				if depth%2 == 1 {
+					line = "( " + line + " )"
+				}
+			}
+			a := shell.Analyze(line)
+			if depth == 17 {
+				if !errors.Is(a.Err, shell.ErrTooDeep) {
+					t.Errorf("%s at depth %d: %v, want ErrTooDeep", tc.name, depth, a.Err)
+				}
+				continue
+			}
+			rm := false
+			for _, c := range a.Commands {
+				rm = rm || c.Prog == "rm"
+			}
+			if a.Err != nil || !rm {
+				t.Errorf("%s at depth %d: error %v, rm found %v", tc.name, depth, a.Err, rm)
+			}
+		}
+	}
+	// Parentheses in quotes and comments are data.
+	for _, line := range []string{
+		"echo '" + strings.Repeat("(", 40) + "'",
+		`echo "` + strings.Repeat("(", 40) + `"`,
+		"ls # " + strings.Repeat("(", 40),
+		"echo " + strings.Repeat(`\(`, 40),
+	} {
+		if a := shell.Analyze(line); a.Err != nil {
+			t.Errorf("%q: %v", line, a.Err)
+		}
+	}
+}
+
+// BenchmarkAdversarial analyses each shape at 10 KB, 100 KB and 1 MB. The
+// time per op should grow about tenfold from one size to the next.
+func BenchmarkAdversarial(b *testing.B) {
+	for _, tc := range adversarial {
+		for _, n := range []int{10_000, 100_000, 1_000_000} {
+			line := tc.make(n)
+			b.Run(fmt.Sprintf("%s/%dKB", tc.name, n/1000), func(b *testing.B) {
+				b.SetBytes(int64(len(line)))
+				a := shell.Get()
+				defer shell.Put(a)
+				for b.Loop() {
+					a.Analyze(line)
+				}
+			})
+		}
+	}
+}
