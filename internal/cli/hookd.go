@@ -221,6 +221,8 @@ loop:
 			}
 		}
 	}
+	// Said before the socket closes: whoever sees hookd gone can read why.
+	s.log.Printf("stopped: %s", why)
 	s.mu.Lock()
 	s.stopping = true
 	s.mu.Unlock()
@@ -235,7 +237,7 @@ loop:
 		delete(s.stores, k)
 	}
 	s.mu.Unlock()
-	s.log.Printf("stopped: %s", why)
+	s.log.Printf("closed %s", s.socket)
 	return nil
 }
 
