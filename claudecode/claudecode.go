@@ -39,8 +39,15 @@ var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, P
 	SubagentStart, SubagentStop, PreCompact, Stop, SessionEnd}
 
 // ContextEvents are the events whose output may carry additionalContext.
+// Stop and SubagentStop are not among them: context there makes Claude
+// Code ask the model again, and an answer at every stop loops.
 var contextEvents = map[string]bool{SessionStart: true, UserPromptSubmit: true, PreToolUse: true,
-	PostToolUse: true, PostToolUseFailure: true, SubagentStart: true, SubagentStop: true, Stop: true}
+	PostToolUse: true, PostToolUseFailure: true, SubagentStart: true}
+
+// EndOfTurn reports whether event ends a turn (Stop, SubagentStop): there
+// warden never blocks or adds context, so that an answer cannot make the
+// host run the model again, failures included.
+func EndOfTurn(event string) bool { return event == Stop || event == SubagentStop }
 
 // Input is what a command hook reads on stdin. Fields a given event does
 // not carry are empty.
@@ -234,6 +241,9 @@ func Failure(event string, d warden.Decision) Output {
 	switch {
 	case event == PreToolUse || event == "":
 		return Decide(d, Options{})
+	case EndOfTurn(event):
+		// For the user only: the model would be asked again.
+		return Output{SystemMessage: cut(text, maxContext)}
 	case contextEvents[event]:
 		o := Context(event, text+"\nUntil this is fixed, warden refuses every tool call in this session.")
 		o.SystemMessage = cut(text, maxContext)

@@ -284,6 +284,11 @@ func ModelContext(r *LLMRequest, text string) Output {
 	return Output{HookSpecificOutput: &HookSpecific{HookEventName: BeforeModel, LLMRequest: &LLMRequest{Messages: []Message{first}}}}
 }
 
+// EndOfTurn reports whether event ends a turn (AfterAgent): there warden
+// never denies or adds context (a deny there makes Gemini CLI retry the
+// turn), failures included.
+func EndOfTurn(event string) bool { return event == AfterAgent }
+
 // Failure renders an infrastructure failure: a deny at BeforeTool, the
 // reason as context where the model can be told (so it can explain why its
 // tools are refused), and a message for the user elsewhere.

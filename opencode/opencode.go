@@ -128,6 +128,10 @@ func Context(event, text string) Output {
 	return Output{System: text}
 }
 
+// EndOfTurn reports whether event ends a turn (session.idle): the answer
+// there is always empty, failures included.
+func EndOfTurn(event string) bool { return event == SessionIdle }
+
 // Failure renders an infrastructure failure: a deny before a tool, and a
 // system note elsewhere so the model knows why its tools are refused.
 func Failure(event string, d warden.Decision) Output {

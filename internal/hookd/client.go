@@ -50,7 +50,10 @@ func (c *Client) Run(args []string) int {
 	}
 	data, err := io.ReadAll(io.LimitReader(c.Stdin, MaxInput+1))
 	if err != nil {
-		return c.fail(args[0], nil, fmt.Errorf("read hook input: %w", err))
+		return c.fail(args[0], nil, warden.Errorf(warden.CodeBadInput, "read hook input: %v", err))
+	}
+	if len(data) > MaxInput {
+		return c.fail(args[0], data[:min(len(data), 4096)], fmt.Errorf("hook input: %w", warden.CheckInput(data)))
 	}
 	deadline := time.Now().Add(Deadline(args[1:]) + 5*time.Second)
 	socket := c.Socket
@@ -108,11 +111,13 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time) int {
 }
 
 // fail answers a deny in the host's JSON and exits 2 (block).
+// At the end of a turn it exits 0 (see EndOfTurn).
 func (c *Client) fail(host string, data []byte, err error) int {
 	d := warden.FailClosed(err)
-	c.Stdout.Write(Failure(host, EventName(data), d))
+	event := EventName(data)
+	c.Stdout.Write(Failure(host, event, d))
 	fmt.Fprintln(c.Stderr, claudecode.ModelText(d))
-	return 2
+	return FailCode(host, event)
 }
 
 // wardenBin finds the full warden binary: $WARDEN_BIN (unless it names

@@ -81,7 +81,7 @@ type Response struct {
 const MaxMessage = MaxInput/3*4 + 1<<20
 
 // MaxInput bounds the hook JSON a host may send (the same as `warden hook`).
-const MaxInput = 32 << 20
+const MaxInput = warden.MaxInput
 
 // DefaultTimeout is how long `warden hook` takes at most to answer (its
 // --timeout default); the client waits a little longer for hookd.
@@ -159,6 +159,30 @@ func Failure(host, event string, d warden.Decision) []byte {
 		return opencode.Failure(event, d).Marshal()
 	}
 	return claudecode.Failure(event, d).Marshal()
+}
+
+// EndOfTurn reports whether a host's event ends a turn (Claude Code's and
+// Codex's Stop and SubagentStop, Gemini CLI's AfterAgent, OpenCode's
+// session.idle). A failure there is answered without context, without a
+// block and with exit code 0: anything else makes the host ask the model
+// again, at every stop.
+func EndOfTurn(host, event string) bool {
+	switch host {
+	case "gemini":
+		return geminicli.EndOfTurn(event)
+	case "opencode":
+		return opencode.EndOfTurn(event)
+	}
+	return claudecode.EndOfTurn(event)
+}
+
+// FailCode is the exit code of a failure answer at event: 2 (block), or 0
+// at the end of a turn (see EndOfTurn).
+func FailCode(host, event string) int {
+	if EndOfTurn(host, event) {
+		return 0
+	}
+	return 2
 }
 
 // EventName reads the event name from a host's hook JSON, or "".
