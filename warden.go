@@ -5,9 +5,12 @@
 package warden
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 )
 
 // ToolCall is one tool call an agent wants to make (POLICY.md section 1).
@@ -28,7 +31,17 @@ type ToolCall struct {
 // ParseToolCall decodes one tool call from JSON. It rejects unknown fields,
 // a missing tool and a missing args object, so that a typo never silently
 // changes what is decided.
+//
+// Every error it returns has the code CodeBadInput.
 func ParseToolCall(data []byte) (ToolCall, error) {
+	c, err := parseToolCall(data)
+	if err != nil {
+		return c, &Error{Code: CodeBadInput, Message: err.Error()}
+	}
+	return c, nil
+}
+
+func parseToolCall(data []byte) (ToolCall, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return ToolCall{}, fmt.Errorf("tool call: not a JSON object: %w", err)
@@ -112,6 +125,12 @@ const (
 	CodeUnknownTarget Code = "UNKNOWN_TARGET"
 	// CodeHalted: a person halted the session or the project (warden halt).
 	CodeHalted Code = "HALTED"
+	// CodeBadInput: warden could not read the call it was given (empty
+	// or invalid JSON from the host, a call over MaxInput). Not a policy
+	// problem.
+	CodeBadInput Code = "BAD_INPUT"
+	// CodeTimeout: no decision was made within the hook's deadline.
+	CodeTimeout Code = "DECISION_TIMEOUT"
 )
 
 // Decision is warden's answer to one tool call (POLICY.md section 2). Every
@@ -205,13 +224,50 @@ func ErrorCode(err error) Code {
 // that does not load, a store that does not answer. warden never turns a
 // failure into an allow.
 func FailClosed(err error) Decision {
+	code := ErrorCode(err)
+	suggestion := "Fix the warden policy or store (run `warden lint`), then retry. Ask the user if this persists."
+	switch code {
+	case CodeBadInput:
+		suggestion = "This is not a policy problem: the call reached warden incomplete or malformed. " +
+			"Retry it; if it keeps failing, ask the user to check the host's hook setup (`warden hook HOST` reads the host's hook JSON on stdin)."
+	case CodeTimeout:
+		suggestion = "Retry the call. If calls keep timing out, ask the user to check the load on this machine and `warden hookd status`."
+	}
 	return Decision{
-		Decision:    Deny,
-		Code:        ErrorCode(err),
-		Reason:      "warden could not decide this call: " + err.Error(),
-		Suggestion:  "Fix the warden policy or store (run `warden lint`), then retry. Ask the user if this persists.",
-		Recoverable: false,
+		Decision: Deny,
+		Code:     code,
+		// The code is said once, in Code.
+		Reason:      "warden could not decide this call: " + strings.Replace(err.Error(), string(code)+": ", "", 1),
+		Suggestion:  suggestion,
+		Recoverable: code == CodeBadInput || code == CodeTimeout,
 		Warnings:    []string{},
 		Matched:     []string{},
 	}
+}
+
+// MaxInput bounds the input warden reads for one call (a tool call for
+// check, a host's hook JSON): 32 MiB.
+const MaxInput = 32 << 20
+
+// ReadInput reads one call's input from r, at most MaxInput bytes. Input
+// that is empty or longer is an error with the code CodeBadInput, which
+// says so: warden never decides on a cut or missing input.
+func ReadInput(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, &Error{Code: CodeBadInput, Message: "read the input: " + err.Error()}
+	}
+	return data, CheckInput(data)
+}
+
+// CheckInput reports input that is empty or over MaxInput, with the code
+// CodeBadInput.
+func CheckInput(data []byte) error {
+	if len(data) > MaxInput {
+		return &Error{Code: CodeBadInput, Message: fmt.Sprintf("the input is over warden's limit of %d MiB; warden does not decide a call it cannot read whole", MaxInput>>20)}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &Error{Code: CodeBadInput, Message: "the input is empty: warden expected a JSON object"}
+	}
+	return nil
 }

@@ -11,10 +11,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/warden-run/warden/internal/sqlstore"
@@ -39,6 +41,31 @@ var dialect = sqlstore.Dialect{
 	LockMigrations: func(context.Context, *sql.Tx) error { return nil },
 }
 
+// newborn is how long a store file may stay empty while the process that
+// created it writes its schema.
+const newborn = 5 * time.Second
+
+// CheckFile reports a store file that exists but cannot be the store: a
+// folder, or a file that turned empty (0 bytes) after it was created.
+// SQLite would take an empty file for a new database and start a new,
+// empty audit trail, grants and sessions in its place; warden refuses
+// instead. A missing file is no error (Open creates it).
+func CheckFile(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("open sqlite store %s: %w", path, err)
+	case fi.IsDir():
+		return fmt.Errorf("open sqlite store %s: it is a folder, not a store file", path)
+	case fi.Size() == 0 && time.Since(fi.ModTime()) > newborn:
+		return fmt.Errorf("open sqlite store %s: the file is empty (0 bytes), so its audit trail, grants and sessions are gone; "+
+			"warden does not start a new store in its place: restore it from a backup, or remove it to start anew", path)
+	}
+	return nil
+}
+
 // Open opens (creating if needed, with its folder) the SQLite store at path
 // and brings its schema up to date.
 func Open(ctx context.Context, path string) (*Store, error) {
@@ -52,6 +79,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
+	if err := CheckFile(abs); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -63,10 +93,29 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
-	s, err := sqlstore.Open(ctx, db, dialect)
+	d := dialect
+	d.Explain = func(err error) error { return diskFull(err, filepath.Dir(abs)) }
+	s, err := sqlstore.Open(ctx, db, d)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// diskFull says "the disk is full" for an error SQLite gives when a write
+// finds no room: SQLITE_FULL, or the I/O error of a write that failed
+// (ENOSPC shows as "disk I/O error (4874)") on a file system with no space
+// left for dir.
+func diskFull(err error, dir string) error {
+	msg := err.Error()
+	full := strings.Contains(msg, "database or disk is full")
+	if !full && strings.Contains(msg, "disk I/O error") {
+		full = freeBytes(dir) == 0
+	}
+	if !full {
+		return err
+	}
+	return fmt.Errorf("the disk holding the warden store %s is full, so warden cannot record the decision: "+
+		"free some space there (warden purge removes old audit records), then retry: %w", dir, err)
 }

@@ -2,8 +2,13 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/sqlite"
@@ -36,5 +41,82 @@ func BenchmarkHalted(b *testing.B) {
 		if _, ok, err := st.Halted(ctx, "parent/agent-1"); ok || err != nil {
 			b.Fatal(ok, err)
 		}
+	}
+}
+
+// TestEmptyFileIsAnError: a store file that turned empty is reported, not
+// taken for a new store.
+func TestEmptyFileIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "warden.db")
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(path, old, old)
+	if _, err := sqlite.Open(context.Background(), path); err == nil || !strings.Contains(err.Error(), "empty (0 bytes)") {
+		t.Errorf("open of a store that turned empty: %v, want an error saying it is empty", err)
+	}
+	// A file just created (another process is writing its schema) opens.
+	fresh := filepath.Join(dir, "fresh.db")
+	os.WriteFile(fresh, nil, 0o600)
+	if st, err := sqlite.Open(context.Background(), fresh); err != nil {
+		t.Errorf("open of a file created a moment ago: %v", err)
+	} else {
+		st.Close()
+	}
+	// Garbage is not recreated either.
+	junk := filepath.Join(dir, "junk.db")
+	os.WriteFile(junk, []byte(strings.Repeat("not a database ", 100)), 0o600)
+	if _, err := sqlite.Open(context.Background(), junk); err == nil {
+		t.Error("open of a file that is not a database: no error")
+	}
+	if data, _ := os.ReadFile(junk); !strings.HasPrefix(string(data), "not a database") {
+		t.Error("the file that is not a database was overwritten")
+	}
+	// A folder where the store should be.
+	os.Mkdir(filepath.Join(dir, "folder.db"), 0o700)
+	if _, err := sqlite.Open(context.Background(), filepath.Join(dir, "folder.db")); err == nil || !strings.Contains(err.Error(), "folder") {
+		t.Errorf("open of a folder: %v", err)
+	}
+}
+
+// TestDiskFullSaidAsSuch fills a small file system (a tmpfs; it needs
+// root to mount one) and checks that the error says the disk is full.
+func TestDiskFullSaidAsSuch(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("mount a tmpfs: %v %s", err, out)
+	}
+	defer exec.Command("umount", dir).Run()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	big := strings.Repeat("x", 32<<10)
+	for i := range 200 {
+		_, err = st.AppendAudit(ctx, warden.AuditRecord{Tool: "Write", Decision: warden.Allow, Code: warden.CodeAllowed,
+			Args: map[string]any{"content": big + fmt.Sprint(i)}})
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatal("200 records of 32 KiB fit on a 512 KiB file system")
+	}
+	if !strings.Contains(err.Error(), "is full") {
+		t.Errorf("error on a full disk: %v, want one saying the disk is full", err)
 	}
 }

@@ -87,18 +87,24 @@ func runCheck(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "warden check: unexpected argument %q (the call is read from stdin)\n", fs.Arg(0))
 		return ExitError
 	}
+	fail := func(err error) int {
+		if *text {
+			return failText(env, "check", err)
+		}
+		return failClosed(env, "check", err)
+	}
 	eng, err := loadEngine(*policyPath)
 	if err != nil {
-		return failClosed(env, "check", err)
+		return fail(err)
 	}
 	decide := func(_ context.Context, c warden.ToolCall) (warden.Decision, error) { return eng.Decide(c), nil }
 	if *session != "" || *store != "" {
 		if statefulDecider == nil {
-			return failClosed(env, "check", errors.New("--session and --store need the session store, which this build does not have"))
+			return fail(errors.New("--session and --store need the session store, which this build does not have"))
 		}
 		d, closer, err := statefulDecider(ctx, env, eng, *store, *session, *wait)
 		if err != nil {
-			return failClosed(env, "check", err)
+			return fail(err)
 		}
 		defer closer()
 		decide = d
@@ -106,20 +112,20 @@ func runCheck(ctx context.Context, env *Env) int {
 	if *jsonl {
 		return checkStream(ctx, env, decide)
 	}
-	data, err := io.ReadAll(env.Stdin)
+	data, err := warden.ReadInput(env.Stdin)
 	if err != nil {
-		return failClosed(env, "check", fmt.Errorf("read stdin: %w", err))
+		return fail(fmt.Errorf("stdin: %w", err))
 	}
 	call, err := warden.ParseToolCall(data)
 	if err != nil {
-		return failClosed(env, "check", fmt.Errorf("stdin: %w", err))
+		return fail(fmt.Errorf("stdin: %w", err))
 	}
 	if *session != "" && call.Session == "" {
 		call.Session = *session
 	}
 	d, err := decide(ctx, call)
 	if err != nil {
-		return failClosed(env, "check", err)
+		return fail(err)
 	}
 	if *text {
 		io.WriteString(env.Stdout, d.Text())
@@ -177,6 +183,13 @@ type errorLine struct {
 func failClosed(env *Env, cmd string, err error) int {
 	fmt.Fprintf(env.Stderr, "warden %s: %v\n", cmd, err)
 	writeJSON(env.Stdout, warden.FailClosed(err), true)
+	return ExitError
+}
+
+// failText is failClosed for --text: the deny as the model-facing text.
+func failText(env *Env, cmd string, err error) int {
+	fmt.Fprintf(env.Stderr, "warden %s: %v\n", cmd, err)
+	io.WriteString(env.Stdout, warden.FailClosed(err).Text())
 	return ExitError
 }
 

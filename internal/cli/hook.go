@@ -5,10 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +70,9 @@ type hookEvent struct {
 	agentType, agentID, parent string
 	// llm is the model request of an evModel event.
 	llm *geminicli.LLMRequest
+	// stopActive: Claude Code's stop_hook_active, the host already
+	// continues because of a Stop hook. warden's answer is then empty.
+	stopActive bool
 }
 
 // hookAnswer is what warden has to say about an event.
@@ -200,7 +203,7 @@ func decodeClaude(data []byte, host string) (hookEvent, error) {
 		return hookEvent{}, err
 	}
 	ev := hookEvent{name: in.HookEventName, session: in.SessionID, cwd: in.Cwd, source: in.Source,
-		prompt: in.Prompt, agentType: in.AgentType, agentID: in.AgentID}
+		prompt: in.Prompt, agentType: in.AgentType, agentID: in.AgentID, stopActive: in.StopHookActive}
 	switch in.HookEventName {
 	case claudecode.SessionStart:
 		ev.kind = evSessionStart
@@ -340,11 +343,19 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 		fs.Usage()
 		return ExitOK
 	}
+	// The input first (unless help is asked for): the event it names
+	// decides how a failure is said.
+	var data []byte
+	var inErr error
+	if !slices.ContainsFunc(env.Args[1:], isHelp) {
+		data, inErr = warden.ReadInput(env.Stdin)
+	}
+	event := hookd.EventName(data)
 	h, ok := hookHosts[env.Args[0]]
 	if !ok {
 		// Answer in Claude Code's shape (Codex and Gemini CLI read it too)
 		// and exit 2, which every host reads as "block".
-		return hookFatal(env, hookHosts["claude"], "", fmt.Errorf("warden hook: unknown host %q (want claude, codex, gemini or opencode)", env.Args[0]))
+		return hookFatal(env, hookHosts["claude"], event, fmt.Errorf("warden hook: unknown host %q (want claude, codex, gemini or opencode)", env.Args[0]))
 	}
 	if err := fs.Parse(env.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -352,15 +363,14 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 		}
 		// A mistake in the hook's command line must not turn into "no
 		// objection": answer deny.
-		return hookFatal(env, h, "", fmt.Errorf("warden hook %s: bad command line %q: %v", env.Args[0], env.Args[1:], err))
+		return hookFatal(env, h, event, fmt.Errorf("warden hook %s: bad command line %q: %v", env.Args[0], env.Args[1:], err))
 	}
-	data, err := io.ReadAll(io.LimitReader(env.Stdin, 32<<20))
-	if err != nil {
-		return hookFatal(env, h, "", fmt.Errorf("read hook input: %w", err))
+	if inErr != nil {
+		return hookFatal(env, h, event, fmt.Errorf("hook input from %s: %w", h.name, inErr))
 	}
 	ev, err := h.decode(data)
 	if err != nil {
-		return hookFatal(env, h, "", err)
+		return hookFatal(env, h, event, warden.Errorf(warden.CodeBadInput, "hook input from %s: %v", h.name, err))
 	}
 
 	// Decide in a goroutine so that a panic or a hang still gets a deny
@@ -753,21 +763,30 @@ func askWithoutPrompt(d warden.Decision, host string) warden.Decision {
 
 // hookFailure answers a failure at a known event: deny before a tool, a
 // message elsewhere, always in the host's JSON.
+//
+// At the end of a turn (hookd.EndOfTurn) it neither blocks nor gives the
+// model context, so that a failure cannot make the host ask the model
+// again; with stop_hook_active it says nothing at all.
 func hookFailure(env *Env, h *hookHost, ev hookEvent, err error) int {
 	d := warden.FailClosed(err)
-	env.Stdout.Write(hookd.Failure(h.key, ev.name, d))
+	if ev.stopActive && hookd.EndOfTurn(h.key, ev.name) {
+		env.Stdout.Write([]byte("{}\n"))
+	} else {
+		env.Stdout.Write(hookd.Failure(h.key, ev.name, d))
+	}
 	fmt.Fprintf(env.Stderr, "warden hook %s: %v\n", h.name, err)
 	return ExitOK
 }
 
 // hookFatal answers input warden could not even decode: a deny in JSON on
 // stdout, the reason on stderr, and exit code 2, which every host reads
-// as "block" whatever the event was.
+// as "block" whatever the event was; at the end of a turn, exit code 0
+// and no block (hookd.EndOfTurn).
 func hookFatal(env *Env, h *hookHost, event string, err error) int {
 	d := warden.FailClosed(err)
 	env.Stdout.Write(hookd.Failure(h.key, event, d))
 	fmt.Fprintln(env.Stderr, claudecode.ModelText(d))
-	return ExitDeny
+	return hookd.FailCode(h.key, event)
 }
 
 func firstLines(s string, n int) string {

@@ -135,15 +135,21 @@ func TestHookFailsClosed(t *testing.T) {
 		name, stdin string
 		code        int
 		reason      string
+		errCode     string
 	}{
-		{"no policy", claudePre(noPolicy, "ls"), ExitOK, "no warden.yaml found"},
-		{"broken policy", claudePre(broken, "ls"), ExitOK, "warden.yaml"},
-		{"garbage input", "not json", ExitDeny, "not the expected JSON"},
-		{"empty input", "", ExitDeny, "empty"},
+		{"no policy", claudePre(noPolicy, "ls"), ExitOK, "no warden.yaml found", "POLICY_ERROR"},
+		{"broken policy", claudePre(broken, "ls"), ExitOK, "warden.yaml", "POLICY_ERROR"},
+		// Bad input from the host is not a policy problem, and says so.
+		{"garbage input", "not json", ExitDeny, "not the expected JSON", "BAD_INPUT"},
+		{"empty input", "", ExitDeny, "the input is empty", "BAD_INPUT"},
+		{"over the limit", `{"session_id":"` + strings.Repeat("x", 32<<20) + `"}`, ExitDeny, "over warden's limit of 32 MiB", "BAD_INPUT"},
 	} {
 		code, m, stderr := runHookCmd(t, tc.stdin, "claude")
 		d, r := permission(m)
-		if code != tc.code || d != "deny" || !strings.Contains(r, tc.reason) || !strings.Contains(r, "POLICY_ERROR") {
+		if tc.errCode == "BAD_INPUT" && strings.Contains(r, "Fix the warden policy") {
+			t.Errorf("%s: the answer blames the policy: %q", tc.name, r)
+		}
+		if code != tc.code || d != "deny" || !strings.Contains(r, tc.reason) || !strings.Contains(r, tc.errCode) {
 			t.Errorf("%s: exit %d, %s %q (stderr %q)", tc.name, code, d, r, stderr)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/sqlite"
 )
 
 func init() {
@@ -422,6 +423,10 @@ func (s *hookServer) store(ctx context.Context, policyFile, storeURL string) (wa
 	}
 	var fi os.FileInfo
 	if file != "" {
+		// A store file that turned empty is an error, not a new store.
+		if err := sqlite.CheckFile(file); err != nil {
+			return nil, nil, err
+		}
 		fi, _ = os.Stat(file)
 	}
 	s.mu.Lock()

@@ -389,6 +389,19 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*warden.Se
 
 // WriteDecision implements warden.DecisionWriter.
 func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
+	x, rec, err := s.writeDecision(ctx, id, fn)
+	return x, rec, s.explain(err)
+}
+
+// explain passes an error through the dialect's Explain.
+func (s *Store) explain(err error) error {
+	if err == nil || s.d.Explain == nil {
+		return err
+	}
+	return s.d.Explain(err)
+}
+
+func (s *Store) writeDecision(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
 	var rec warden.AuditRecord
 	if id == "" {
 		return warden.Session{}, rec, errors.New("update session: empty session id")
@@ -805,7 +818,8 @@ const auditCols = `time, session, role, host, tool, depth, args, decision, code,
 
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
-	return s.appendAudit(ctx, prepared{s: s}, r)
+	r, err := s.appendAudit(ctx, prepared{s: s}, r)
+	return r, s.explain(err)
 }
 
 // querier is a database or a transaction.
@@ -1022,7 +1036,7 @@ func (s *Store) RemoveAnchor(ctx context.Context, id string) error {
 
 // AddHistory implements warden.StateStore.
 func (s *Store) AddHistory(ctx context.Context, h warden.HistoryEntry) error {
-	return s.addHistory(ctx, prepared{s: s}, h)
+	return s.explain(s.addHistory(ctx, prepared{s: s}, h))
 }
 
 func (s *Store) addHistory(ctx context.Context, q querier, h warden.HistoryEntry) error {
@@ -1071,6 +1085,9 @@ type Dialect struct {
 	// LockMigrations serialises migrations across processes; it runs
 	// inside the migration transaction.
 	LockMigrations func(ctx context.Context, tx *sql.Tx) error
+	// Explain, when set, rewrites an error of the writes a decision makes
+	// into one a person can act on (a full disk said as such).
+	Explain func(err error) error
 }
 
 // Open wraps an open database and brings its schema up to date.
@@ -1080,7 +1097,7 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
-		return nil, err
+		return nil, s.explain(err)
 	}
 	return s, nil
 }

@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/sqlite"
+)
+
+// BenchmarkHookLoad runs many `warden-hook claude` clients at once on one
+// project, each a new process per call as a host makes it, through one
+// hookd: 1, 10, 50 and 200 at a time, b.N calls in all (at least 4 per
+// client). It reports calls/s, the median and 99th percentile wall time
+// per call, the calls that timed out, and the audit records written
+// against the calls made (the two must be equal).
+//
+// Run: bash e2e/loadbench.sh [calls], or
+// go test ./e2e -run '^$' -bench HookLoad -benchtime 400x.
+func BenchmarkHookLoad(b *testing.B) {
+	levels := []int{1, 10, 50, 200}
+	if s := os.Getenv("WARDEN_LOAD_LEVELS"); s != "" {
+		levels = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				b.Fatalf("WARDEN_LOAD_LEVELS=%q: want numbers such as 1,10,50", s)
+			}
+			levels = append(levels, n)
+		}
+	}
+	for _, conc := range levels {
+		b.Run(fmt.Sprintf("clients-%d", conc), func(b *testing.B) {
+			dir := b.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte(hookBenchPolicy), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			old := time.Now().Add(-time.Minute)
+			os.Chtimes(filepath.Join(dir, "warden.yaml"), old, old)
+			sockDir, err := os.MkdirTemp("", "whl-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			sock := filepath.Join(sockDir, "hookd.sock")
+			defer func() {
+				exec.Command(wardenBin, "hookd", "stop", "--socket", sock).Run()
+				os.RemoveAll(sockDir)
+			}()
+			env := append(os.Environ(), "WARDEN_HOOKD_SOCKET="+sock)
+			var seq atomic.Int64
+			call := func(worker int) (time.Duration, string, error) {
+				n := seq.Add(1)
+				cmdline := "git status && git diff HEAD~1"
+				if n%4 == 0 {
+					cmdline = "git status && rm -rf build"
+				}
+				in, _ := json.Marshal(map[string]any{"session_id": fmt.Sprintf("load-%d", worker), "cwd": dir,
+					"hook_event_name": "PreToolUse", "tool_name": "Bash",
+					"tool_input": map[string]any{"command": cmdline}, "tool_use_id": fmt.Sprintf("toolu_%d", n)})
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, wardenHookBin, "claude")
+				cmd.Dir, cmd.Env, cmd.Stdin = dir, env, bytes.NewReader(in)
+				start := time.Now()
+				out, err := cmd.Output()
+				return time.Since(start), string(out), err
+			}
+			// The first call creates the store and starts hookd.
+			if _, out, err := call(-1); err != nil || !strings.Contains(out, "permissionDecision") {
+				b.Fatalf("first call: %v %s", err, out)
+			}
+			waitHookd(b, sock)
+			total := max(b.N, 4*conc)
+			var next atomic.Int64
+			var mu sync.Mutex
+			times := make([]time.Duration, 0, total)
+			var timeouts, failures atomic.Int64
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			start := time.Now()
+			for w := range conc {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for next.Add(1) <= int64(total) {
+						el, out, err := call(w)
+						if strings.Contains(out, "in time") || strings.Contains(out, "no decision within") {
+							timeouts.Add(1)
+						} else if err != nil || !strings.Contains(out, "permissionDecision") {
+							failures.Add(1)
+						}
+						mu.Lock()
+						times = append(times, el)
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			wall := time.Since(start)
+			b.StopTimer()
+
+			st, err := sqlite.Open(context.Background(), filepath.Join(dir, ".warden", "warden.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			recs, err := st.Audit(context.Background(), warden.AuditFilter{})
+			st.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			records := len(recs) - 1 // the first call's
+			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			b.ReportMetric(float64(total)/wall.Seconds(), "calls/s")
+			b.ReportMetric(ms(times[len(times)/2]), "p50-ms")
+			b.ReportMetric(ms(times[min(len(times)-1, len(times)*99/100)]), "p99-ms")
+			b.ReportMetric(float64(timeouts.Load()), "timeouts")
+			b.ReportMetric(float64(records), "records")
+			b.ReportMetric(float64(total), "calls")
+			b.ReportMetric(float64(failures.Load()), "unanswered")
+			if records != total {
+				b.Logf("%d audit records for %d calls", records, total)
+			}
+		})
+	}
+}
