@@ -62,6 +62,27 @@ var redactors = sync.OnceValue(func() []redactor {
 		// --password value, --token value (a flag with a secret name, then a separate value).
 		{regexp.MustCompile(`(?i)(--?[A-Za-z0-9-]*(?:passw(?:or)?d|passwd|secret|token|api-?key|access-?key|private-?key|credential)[A-Za-z0-9-]*\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"';&|)]*)`), "${1}" + Redacted,
 			[]string{"passw", "secret", "token", "api", "access", "private", "credential"}, nil},
+		// "set NAME VALUE" in a tool's configuration, where NAME looks
+		// secret: aws configure set aws_secret_access_key X, npm config
+		// set //host/:_authToken X, git config x.password X.
+		{regexp.MustCompile(`(?i)(\b(?:set|config)\s+(?:--?[a-z-]+\s+)*["']?[^\s"'=]*(?:passw|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth)[^\s"'=]*["']?\s+)("[^"]*"|'[^']*'|[^\s"';&|)]+)`), "${1}" + Redacted,
+			[]string{"set", "config"}, nil},
+		// curl -u user:password (--user, -U/--proxy-user): the user stays.
+		{regexp.MustCompile(`(?i)(\bcurl\b[^\n|;&]*?\s(?:-u|--user|-U|--proxy-user)(?:\s+|=)?["']?[^\s:"']*:)([^\s"']+)`), "${1}" + Redacted,
+			[]string{"curl"}, nil},
+		// The MySQL clients' -pPASSWORD (the password joined to -p).
+		{regexp.MustCompile(`(\b(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlpump|mariadb|mariadb-dump|mariadb-admin)\b[^\n|;&]*?\s-p)("[^"]*"|'[^']*'|[^\s"';&|)]+)`), "${1}" + Redacted,
+			[]string{"mysql", "mariadb"}, nil},
+		// A registry login's -p PASSWORD: docker, podman, buildah, skopeo,
+		// nerdctl, oras, helm registry.
+		{regexp.MustCompile(`(?i)(\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm\s+registry)\s+login\b[^\n|;&]*?\s-p(?:\s+|=)?)("[^"]*"|'[^']*'|[^\s"';&|)]+)`), "${1}" + Redacted,
+			[]string{"login"}, nil},
+		// sshpass -p PASSWORD.
+		{regexp.MustCompile(`(?i)(\bsshpass\b[^\n|;&]*?\s-p\s*)("[^"]*"|'[^']*'|[^\s"';&|)]+)`), "${1}" + Redacted,
+			[]string{"sshpass"}, nil},
+		// htpasswd -b FILE USER PASSWORD (the password is the last word).
+		{regexp.MustCompile(`(?i)(\bhtpasswd\s+(?:-[a-z]+\s+)*-[a-z]*b[a-z]*\s+(?:-[a-z]+\s+)*[^\s-]\S*\s+\S+\s+)("[^"]*"|'[^']*'|[^\s"';&|)]+)`), "${1}" + Redacted,
+			[]string{"htpasswd"}, nil},
 		// Credentials in URLs: scheme://user:password@host.
 		{regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)([^@\s/]+)(@)`), "${1}" + Redacted + "${3}",
 			nil, []string{"://"}},

@@ -25,6 +25,21 @@ func TestRedactString(t *testing.T) {
 		{"aws key", `aws configure set aws_access_key_id AKIAABCDEFGHIJKLMNOP`, "AKIAABCDEFGHIJKLMNOP", "aws configure"},
 		{"json", `{"password": "hunter2", "user": "bob"}`, "hunter2", "bob"},
 		{"pem", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "MIIEow", ""},
+		// Secrets given as a separate word to a program that takes them so.
+		{"aws configure set", `aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENG --profile p`, "wJalrXUtnFEMIK7MDENG", "aws configure set aws_secret_access_key"},
+		{"npm config set", `npm config set //registry.example.com/:_authToken npm_s3cr3tT0ken`, "npm_s3cr3tT0ken", "npm config set"},
+		{"git config", `git config --global github.token gh0sTt0k3n`, "gh0sTt0k3n", "git config"},
+		{"curl -u", `curl -s -u admin:Hunter2pw https://example.com/api`, "Hunter2pw", "admin:"},
+		{"curl --user", `curl --user 'admin:Hunter2pw' https://example.com/api`, "Hunter2pw", "https://example.com/api"},
+		{"curl --user=", `curl --user=admin:Hunter2pw https://x`, "Hunter2pw", "admin"},
+		{"mysql -p", `mysql -u root -pHunter2pw mydb`, "Hunter2pw", "mydb"},
+		{"mysqldump -p", `mysqldump -h db -pHunter2pw --all-databases > all.sql`, "Hunter2pw", "all.sql"},
+		{"docker login -p", `docker login -u bob -p Hunter2pw registry.example.com`, "Hunter2pw", "registry.example.com"},
+		{"podman login -p", `podman login --username bob -p=Hunter2pw quay.io`, "Hunter2pw", "quay.io"},
+		{"sshpass -p", `sshpass -p 'Hunter2pw' ssh bob@host uptime`, "Hunter2pw", "ssh bob@host"},
+		{"sshpass -p joined", `sshpass -pHunter2pw ssh host`, "Hunter2pw", "ssh host"},
+		{"htpasswd -b", `htpasswd -b /etc/nginx/.htpasswd bob Hunter2pw`, "Hunter2pw", "bob"},
+		{"htpasswd -cb", `htpasswd -cbB .htpasswd bob Hunter2pw && nginx -s reload`, "Hunter2pw", "nginx -s reload"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -40,7 +55,11 @@ func TestRedactString(t *testing.T) {
 			}
 		})
 	}
-	for _, s := range []string{"git status", "go test ./...", `echo "hello world"`, "ls -la src/", "KEYBOARD=us make"} {
+	for _, s := range []string{"git status", "go test ./...", `echo "hello world"`, "ls -la src/", "KEYBOARD=us make",
+		// Near misses of the forms above that hold no secret.
+		"mysql -u root -p mydb", "mysql -P3306 -h db", "git push -u origin main", "sort -u names.txt",
+		"docker login registry.example.com", "docker run -p 8080:80 nginx", "npm config set registry https://r.example.com",
+		"htpasswd -D .htpasswd bob", "git config user.name bob", "set -euo pipefail"} {
 		if got := warden.RedactString(s); got != s {
 			t.Errorf("RedactString(%q) = %q, want unchanged", s, got)
 		}
