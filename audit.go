@@ -31,6 +31,10 @@ type AuditRecord struct {
 	Enforced Effect `json:"enforced,omitempty"`
 	// Latency is the time the decision took, waiting for a human included.
 	Latency time.Duration `json:"latency_ns"`
+	// CallID identifies the host's call when the caller gave it one (the
+	// hooks do): a store keeps at most one record per CallID, so a call
+	// retried after a crash is decided once.
+	CallID string `json:"call_id,omitempty"`
 }
 
 // AuditFilter selects audit records. Zero fields select everything; Since is
@@ -48,4 +52,6 @@ type AuditFilter struct {
 	Until    time.Time
 	// Limit, when positive, keeps the newest Limit records.
 	Limit int
+	// CallID selects the record of one call.
+	CallID string
 }

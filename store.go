@@ -32,8 +32,10 @@ var (
 type DecisionWriter interface {
 	// WriteDecision is UpdateSession, except that fn may also return the
 	// decision's audit record and history entry, which are stored in the
-	// same transaction; the record is returned with its ID. fn returning
-	// nil stores the session alone, as UpdateSession would.
+	// same transaction with the grant uses; the record is returned with
+	// its ID. fn returning nil stores the session alone, as UpdateSession
+	// would. A record whose CallID the store holds already stores nothing
+	// and returns an error wrapping ErrConflict.
 	WriteDecision(ctx context.Context, id string, fn func(s *Session, created bool) (*DecisionRecord, error)) (Session, AuditRecord, error)
 }
 
@@ -45,6 +47,19 @@ type DecisionRecord struct {
 	// live history entries, as ArchiveHistory does, in the same
 	// transaction.
 	HistoryKeep int
+	// UseGrants are the grants the decision used: each is counted as
+	// UseGrant does, in the same transaction. A grant that cannot be used
+	// any more fails the whole write with a *GrantUnusableError.
+	UseGrants []string
+}
+
+// GrantUnusableError is WriteDecision's error when a grant the decision
+// used was used up, revoked, expired or removed meanwhile: nothing was
+// stored, and the caller decides again without that grant.
+type GrantUnusableError struct{ ID string }
+
+func (e *GrantUnusableError) Error() string {
+	return "grant " + e.ID + " is used up, revoked or expired"
 }
 
 // SessionStore keeps sessions.
@@ -127,7 +142,8 @@ type ApprovalStore interface {
 // AuditLog keeps the audit trail.
 type AuditLog interface {
 	// AppendAudit appends one record, assigning its ID (and its Time when
-	// zero), and returns it.
+	// zero), and returns it. A record whose non-empty CallID is stored
+	// already is not appended: the error wraps ErrConflict.
 	AppendAudit(ctx context.Context, r AuditRecord) (AuditRecord, error)
 	// Audit returns the records f selects, oldest first.
 	Audit(ctx context.Context, f AuditFilter) ([]AuditRecord, error)

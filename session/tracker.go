@@ -79,6 +79,11 @@ type Options struct {
 	// after the human answered goes through); when the wait runs out the
 	// decision is an APPROVAL_TIMEOUT deny.
 	Wait time.Duration
+	// CallID identifies the host's call (see warden.AuditRecord.CallID).
+	// A call whose id the store has a record of already is not decided
+	// again: Decide returns the recorded decision (Result.Replayed), and
+	// spends no grant.
+	CallID string
 }
 
 // Result is a decision and what the session layer did around it.
@@ -92,6 +97,9 @@ type Result struct {
 	Approval *warden.Approval
 	// Audit is the audit record written for the decision.
 	Audit warden.AuditRecord
+	// Replayed reports that the call was decided before (Options.CallID):
+	// Decision and Audit are that decision's.
+	Replayed bool
 }
 
 // Decide decides one tool call with its session's state. It loads or
@@ -112,11 +120,18 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		// The audit record went with the session update.
 		return res, nil
 	}
+	if errors.Is(err, warden.ErrConflict) && opt.CallID != "" {
+		return t.replay(ctx, opt.CallID)
+	}
 	if err != nil {
 		res.Decision = warden.FailClosed(err)
 	}
 	rec := t.auditRecord(call, AuditArgs(call.Args), res, time.Since(start))
+	rec.CallID = opt.CallID
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
+	if errors.Is(aerr, warden.ErrConflict) && opt.CallID != "" {
+		return t.replay(ctx, opt.CallID)
+	}
 	if aerr != nil && err == nil {
 		err = fmt.Errorf("audit: %w", aerr)
 		res.Decision = warden.FailClosed(err)
@@ -187,10 +202,12 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			first = !s.FirstToolUsed()
 			tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: now})
 			record(s, call, tr, now)
-			if len(tr.Grants) > 0 || (tr.Decision.Decision == warden.Ask && !opt.HostPrompts) {
+			if tr.Decision.Decision == warden.Ask && !opt.HostPrompts {
 				return nil, nil // more to do after the session is stored
 			}
-			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: tr.Decision, Trace: tr}, time.Since(start))}
+			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: tr.Decision, Trace: tr}, time.Since(start)),
+				UseGrants: tr.Grants}
+			dr.Audit.CallID = opt.CallID
 			if tr.Decision.Decision == warden.Deny || violated(tr) {
 				h := violation(call, tr)
 				h.Time = now
@@ -201,7 +218,19 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		var sess warden.Session
 		var rec warden.AuditRecord
 		if w, ok := t.Store.(warden.DecisionWriter); ok {
-			sess, rec, err = w.WriteDecision(ctx, call.Session, update)
+			// The grants the decision used are counted in its transaction:
+			// one used up meanwhile by another call fails it, and the call
+			// is decided again without that grant.
+			orig := *call
+			for range 4 {
+				sess, rec, err = w.WriteDecision(ctx, call.Session, update)
+				var gu *warden.GrantUnusableError
+				if !errors.As(err, &gu) {
+					break
+				}
+				grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.ID == gu.ID })
+				*call = orig
+			}
 			written = err == nil && rec.ID != 0
 		} else {
 			sess, err = t.Store.UpdateSession(ctx, call.Session, func(s *warden.Session, created bool) error {
@@ -486,4 +515,59 @@ func (t *Tracker) recentCalls(ctx context.Context, sid string) ([]warden.AuditRe
 		return nil, fmt.Errorf("read the session's history: %w", err)
 	}
 	return recs, nil
+}
+
+// replay returns the recorded decision of a call decided before.
+func (t *Tracker) replay(ctx context.Context, callID string) (Result, error) {
+	recs, err := t.Store.Audit(ctx, warden.AuditFilter{CallID: callID})
+	if err != nil || len(recs) == 0 {
+		if err == nil {
+			err = fmt.Errorf("call %s: its record is gone", callID)
+		}
+		return Result{Decision: warden.FailClosed(err)}, err
+	}
+	return Result{Decision: Recorded(recs[0]), Audit: recs[0], Replayed: true}, nil
+}
+
+// Recorded is the decision an audit record holds. A record keeps no
+// suggestion: a deny or an ask gets one saying the call was decided
+// already.
+func Recorded(r warden.AuditRecord) warden.Decision {
+	d := warden.Decision{Decision: r.Decision, Code: r.Code, Rule: r.Rule, Reason: r.Reason,
+		Warnings: r.Warnings, Matched: r.Matched, Recoverable: r.Decision != warden.Allow}
+	if d.Warnings == nil {
+		d.Warnings = []string{}
+	}
+	if d.Matched == nil {
+		d.Matched = []string{}
+	}
+	if r.Mode == "audit" {
+		d.Mode = "audit"
+		e := r.Enforced
+		d.Enforced = &e
+	}
+	if d.Decision != warden.Allow {
+		d.Suggestion = "This call was decided already (audit record " + fmt.Sprint(r.ID) +
+			"); the answer stands. Do what the policy allows instead, or ask the user."
+	}
+	return d
+}
+
+// RecordFailure records that a call got no decision (d, a deny from
+// warden.FailClosed: a timeout, a crash, a policy that does not load)
+// under its call id, and returns what the host is to be told. A decision
+// stored first for the call wins: then that decision is returned
+// (Replayed), so that the audit trail always says what the host was told.
+func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall, callID string, d warden.Decision) (Result, error) {
+	rec := warden.AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
+		Tool: call.Tool, Depth: call.Depth, Args: AuditArgs(call.Args), Decision: d.Decision, Code: d.Code,
+		Reason: warden.RedactString(d.Reason), Mode: "enforce", CallID: callID}
+	rec, err := st.AppendAudit(ctx, rec)
+	if errors.Is(err, warden.ErrConflict) && callID != "" {
+		recs, rerr := st.Audit(ctx, warden.AuditFilter{CallID: callID})
+		if rerr == nil && len(recs) > 0 {
+			return Result{Decision: Recorded(recs[0]), Audit: recs[0], Replayed: true}, nil
+		}
+	}
+	return Result{Decision: d, Audit: rec}, err
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,6 +40,8 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"History", testHistory},
 		{"WriteDecision", testWriteDecision},
 		{"Halts", testHalts},
+		{"OneRecordPerCall", testOneRecordPerCall},
+		{"WriteDecisionCountsGrants", testWriteDecisionGrants},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -859,5 +862,86 @@ func testHalts(t *testing.T, s warden.Store) {
 	}
 	if _, ok, _ := s.Halted(ctx, "b"); ok {
 		t.Error("b still halted after resume")
+	}
+}
+
+// testOneRecordPerCall: a store keeps at most one record per call id, by
+// AppendAudit and by WriteDecision, also when writers race; the second
+// write stores nothing (not the session change, not a grant use).
+func testOneRecordPerCall(t *testing.T, s warden.Store) {
+	first := must(s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow, CallID: "c-1"}))(t)
+	_, err := s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Deny, CallID: "c-1"})
+	isErr(t, err, warden.ErrConflict)
+	recs := must(s.Audit(ctx, warden.AuditFilter{CallID: "c-1"}))(t)
+	if len(recs) != 1 || recs[0].ID != first.ID || recs[0].Decision != warden.Allow || recs[0].CallID != "c-1" {
+		t.Errorf("records of call c-1: %+v", recs)
+	}
+	// Records without a call id are never in conflict.
+	for range 2 {
+		must(s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow}))(t)
+	}
+	if w, ok := s.(warden.DecisionWriter); ok {
+		g := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: 5}))(t)
+		_, _, err := w.WriteDecision(ctx, "one", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+			x.Calls++
+			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "one", Tool: "Bash", Decision: warden.Allow, CallID: "c-1"},
+				UseGrants: []string{g.ID}}, nil
+		})
+		isErr(t, err, warden.ErrConflict)
+		if x, err := s.Session(ctx, "one"); err == nil && x.Calls != 0 {
+			t.Errorf("session calls = %d after a conflicting write, want 0", x.Calls)
+		}
+		if gs := must(s.Grants(ctx, warden.GrantFilter{}))(t); len(gs) != 1 || gs[0].UsesLeft != 5 {
+			t.Errorf("grant after a conflicting write: %+v, want 5 uses left", gs)
+		}
+	}
+	// Racing writers of one call: one record.
+	var wg sync.WaitGroup
+	var won atomic.Int32
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Deny, CallID: "c-race"}); err == nil {
+				won.Add(1)
+			} else if !errors.Is(err, warden.ErrConflict) {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(must(s.Audit(ctx, warden.AuditFilter{CallID: "c-race"}))(t)); n != 1 || won.Load() != 1 {
+		t.Errorf("8 racing writers of one call: %d records, %d writers succeeded; want 1 and 1", n, won.Load())
+	}
+}
+
+// testWriteDecisionGrants: the grants a decision used are counted in its
+// transaction; a grant that cannot be used fails the write, storing
+// nothing.
+func testWriteDecisionGrants(t *testing.T, s warden.Store) {
+	w, ok := s.(warden.DecisionWriter)
+	if !ok {
+		t.Skip("the store has no one-transaction decision write")
+	}
+	once := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: 1}))(t)
+	write := func() error {
+		_, _, err := w.WriteDecision(ctx, "g", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+			x.Calls++
+			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "g", Tool: "Bash", Decision: warden.Allow, Grants: []string{once.ID}},
+				UseGrants: []string{once.ID}}, nil
+		})
+		return err
+	}
+	check(t, write())
+	err := write()
+	var gu *warden.GrantUnusableError
+	if !errors.As(err, &gu) || gu.ID != once.ID {
+		t.Fatalf("second use of a one-use grant: %v, want a GrantUnusableError", err)
+	}
+	if x := must(s.Session(ctx, "g"))(t); x.Calls != 1 {
+		t.Errorf("calls = %d, want 1: the failed write stored the session", x.Calls)
+	}
+	if recs := must(s.Audit(ctx, warden.AuditFilter{Session: "g"}))(t); len(recs) != 1 {
+		t.Errorf("%d records, want 1", len(recs))
 	}
 }

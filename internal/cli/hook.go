@@ -102,6 +102,8 @@ type hookRuntime struct {
 	engine func(cwd, policyFile string) (*engine.Engine, error)
 	// store opens the store for a policy; release is called when done.
 	store func(ctx context.Context, policyFile, storeURL string) (st warden.Store, release func(), err error)
+	// callID identifies the call in the audit trail ("": a new one).
+	callID string
 }
 
 // localRuntime runs a hook in its own process: it loads the policy and
@@ -317,7 +319,12 @@ func decodeOpenCode(data []byte) (hookEvent, error) {
 	return ev, nil
 }
 
-func runHook(ctx context.Context, env *Env) int { return runHookWith(ctx, env, localRuntime) }
+func runHook(ctx context.Context, env *Env) int {
+	rt := *localRuntime
+	// warden-hook gives the id of a call hookd may have taken already.
+	rt.callID = os.Getenv(hookd.CallIDEnv)
+	return runHookWith(ctx, env, &rt)
+}
 
 // runHookWith is `warden hook` in the given runtime.
 func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
@@ -392,8 +399,13 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 	if ev.cwd == "" {
 		ev.cwd, gev.cwd = rt.dir, rt.dir
 	}
+	callID := rt.callID
+	if callID == "" {
+		callID = hookd.NewCallID()
+	}
 	opt := hookOptions{policy: rt.abs(*policyFile), store: rt.absStore(*store), role: *role, wait: *wait,
-		stateless: *stateless, host: h.name, prompts: ev.kind == evPreTool && h.prompts(rt), stall: hookTestStall, rt: rt}
+		stateless: *stateless, host: h.name, prompts: ev.kind == evPreTool && h.prompts(rt), stall: hookTestStall, rt: rt,
+		callID: callID}
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -403,19 +415,71 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 		out, err := handleHook(ctx, h, gev, opt)
 		done <- result{out: out, err: err}
 	}()
+	// fail answers a failure before a tool with a record of it in the
+	// audit trail (one record per answer; see failureAnswer).
+	fail := func(err error) int {
+		if ev.kind == evPreTool && !*stateless {
+			call := ev.call
+			if call.Role == "" && call.Depth == 0 {
+				call.Role = *role
+			}
+			out, rerr := failureAnswer(h, ev, call, opt, err)
+			if rerr == nil {
+				fmt.Fprintf(env.Stderr, "warden hook %s: %v\n", h.name, err)
+				env.Stdout.Write(out)
+				return ExitOK
+			}
+			fmt.Fprintf(env.Stderr, "warden hook %s: no audit record of this failure: %v\n", h.name, rerr)
+		}
+		return hookFailure(env, h, ev, err)
+	}
 	select {
 	case r := <-done:
 		if r.stack != "" {
 			fmt.Fprintln(env.Stderr, r.stack)
 		}
 		if r.err != nil {
-			return hookFailure(env, h, ev, r.err)
+			return fail(r.err)
 		}
 		env.Stdout.Write(r.out)
 		return ExitOK
 	case <-ctx.Done():
-		return hookFailure(env, h, ev, fmt.Errorf("no decision within %s (%v)", *timeout+*wait, context.Cause(ctx)))
+		return fail(warden.Errorf(warden.CodeTimeout, "no decision within %s (%v)", *timeout+*wait, context.Cause(ctx)))
 	}
+}
+
+// failureAnswer records a call that got no decision (a timeout, a crash,
+// a policy that does not load) and renders the answer: the deny for the
+// failure, or, when the call has a record already (the decision finished
+// after all, or recorded the failure itself), the decision on record, so
+// that the audit trail says what the host was told. It opens the store
+// afresh, with a few seconds of its own.
+func failureAnswer(h *hookHost, ev hookEvent, call warden.ToolCall, opt hookOptions, cause error) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	file := opt.policy
+	if file == "" {
+		f, err := policy.Find(ev.cwd)
+		if err != nil {
+			return nil, err
+		}
+		file = f
+	}
+	st, release, err := opt.rt.store(ctx, file, opt.store)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	call.Host = h.name
+	res, err := session.RecordFailure(ctx, st, call, opt.callID, warden.FailClosed(cause))
+	if err != nil {
+		return nil, err
+	}
+	d := res.Decision
+	if d.Decision == warden.Ask && !opt.prompts {
+		d = askWithoutPrompt(d, h.name)
+	}
+	return h.answer(ev, hookAnswer{decision: &d}, render{audit: d.Mode == "audit", prompts: opt.prompts}), nil
 }
 
 // hookOptions are the hook command's flags.
@@ -432,6 +496,8 @@ type hookOptions struct {
 	// stall is hookTestStall, read once before the decision starts.
 	stall func()
 	rt    *hookRuntime
+	// callID identifies the call in the audit trail.
+	callID string
 }
 
 // handleHook decides one event with the session layer and renders the
@@ -478,7 +544,7 @@ func hookEventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, 
 	sid := ev.session
 	switch ev.kind {
 	case evPreTool:
-		res, err := tr.Decide(ctx, ev.call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait})
+		res, err := tr.Decide(ctx, ev.call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID})
 		if err != nil {
 			return a, false, err
 		}

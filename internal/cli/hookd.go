@@ -337,7 +337,7 @@ func (s *hookServer) handle(ctx context.Context, c *net.UnixConn) {
 		}
 		var out, errb bytes.Buffer
 		rt := &hookRuntime{dir: req.Dir, interactive: func(string) bool { return req.Interactive },
-			engine: s.engine, store: s.store}
+			engine: s.engine, store: s.store, callID: req.CallID}
 		resp.Code = runHookWith(ctx, &Env{Args: req.Args, Stdin: bytes.NewReader(req.Stdin), Stdout: &out, Stderr: &errb}, rt)
 		resp.Stdout, resp.Stderr = out.Bytes(), errb.Bytes()
 	default:

@@ -60,9 +60,10 @@ func (c *Client) Run(args []string) int {
 	if socket == "" {
 		socket = SocketPath()
 	}
+	callID := NewCallID()
 	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
 		wd, _ := os.Getwd()
-		req := &Request{V: Version, Op: OpHook, Args: args, Dir: wd, Home: os.Getenv("HOME"), Stdin: data}
+		req := &Request{V: Version, Op: OpHook, Args: args, Dir: wd, Home: os.Getenv("HOME"), Stdin: data, CallID: callID}
 		req.Interactive = HostInteractive(args[0])
 		resp, sent, err := ask(socket, req, deadline)
 		switch {
@@ -78,12 +79,15 @@ func (c *Client) Run(args []string) int {
 			c.startServer(socket)
 		}
 		// hookd is gone or refused: decide here, which is always right.
+		// A hookd that died after it took the call may have decided it:
+		// `warden hook` gets the call's id, and then gives the decision
+		// on record instead of deciding again.
 	}
-	return c.runWarden(args, data, deadline)
+	return c.runWarden(args, data, deadline, callID)
 }
 
 // runWarden runs `warden hook ARGS` on the event and passes its answer on.
-func (c *Client) runWarden(args []string, data []byte, deadline time.Time) int {
+func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callID string) int {
 	bin, err := c.wardenBin()
 	if err != nil {
 		return c.fail(args[0], data, err)
@@ -93,6 +97,9 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time) int {
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, append([]string{"hook"}, args...)...)
 	cmd.Stdin = bytes.NewReader(data)
+	if callID != "" {
+		cmd.Env = append(os.Environ(), CallIDEnv+"="+callID)
+	}
 	cmd.Stdout = &out
 	cmd.Stderr = c.Stderr
 	err = cmd.Run()

@@ -14,6 +14,8 @@
 package hookd
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +55,22 @@ type Request struct {
 	// the client can tell: it looks at its parent processes and its
 	// environment; see HostInteractive).
 	Interactive bool `json:"interactive,omitempty"`
+	// CallID identifies this call in the audit trail: when hookd dies
+	// mid-call, the client runs `warden hook` with the same id, and a call
+	// hookd had decided is not decided again.
+	CallID string `json:"call_id,omitempty"`
+}
+
+// CallIDEnv passes a call's id to `warden hook` (see Request.CallID).
+const CallIDEnv = "WARDEN_HOOK_CALL_ID"
+
+// NewCallID returns a new random call id.
+func NewCallID() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return ""
+	}
+	return "c-" + hex.EncodeToString(b[:])
 }
 
 // Request operations.

@@ -237,6 +237,10 @@ var migrations = []string{
 		by_whom TEXT NOT NULL DEFAULT '',
 		at BIGINT NOT NULL DEFAULT 0
 	)`,
+	// One record per host call: a call retried after a crash (hookd
+	// killed mid-call) is decided once.
+	`ALTER TABLE audit ADD COLUMN call_id TEXT NOT NULL DEFAULT '';
+	CREATE UNIQUE INDEX audit_call ON audit (call_id) WHERE call_id <> ''`,
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -439,6 +443,15 @@ func (s *Store) writeDecision(ctx context.Context, id string, fn func(*warden.Se
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
 	if dr != nil {
+		for _, g := range dr.UseGrants {
+			res, err := q.ExecContext(ctx, s.d.Rebind(useGrant), g, ts(s.now()))
+			if err != nil {
+				return warden.Session{}, rec, fmt.Errorf("use grant %s: %w", g, err)
+			}
+			if n, err := res.RowsAffected(); err != nil || n != 1 {
+				return warden.Session{}, rec, &warden.GrantUnusableError{ID: g}
+			}
+		}
 		if dr.History != nil {
 			if err := s.addHistory(ctx, q, *dr.History); err != nil {
 				return warden.Session{}, rec, err
@@ -587,10 +600,13 @@ func (s *Store) Grants(ctx context.Context, f warden.GrantFilter) ([]warden.Gran
 	return out, rows.Err()
 }
 
+// useGrant counts one use of a grant that is in force.
+const useGrant = `UPDATE grants SET uses_left = CASE WHEN uses_left > 0 THEN uses_left - 1 ELSE uses_left END
+		WHERE id = ? AND revoked_at = 0 AND (expires = 0 OR expires > ?) AND uses_left <> 0`
+
 // UseGrant implements warden.GrantStore.
 func (s *Store) UseGrant(ctx context.Context, id string) (bool, error) {
-	res, err := s.exec(ctx, `UPDATE grants SET uses_left = CASE WHEN uses_left > 0 THEN uses_left - 1 ELSE uses_left END
-		WHERE id = ? AND revoked_at = 0 AND (expires = 0 OR expires > ?) AND uses_left <> 0`, id, ts(s.now()))
+	res, err := s.exec(ctx, useGrant, id, ts(s.now()))
 	if err != nil {
 		return false, fmt.Errorf("use grant %q: %w", id, err)
 	}
@@ -814,7 +830,7 @@ func (s *Store) PurgeApprovals(ctx context.Context, pendingBefore, answeredBefor
 // ---- audit
 
 const auditCols = `time, session, role, host, tool, depth, args, decision, code, rule, reason, matched,
-	warnings, grants, approval, mode, enforced, latency`
+	warnings, grants, approval, mode, enforced, latency, call_id`
 
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
@@ -837,10 +853,14 @@ func (s *Store) appendAudit(ctx context.Context, q querier, r warden.AuditRecord
 		r.Args = map[string]any{}
 	}
 	err := q.QueryRowContext(ctx, s.d.Rebind(`INSERT INTO audit (`+auditCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`),
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
 		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
-		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency)).Scan(&r.ID)
+		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID).Scan(&r.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("append audit: call %s was decided already: %w", r.CallID, warden.ErrConflict)
+	}
 	if err != nil {
 		return r, fmt.Errorf("append audit: %w", err)
 	}
@@ -877,6 +897,9 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 	if f.Rule != "" {
 		add(`rule = ?`, f.Rule)
 	}
+	if f.CallID != "" {
+		add(`call_id = ?`, f.CallID)
+	}
 	if !f.Since.IsZero() {
 		add(`time >= ?`, ts(f.Since))
 	}
@@ -898,7 +921,7 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 		var t, lat int64
 		var argsJ, matched, warnings, grants, decision, code, enforced string
 		if err := rows.Scan(&r.ID, &t, &r.Session, &r.Role, &r.Host, &r.Tool, &r.Depth, &argsJ, &decision, &code,
-			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat); err != nil {
+			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID); err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}
 		r.Time, r.Latency = tm(t), time.Duration(lat)

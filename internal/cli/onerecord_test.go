@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/sqlite"
+)
+
+// storeOf opens a project's default store.
+func storeOf(t *testing.T, cwd string) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(filepath.Dir(filepath.Dir(cwd)), ".warden", "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestHookFailuresAreRecorded: a call that times out or crashes gets one
+// audit record, with the code of what the host was told.
+func TestHookFailuresAreRecorded(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	defer func() { hookTestStall = nil }()
+	stalled := make(chan struct{})
+	hookTestStall = func() { time.Sleep(400 * time.Millisecond); close(stalled) }
+	_, m, _ := runHookCmd(t, claudePre(cwd, "ls"), "claude", "--timeout", "100ms")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "DECISION_TIMEOUT") {
+		t.Errorf("timeout: %s %q, want a DECISION_TIMEOUT deny", d, r)
+	}
+	<-stalled
+	time.Sleep(200 * time.Millisecond) // the late decision has had its chance
+	hookTestStall = func() { panic("boom") }
+	runHookCmd(t, claudePre(cwd, "ls"), "claude")
+	hookTestStall = nil
+	recs, err := storeOf(t, cwd).Audit(context.Background(), warden.AuditFilter{Session: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Code != warden.CodeTimeout || recs[0].Decision != warden.Deny ||
+		recs[1].Decision != warden.Deny || !strings.Contains(recs[1].Reason, "panic") || recs[0].CallID == "" {
+		t.Errorf("records of a timeout and a crash: %+v", recs)
+	}
+}
+
+// TestHookDecidesACallOnce: `warden hook` given the id of a call decided
+// before (hookd took it, then died) answers the decision on record: no
+// second record, no second use of a grant.
+func TestHookDecidesACallOnce(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	st := storeOf(t, cwd)
+	ctx := context.Background()
+	g, err := st.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "git push origin main", UsesLeft: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(hookd.CallIDEnv, "c-once")
+	for i := range 3 {
+		_, m, _ := runHookCmd(t, claudePre(cwd, "git push origin main"), "claude")
+		if d, r := permission(m); d != "allow" {
+			t.Errorf("call %d with one id: %s %q, want the allow on record", i, d, r)
+		}
+	}
+	recs, _ := st.Audit(ctx, warden.AuditFilter{CallID: "c-once"})
+	grants, _ := st.Grants(ctx, warden.GrantFilter{All: true})
+	if len(recs) != 1 || len(grants) != 1 || grants[0].ID != g.ID || grants[0].UsesLeft != 0 {
+		t.Errorf("%d records, grants %+v; want 1 record and the grant used once", len(recs), grants)
+	}
+	// Another call is decided afresh: the grant is used up.
+	t.Setenv(hookd.CallIDEnv, "c-next")
+	if _, m, _ := runHookCmd(t, claudePre(cwd, "git push origin main"), "claude"); func() string { d, _ := permission(m); return d }() != "ask" {
+		t.Errorf("a new call after the one use: %v, want ask", m)
+	}
+}
