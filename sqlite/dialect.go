@@ -39,6 +39,8 @@ var dialect = sqlstore.Dialect{
 	ForUpdate:      "", // BEGIN IMMEDIATE already holds the write lock
 	Rebind:         func(q string) string { return q },
 	LockMigrations: func(context.Context, *sql.Tx) error { return nil },
+	// One writer at a time: concurrent decisions share a transaction.
+	GroupCommit: true,
 }
 
 // newborn is how long a store file may stay empty while the process that

@@ -2,11 +2,14 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,4 +122,96 @@ func TestDiskFullSaidAsSuch(t *testing.T) {
 	if !strings.Contains(err.Error(), "is full") {
 		t.Errorf("error on a full disk: %v, want one saying the disk is full", err)
 	}
+}
+
+// TestGroupCommit: concurrent decisions, some of which fail, some of which
+// conflict on a call id: every other write is stored, and a failed one
+// leaves nothing, though they shared transactions.
+func TestGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	boom := errors.New("boom")
+	const n = 120
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sid := fmt.Sprint("s", i%7)
+			_, _, errs[i] = st.WriteDecision(ctx, sid, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+				x.Calls++
+				if i%10 == 3 {
+					return nil, boom
+				}
+				call := fmt.Sprint("c", i)
+				if i%10 == 7 {
+					call = "c-shared" // all but one conflict
+				}
+				return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: sid, Tool: "Bash", Decision: warden.Allow, CallID: call}}, nil
+			})
+		}()
+	}
+	wg.Wait()
+	failed, conflicts := 0, 0
+	for i, err := range errs {
+		switch {
+		case i%10 == 3:
+			if !errors.Is(err, boom) {
+				t.Errorf("write %d: %v, want boom", i, err)
+			}
+			failed++
+		case errors.Is(err, warden.ErrConflict):
+			conflicts++
+		case err != nil:
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	recs, err := st.Audit(ctx, warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := n - failed - conflicts; len(recs) != want || conflicts != n/10-1 {
+		t.Errorf("%d records, %d conflicts; want %d records and %d conflicts", len(recs), conflicts, want, n/10-1)
+	}
+	calls := 0
+	for s := range 7 {
+		x, err := st.Session(ctx, fmt.Sprint("s", s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls += x.Calls
+	}
+	if calls != len(recs) {
+		t.Errorf("sessions count %d calls, the audit trail %d: a failed write left its session change", calls, len(recs))
+	}
+}
+
+// BenchmarkWriteDecisionParallel is the store's share of concurrent
+// decisions (synchronous=FULL): with group commit, many share one sync.
+func BenchmarkWriteDecisionParallel(b *testing.B) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "warden.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var seq atomic.Int64
+	b.SetParallelism(25) // 50 writers on 2 cores
+	b.RunParallel(func(pb *testing.PB) {
+		sid := fmt.Sprint("s", seq.Add(1))
+		for pb.Next() {
+			_, _, err := st.WriteDecision(ctx, sid, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+				x.Calls++
+				return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: sid, Tool: "Bash", Decision: warden.Allow}}, nil
+			})
+			if err != nil {
+				b.Error(err)
+			}
+		}
+	})
 }

@@ -31,6 +31,8 @@ type Store struct {
 	// Now is the store's clock; it stamps records and decides whether a
 	// grant has expired. Tests replace it.
 	Now func() time.Time
+	// group is the group commit of WriteDecision (see groupWriter).
+	group groupWriter
 }
 
 // DB returns the underlying database handle (for tests and tools).
@@ -38,6 +40,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.group.stop()
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {
 		st.Close()
@@ -392,9 +395,32 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*warden.Se
 }
 
 // WriteDecision implements warden.DecisionWriter.
+//
+// With Dialect.GroupCommit, concurrent calls share one transaction and
+// one disk sync (group commit): a call returns once the transaction that
+// holds its write has committed. A call whose ctx is done before its turn
+// stores nothing.
 func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
-	x, rec, err := s.writeDecision(ctx, id, fn)
-	return x, rec, s.explain(err)
+	if id == "" {
+		return warden.Session{}, warden.AuditRecord{}, errors.New("update session: empty session id")
+	}
+	if s.d.GroupCommit {
+		r := s.group.write(s, &writeReq{ctx: ctx, id: id, fn: fn})
+		return r.sess, r.rec, s.explain(r.err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return warden.Session{}, warden.AuditRecord{}, s.explain(fmt.Errorf("update session %q: %w", id, err))
+	}
+	defer tx.Rollback()
+	x, rec, err := s.writeDecision(ctx, prepared{s, tx}, id, fn)
+	if err != nil {
+		return x, rec, s.explain(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return warden.Session{}, rec, s.explain(fmt.Errorf("update session %q: commit: %w", id, err))
+	}
+	return x, rec, nil
 }
 
 // explain passes an error through the dialect's Explain.
@@ -405,17 +431,9 @@ func (s *Store) explain(err error) error {
 	return s.d.Explain(err)
 }
 
-func (s *Store) writeDecision(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
+// writeDecision is one WriteDecision inside the transaction of q.
+func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
 	var rec warden.AuditRecord
-	if id == "" {
-		return warden.Session{}, rec, errors.New("update session: empty session id")
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
-	}
-	defer tx.Rollback()
-	q := prepared{s, tx}
 	res, err := q.ExecContext(ctx, s.d.Rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
 	if err != nil {
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
@@ -465,9 +483,6 @@ func (s *Store) writeDecision(ctx context.Context, id string, fn func(*warden.Se
 		if rec, err = s.appendAudit(ctx, q, dr.Audit); err != nil {
 			return warden.Session{}, rec, err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return warden.Session{}, rec, fmt.Errorf("update session %q: commit: %w", id, err)
 	}
 	// Reflect the stored precision.
 	x.StartedAt, x.LastSeen, x.EndedAt = tm(ts(x.StartedAt)), tm(ts(x.LastSeen)), tm(ts(x.EndedAt))
@@ -1111,6 +1126,11 @@ type Dialect struct {
 	// Explain, when set, rewrites an error of the writes a decision makes
 	// into one a person can act on (a full disk said as such).
 	Explain func(err error) error
+	// GroupCommit makes concurrent WriteDecision calls share one
+	// transaction (see groupWriter). For a database with one writer at a
+	// time (SQLite); where writers lock rows, a group could deadlock with
+	// another process's.
+	GroupCommit bool
 }
 
 // Open wraps an open database and brings its schema up to date.
