@@ -206,7 +206,10 @@ func testGoverned(t *testing.T, h governedHost, client string) {
 }
 
 // TestBrokenPolicyFailsClosed runs Claude Code with a policy that does not
-// load: the tool call must be denied with warden's reason, not run.
+// load: the tool call must be denied with warden's reason, not run, and the
+// run must end: at Stop the failure gives the model no context, so Claude
+// Code does not ask the model again and again (it did, 379 requests in
+// 90 s, when warden answered Stop with "BLOCKED: POLICY_ERROR" context).
 func TestBrokenPolicyFailsClosed(t *testing.T) {
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
@@ -232,5 +235,17 @@ func TestBrokenPolicyFailsClosed(t *testing.T) {
 	if len(res) != 1 || !strings.Contains(res[0].Text, "POLICY_ERROR") || !strings.Contains(res[0].Text, "warden.yaml") {
 		e.dump(r)
 		t.Fatalf("the model did not get a POLICY_ERROR deny naming warden.yaml: %+v", res)
+	}
+	// One request for the call, one for the final answer, and a few the
+	// host makes on its own (a title, a quota probe): not one per stop.
+	main := 0
+	for _, q := range e.model.Requests() {
+		if q.HasTools() {
+			main++
+		}
+	}
+	if main > 3 {
+		e.dump(r)
+		t.Errorf("%d model requests with tools for one call and one answer: the Stop hook made Claude Code go on", main)
 	}
 }
