@@ -54,6 +54,11 @@ const newborn = 5 * time.Second
 // instead. A missing file is no error (Open creates it).
 func CheckFile(path string) error {
 	fi, err := os.Stat(path)
+	return CheckInfo(path, fi, err)
+}
+
+// CheckInfo is CheckFile on what os.Stat(path) returned.
+func CheckInfo(path string, fi os.FileInfo, err error) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil

@@ -423,11 +423,12 @@ func (s *hookServer) store(ctx context.Context, policyFile, storeURL string) (wa
 	}
 	var fi os.FileInfo
 	if file != "" {
+		var err error
+		fi, err = os.Stat(file)
 		// A store file that turned empty is an error, not a new store.
-		if err := sqlite.CheckFile(file); err != nil {
+		if err := sqlite.CheckInfo(file, fi, err); err != nil {
 			return nil, nil, err
 		}
-		fi, _ = os.Stat(file)
 	}
 	s.mu.Lock()
 	c := s.stores[key]

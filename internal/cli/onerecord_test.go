@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,28 @@ func TestHookDecidesACallOnce(t *testing.T) {
 	t.Setenv(hookd.CallIDEnv, "c-next")
 	if _, m, _ := runHookCmd(t, claudePre(cwd, "git push origin main"), "claude"); func() string { d, _ := permission(m); return d }() != "ask" {
 		t.Errorf("a new call after the one use: %v, want ask", m)
+	}
+}
+
+// TestHookdEmptiedStoreIsAnError: a store file that turns empty under a
+// running hookd is a deny saying so, not a new empty store.
+func TestHookdEmptiedStoreIsAnError(t *testing.T) {
+	sock := startHookd(t)
+	cwd := project(t, hookTestPolicy)
+	db := filepath.Join(filepath.Dir(filepath.Dir(cwd)), ".warden", "warden.db")
+	viaClient(t, sock, claudePre(cwd, "ls"), "claude")
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	if err := os.Truncate(db, 0); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(db, old, old)
+	_, m, _ := viaClient(t, sock, claudePre(cwd, "ls -l"), "claude")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "empty (0 bytes)") {
+		t.Errorf("store emptied: %s %q, want a deny saying the store is empty", d, r)
+	}
+	if fi, err := os.Stat(db); err != nil || fi.Size() != 0 {
+		t.Errorf("the emptied store was written to: %v %v", fi, err)
 	}
 }
