@@ -566,6 +566,11 @@ func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall
 	if errors.Is(err, warden.ErrConflict) && callID != "" {
 		recs, rerr := st.Audit(ctx, warden.AuditFilter{CallID: callID})
 		if rerr == nil && len(recs) > 0 {
+			if r := recs[0]; r.Decision == d.Decision && r.Code == d.Code {
+				// The failure was recorded already (Decide records a store
+				// failure itself): the answer is the failure's own.
+				return Result{Decision: d, Audit: r}, nil
+			}
 			return Result{Decision: Recorded(recs[0]), Audit: recs[0], Replayed: true}, nil
 		}
 	}
