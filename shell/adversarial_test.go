@@ -137,6 +137,13 @@ func TestNestingLimit(t *testing.T) {
 			}
 		}
 	}
+	// A line over the limit is an error, at once.
+	if a := shell.Analyze("echo " + strings.Repeat("a", shell.MaxLine)); !errors.Is(a.Err, shell.ErrTooLong) {
+		t.Errorf("a line over MaxLine: %v, want ErrTooLong", a.Err)
+	}
+	if a := shell.Analyze("echo " + strings.Repeat("a", shell.MaxLine-5)); a.Err != nil {
+		t.Errorf("a line of MaxLine bytes: %v", a.Err)
+	}
 	// Parentheses in quotes and comments are data.
 	for _, line := range []string{
 		"echo '" + strings.Repeat("(", 40) + "'",
@@ -150,13 +157,18 @@ func TestNestingLimit(t *testing.T) {
 	}
 }
 
-// BenchmarkAdversarial analyses each shape at 10 KB, 100 KB and 1 MB. The
-// time per op should grow about tenfold from one size to the next.
+// BenchmarkAdversarial analyses each shape at 10 KB, 100 KB and 1 MB (the
+// time per op should grow about tenfold from one size to the next), and at
+// the input limit of 32 MiB, which is over MaxLine.
 func BenchmarkAdversarial(b *testing.B) {
 	for _, tc := range adversarial {
-		for _, n := range []int{10_000, 100_000, 1_000_000} {
+		for _, n := range []int{10_000, 100_000, 1_000_000, 32 << 20} {
 			line := tc.make(n)
-			b.Run(fmt.Sprintf("%s/%dKB", tc.name, n/1000), func(b *testing.B) {
+			name := fmt.Sprintf("%s/%dKB", tc.name, n/1000)
+			if n == 32<<20 {
+				name = tc.name + "/32MiB" // the input limit: over MaxLine
+			}
+			b.Run(name, func(b *testing.B) {
 				b.SetBytes(int64(len(line)))
 				a := shell.Get()
 				defer shell.Put(a)

@@ -1,6 +1,19 @@
 package shell
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
+
+// MaxLine is the longest command line warden analyses: 1 MiB. Linux runs
+// no single argument longer than 128 KiB (bash -c LINE fails), so a longer
+// line is no command a host can run as given; analysing it would cost time
+// the other calls need.
+const MaxLine = 1 << 20
+
+// ErrTooLong is the error of a line longer than MaxLine. Such a line can
+// never be allowed by a rule.
+var ErrTooLong = errors.New("command is longer than 1 MiB, more than a shell is given to run; warden does not analyse it")
 
 // plain reports whether c can appear in a word the fast lexer handles: a
 // word made only of these bytes means exactly itself to the shell.
@@ -148,6 +161,10 @@ func fastValid(src string) bool {
 // too: the full parser's cost grows with the nesting times the length
 // (100 KB of nested "$( took 32 s to print its words).
 func (a *Analysis) fast(src string, depth int, via string) bool {
+	if len(src) > MaxLine {
+		a.Err = ErrTooLong
+		return true
+	}
 	if depth+nesting(src, maxDepth-depth+1) > maxDepth {
 		a.Err = ErrTooDeep
 		return true
