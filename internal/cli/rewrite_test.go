@@ -159,7 +159,7 @@ func TestPolicyRewriteNeverAllowsMore(t *testing.T) {
 		t.Errorf("%d of %d calls were allowed while the policy was rewritten; neither policy allows them:\n%s",
 			n, decided.Load(), strings.Join(bad[:min(len(bad), 5)], "\n"))
 	}
-	if decided.Load() < 20 {
+	if decided.Load() < 4 {
 		t.Errorf("only %d calls were decided during the rewrites", decided.Load())
 	}
 	// Once the file has settled, calls are decided by it again.
