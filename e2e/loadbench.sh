@@ -4,7 +4,8 @@
 # host makes it) share one hookd; each level makes [calls] calls in all
 # (at least 4 per client). Prints per level: calls/s, p50 and p99 wall time
 # per call in ms, calls that timed out, and audit records against calls
-# made (they must be equal). WARDEN_LOAD_LEVELS=1,10 picks other levels.
+# made (they must be equal). WARDEN_LOAD_LEVELS=1,10 picks other levels;
+# WARDEN_HOOKD=off runs `warden hook` for every call instead of hookd.
 # Usage: bash e2e/loadbench.sh [calls]   (default 800)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -553,16 +553,21 @@ func Recorded(r warden.AuditRecord) warden.Decision {
 	return d
 }
 
+// FailureRecord is the audit record of a call that got no decision (see
+// RecordFailure), secrets redacted.
+func FailureRecord(call warden.ToolCall, callID string, d warden.Decision) warden.AuditRecord {
+	return warden.AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
+		Tool: call.Tool, Depth: call.Depth, Args: AuditArgs(call.Args), Decision: d.Decision, Code: d.Code,
+		Reason: warden.RedactString(d.Reason), Mode: "enforce", CallID: callID}
+}
+
 // RecordFailure records that a call got no decision (d, a deny from
 // warden.FailClosed: a timeout, a crash, a policy that does not load)
 // under its call id, and returns what the host is to be told. A decision
 // stored first for the call wins: then that decision is returned
 // (Replayed), so that the audit trail always says what the host was told.
 func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall, callID string, d warden.Decision) (Result, error) {
-	rec := warden.AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
-		Tool: call.Tool, Depth: call.Depth, Args: AuditArgs(call.Args), Decision: d.Decision, Code: d.Code,
-		Reason: warden.RedactString(d.Reason), Mode: "enforce", CallID: callID}
-	rec, err := st.AppendAudit(ctx, rec)
+	rec, err := st.AppendAudit(ctx, FailureRecord(call, callID, d))
 	if errors.Is(err, warden.ErrConflict) && callID != "" {
 		recs, rerr := st.Audit(ctx, warden.AuditFilter{CallID: callID})
 		if rerr == nil && len(recs) > 0 {

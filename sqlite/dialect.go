@@ -107,6 +107,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
+	// Records that waited for this store (Spool) join its audit trail. A
+	// failure leaves them waiting for the next open.
+	importSpool(ctx, s, abs)
 	return s, nil
 }
 

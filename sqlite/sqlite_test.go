@@ -215,3 +215,53 @@ func BenchmarkWriteDecisionParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestSpool: records spooled while the store was too busy join its audit
+// trail when it is next opened; one whose call is recorded already is
+// dropped, and a torn line is skipped.
+func TestSpool(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "warden.db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow, CallID: "c-done"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, r := range []warden.AuditRecord{
+		{Tool: "Bash", Decision: warden.Deny, Code: warden.CodeTimeout, CallID: "c-1", Args: map[string]any{"command": "ls"}},
+		{Tool: "Bash", Decision: warden.Deny, Code: warden.CodeTimeout, CallID: "c-done"},
+		{Tool: "Write", Decision: warden.Deny, Code: warden.CodePolicyError, CallID: "c-2"},
+	} {
+		if err := sqlite.Spool(path, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := os.OpenFile(path+".pending", os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"tool":"Bash","deci`)
+	f.Close()
+	st, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	recs, err := st.Audit(ctx, warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.CallID+":"+string(r.Decision)+":"+string(r.Code))
+	}
+	if want := "c-done:allow:,c-1:deny:DECISION_TIMEOUT,c-2:deny:POLICY_ERROR"; strings.Join(got, ",") != want {
+		t.Errorf("records after the spool was taken in: %s, want %s", strings.Join(got, ","), want)
+	}
+	if recs[1].Args["command"] != "ls" {
+		t.Errorf("spooled record args: %v", recs[1].Args)
+	}
+	if left, _ := filepath.Glob(path + ".pending*"); len(left) != 0 {
+		t.Errorf("spool files left: %v", left)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/sqlite"
 )
 
 func init() {
@@ -465,15 +466,29 @@ func failureAnswer(h *hookHost, ev hookEvent, call warden.ToolCall, opt hookOpti
 		}
 		file = f
 	}
-	st, release, err := opt.rt.store(ctx, file, opt.store)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	call.Host = h.name
-	res, err := session.RecordFailure(ctx, st, call, opt.callID, warden.FailClosed(cause))
+	fail := warden.FailClosed(cause)
+	res, err := func() (session.Result, error) {
+		st, release, err := opt.rt.store(ctx, file, opt.store)
+		if err != nil {
+			return session.Result{}, err
+		}
+		defer release()
+		return session.RecordFailure(ctx, st, call, opt.callID, fail)
+	}()
 	if err != nil {
-		return nil, err
+		// A SQLite store too busy to take the record in time (many hook
+		// processes at once): the record waits, synced, in the store's
+		// spool file, and joins the audit trail when the store is next
+		// opened.
+		db := sqliteFile(opt.store)
+		if opt.store == "" {
+			db = DefaultStorePath(file)
+		}
+		if db == "" || sqlite.Spool(db, session.FailureRecord(call, opt.callID, fail)) != nil {
+			return nil, err
+		}
+		res = session.Result{Decision: fail}
 	}
 	d := res.Decision
 	if d.Decision == warden.Ask && !opt.prompts {
