@@ -265,3 +265,37 @@ func TestSpool(t *testing.T) {
 		t.Errorf("spool files left: %v", left)
 	}
 }
+
+// TestGroupCommitPanic: a panic in one decision's function is that
+// decision's error; the others in its group are stored.
+func TestGroupCommitPanic(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, errs[i] = st.WriteDecision(ctx, fmt.Sprint("p", i), func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+				if i == 7 {
+					panic("boom")
+				}
+				return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: x.ID, Tool: "Bash", Decision: warden.Allow}}, nil
+			})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if (i == 7) != (err != nil) || i == 7 && !strings.Contains(err.Error(), "panic: boom") {
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	if recs, _ := st.Audit(ctx, warden.AuditFilter{}); len(recs) != 19 {
+		t.Errorf("%d records, want 19", len(recs))
+	}
+}

@@ -405,7 +405,17 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 		return warden.Session{}, warden.AuditRecord{}, errors.New("update session: empty session id")
 	}
 	if s.d.GroupCommit {
-		r := s.group.write(s, &writeReq{ctx: ctx, id: id, fn: fn})
+		// fn runs in the group's goroutine: a panic there must be this
+		// call's error, not the end of the process.
+		safe := func(x *warden.Session, created bool) (dr *warden.DecisionRecord, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("internal error (panic: %v)", p)
+				}
+			}()
+			return fn(x, created)
+		}
+		r := s.group.write(s, &writeReq{ctx: ctx, id: id, fn: safe})
 		return r.sess, r.rec, s.explain(r.err)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
