@@ -25,6 +25,7 @@ echo "== fuzz targets, ${fuzztime} each"
 fuzz() { go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$fuzztime" >/dev/null || { echo "fuzz $2 failed"; go test "$1" -run "$2" ; exit 1; }; echo "fuzz $2: ok"; }
 fuzz ./shell/ FuzzAnalyze
 fuzz ./shell/ FuzzFastMatchesParser
+fuzz ./shell/ FuzzFastValidLinear
 fuzz ./shell/ FuzzExpandMatchesBash
 fuzz ./policy/ FuzzParse
 fuzz ./engine/ FuzzResolve
