@@ -389,7 +389,11 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 		stack string // of a panic: for stderr, not for the model
 	}
 	done := make(chan result, 1)
-	ctx, cancel := context.WithTimeout(ctx, *timeout+*wait)
+	// The decision has the deadline less a reserve in which a failure is
+	// recorded before the answer (see failureAnswer): the answer, record
+	// included, comes within --timeout.
+	reserve := min(2*time.Second, (*timeout)/5)
+	ctx, cancel := context.WithTimeout(ctx, *timeout+*wait-reserve)
 	defer cancel()
 	// The goroutine works on its own copy of the event: on a timeout this
 	// goroutine answers from ev while the decision may still be running.
@@ -424,7 +428,7 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 			if call.Role == "" && call.Depth == 0 {
 				call.Role = *role
 			}
-			out, rerr := failureAnswer(h, ev, call, opt, err)
+			out, rerr := failureAnswer(h, ev, call, opt, err, reserve)
 			if rerr == nil {
 				fmt.Fprintf(env.Stderr, "warden hook %s: %v\n", h.name, err)
 				env.Stdout.Write(out)
@@ -454,9 +458,12 @@ func runHookWith(ctx context.Context, env *Env, rt *hookRuntime) int {
 // failure, or, when the call has a record already (the decision finished
 // after all, or recorded the failure itself), the decision on record, so
 // that the audit trail says what the host was told. It opens the store
-// afresh, with a few seconds of its own.
-func failureAnswer(h *hookHost, ev hookEvent, call warden.ToolCall, opt hookOptions, cause error) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+// afresh.
+//
+// The store gets half of reserve; a SQLite store too busy to answer by
+// then gets the record through its spool file.
+func failureAnswer(h *hookHost, ev hookEvent, call warden.ToolCall, opt hookOptions, cause error, reserve time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), max(reserve/2, 100*time.Millisecond))
 	defer cancel()
 	file := opt.policy
 	if file == "" {

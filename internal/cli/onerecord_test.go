@@ -102,3 +102,40 @@ func TestHookdEmptiedStoreIsAnError(t *testing.T) {
 		t.Errorf("the emptied store was written to: %v %v", fi, err)
 	}
 }
+
+// TestHookFailureSpooledWhenStoreBusy: when the store is too busy to take
+// a failure's record in time (another process holds its write lock), the
+// record waits in the spool and is in the audit trail once the store is
+// opened again.
+func TestHookFailureSpooledWhenStoreBusy(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	runHookCmd(t, claudePre(cwd, "ls"), "claude") // creates the store
+	db := filepath.Join(filepath.Dir(filepath.Dir(cwd)), ".warden", "warden.db")
+	lock, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := lock.DB().BeginTx(context.Background(), nil) // BEGIN IMMEDIATE: the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`UPDATE sessions SET calls = calls WHERE id = 'none'`); err != nil {
+		t.Fatal(err)
+	}
+	_, m, stderr := runHookCmd(t, claudePre(cwd, "ls -l"), "claude", "--timeout", "1s")
+	tx.Rollback()
+	lock.Close()
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "DECISION_TIMEOUT") {
+		t.Fatalf("a call while the store is locked: %s %q (%s)", d, r, stderr)
+	}
+	if _, err := os.Stat(db + ".pending"); err != nil {
+		t.Fatalf("no spool file: %v", err)
+	}
+	recs, err := storeOf(t, cwd).Audit(context.Background(), warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[1].Code != warden.CodeTimeout || recs[1].Args["command"] != "ls -l" {
+		t.Errorf("audit after the spool was taken in: %+v", recs)
+	}
+}
