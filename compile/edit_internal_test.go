@@ -66,9 +66,9 @@ func TestSplice(t *testing.T) {
 		{"no rules key", "version: 1\n", ""},
 		{"null rules", "version: 1\nrules:\ntests:\n", ""},
 		{"empty flow rules", "version: 1\nrules: []\n", ""},
-		{"indented at column 1", "version: 1\nrules:\n- id: a\n  effect: allow\n", ""},
-		{"no final newline", "version: 1\nrules:\n  - {id: a, effect: allow}", ""},
-		{"flow rules", "version: 1\nrules: [{id: a, effect: allow}]\n", "not a block list"},
+		{"indented at column 1", "version: 1\nrules:\n- id: a\n  effect: allow\n  tool: y\n", ""},
+		{"no final newline", "version: 1\nrules:\n  - {id: a, effect: allow, tool: y}", ""},
+		{"flow rules", "version: 1\nrules: [{id: a, effect: allow, tool: y}]\n", "not a block list"},
 		{"flow policy", "{version: 1}\n", "flow style"},
 	}
 	for _, tc := range cases {
@@ -112,9 +112,9 @@ func TestSplice(t *testing.T) {
 // and what it returns is YAML that holds the compiled rules, and nothing
 // of them once spliced out again.
 func FuzzSplice(f *testing.F) {
-	f.Add("version: 1\nrules:\n  - id: a\n    effect: allow\ntests:\n", "- a\n- b\n")
+	f.Add("version: 1\nrules:\n  - id: a\n    effect: allow\n    tool: y\ntests:\n", "- a\n- b\n")
 	f.Add("version: 1\nrules: []\n# c\n", "one\ntwo\n")
-	f.Add("rules:\n- {id: a, effect: allow, source: x}\ncompiled: {from: R}\n", "```\n- x\n```\n- y\n")
+	f.Add("rules:\n- {id: a, effect: allow, tool: y, source: x}\ncompiled: {from: R}\n", "```\n- x\n```\n- y\n")
 	r := []yamlRule{{ID: "n", Effect: "ask", Tool: []string{"x"}, Source: "S."}}
 	comp := &yamlCompiled{From: "RULES.md", Sources: "sha256:0", Rules: "sha256:1"}
 	f.Fuzz(func(t *testing.T, pol, rules string) {
