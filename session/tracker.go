@@ -244,6 +244,9 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		res.Session = sess
 		if written {
 			res.Trace, res.Decision, res.Audit = tr, tr.Decision, rec
+			// The decision is stored: a failure to consume the answer
+			// leaves it for one more identical call, no more.
+			t.deliver(ctx, tr, grants)
 			return res, true, nil
 		}
 	}
@@ -267,16 +270,8 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.ID == lost })
 		tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants})
 	}
-	// A grant from a human's answer used by the call delivers the answer:
-	// it does not let one more identical call through elsewhere.
-	for _, id := range tr.Grants {
-		for _, g := range grants {
-			if g.ID == id && g.Approval != "" {
-				if _, err := t.Store.ConsumeApproval(ctx, g.Approval); err != nil {
-					return res, false, err
-				}
-			}
-		}
+	if err := t.deliver(ctx, tr, grants); err != nil {
+		return res, false, err
 	}
 	res.Trace, res.Decision = tr, tr.Decision
 	if res.Decision.Decision == warden.Deny || violated(tr) {
@@ -515,6 +510,22 @@ func (t *Tracker) recentCalls(ctx context.Context, sid string) ([]warden.AuditRe
 		return nil, fmt.Errorf("read the session's history: %w", err)
 	}
 	return recs, nil
+}
+
+// deliver consumes the approvals whose grants the decision used: a grant
+// from a human's answer delivers the answer, and does not let one more
+// identical call through elsewhere.
+func (t *Tracker) deliver(ctx context.Context, tr *engine.Trace, grants []warden.Grant) error {
+	for _, id := range tr.Grants {
+		for _, g := range grants {
+			if g.ID == id && g.Approval != "" {
+				if _, err := t.Store.ConsumeApproval(ctx, g.Approval); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // replay returns the recorded decision of a call decided before.
