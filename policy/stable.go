@@ -66,6 +66,15 @@ func ReadStable(path string) ([]byte, error) {
 	}
 }
 
+// ReadOnce reads a file whole, as it was at one moment (stat, read, stat
+// again, reading again if it changed meanwhile), without waiting for it to
+// settle: the bytes may be a prefix of a file being written. A folder is
+// an error.
+func ReadOnce(path string) ([]byte, error) {
+	data, _, err := readOnce(path)
+	return data, err
+}
+
 // readOnce reads path between two stats and reports the file as it was;
 // a change during the read makes it read again.
 func readOnce(path string) ([]byte, fs.FileInfo, error) {

@@ -360,15 +360,23 @@ func (s *hookServer) engine(cwd, policyFile string) (*engine.Engine, error) {
 		return nil, fmt.Errorf("policy %s: %w", policyFile, err)
 	}
 	// Only a whole file: a policy being rewritten in place passes through
-	// prefixes that load and lack its later rules.
-	data, err := policy.ReadStable(file)
+	// prefixes that load and lack its later rules. The very bytes of the
+	// policy compiled last are whole, however recently they were written
+	// (a save that changed nothing); anything else must settle.
+	s.mu.Lock()
+	c := s.engines[file]
+	s.mu.Unlock()
+	data, err := policy.ReadOnce(file)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	s.mu.Lock()
-	c := s.engines[file]
-	s.mu.Unlock()
+	if c == nil || c.policy != sum {
+		if data, err = policy.ReadStable(file); err != nil {
+			return nil, err
+		}
+		sum = sha256.Sum256(data)
+	}
 	if c != nil && c.policy == sum && intentsSum(c.eng.Policy()) == c.intents {
 		s.mu.Lock()
 		c.used = time.Now()
