@@ -67,3 +67,27 @@ func BenchmarkDecideParallel(b *testing.B) {
 		}
 	})
 }
+
+// The decision paths side by side on the simple and the compound command:
+// DecideOutcome (what the session layer uses: the decision, the grants it
+// used and the session rule it broke) against Explain (the full trace,
+// for explain only).
+func BenchmarkDecidePaths(b *testing.B) {
+	e := codingEngine(b)
+	for _, c := range []struct{ name, cmd string }{{"simple", "git status"}, {"compound", "ls && git status | grep x; $(pwd)"}} {
+		call := warden.ToolCall{Tool: "Bash", Session: "s", Args: map[string]any{"command": c.cmd}}
+		s := &engine.Session{}
+		b.Run("outcome/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				e.DecideOutcome(call, s)
+			}
+		})
+		b.Run("explain/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				e.Explain(call, s)
+			}
+		})
+	}
+}

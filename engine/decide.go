@@ -107,6 +107,7 @@ type state struct {
 	// seqShown the rules whose history explain already shows.
 	past     []past
 	seqShown []*rule
+	key      string // the call's normalised form, for repeat
 }
 
 func (st *state) offer(it item) {

@@ -340,9 +340,12 @@ func (e *Engine) isPrivate(p *part) bool {
 		if g.match(p.abs, p.rel, p.inside) || ra != p.abs && g.match(ra, rrel, rinside) {
 			return true
 		}
-		// A folder whose every file is private (~/.ssh for ~/.ssh/**) is
-		// private itself: reading it (grep -r, cp -r, tar) reads them.
-		if g.match(p.abs+"/_", p.rel+"/_", p.inside) {
+	}
+	// A folder whose every file is private (~/.ssh for ~/.ssh/**) is
+	// private itself: reading it (grep -r, cp -r, tar) reads them.
+	childAbs, childRel := p.abs+"/_", p.rel+"/_"
+	for _, g := range e.private {
+		if g.match(childAbs, childRel, p.inside) {
 			return true
 		}
 	}

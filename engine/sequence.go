@@ -124,6 +124,7 @@ type past struct {
 	an       *shell.Analysis
 	paths    []string // absolute paths it read or wrote
 	analysed bool
+	k        string // normalised form, for repeat
 }
 
 // seqHolds reports whether a rule's sequence conditions hold for part p:
@@ -169,16 +170,22 @@ func (e *Engine) seqEval(st *state, r *rule, p *part) (bool, string) {
 	}
 	sq := r.seq
 	var notes []string
+	tracing := st.tr != nil
 	if sq.repeat != nil {
 		n := 0
-		key := callKey(st.call.Tool, st.call.Args)
-		for i := range hist {
-			h := &hist[i]
-			if now.Sub(h.Time) <= sq.repeat.Within && h.Tool == st.call.Tool && callKey(h.Tool, h.Args) == key {
-				n++
+		if len(hist) > 0 {
+			key := st.callKey()
+			ps := st.pastCalls(e, hist)
+			for i := range ps {
+				h := ps[i].rec
+				if now.Sub(h.Time) <= sq.repeat.Within && h.Tool == st.call.Tool && ps[i].key() == key {
+					n++
+				}
 			}
 		}
-		notes = append(notes, fmt.Sprintf("the same call %d time(s) in the last %s (limit %d)", n, sq.repeat.Within, sq.repeat.Count))
+		if tracing {
+			notes = append(notes, fmt.Sprintf("the same call %d time(s) in the last %s (limit %d)", n, sq.repeat.Within, sq.repeat.Count))
+		}
 		if n < sq.repeat.Count {
 			return false, strings.Join(notes, "; ")
 		}
@@ -190,16 +197,20 @@ func (e *Engine) seqEval(st *state, r *rule, p *part) (bool, string) {
 				n++
 			}
 		}
-		notes = append(notes, fmt.Sprintf("%d call(s) in the last %s (limit %d)", n, sq.rate.Within, sq.rate.Count))
+		if tracing {
+			notes = append(notes, fmt.Sprintf("%d call(s) in the last %s (limit %d)", n, sq.rate.Within, sq.rate.Count))
+		}
 		if n < sq.rate.Count {
 			return false, strings.Join(notes, "; ")
 		}
 	}
 	if sq.after != nil {
 		found := e.findAfter(st, sq.after, p, hist)
-		if found != nil {
+		switch {
+		case !tracing:
+		case found != nil:
 			notes = append(notes, fmt.Sprintf("found %s: %s at %s", sq.after.text, found.rec.Tool, found.rec.Time.Format(time.RFC3339)))
-		} else {
+		default:
 			notes = append(notes, "no earlier "+sq.after.text+" in this session")
 		}
 		if r.effect == warden.Allow {
@@ -354,6 +365,22 @@ func (e *Engine) analysePast(st *state, pc *past) {
 	for _, r := range pc.an.Reads {
 		add(r.Path)
 	}
+}
+
+// callKey is the decided call's normalised form, made once per decision.
+func (st *state) callKey() string {
+	if st.key == "" {
+		st.key = callKey(st.call.Tool, st.call.Args)
+	}
+	return st.key
+}
+
+// key is an earlier call's normalised form, made once per decision.
+func (pc *past) key() string {
+	if pc.k == "" {
+		pc.k = callKey(pc.rec.Tool, pc.rec.Args)
+	}
+	return pc.k
 }
 
 // callKey is a call's normalised form for repeat: the tool and its

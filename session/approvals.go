@@ -30,7 +30,9 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	if _, err := t.Store.PurgeApprovals(ctx, now.Add(-life), now.Add(-life)); err != nil {
 		return err
 	}
-	fp := Fingerprint(*call, res.Trace)
+	// The approval names the call's parts: the lean decision has none.
+	parts := t.full(*call, res.Trace)
+	fp := Fingerprint(*call, parts)
 	existing, err := t.Store.Approvals(ctx, warden.ApprovalFilter{Fingerprint: fp})
 	if err != nil {
 		return err
@@ -60,7 +62,7 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	if pending == nil {
 		// CreateApproval returns the pending approval another process
 		// created for the same call meanwhile, if there is one.
-		a, err := t.Store.CreateApproval(ctx, newApproval(call, res.Trace, fp))
+		a, err := t.Store.CreateApproval(ctx, newApproval(call, parts, fp))
 		if err != nil {
 			return err
 		}

@@ -91,7 +91,9 @@ type Result struct {
 	Decision warden.Decision
 	// Session is the session after the call (zero for a call without one).
 	Session warden.Session
-	// Trace is the engine's trace of the decision (nil on failure).
+	// Trace is the decision as the engine reported it (nil on failure): the
+	// grants it used and the session rule it broke, but not its parts,
+	// which only explain builds (Tracker.Explain).
 	Trace *engine.Trace
 	// Approval is the approval that was queued, waited for or honoured.
 	Approval *warden.Approval
@@ -169,7 +171,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	// argument takes time that must not hold the store's write lock.
 	args := AuditArgs(call.Args)
 	if call.Session == "" {
-		tr = t.Engine.Explain(*call, &engine.Session{Grants: grants})
+		tr = t.lean(*call, &engine.Session{Grants: grants})
 	} else {
 		now := t.now()
 		if hist, err = t.recentCalls(ctx, call.Session); err != nil {
@@ -200,7 +202,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			}
 			fillCall(call, s)
 			first = !s.FirstToolUsed()
-			tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: now})
+			tr = t.lean(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: now})
 			record(s, call, tr, now)
 			if tr.Decision.Decision == warden.Ask && !opt.HostPrompts {
 				return nil, nil // more to do after the session is stored
@@ -268,7 +270,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			break
 		}
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.ID == lost })
-		tr = t.Engine.Explain(*call, &engine.Session{First: first, Grants: grants})
+		tr = t.lean(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: t.now()})
 	}
 	if err := t.deliver(ctx, tr, grants); err != nil {
 		return res, false, err
@@ -493,6 +495,34 @@ func Halted(h warden.Halt) warden.Decision {
 	return warden.Decision{Decision: warden.Deny, Code: warden.CodeHalted, Reason: reason,
 		Suggestion:  "Stop here: make no more tool calls, and report to the user what you were doing and what is left. A person resumes the work with warden resume.",
 		Recoverable: false, Warnings: []string{}, Matched: []string{}}
+}
+
+// lean decides a call without building the engine's full trace (the
+// parts and the rules that matched each), which only explain and an
+// approval need: the decision, the grants it used and the session rule it
+// broke, as a trace with no parts. An engine without DecideOutcome explains.
+func (t *Tracker) lean(call warden.ToolCall, s *engine.Session) *engine.Trace {
+	e, ok := t.Engine.(interface {
+		DecideOutcome(warden.ToolCall, *engine.Session) (warden.Decision, engine.Outcome)
+	})
+	if !ok {
+		return t.Engine.Explain(call, s)
+	}
+	d, o := e.DecideOutcome(call, s)
+	tr := &engine.Trace{Decision: d, Grants: o.Grants, Tool: call.Tool}
+	if o.Violation != "" {
+		tr.Checks = []engine.Check{{Name: "session", Effect: d.Decision, Code: o.Violation}}
+	}
+	return tr
+}
+
+// full returns the full trace of a call decided on the lean path, for an
+// approval (its parts name what the human approves).
+func (t *Tracker) full(call warden.ToolCall, tr *engine.Trace) *engine.Trace {
+	if tr != nil && len(tr.Parts) > 0 {
+		return tr
+	}
+	return t.Engine.Explain(call, nil)
 }
 
 // maxHistory bounds the earlier calls the sequence rules look at.
