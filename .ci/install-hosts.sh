@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-hosts.sh: install the real agent hosts the e2e tests run (versions
+# install-hosts.sh: install the real agent hosts (and MCP server and client) the e2e tests run (versions
 # pinned as in shared/design/HOSTS.md) from the npm registry into a cache:
 #   ${WARDEN_E2E_HOSTS:-$HOME/.cache/warden-e2e/hosts}/<name>@<version>
 # A host already installed there is skipped, so a second run takes no time.
@@ -14,6 +14,9 @@ hosts=(
   "codex|@openai/codex|0.169.0|node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
   "gemini-cli|@google/gemini-cli|0.61.0|node_modules/@google/gemini-cli/bundle/gemini.js"
   "opencode|opencode-ai|1.18.33|node_modules/opencode-linux-x64/bin/opencode"
+  # MCP: a real server and a real client, for the `warden mcp proxy` e2e.
+  "mcp-server-filesystem|@modelcontextprotocol/server-filesystem|2026.8.31|node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+  "mcp-inspector|@modelcontextprotocol/inspector|2.12.0|node_modules/.bin/mcp-inspector"
 )
 
 want=("$@")

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/warden-run/warden/mcpproxy"
+	"github.com/warden-run/warden/session"
+)
+
+func init() {
+	register("mcp", "govern an MCP server: warden mcp proxy -- CMD ARGS... | --upstream URL", runMCP)
+}
+
+// upstreamEnv names the variable that can carry the upstream command line
+// (for clients that swallow `--`, such as the MCP inspector's CLI).
+const upstreamEnv = "WARDEN_MCP_UPSTREAM"
+
+func runMCP(ctx context.Context, env *Env) int {
+	sub, args, code := subcommand(env, "mcp", "proxy [flags] -- CMD ARGS...\n\nRun `warden mcp proxy -h` for its flags.")
+	if code >= 0 {
+		return code
+	}
+	switch sub {
+	case "proxy":
+		return runMCPProxy(ctx, env, args)
+	}
+	fmt.Fprintf(env.Stderr, "warden mcp: unknown subcommand %q (want proxy)\n", sub)
+	return ExitError
+}
+
+func runMCPProxy(ctx context.Context, env *Env, args []string) int {
+	fs := flag.NewFlagSet("mcp proxy", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	sf := addStoreFlags(fs)
+	name := fs.String("name", "", "the server's `name` in tool names, mcp__NAME__TOOL: the name the client knows it by (default: derived from the command or URL)")
+	role := fs.String("role", "", "`role` of the agent behind the client (a stored session keeps its own)")
+	sid := fs.String("session", "", "session `ID` the calls belong to (default: $WARDEN_SESSION, else a new one per run)")
+	upURL := fs.String("upstream", "", "the upstream server's streamable HTTP `URL`, instead of a command")
+	upCmd := fs.String("upstream-cmd", "", "the upstream server's `command line`, as one string (also $"+upstreamEnv+"), instead of -- CMD ARGS...")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: warden mcp proxy [flags] -- CMD ARGS...\n"+
+			"       warden mcp proxy [flags] --upstream URL\n\n"+
+			"Serves MCP on stdin/stdout in front of one MCP server, and decides every\n"+
+			"tools/call against the policy (as mcp__NAME__TOOL) with the session, approvals\n"+
+			"and audit trail the hooks use. tools/list hides the tools the role may not use.")
+		fs.PrintDefaults()
+	}
+	var argv []string
+	for i, a := range args {
+		if a == "--" {
+			args, argv = args[:i], args[i+1:]
+			break
+		}
+	}
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		if len(argv) > 0 {
+			return cmdError(env, "mcp proxy", fmt.Errorf("unexpected arguments %q before --", fs.Args()))
+		}
+		argv = fs.Args()
+	}
+	cmdline := *upCmd
+	if cmdline == "" && len(argv) == 0 && *upURL == "" {
+		cmdline = os.Getenv(upstreamEnv)
+	}
+	if cmdline != "" {
+		if len(argv) > 0 {
+			return cmdError(env, "mcp proxy", errors.New("give the upstream command once: after -- or in --upstream-cmd"))
+		}
+		fields, err := shell.Fields(cmdline, nil)
+		if err != nil {
+			return cmdError(env, "mcp proxy", fmt.Errorf("--upstream-cmd %q: %v", cmdline, err))
+		}
+		argv = fields
+	}
+	switch {
+	case len(argv) == 0 && *upURL == "":
+		fs.Usage()
+		return cmdError(env, "mcp proxy", errors.New("no upstream server: give -- CMD ARGS..., --upstream-cmd or --upstream URL"))
+	case len(argv) > 0 && *upURL != "":
+		return cmdError(env, "mcp proxy", errors.New("give either an upstream command or --upstream URL, not both"))
+	}
+	if *name == "" {
+		if *upURL != "" {
+			*name = mcpproxy.ServerNameURL(*upURL)
+		} else {
+			*name = mcpproxy.ServerName(argv)
+		}
+		if *name == "" {
+			return cmdError(env, "mcp proxy", errors.New("cannot derive the server's name from its command; give --name"))
+		}
+	}
+	if *sid == "" {
+		*sid = os.Getenv("WARDEN_SESSION")
+	}
+	if *sid == "" {
+		*sid = "mcp-" + *name + "-" + randomHex(6)
+	}
+
+	// The policy and the store are opened once; a policy that does not
+	// load, or a store that does not open, stops the proxy before any call.
+	eng, err := loadHookEngine("", *sf.policy)
+	if err != nil {
+		return cmdError(env, "mcp proxy", err)
+	}
+	st, err := openStore(ctx, eng.Policy().File, *sf.store)
+	if err != nil {
+		return cmdError(env, "mcp proxy", fmt.Errorf("open the warden store: %w", err))
+	}
+	defer st.Close()
+	wd, _ := os.Getwd()
+	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: *sid, Role: *role, Cwd: wd}
+
+	var up mcp.Transport
+	if *upURL != "" {
+		up = &mcp.StreamableClientTransport{Endpoint: *upURL}
+	} else {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stderr = env.Stderr
+		up = &mcp.CommandTransport{Command: cmd}
+	}
+	upConn, err := up.Connect(ctx)
+	if err != nil {
+		return cmdError(env, "mcp proxy", fmt.Errorf("start the upstream server: %w", err))
+	}
+	client := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+	clientConn, err := client.Connect(ctx)
+	if err != nil {
+		upConn.Close()
+		return cmdError(env, "mcp proxy", err)
+	}
+	p := &mcpproxy.Proxy{Name: *name, Gate: gate, Log: env.Stderr}
+	if err := p.Run(ctx, clientConn, upConn); err != nil {
+		return cmdError(env, "mcp proxy", err)
+	}
+	return ExitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,83 @@
+package mcpproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/session"
+)
+
+// Host is the host name the proxy's calls carry into sessions and audit
+// records.
+const Host = "mcp"
+
+// DecideTimeout bounds one decision: a store that does not answer within
+// it gives a deny.
+const DecideTimeout = 10 * time.Second
+
+// SessionGate decides calls with warden's session layer, as the hooks do:
+// the session's state, grants, approvals (an ask is queued for a human and
+// answered with how to approve it) and one audit record per call.
+// It is safe for concurrent use.
+type SessionGate struct {
+	Tracker *session.Tracker
+	// Session is the session the calls belong to.
+	Session string
+	// Role is the role of a new session (a stored session keeps its own).
+	Role string
+	// Cwd is what relative paths in the arguments are resolved against
+	// ("": the policy's workspace root).
+	Cwd string
+}
+
+// Decide implements Gate. An ask queues an approval (or meets a human's
+// answer to an identical call) and comes back as an ask that names the
+// approval and the commands that answer it.
+func (g *SessionGate) Decide(ctx context.Context, call warden.ToolCall) (warden.Decision, error) {
+	call.Session, call.Cwd, call.Host = g.Session, g.Cwd, Host
+	if call.Role == "" {
+		call.Role = g.Role
+	}
+	ctx, cancel := context.WithTimeout(ctx, DecideTimeout)
+	defer cancel()
+	res, err := g.Tracker.Decide(ctx, call, session.Options{})
+	if err != nil {
+		return warden.FailClosed(err), err
+	}
+	return res.Decision, nil
+}
+
+// Hidden implements Gate: a tool is hidden when the session's role may not
+// use it at all (ROLE_TOOL_DENIED whatever its arguments).
+func (g *SessionGate) Hidden(ctx context.Context, tools []string) (map[string]bool, error) {
+	role := g.Role
+	if g.Session != "" {
+		s, err := g.Tracker.Store.Session(ctx, g.Session)
+		switch {
+		case err == nil && s.Role != "":
+			role = s.Role
+		case err != nil && !errors.Is(err, warden.ErrNotFound):
+			return nil, fmt.Errorf("read session %s: %w", g.Session, err)
+		}
+	}
+	hidden := map[string]bool{}
+	if role == "" {
+		return hidden, nil
+	}
+	for _, t := range tools {
+		// A role that may not use a tool decides every call of it before
+		// its arguments are looked at; in audit mode nothing is hidden.
+		tr := g.Tracker.Engine.Explain(warden.ToolCall{Tool: t, Args: map[string]any{}, Role: role, Cwd: g.Cwd}, &engine.Session{})
+		if d := tr.Decision; d.Decision == warden.Deny && d.Code == warden.CodeRoleToolDenied {
+			hidden[t] = true
+		}
+	}
+	return hidden, nil
+}
+
+// Interface guards.
+var _ Gate = (*SessionGate)(nil)
