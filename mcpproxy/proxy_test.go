@@ -1,0 +1,425 @@
+package mcpproxy_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/mcpproxy"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/sqlite"
+)
+
+const testPolicy = `version: 1
+default: {safe: allow, destructive: ask}
+workspace: {root: ., outside: deny}
+rules:
+  - id: no-secret-writes
+    effect: deny
+    tool: mcp__files__write_file
+    path: "secret/**"
+    message: Files in secret/ are written by the release process only.
+    suggestion: Write the file under docs/ instead, or ask the user.
+  - id: docs-writes
+    effect: allow
+    tool: mcp__files__write_file
+    path: "docs/**"
+roles:
+  reader:
+    tools: [read, list]
+  builder:
+    tools: [read, list, write, edit]
+`
+
+// upstream is an in-process MCP server with tools named as the reference
+// filesystem server names them; it records the calls that reach it.
+type upstream struct {
+	mu    sync.Mutex
+	calls []string
+	// block, when set, makes slow_op wait for its context and report it.
+	cancelled chan struct{}
+}
+
+func (u *upstream) record(name string) {
+	u.mu.Lock()
+	u.calls = append(u.calls, name)
+	u.mu.Unlock()
+}
+
+func (u *upstream) got() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.calls)
+}
+
+func (u *upstream) server() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+	type pathArgs struct {
+		Path    string `json:"path"`
+		Content string `json:"content,omitempty"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "read_text_file"}, func(ctx context.Context, req *mcp.CallToolRequest, in pathArgs) (*mcp.CallToolResult, any, error) {
+		u.record("read_text_file " + in.Path)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "contents of " + in.Path}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "write_file"}, func(ctx context.Context, req *mcp.CallToolRequest, in pathArgs) (*mcp.CallToolResult, any, error) {
+		u.record("write_file " + in.Path)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote " + in.Path}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "list_directory"}, func(ctx context.Context, req *mcp.CallToolRequest, in pathArgs) (*mcp.CallToolResult, any, error) {
+		u.record("list_directory " + in.Path)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "[FILE] a.txt"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow_read"}, func(ctx context.Context, req *mcp.CallToolRequest, in pathArgs) (*mcp.CallToolResult, any, error) {
+		u.record("slow_read")
+		select {
+		case <-ctx.Done():
+			if u.cancelled != nil {
+				close(u.cancelled)
+			}
+			return nil, nil, ctx.Err()
+		case <-time.After(10 * time.Second):
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil, nil
+		}
+	})
+	s.AddResource(&mcp.Resource{URI: "file:///docs/a.txt", Name: "a.txt", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "resource text"}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "review"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "review this"}}}}, nil
+	})
+	return s
+}
+
+// fixture is a client session through the proxy to an upstream, with the
+// policy and the SQLite store the gate uses.
+type fixture struct {
+	up      *upstream
+	client  *mcp.ClientSession
+	store   *sqlite.Store
+	dir     string
+	upConn  mcp.Connection
+}
+
+type options struct {
+	role    string
+	session string
+	// cancelled is closed when slow_read sees its call cancelled.
+	cancelled chan struct{}
+	// closeStore closes the gate's store once the client is connected.
+	closeStore bool
+	// clientOpts tune the client.
+	clientOpts *mcp.ClientOptions
+}
+
+func newFixture(t *testing.T, o options) *fixture {
+	t.Helper()
+	ctx := t.Context()
+	dir := t.TempDir()
+	for _, d := range []string{"docs", "secret"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	polFile := filepath.Join(dir, "warden.yaml")
+	if err := os.WriteFile(polFile, []byte(testPolicy+"tools:\n  mcp__files__slow_read: read\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Load(polFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(dir, ".warden", "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+
+	up := &upstream{cancelled: o.cancelled}
+	upServerT, upClientT := mcp.NewInMemoryTransports()
+	if _, err := up.server().Connect(ctx, upServerT, nil); err != nil {
+		t.Fatal(err)
+	}
+	upConn, err := upClientT.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxyServerT, clientT := mcp.NewInMemoryTransports()
+	clientConn, err := proxyServerT.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := o.session
+	if sid == "" {
+		sid = "s-" + strings.ReplaceAll(t.Name(), "/", "-")
+	}
+	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: sid, Role: o.role, Cwd: dir}
+	p := &mcpproxy.Proxy{Name: "files", Gate: gate, Log: testWriter{t}}
+	go p.Run(ctx, clientConn, upConn)
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, o.clientOpts)
+	cs, err := client.Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if o.closeStore {
+		st.Close()
+	}
+	return &fixture{up: up, client: cs, store: st, dir: dir, upConn: upConn}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func (f *fixture) call(t *testing.T, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := f.client.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", tool, err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func TestListHidesToolsTheRoleMayNotUse(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		role string
+		want []string
+	}{
+		{"reader", []string{"list_directory", "read_text_file", "slow_read"}},
+		{"builder", []string{"list_directory", "read_text_file", "slow_read", "write_file"}},
+		{"", []string{"list_directory", "read_text_file", "slow_read", "write_file"}},
+		// A role the policy does not define gets no tools.
+		{"raeder", nil},
+	} {
+		t.Run("role="+tc.role, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, options{role: tc.role})
+			if got := toolNames(t, f.client); !slices.Equal(got, tc.want) {
+				t.Errorf("tools/list for role %q = %v, want %v", tc.role, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDenyReturnsReasonAndNeverReachesUpstream(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	res := f.call(t, "write_file", map[string]any{"path": filepath.Join(f.dir, "secret", "k.txt"), "content": "x"})
+	if !res.IsError {
+		t.Fatalf("denied write_file: IsError = false, result %q", text(res))
+	}
+	got := text(res)
+	for _, want := range []string{"warden BLOCKED: RULE_DENY", "Files in secret/ are written by the release process only.",
+		"Suggestion: Write the file under docs/ instead"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("tool error %q lacks %q", got, want)
+		}
+	}
+	if calls := f.up.got(); len(calls) != 0 {
+		t.Errorf("upstream got %v for a denied call", calls)
+	}
+	recs, err := f.store.Audit(t.Context(), warden.AuditFilter{Tool: "mcp__files__write_file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Decision != warden.Deny || recs[0].Rule != "no-secret-writes" || recs[0].Host != mcpproxy.Host {
+		t.Errorf("audit = %+v, want one deny by no-secret-writes from host mcp", recs)
+	}
+}
+
+func TestRoleDeniedToolIsRefusedEvenIfCalledByName(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "reader"})
+	res := f.call(t, "write_file", map[string]any{"path": filepath.Join(f.dir, "docs", "a.txt"), "content": "x"})
+	if !res.IsError || !strings.Contains(text(res), string(warden.CodeRoleToolDenied)) {
+		t.Errorf("reader's write_file = %v %q, want a ROLE_TOOL_DENIED tool error", res.IsError, text(res))
+	}
+	if calls := f.up.got(); len(calls) != 0 {
+		t.Errorf("upstream got %v", calls)
+	}
+}
+
+func TestAllowedCallsGoThrough(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	read := filepath.Join(f.dir, "docs", "a.txt")
+	if res := f.call(t, "read_text_file", map[string]any{"path": read}); res.IsError || text(res) != "contents of "+read {
+		t.Errorf("read_text_file = %v %q", res.IsError, text(res))
+	}
+	if res := f.call(t, "write_file", map[string]any{"path": read, "content": "x"}); res.IsError || text(res) != "wrote "+read {
+		t.Errorf("write_file in docs/ = %v %q", res.IsError, text(res))
+	}
+	if want := []string{"read_text_file " + read, "write_file " + read}; !slices.Equal(f.up.got(), want) {
+		t.Errorf("upstream got %v, want %v", f.up.got(), want)
+	}
+}
+
+func TestAskQueuesApprovalAndApprovedCallGoesThrough(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	args := map[string]any{"path": filepath.Join(f.dir, "notes.txt"), "content": "x"}
+	res := f.call(t, "write_file", args)
+	if !res.IsError || !strings.Contains(text(res), "APPROVAL REQUIRED") {
+		t.Fatalf("write_file without a rule = %v %q, want an approval tool error", res.IsError, text(res))
+	}
+	aps, err := f.store.Approvals(t.Context(), warden.ApprovalFilter{Status: warden.ApprovalPending})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(aps) != 1 {
+		t.Fatalf("pending approvals = %+v, want 1", aps)
+	}
+	if want := "warden approvals approve " + aps[0].ID + " --once"; !strings.Contains(text(res), want) {
+		t.Errorf("tool error %q does not say %q", text(res), want)
+	}
+	if calls := f.up.got(); len(calls) != 0 {
+		t.Fatalf("upstream got %v before the approval", calls)
+	}
+	if _, err := session.Approve(t.Context(), f.store, aps[0].ID, session.Answer{Scope: warden.ScopeOnce, By: "test"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.call(t, "write_file", args); res.IsError {
+		t.Fatalf("approved write_file = tool error %q", text(res))
+	}
+	if res := f.call(t, "write_file", args); !res.IsError {
+		t.Errorf("a second identical call after a once approval went through")
+	}
+	if calls := f.up.got(); len(calls) != 1 {
+		t.Errorf("upstream got %v, want the one approved call", calls)
+	}
+}
+
+func TestStoreFailureDenies(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder", closeStore: true})
+	res := f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "a.txt")})
+	if !res.IsError || !strings.Contains(text(res), "warden could not decide this call") {
+		t.Errorf("call with a closed store = %v %q, want a deny that says warden could not decide", res.IsError, text(res))
+	}
+	if calls := f.up.got(); len(calls) != 0 {
+		t.Errorf("upstream got %v with the store down", calls)
+	}
+	// tools/list fails closed too: no tools.
+	if got := toolNames(t, f.client); len(got) != 0 {
+		t.Errorf("tools/list with the store down = %v, want none", got)
+	}
+}
+
+func TestUpstreamGoneDenies(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	f.upConn.Close()
+	time.Sleep(50 * time.Millisecond)
+	res := f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "a.txt")})
+	if !res.IsError || !strings.Contains(text(res), "the MCP server files behind warden's proxy is gone") {
+		t.Errorf("call after the upstream went away = %v %q", res.IsError, text(res))
+	}
+	if _, err := f.client.ListTools(t.Context(), nil); err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Errorf("tools/list after the upstream went away: err = %v, want one saying it is gone", err)
+	}
+}
+
+func TestResourcesPromptsAndCancellationPassThrough(t *testing.T) {
+	t.Parallel()
+	cancelled := make(chan struct{})
+	f := newFixture(t, options{role: "reader", cancelled: cancelled})
+	ctx := t.Context()
+	rr, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///docs/a.txt"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "resource text" {
+		t.Errorf("resources/read = %+v, %v", rr, err)
+	}
+	pr, err := f.client.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review"})
+	if err != nil || len(pr.Messages) != 1 {
+		t.Errorf("prompts/get = %+v, %v", pr, err)
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.client.CallTool(callCtx, &mcp.CallToolParams{Name: "slow_read", Arguments: map[string]any{"path": "docs/a.txt"}})
+		done <- err
+	}()
+	for start := time.Now(); len(f.up.got()) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("slow_read never reached the upstream")
+		}
+	}
+	cancel()
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream tool never saw the client's cancellation")
+	}
+	if err := <-done; err == nil {
+		t.Error("a cancelled call returned no error")
+	}
+}
+
+func TestServerName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"}, "filesystem"},
+		{[]string{"node", "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "/tmp"}, "filesystem"},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-github@2025.4.8"}, "github"},
+		{[]string{"uvx", "mcp-server-fetch"}, "fetch"},
+		{[]string{"python", "-m", "mcp_server_time"}, "mcp_server_time"},
+		{[]string{"/usr/local/bin/github-mcp-server", "stdio"}, "github"},
+		{[]string{"docker", "run", "-i", "--rm", "ghcr.io/org/slack-mcp"}, "slack"},
+		{[]string{"./my.server"}, "my"},
+		{nil, ""},
+	} {
+		if got := mcpproxy.ServerName(tc.argv); got != tc.want {
+			t.Errorf("ServerName(%q) = %q, want %q", tc.argv, got, tc.want)
+		}
+	}
+	if got := mcpproxy.ServerNameURL("https://mcp.linear.app/mcp"); got != "linear" {
+		t.Errorf("ServerNameURL = %q, want linear", got)
+	}
+}
