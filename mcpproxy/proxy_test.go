@@ -105,11 +105,11 @@ func (u *upstream) server() *mcp.Server {
 // fixture is a client session through the proxy to an upstream, with the
 // policy and the SQLite store the gate uses.
 type fixture struct {
-	up      *upstream
-	client  *mcp.ClientSession
-	store   *sqlite.Store
-	dir     string
-	upConn  mcp.Connection
+	up     *upstream
+	client *mcp.ClientSession
+	store  *sqlite.Store
+	dir    string
+	upConn mcp.Connection
 }
 
 type options struct {
