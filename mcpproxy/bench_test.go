@@ -1,0 +1,165 @@
+package mcpproxy_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/mcpproxy"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/sqlite"
+)
+
+// stdioPair connects two ends over OS pipes with newline-delimited
+// JSON-RPC, as a client and a server process talk over stdin and stdout.
+func stdioPair(tb testing.TB) (a, b mcp.Transport) {
+	tb.Helper()
+	r1, w1, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r2, w2, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		for _, f := range []*os.File{r1, w1, r2, w2} {
+			f.Close()
+		}
+	})
+	return &mcp.IOTransport{Reader: r1, Writer: w2}, &mcp.IOTransport{Reader: r2, Writer: w1}
+}
+
+// benchClient connects a client to a fresh upstream server over stdio
+// pipes, through the proxy (with the real engine, session layer and SQLite
+// store) when gate is set.
+func benchClient(b *testing.B, gate mcpproxy.Gate) *mcp.ClientSession {
+	b.Helper()
+	ctx := b.Context()
+	up := &upstream{}
+	serverT, upT := stdioPair(b)
+	if _, err := up.server().Connect(ctx, serverT, nil); err != nil {
+		b.Fatal(err)
+	}
+	clientT := upT
+	if gate != nil {
+		upConn, err := upT.Connect(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		proxyT, cT := stdioPair(b)
+		clientConn, err := proxyT.Connect(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := &mcpproxy.Proxy{Name: "files", Gate: gate}
+		go p.Run(ctx, clientConn, upConn)
+		clientT = cT
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// BenchmarkProxyOverhead measures the proxy's own cost per tools/call over
+// stdio: each iteration makes the same allowed call once directly to the
+// server and once through the proxy, whose gate decides it with the
+// session layer and writes its audit record to SQLite. It reports the
+// median (p50) of each and of the difference, in microseconds.
+func BenchmarkProxyOverhead(b *testing.B) {
+	dir := b.TempDir()
+	polFile := filepath.Join(dir, "warden.yaml")
+	if err := os.WriteFile(polFile, []byte(testPolicy), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	pol, err := policy.Load(polFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := sqlite.Open(b.Context(), filepath.Join(dir, ".warden", "warden.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: "bench", Role: "builder", Cwd: dir}
+
+	direct := benchClient(b, nil)
+	proxied := benchClient(b, gate)
+	params := &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": filepath.Join(dir, "docs", "a.txt")}}
+	call := func(cs *mcp.ClientSession) time.Duration {
+		start := time.Now()
+		res, err := cs.CallTool(context.Background(), params)
+		if err != nil || res.IsError {
+			b.Fatalf("tools/call: %v %+v", err, res)
+		}
+		return time.Since(start)
+	}
+	// Warm up both paths (the session is created on the first call).
+	call(direct)
+	call(proxied)
+	var d, p []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		d = append(d, call(direct))
+		p = append(p, call(proxied))
+	}
+	b.StopTimer()
+	dp, pp := median(d), median(p)
+	b.ReportMetric(float64(dp.Microseconds()), "direct-p50-µs")
+	b.ReportMetric(float64(pp.Microseconds()), "proxy-p50-µs")
+	b.ReportMetric(float64((pp - dp).Microseconds()), "overhead-p50-µs")
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkGateDecide is the decision alone: engine, session update and
+// audit record in SQLite, no MCP traffic.
+func BenchmarkGateDecide(b *testing.B) {
+	dir := b.TempDir()
+	polFile := filepath.Join(dir, "warden.yaml")
+	if err := os.WriteFile(polFile, []byte(testPolicy), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	pol, err := policy.Load(polFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := sqlite.Open(b.Context(), filepath.Join(dir, ".warden", "warden.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: "bench", Role: "builder", Cwd: dir}
+	call := warden.ToolCall{Tool: "mcp__files__read_text_file", Args: map[string]any{"path": filepath.Join(dir, "docs", "a.txt")}}
+	for b.Loop() {
+		if d, err := gate.Decide(b.Context(), call); err != nil || d.Decision != warden.Allow {
+			b.Fatal(d, err)
+		}
+	}
+}
