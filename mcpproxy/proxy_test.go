@@ -2,6 +2,8 @@ package mcpproxy_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,6 +121,8 @@ type options struct {
 	cancelled chan struct{}
 	// closeStore closes the gate's store once the client is connected.
 	closeStore bool
+	// http serves the upstream over streamable HTTP.
+	http bool
 	// clientOpts tune the client.
 	clientOpts *mcp.ClientOptions
 }
@@ -151,9 +155,18 @@ func newFixture(t *testing.T, o options) *fixture {
 	t.Cleanup(func() { st.Close() })
 
 	up := &upstream{cancelled: o.cancelled}
-	upServerT, upClientT := mcp.NewInMemoryTransports()
-	if _, err := up.server().Connect(ctx, upServerT, nil); err != nil {
-		t.Fatal(err)
+	var upClientT mcp.Transport
+	if o.http {
+		srv := up.server()
+		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+		t.Cleanup(hs.Close)
+		upClientT = &mcp.StreamableClientTransport{Endpoint: hs.URL}
+	} else {
+		upServerT, memT := mcp.NewInMemoryTransports()
+		if _, err := up.server().Connect(ctx, upServerT, nil); err != nil {
+			t.Fatal(err)
+		}
+		upClientT = memT
 	}
 	upConn, err := upClientT.Connect(ctx)
 	if err != nil {
@@ -331,6 +344,25 @@ func TestAskQueuesApprovalAndApprovedCallGoesThrough(t *testing.T) {
 	}
 	if calls := f.up.got(); len(calls) != 1 {
 		t.Errorf("upstream got %v, want the one approved call", calls)
+	}
+}
+
+func TestStreamableHTTPUpstream(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder", http: true})
+	if got, want := toolNames(t, f.client), []string{"list_directory", "read_text_file", "slow_read", "write_file"}; !slices.Equal(got, want) {
+		t.Errorf("tools/list over HTTP = %v, want %v", got, want)
+	}
+	read := filepath.Join(f.dir, "docs", "a.txt")
+	if res := f.call(t, "read_text_file", map[string]any{"path": read}); res.IsError || text(res) != "contents of "+read {
+		t.Errorf("read_text_file over HTTP = %v %q", res.IsError, text(res))
+	}
+	res := f.call(t, "write_file", map[string]any{"path": filepath.Join(f.dir, "secret", "k"), "content": "x"})
+	if !res.IsError || !strings.Contains(text(res), "no-secret-writes") {
+		t.Errorf("denied write_file over HTTP = %v %q", res.IsError, text(res))
+	}
+	if want := []string{"read_text_file " + read}; !slices.Equal(f.up.got(), want) {
+		t.Errorf("upstream got %v, want %v", f.up.got(), want)
 	}
 }
 
