@@ -1,0 +1,30 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMCPProxyBadCommandLines(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "warden.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "proxy", "--policy", coding}, "no upstream server"},
+		{[]string{"mcp", "proxy", "--policy", coding, "--upstream", "http://127.0.0.1:1/mcp", "--", "node", "x.js"}, "not both"},
+		{[]string{"mcp", "proxy", "--policy", coding, "--upstream-cmd", "node x.js", "--", "node", "y.js"}, "give the upstream command once"},
+		{[]string{"mcp", "proxy", "--policy", coding, "--upstream-cmd", "node 'x.js"}, "--upstream-cmd"},
+		{[]string{"mcp", "proxy", "--policy", coding, "--", "./"}, "give --name"},
+		// A policy that does not load stops the proxy before the server starts.
+		{[]string{"mcp", "proxy", "--policy", missing, "--", "/nonexistent/server"}, "warden.yaml"},
+		{[]string{"mcp", "nosuch"}, "unknown subcommand"},
+	} {
+		_, stderr, code := run(t, "", tc.args...)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("warden %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
