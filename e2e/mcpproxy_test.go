@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/scripted"
 )
 
 // The real MCP server and client of the proxy's e2e (HOSTS.md).
@@ -218,4 +219,65 @@ func TestMCPProxyDenyAllowAsk(t *testing.T) {
 	if want := []string{"allow", "ask", "deny"}; !slices.Equal(got, want) {
 		t.Errorf("audit decisions for write_file = %v, want %v", got, want)
 	}
+}
+
+// TestMCPProxyClaudeCode: Claude Code, with the filesystem server
+// configured through the proxy in .mcp.json (and no hooks), calls
+// write_file into secret/: the proxy's deny reaches the model as an
+// is_error tool result, and nothing is written. A read goes through.
+func TestMCPProxyClaudeCode(t *testing.T) {
+	claude := requireHost(t, claudeSpec)
+	server := requireHost(t, mcpFilesystemSpec)
+	// Relative paths: the server and warden both resolve them against the
+	// project, where Claude Code starts the server.
+	e := newEnv(t,
+		scripted.Turn{Name: "write", Match: scripted.MinToolResults(0), Text: "Saving the key.",
+			ToolCalls: []scripted.ToolCall{{Name: "mcp__filesystem__write_file", Args: map[string]any{"path": "secret/key.txt", "content": "leak"}}}},
+		scripted.Turn{Name: "read", Match: scripted.MinToolResults(1),
+			ToolCalls: []scripted.ToolCall{{Name: "mcp__filesystem__read_text_file", Args: map[string]any{"path": "docs/a.txt"}}}},
+		scripted.Turn{Name: "final", Match: scripted.MinToolResults(2), Text: "Done."},
+	)
+	e.write("warden.yaml", mcpProxyPolicy)
+	e.write("docs/a.txt", "hello from docs\n")
+	mustMkdir(t, filepath.Join(e.project, "secret"))
+	e.writeJSON(".mcp.json", map[string]any{"mcpServers": map[string]any{
+		"filesystem": map[string]any{"command": wardenBin,
+			"args": []string{"mcp", "proxy", "--name", "filesystem", "--role", "builder", "--", "node", server, e.project}},
+	}})
+	// Claude Code's own permission check lets the server's tools through
+	// (-p has nobody to ask); warden decides them.
+	r := e.run(hostTimeout, []string{
+		"ANTHROPIC_BASE_URL=" + e.model.URL, "ANTHROPIC_API_KEY=test", "DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+	}, claude, "-p", "Save the key, then read the docs.", "--output-format", "json",
+		"--mcp-config", filepath.Join(e.project, ".mcp.json"), "--strict-mcp-config",
+		"--allowedTools", "mcp__filesystem__write_file,mcp__filesystem__read_text_file")
+	failed := true
+	defer func() {
+		if failed || testing.Verbose() {
+			e.dump(r)
+		}
+	}()
+	if r.err != nil {
+		t.Fatalf("claude did not finish: %v", r.err)
+	}
+	var results []scripted.ToolResult
+	for _, q := range e.model.Requests() {
+		if rs := q.ToolResults(); len(rs) > len(results) {
+			results = rs
+		}
+	}
+	if len(results) < 2 {
+		t.Fatalf("the model got %d tool results, want 2", len(results))
+	}
+	if w := results[0]; !w.IsError || !strings.Contains(w.Text, "Files in secret/ are written by the release process only.") {
+		t.Errorf("write_file's result = %+v, want an is_error result with warden's reason", w)
+	}
+	if rd := results[1]; rd.IsError || !strings.Contains(rd.Text, "hello from docs") {
+		t.Errorf("read_text_file's result = %+v, want the file's text", rd)
+	}
+	if e.exists("secret/key.txt") {
+		t.Error("the denied write_file wrote secret/key.txt")
+	}
+	failed = t.Failed()
 }
