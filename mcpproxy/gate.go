@@ -25,6 +25,11 @@ const DecideTimeout = 10 * time.Second
 // It is safe for concurrent use.
 type SessionGate struct {
 	Tracker *session.Tracker
+	// Engine, when set, returns the compiled policy to decide with, for
+	// each call and each tools/list (so that a policy edited while the
+	// proxy runs takes effect); it replaces Tracker.Engine. An error is a
+	// deny (and hides every tool).
+	Engine func() (session.Engine, error)
 	// Session is the session the calls belong to.
 	Session string
 	// Role is the role of a new session (a stored session keeps its own).
@@ -44,7 +49,11 @@ func (g *SessionGate) Decide(ctx context.Context, call warden.ToolCall) (warden.
 	}
 	ctx, cancel := context.WithTimeout(ctx, DecideTimeout)
 	defer cancel()
-	res, err := g.Tracker.Decide(ctx, call, session.Options{})
+	tr, err := g.tracker()
+	if err != nil {
+		return warden.FailClosed(err), err
+	}
+	res, err := tr.Decide(ctx, call, session.Options{})
 	if err != nil {
 		return warden.FailClosed(err), err
 	}
@@ -54,9 +63,13 @@ func (g *SessionGate) Decide(ctx context.Context, call warden.ToolCall) (warden.
 // Hidden implements Gate: a tool is hidden when the session's role may not
 // use it at all (ROLE_TOOL_DENIED whatever its arguments).
 func (g *SessionGate) Hidden(ctx context.Context, tools []string) (map[string]bool, error) {
+	trk, err := g.tracker()
+	if err != nil {
+		return nil, err
+	}
 	role := g.Role
 	if g.Session != "" {
-		s, err := g.Tracker.Store.Session(ctx, g.Session)
+		s, err := trk.Store.Session(ctx, g.Session)
 		switch {
 		case err == nil && s.Role != "":
 			role = s.Role
@@ -71,12 +84,26 @@ func (g *SessionGate) Hidden(ctx context.Context, tools []string) (map[string]bo
 	for _, t := range tools {
 		// A role that may not use a tool decides every call of it before
 		// its arguments are looked at; in audit mode nothing is hidden.
-		tr := g.Tracker.Engine.Explain(warden.ToolCall{Tool: t, Args: map[string]any{}, Role: role, Cwd: g.Cwd}, &engine.Session{})
+		tr := trk.Engine.Explain(warden.ToolCall{Tool: t, Args: map[string]any{}, Role: role, Cwd: g.Cwd}, &engine.Session{})
 		if d := tr.Decision; d.Decision == warden.Deny && d.Code == warden.CodeRoleToolDenied {
 			hidden[t] = true
 		}
 	}
 	return hidden, nil
+}
+
+// tracker is the tracker with the current engine.
+func (g *SessionGate) tracker() (*session.Tracker, error) {
+	if g.Engine == nil {
+		return g.Tracker, nil
+	}
+	eng, err := g.Engine()
+	if err != nil {
+		return nil, err
+	}
+	tr := *g.Tracker
+	tr.Engine = eng
+	return &tr, nil
 }
 
 // Interface guards.

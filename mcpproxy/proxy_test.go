@@ -2,6 +2,7 @@ package mcpproxy_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -121,6 +122,8 @@ type options struct {
 	cancelled chan struct{}
 	// closeStore closes the gate's store once the client is connected.
 	closeStore bool
+	// engine, when set, is the gate's Engine.
+	engine func() (session.Engine, error)
 	// http serves the upstream over streamable HTTP.
 	http bool
 	// clientOpts tune the client.
@@ -181,7 +184,7 @@ func newFixture(t *testing.T, o options) *fixture {
 	if sid == "" {
 		sid = "s-" + strings.ReplaceAll(t.Name(), "/", "-")
 	}
-	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: sid, Role: o.role, Cwd: dir}
+	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: sid, Role: o.role, Cwd: dir, Engine: o.engine}
 	p := &mcpproxy.Proxy{Name: "files", Gate: gate, Log: testWriter{t}}
 	go p.Run(ctx, clientConn, upConn)
 
@@ -363,6 +366,55 @@ func TestStreamableHTTPUpstream(t *testing.T) {
 	}
 	if want := []string{"read_text_file " + read}; !slices.Equal(f.up.got(), want) {
 		t.Errorf("upstream got %v, want %v", f.up.got(), want)
+	}
+}
+
+func TestPolicyReloadAndBrokenPolicy(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var current session.Engine
+	var loadErr error
+	f := newFixture(t, options{role: "reader", engine: func() (session.Engine, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return current, loadErr
+	}})
+	set := func(yaml string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		current, loadErr = nil, err
+		if yaml == "" {
+			return
+		}
+		file := filepath.Join(f.dir, "warden.yaml")
+		pol, perr := policy.LoadBytes(file, []byte(yaml))
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		if current, perr = engine.Compile(pol); perr != nil {
+			t.Fatal(perr)
+		}
+	}
+	set(testPolicy, nil)
+	if got := toolNames(t, f.client); slices.Contains(got, "write_file") {
+		t.Errorf("reader sees write_file: %v", got)
+	}
+	// The policy now lets readers write: the next tools/list shows it.
+	set(strings.Replace(testPolicy, "tools: [read, list]\n", "tools: [read, list, write]\n", 1), nil)
+	if got := toolNames(t, f.client); !slices.Contains(got, "write_file") {
+		t.Errorf("after the policy change, reader's tools = %v, want write_file among them", got)
+	}
+	// A policy that no longer loads denies, and shows no tools.
+	set("", errors.New("policy warden.yaml:3:1: bad indentation"))
+	res := f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "a.txt")})
+	if !res.IsError || !strings.Contains(text(res), "bad indentation") {
+		t.Errorf("call under a broken policy = %v %q, want a deny naming the error", res.IsError, text(res))
+	}
+	if got := toolNames(t, f.client); len(got) != 0 {
+		t.Errorf("tools/list under a broken policy = %v, want none", got)
+	}
+	if calls := f.up.got(); len(calls) != 0 {
+		t.Errorf("upstream got %v", calls)
 	}
 }
 

@@ -122,7 +122,12 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	}
 	defer st.Close()
 	wd, _ := os.Getwd()
-	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: *sid, Role: *role, Cwd: wd}
+	// The policy is compiled again when it (or its intents file) changes
+	// while the proxy runs, as hookd does; one that stops loading denies.
+	policyFile := eng.Policy().File
+	cache := &hookServer{engines: map[string]*cachedEngine{}}
+	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: *sid, Role: *role, Cwd: wd,
+		Engine: func() (session.Engine, error) { return cache.engine("", policyFile) }}
 
 	var up mcp.Transport
 	if *upURL != "" {
