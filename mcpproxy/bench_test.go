@@ -158,8 +158,8 @@ func BenchmarkGateDecide(b *testing.B) {
 	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: "bench", Role: "builder", Cwd: dir}
 	call := warden.ToolCall{Tool: "mcp__files__read_text_file", Args: map[string]any{"path": filepath.Join(dir, "docs", "a.txt")}}
 	for b.Loop() {
-		if d, err := gate.Decide(b.Context(), call); err != nil || d.Decision != warden.Allow {
-			b.Fatal(d, err)
+		if v, err := gate.Decide(b.Context(), call); err != nil || v.Decision.Decision != warden.Allow {
+			b.Fatal(v, err)
 		}
 	}
 }

@@ -42,7 +42,7 @@ type SessionGate struct {
 // Decide implements Gate. An ask queues an approval (or meets a human's
 // answer to an identical call) and comes back as an ask that names the
 // approval and the commands that answer it.
-func (g *SessionGate) Decide(ctx context.Context, call warden.ToolCall) (warden.Decision, error) {
+func (g *SessionGate) Decide(ctx context.Context, call warden.ToolCall) (Verdict, error) {
 	call.Session, call.Cwd, call.Host = g.Session, g.Cwd, Host
 	if call.Role == "" {
 		call.Role = g.Role
@@ -51,13 +51,17 @@ func (g *SessionGate) Decide(ctx context.Context, call warden.ToolCall) (warden.
 	defer cancel()
 	tr, err := g.tracker()
 	if err != nil {
-		return warden.FailClosed(err), err
+		return Verdict{Decision: warden.FailClosed(err)}, err
 	}
 	res, err := tr.Decide(ctx, call, session.Options{})
 	if err != nil {
-		return warden.FailClosed(err), err
+		return Verdict{Decision: warden.FailClosed(err)}, err
 	}
-	return res.Decision, nil
+	v := Verdict{Decision: res.Decision}
+	if res.Decision.Decision == warden.Ask && res.Approval != nil && res.Approval.Status == warden.ApprovalPending {
+		v.Approval = res.Approval.ID
+	}
+	return v, nil
 }
 
 // Hidden implements Gate: a tool is hidden when the session's role may not
@@ -92,6 +96,24 @@ func (g *SessionGate) Hidden(ctx context.Context, tools []string) (map[string]bo
 	return hidden, nil
 }
 
+// ElicitedBy is who answered an approval through MCP elicitation, as
+// approvals record it.
+const ElicitedBy = "user (MCP elicitation)"
+
+// Answer implements Answerer: the user's answer in the MCP client
+// approves the call once, or rejects it with their note.
+func (g *SessionGate) Answer(ctx context.Context, approval string, approve bool, message string) error {
+	if approve {
+		_, err := session.Approve(ctx, g.Tracker.Store, approval, session.Answer{Scope: warden.ScopeOnce, Message: message, By: ElicitedBy}, time.Now())
+		return err
+	}
+	if message == "" {
+		message = "The user did not approve the call in the MCP client."
+	}
+	_, err := session.Reject(ctx, g.Tracker.Store, approval, message, ElicitedBy)
+	return err
+}
+
 // tracker is the tracker with the current engine.
 func (g *SessionGate) tracker() (*session.Tracker, error) {
 	if g.Engine == nil {
@@ -107,4 +129,7 @@ func (g *SessionGate) tracker() (*session.Tracker, error) {
 }
 
 // Interface guards.
-var _ Gate = (*SessionGate)(nil)
+var (
+	_ Gate     = (*SessionGate)(nil)
+	_ Answerer = (*SessionGate)(nil)
+)

@@ -20,6 +20,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,12 +36,34 @@ type Gate interface {
 	// failure (the store did not answer); the decision returned with it
 	// must then be a deny that says so (warden.FailClosed). The call is
 	// forwarded only on an allow.
-	Decide(ctx context.Context, call warden.ToolCall) (warden.Decision, error)
+	Decide(ctx context.Context, call warden.ToolCall) (Verdict, error)
 	// Hidden returns the subset of the tools (named as in calls,
 	// mcp__SERVER__TOOL) that the client must not see in tools/list: the
 	// tools its role may not use. An error hides every tool.
 	Hidden(ctx context.Context, tools []string) (map[string]bool, error)
 }
+
+// Verdict is a Gate's decision on a call.
+type Verdict struct {
+	Decision warden.Decision
+	// Approval is the approval an ask queued for a human ("" for none).
+	Approval string
+}
+
+// Answerer is a Gate that takes a human's answer to a queued approval.
+// With one, an ask goes to the user through MCP elicitation when the
+// client supports it (protocol versions before 2026-07-28, which let a
+// server send elicitation/create), and the call is decided again after
+// the answer.
+type Answerer interface {
+	// Answer approves (once) or rejects the approval; message is the
+	// human's note.
+	Answer(ctx context.Context, approval string, approve bool, message string) error
+}
+
+// ElicitTimeout bounds the wait for the user's answer in the client; then
+// the call is answered as an ask (the approval stays queued).
+var ElicitTimeout = 10 * time.Minute
 
 // Proxy governs one MCP client's traffic to one upstream server. Set Name
 // and Gate; the zero value of the other fields means the defaults.
@@ -77,6 +100,16 @@ type run struct {
 	inflight map[string]pending
 	// gone is why the upstream is gone (nil while it is up).
 	gone error
+	// initID is the client's initialize request while it is under way;
+	// clientElicits reports that it declared the elicitation capability,
+	// and elicit that an ask may be put to the user (set once the
+	// upstream agreed on a protocol version that allows it).
+	initID        string
+	clientElicits bool
+	elicit        bool
+	// waiters are the proxy's own requests to the client, by ID.
+	waiters map[string]chan *jsonrpc.Response
+	nextID  int
 }
 
 // Run proxies between client and upstream until the client goes away (it
@@ -90,7 +123,7 @@ func (p *Proxy) Run(ctx context.Context, client, upstream mcp.Connection) error 
 	if p.Gate == nil {
 		panic("mcpproxy: Proxy.Gate is nil")
 	}
-	r := &run{p: p, client: client, upstream: upstream, inflight: map[string]pending{}}
+	r := &run{p: p, client: client, upstream: upstream, inflight: map[string]pending{}, waiters: map[string]chan *jsonrpc.Response{}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -128,6 +161,9 @@ func (r *run) fromClient(ctx context.Context) error {
 			}
 			return fmt.Errorf("read from client: %w", err)
 		}
+		if resp, ok := msg.(*jsonrpc.Response); ok && r.answered(resp) {
+			continue
+		}
 		req, ok := msg.(*jsonrpc.Request)
 		if !ok || !req.ID.IsValid() {
 			// A response to the upstream's request, or a notification
@@ -135,26 +171,168 @@ func (r *run) fromClient(ctx context.Context) error {
 			r.forward(ctx, msg)
 			continue
 		}
-		if req.Method == "tools/call" {
-			if d, stop := r.decide(ctx, req); stop {
-				r.reply(ctx, req.ID, toolError(d), nil)
-				continue
+		switch req.Method {
+		case "initialize":
+			var params struct {
+				Capabilities struct {
+					Elicitation json.RawMessage `json:"elicitation"`
+				} `json:"capabilities"`
 			}
-		}
-		r.mu.Lock()
-		gone := r.gone
-		if gone == nil {
-			r.inflight[idKey(req.ID)] = pending{req.ID, req.Method}
-		}
-		r.mu.Unlock()
-		if gone != nil {
-			r.failRequest(ctx, req.ID, req.Method, gone)
+			json.Unmarshal(req.Params, &params)
+			e := strings.TrimSpace(string(params.Capabilities.Elicitation))
+			r.mu.Lock()
+			r.initID, r.clientElicits = idKey(req.ID), e != "" && e != "null"
+			r.mu.Unlock()
+		case "tools/call":
+			v, stop := r.decide(ctx, req)
+			if !stop {
+				break
+			}
+			r.mu.Lock()
+			elicit := r.elicit
+			r.mu.Unlock()
+			if a, ok := r.p.Gate.(Answerer); ok && elicit && v.Decision.Decision == warden.Ask && v.Approval != "" {
+				go r.askUser(ctx, a, req, v)
+			} else {
+				r.reply(ctx, req.ID, toolError(v.Decision), nil)
+			}
 			continue
 		}
-		if err := r.upstream.Write(ctx, req); err != nil {
-			r.upstreamGone(ctx, fmt.Errorf("write to the upstream server: %w", err))
-		}
+		r.send(ctx, req)
 	}
+}
+
+// send forwards a client's request upstream, or answers it when the
+// upstream is gone.
+func (r *run) send(ctx context.Context, req *jsonrpc.Request) {
+	r.mu.Lock()
+	gone := r.gone
+	if gone == nil {
+		r.inflight[idKey(req.ID)] = pending{req.ID, req.Method}
+	}
+	r.mu.Unlock()
+	if gone != nil {
+		r.failRequest(ctx, req.ID, req.Method, gone)
+		return
+	}
+	if err := r.upstream.Write(ctx, req); err != nil {
+		r.upstreamGone(ctx, fmt.Errorf("write to the upstream server: %w", err))
+	}
+}
+
+// answered delivers a client's response to one of the proxy's own
+// requests, and reports whether it was one.
+func (r *run) answered(resp *jsonrpc.Response) bool {
+	if !resp.ID.IsValid() {
+		return false
+	}
+	r.mu.Lock()
+	ch, ok := r.waiters[idKey(resp.ID)]
+	delete(r.waiters, idKey(resp.ID))
+	r.mu.Unlock()
+	if ok {
+		ch <- resp
+	}
+	return ok
+}
+
+// askUser puts an ask to the user through MCP elicitation, records the
+// answer, and decides the call again: an approved call goes upstream.
+// Without an answer (the user cancelled, the wait ran out, the client
+// failed) the call is answered as the ask it was, its approval queued.
+func (r *run) askUser(ctx context.Context, a Answerer, req *jsonrpc.Request, v Verdict) {
+	approve, message, ok := r.elicitAnswer(ctx, req, v)
+	if !ok {
+		r.reply(ctx, req.ID, toolError(v.Decision), nil)
+		return
+	}
+	if err := a.Answer(ctx, v.Approval, approve, message); err != nil {
+		r.logf("answer approval %s: %v", v.Approval, err)
+		r.reply(ctx, req.ID, toolError(v.Decision), nil)
+		return
+	}
+	v, stop := r.decide(ctx, req)
+	if stop {
+		r.reply(ctx, req.ID, toolError(v.Decision), nil)
+		return
+	}
+	r.send(ctx, req)
+}
+
+// elicitAnswer asks the user in the client whether the call may run.
+func (r *run) elicitAnswer(ctx context.Context, req *jsonrpc.Request, v Verdict) (approve bool, message string, ok bool) {
+	var params struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	json.Unmarshal(req.Params, &params)
+	args := map[string]any{}
+	json.Unmarshal(params.Arguments, &args)
+	argText, _ := json.Marshal(warden.RedactArgsCut(args, 200))
+	text := "warden: the agent wants to call " + r.p.ToolName(params.Name) + " with " + string(argText) + ".\n" +
+		"Why you are asked: " + strings.TrimSpace(strings.SplitN(v.Decision.Reason, " Approval ", 2)[0]) + "\n" +
+		"Approve this one call (approval " + v.Approval + ")?"
+	body, err := json.Marshal(map[string]any{
+		"mode":    "form",
+		"message": text,
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"approve": map[string]any{"type": "boolean", "title": "Approve this call once", "default": false},
+				"note":    map[string]any{"type": "string", "title": "Note for the agent (optional)"},
+			},
+			"required": []string{"approve"},
+		},
+	})
+	if err != nil {
+		return false, "", false
+	}
+	r.mu.Lock()
+	r.nextID++
+	id, _ := jsonrpc.MakeID(fmt.Sprintf("warden-elicit-%d", r.nextID))
+	ch := make(chan *jsonrpc.Response, 1)
+	r.waiters[idKey(id)] = ch
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.waiters, idKey(id))
+		r.mu.Unlock()
+	}()
+	if err := r.client.Write(ctx, &jsonrpc.Request{ID: id, Method: "elicitation/create", Params: body}); err != nil {
+		r.logf("elicitation: %v", err)
+		return false, "", false
+	}
+	timer := time.NewTimer(ElicitTimeout)
+	defer timer.Stop()
+	var resp *jsonrpc.Response
+	select {
+	case resp = <-ch:
+	case <-timer.C:
+		return false, "", false
+	case <-ctx.Done():
+		return false, "", false
+	}
+	if resp.Error != nil {
+		r.logf("elicitation: the client answered with an error: %v", resp.Error)
+		return false, "", false
+	}
+	var res struct {
+		Action  string `json:"action"`
+		Content struct {
+			Approve bool   `json:"approve"`
+			Note    string `json:"note"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		return false, "", false
+	}
+	switch res.Action {
+	case "accept":
+		return res.Content.Approve, res.Content.Note, true
+	case "decline":
+		return false, "The user declined the call in the MCP client.", true
+	}
+	return false, "", false
 }
 
 // forward sends a client message that needs no answer upstream.
@@ -172,30 +350,30 @@ func (r *run) forward(ctx context.Context, msg jsonrpc.Message) {
 
 // decide decides a tools/call; stop reports that it must not go upstream,
 // and d is then the decision to answer with.
-func (r *run) decide(ctx context.Context, req *jsonrpc.Request) (d warden.Decision, stop bool) {
+func (r *run) decide(ctx context.Context, req *jsonrpc.Request) (v Verdict, stop bool) {
 	var params struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := json.Unmarshal(req.Params, &params); err != nil || params.Name == "" {
-		return refusal("the tools/call request has no tool name or its parameters are not valid JSON",
-			"Send tools/call with params {\"name\": TOOL, \"arguments\": {...}}."), true
+		return Verdict{Decision: refusal("the tools/call request has no tool name or its parameters are not valid JSON",
+			"Send tools/call with params {\"name\": TOOL, \"arguments\": {...}}.")}, true
 	}
 	args := map[string]any{}
 	if a := strings.TrimSpace(string(params.Arguments)); a != "" && a != "null" {
 		if err := json.Unmarshal(params.Arguments, &args); err != nil {
-			return refusal("the arguments of "+params.Name+" are not a JSON object",
-				"Pass the tool's arguments as a JSON object."), true
+			return Verdict{Decision: refusal("the arguments of "+params.Name+" are not a JSON object",
+				"Pass the tool's arguments as a JSON object.")}, true
 		}
 	}
-	d, err := r.p.Gate.Decide(ctx, warden.ToolCall{Tool: r.p.ToolName(params.Name), Args: args})
+	v, err := r.p.Gate.Decide(ctx, warden.ToolCall{Tool: r.p.ToolName(params.Name), Args: args})
 	if err != nil {
 		r.logf("decide %s: %v", params.Name, err)
-		if d.Decision == warden.Allow || d.Decision == "" {
-			d = warden.FailClosed(err)
+		if v.Decision.Decision == warden.Allow || v.Decision.Decision == "" {
+			v.Decision = warden.FailClosed(err)
 		}
 	}
-	return d, d.Decision != warden.Allow
+	return v, v.Decision.Decision != warden.Allow
 }
 
 // refusal is the deny for a request warden cannot read.
@@ -298,6 +476,18 @@ func (r *run) fromUpstream(ctx context.Context) {
 			r.mu.Unlock()
 			if mine && q.method == "tools/list" && resp.Error == nil {
 				resp.Result = r.filterTools(ctx, resp.Result)
+			}
+			if mine && q.method == "initialize" && resp.Error == nil {
+				var res struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				}
+				json.Unmarshal(resp.Result, &res)
+				r.mu.Lock()
+				if r.initID == key {
+					// From 2026-07-28 a server may not send elicitation/create.
+					r.elicit = r.clientElicits && res.ProtocolVersion != "" && res.ProtocolVersion < "2026-07-28"
+				}
+				r.mu.Unlock()
 			}
 		}
 		if err := r.client.Write(ctx, msg); err != nil {

@@ -49,8 +49,10 @@ roles:
 type upstream struct {
 	mu    sync.Mutex
 	calls []string
-	// block, when set, makes slow_op wait for its context and report it.
+	// cancelled, when set, is closed when slow_read sees its call cancelled.
 	cancelled chan struct{}
+	// versions, when set, are the protocol versions the server speaks.
+	versions []string
 }
 
 func (u *upstream) record(name string) {
@@ -66,7 +68,11 @@ func (u *upstream) got() []string {
 }
 
 func (u *upstream) server() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+	var opts *mcp.ServerOptions
+	if u.versions != nil {
+		opts = &mcp.ServerOptions{SupportedProtocolVersions: u.versions}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, opts)
 	type pathArgs struct {
 		Path    string `json:"path"`
 		Content string `json:"content,omitempty"`
@@ -124,6 +130,8 @@ type options struct {
 	closeStore bool
 	// engine, when set, is the gate's Engine.
 	engine func() (session.Engine, error)
+	// versions, when set, are the protocol versions the upstream speaks.
+	versions []string
 	// http serves the upstream over streamable HTTP.
 	http bool
 	// clientOpts tune the client.
@@ -157,7 +165,7 @@ func newFixture(t *testing.T, o options) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 
-	up := &upstream{cancelled: o.cancelled}
+	up := &upstream{cancelled: o.cancelled, versions: o.versions}
 	var upClientT mcp.Transport
 	if o.http {
 		srv := up.server()
@@ -415,6 +423,78 @@ func TestPolicyReloadAndBrokenPolicy(t *testing.T) {
 	}
 	if calls := f.up.got(); len(calls) != 0 {
 		t.Errorf("upstream got %v", calls)
+	}
+}
+
+func TestAskGoesToTheUserThroughElicitation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		answer *mcp.ElicitResult
+		// ran: the call reached the server; code: the tool error's code.
+		ran    bool
+		code   warden.Code
+		status string
+	}{
+		{"approve", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, true, "", warden.ApprovalApproved},
+		{"accept-without-approve", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": false, "note": "not there"}}, false, warden.CodeApprovalRejected, warden.ApprovalRejected},
+		{"decline", &mcp.ElicitResult{Action: "decline"}, false, warden.CodeApprovalRejected, warden.ApprovalRejected},
+		{"cancel", &mcp.ElicitResult{Action: "cancel"}, false, warden.CodeDefault, warden.ApprovalPending},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var asked []string
+			var mu sync.Mutex
+			f := newFixture(t, options{role: "builder", versions: []string{"2025-11-25"}, clientOpts: &mcp.ClientOptions{
+				ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					asked = append(asked, req.Params.Message)
+					mu.Unlock()
+					return tc.answer, nil
+				}}})
+			if v := f.client.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+				t.Fatalf("negotiated protocol %s, want 2025-11-25", v)
+			}
+			notes := filepath.Join(f.dir, "notes.txt")
+			res := f.call(t, "write_file", map[string]any{"path": notes, "content": "x"})
+			mu.Lock()
+			if len(asked) != 1 || !strings.Contains(asked[0], "mcp__files__write_file") || !strings.Contains(asked[0], "notes.txt") {
+				t.Errorf("elicitations = %q, want one naming the tool and the file", asked)
+			}
+			mu.Unlock()
+			ran := len(f.up.got()) == 1
+			if ran != tc.ran || res.IsError == tc.ran {
+				t.Errorf("call ran = %v (upstream %v), IsError = %v %q; want ran = %v", ran, f.up.got(), res.IsError, text(res), tc.ran)
+			}
+			if tc.code != "" && !strings.Contains(text(res), string(tc.code)) {
+				t.Errorf("tool error %q lacks %s", text(res), tc.code)
+			}
+			aps, err := f.store.Approvals(t.Context(), warden.ApprovalFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(aps) != 1 || aps[0].Status != tc.status {
+				t.Errorf("approvals = %+v, want one %s", aps, tc.status)
+			} else if tc.status != warden.ApprovalPending && aps[0].DecidedBy != mcpproxy.ElicitedBy {
+				t.Errorf("approval decided by %q, want %q", aps[0].DecidedBy, mcpproxy.ElicitedBy)
+			}
+		})
+	}
+}
+
+func TestNoElicitationOnTheNewProtocol(t *testing.T) {
+	t.Parallel()
+	// On 2026-07-28 a server may not send elicitation/create: the ask is
+	// queued and answered as a tool error, even for a client that elicits.
+	elicited := false
+	f := newFixture(t, options{role: "builder", clientOpts: &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			elicited = true
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		}}})
+	res := f.call(t, "write_file", map[string]any{"path": filepath.Join(f.dir, "notes.txt"), "content": "x"})
+	if !res.IsError || !strings.Contains(text(res), "APPROVAL REQUIRED") || elicited {
+		t.Errorf("ask on the new protocol: IsError %v, elicited %v, %q", res.IsError, elicited, text(res))
 	}
 }
 
