@@ -110,6 +110,8 @@ type run struct {
 	// waiters are the proxy's own requests to the client, by ID.
 	waiters map[string]chan *jsonrpc.Response
 	nextID  int
+	// asking are the calls put to the user.
+	asking sync.WaitGroup
 }
 
 // Run proxies between client and upstream until the client goes away (it
@@ -139,6 +141,7 @@ func (p *Proxy) Run(ctx context.Context, client, upstream mcp.Connection) error 
 	err := r.fromClient(ctx)
 	cancel()
 	<-upDone
+	r.asking.Wait()
 	return err
 }
 
@@ -192,7 +195,7 @@ func (r *run) fromClient(ctx context.Context) error {
 			elicit := r.elicit
 			r.mu.Unlock()
 			if a, ok := r.p.Gate.(Answerer); ok && elicit && v.Decision.Decision == warden.Ask && v.Approval != "" {
-				go r.askUser(ctx, a, req, v)
+				r.asking.Go(func() { r.askUser(ctx, a, req, v) })
 			} else {
 				r.reply(ctx, req.ID, toolError(v.Decision), nil)
 			}
