@@ -498,6 +498,21 @@ func TestNoElicitationOnTheNewProtocol(t *testing.T) {
 	}
 }
 
+func TestProjectHaltStopsProxiedCalls(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	if _, err := f.store.SetHalt(t.Context(), warden.Halt{Message: "incident 42", By: "test", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	res := f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "a.txt")})
+	if !res.IsError || !strings.Contains(text(res), string(warden.CodeHalted)) || !strings.Contains(text(res), "incident 42") {
+		t.Errorf("call under a project halt = %v %q, want a HALTED deny with the message", res.IsError, text(res))
+	}
+	if calls := f.up.got(); len(calls) != 0 {
+		t.Errorf("upstream got %v under a halt", calls)
+	}
+}
+
 func TestStoreFailureDenies(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, options{role: "builder", closeStore: true})

@@ -10,11 +10,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/warden-run/warden/mcpproxy"
+	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 )
 
@@ -110,9 +112,25 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 		*sid = "mcp-" + *name + "-" + randomHex(6)
 	}
 
-	// The policy and the store are opened once; a policy that does not
-	// load, or a store that does not open, stops the proxy before any call.
-	eng, err := loadHookEngine("", *sf.policy)
+	// The store is opened once; the policy is compiled again when it (or
+	// its intents file) changes while the proxy runs. A policy that does
+	// not load, or a store that does not open, stops the proxy before any
+	// call; a policy that stops loading later denies.
+	wd, err := os.Getwd()
+	if err != nil {
+		return cmdError(env, "mcp proxy", err)
+	}
+	file := *sf.policy
+	if file == "" {
+		if file, err = policy.Find(wd); err != nil {
+			return cmdError(env, "mcp proxy", err)
+		}
+	}
+	if file, err = filepath.Abs(file); err != nil {
+		return cmdError(env, "mcp proxy", err)
+	}
+	pol := &mcpproxy.Policy{File: file}
+	eng, err := pol.Compiled()
 	if err != nil {
 		return cmdError(env, "mcp proxy", err)
 	}
@@ -121,13 +139,7 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 		return cmdError(env, "mcp proxy", fmt.Errorf("open the warden store: %w", err))
 	}
 	defer st.Close()
-	wd, _ := os.Getwd()
-	// The policy is compiled again when it (or its intents file) changes
-	// while the proxy runs, as hookd does; one that stops loading denies.
-	policyFile := eng.Policy().File
-	cache := &hookServer{engines: map[string]*cachedEngine{}}
-	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: *sid, Role: *role, Cwd: wd,
-		Engine: func() (session.Engine, error) { return cache.engine("", policyFile) }}
+	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Engine: pol.Engine, Session: *sid, Role: *role, Cwd: wd}
 
 	var up mcp.Transport
 	if *upURL != "" {
