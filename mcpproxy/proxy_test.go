@@ -513,6 +513,21 @@ func TestProjectHaltStopsProxiedCalls(t *testing.T) {
 	}
 }
 
+func TestArgumentsThatAreNotAnObjectAreDenied(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	res, err := f.client.CallTool(t.Context(), &mcp.CallToolParams{Name: "read_text_file", Arguments: []any{"docs/a.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "not a JSON object") {
+		t.Errorf("array arguments = %v %q, want a deny saying they are not an object", res.IsError, text(res))
+	}
+	if calls := f.up.got(); len(calls) != 0 {
+		t.Errorf("upstream got %v", calls)
+	}
+}
+
 func TestStoreFailureDenies(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, options{role: "builder", closeStore: true})
