@@ -86,6 +86,8 @@ func (p *Proxy) ToolName(tool string) string { return "mcp__" + p.Name + "__" + 
 type pending struct {
 	id     jsonrpc.ID
 	method string
+	// warnings of an allowed tools/call that broke a rule that only warns.
+	warnings []string
 }
 
 // run is the state of one Run.
@@ -189,7 +191,8 @@ func (r *run) fromClient(ctx context.Context) error {
 		case "tools/call":
 			v, stop := r.decide(ctx, req)
 			if !stop {
-				break
+				r.send(ctx, req, v.Decision.Warnings)
+				continue
 			}
 			r.mu.Lock()
 			elicit := r.elicit
@@ -201,17 +204,17 @@ func (r *run) fromClient(ctx context.Context) error {
 			}
 			continue
 		}
-		r.send(ctx, req)
+		r.send(ctx, req, nil)
 	}
 }
 
 // send forwards a client's request upstream, or answers it when the
 // upstream is gone.
-func (r *run) send(ctx context.Context, req *jsonrpc.Request) {
+func (r *run) send(ctx context.Context, req *jsonrpc.Request, warnings []string) {
 	r.mu.Lock()
 	gone := r.gone
 	if gone == nil {
-		r.inflight[idKey(req.ID)] = pending{req.ID, req.Method}
+		r.inflight[idKey(req.ID)] = pending{req.ID, req.Method, warnings}
 	}
 	r.mu.Unlock()
 	if gone != nil {
@@ -259,7 +262,7 @@ func (r *run) askUser(ctx context.Context, a Answerer, req *jsonrpc.Request, v V
 		r.reply(ctx, req.ID, toolError(v.Decision), nil)
 		return
 	}
-	r.send(ctx, req)
+	r.send(ctx, req, v.Decision.Warnings)
 }
 
 // elicitAnswer asks the user in the client whether the call may run.
@@ -480,6 +483,9 @@ func (r *run) fromUpstream(ctx context.Context) {
 			if mine && q.method == "tools/list" && resp.Error == nil {
 				resp.Result = r.filterTools(ctx, resp.Result)
 			}
+			if mine && q.method == "tools/call" && resp.Error == nil && len(q.warnings) > 0 {
+				resp.Result = withGuidance(resp.Result, q.warnings)
+			}
 			if mine && q.method == "initialize" && resp.Error == nil {
 				var res struct {
 					ProtocolVersion string `json:"protocolVersion"`
@@ -497,6 +503,33 @@ func (r *run) fromUpstream(ctx context.Context) {
 			r.logf("write to client: %v", err)
 		}
 	}
+}
+
+// withGuidance adds to a tool's result what the hooks add after a call
+// that ran but broke a rule that only warns: the warnings, for the model.
+// A result it cannot read is left as it is.
+func withGuidance(result json.RawMessage, warnings []string) json.RawMessage {
+	var res map[string]json.RawMessage
+	var content []json.RawMessage
+	if json.Unmarshal(result, &res) != nil || json.Unmarshal(res["content"], &content) != nil {
+		return result
+	}
+	var b strings.Builder
+	b.WriteString("warden GUIDANCE: the call you just made ran, but it broke the project's policy:\n")
+	for _, w := range warnings {
+		b.WriteString("- " + w + "\n")
+	}
+	b.WriteString("Follow the policy from now on.")
+	text, err := json.Marshal(&mcp.TextContent{Text: b.String()})
+	if err != nil {
+		return result
+	}
+	res["content"], _ = json.Marshal(append(content, text))
+	out, err := json.Marshal(res)
+	if err != nil {
+		return result
+	}
+	return out
 }
 
 // filterTools drops the hidden tools from a tools/list result, keeping

@@ -37,6 +37,10 @@ rules:
     effect: allow
     tool: mcp__files__write_file
     path: "docs/**"
+  - id: warn-listing
+    effect: warn
+    tool: mcp__files__list_directory
+    message: Listings are logged; read the files you need by name.
 roles:
   reader:
     tools: [read, list]
@@ -525,6 +529,21 @@ func TestArgumentsThatAreNotAnObjectAreDenied(t *testing.T) {
 	}
 	if calls := f.up.got(); len(calls) != 0 {
 		t.Errorf("upstream got %v", calls)
+	}
+}
+
+func TestWarningsReachTheModelAfterTheCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	res := f.call(t, "list_directory", map[string]any{"path": filepath.Join(f.dir, "docs")})
+	if res.IsError || len(res.Content) != 2 {
+		t.Fatalf("list_directory under a warn rule = %v, %d content items (%q), want the result and warden's guidance", res.IsError, len(res.Content), text(res))
+	}
+	if got := text(res); !strings.HasPrefix(got, "[FILE] a.txt") || !strings.Contains(got, "Listings are logged; read the files you need by name.") {
+		t.Errorf("result = %q, want the server's text, then the warning", got)
+	}
+	if calls := f.up.got(); len(calls) != 1 {
+		t.Errorf("upstream got %v, want the one call", calls)
 	}
 }
 
