@@ -1,11 +1,13 @@
 // Package mcpproxy is warden's governing MCP proxy: an MCP server to its
 // client and an MCP client to one upstream server. It passes every message
-// through as it is, except two: each tools/call is decided by a Gate first
-// (a deny or an ask is answered by the proxy as an MCP tool error, and the
-// upstream never sees the call), and each tools/list result loses the tools
-// the Gate hides. Resources, prompts, notifications, cancellation, progress
-// and the server's own requests to the client (roots, sampling,
-// elicitation) pass through untouched.
+// through as it is, except these: each tools/call is decided by a Gate
+// first (a deny or an ask is answered by the proxy as an MCP tool error,
+// and the upstream never sees the call; an ask may go to the user through
+// MCP elicitation first), the result of an allowed call that broke a rule
+// that only warns gets the warnings added, and each tools/list result
+// loses the tools the Gate hides. Resources, prompts, notifications,
+// cancellation, progress and the server's own requests to the client
+// (roots, sampling, elicitation) pass through untouched.
 //
 // The proxy works on JSON-RPC messages over the MCP Go SDK's transports
 // (mcp.Connection), so it needs to understand nothing else of the protocol,
