@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"mvdan.cc/sh/v3/shell"
 
+	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
@@ -108,7 +109,8 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	if *sid == "" {
 		*sid = os.Getenv("WARDEN_SESSION")
 	}
-	if *sid == "" {
+	own := *sid == "" // a session of this run alone, ended with it
+	if own {
 		*sid = "mcp-" + *name + "-" + randomHex(6)
 	}
 
@@ -160,7 +162,14 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 		return cmdError(env, "mcp proxy", err)
 	}
 	p := &mcpproxy.Proxy{Name: *name, Gate: gate, Log: env.Stderr}
-	if err := p.Run(ctx, clientConn, upConn); err != nil {
+	err = p.Run(ctx, clientConn, upConn)
+	if own {
+		// A session that made no call was never stored.
+		if _, eerr := gate.Tracker.End(context.WithoutCancel(ctx), *sid, session.Ended); eerr != nil && !errors.Is(eerr, warden.ErrNotFound) {
+			fmt.Fprintf(env.Stderr, "warden mcp proxy: end session %s: %v\n", *sid, eerr)
+		}
+	}
+	if err != nil {
 		return cmdError(env, "mcp proxy", err)
 	}
 	return ExitOK
