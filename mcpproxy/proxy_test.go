@@ -173,9 +173,17 @@ func newFixture(t *testing.T, o options) *fixture {
 	var upClientT mcp.Transport
 	if o.http {
 		srv := up.server()
-		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The server wants its token, as remote MCP servers do.
+			if r.Header.Get("Authorization") != "Bearer t0ken" {
+				http.Error(w, "no token", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		}))
 		t.Cleanup(hs.Close)
-		upClientT = &mcp.StreamableClientTransport{Endpoint: hs.URL}
+		upClientT = mcpproxy.HTTPUpstream(hs.URL, http.Header{"Authorization": {"Bearer t0ken"}})
 	} else {
 		upServerT, memT := mcp.NewInMemoryTransports()
 		if _, err := up.server().Connect(ctx, upServerT, nil); err != nil {

@@ -8,9 +8,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"mvdan.cc/sh/v3/shell"
@@ -50,6 +52,8 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	role := fs.String("role", "", "`role` of the agent behind the client (a stored session keeps its own)")
 	sid := fs.String("session", "", "session `ID` the calls belong to (default: $WARDEN_SESSION, else a new one per run)")
 	upURL := fs.String("upstream", "", "the upstream server's streamable HTTP `URL`, instead of a command")
+	var headers headerFlag
+	fs.Var(&headers, "header", "with --upstream: an HTTP `header` to send, \"Name: value\" (repeatable), such as an API token")
 	upCmd := fs.String("upstream-cmd", "", "the upstream server's `command line`, as one string (also $"+upstreamEnv+"), instead of -- CMD ARGS...")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden mcp proxy [flags] -- CMD ARGS...\n"+
@@ -95,6 +99,8 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 		return cmdError(env, "mcp proxy", errors.New("no upstream server: give -- CMD ARGS..., --upstream-cmd or --upstream URL"))
 	case len(argv) > 0 && *upURL != "":
 		return cmdError(env, "mcp proxy", errors.New("give either an upstream command or --upstream URL, not both"))
+	case len(headers) > 0 && *upURL == "":
+		return cmdError(env, "mcp proxy", errors.New("--header needs --upstream URL"))
 	}
 	if *name == "" {
 		if *upURL != "" {
@@ -145,7 +151,7 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 
 	var up mcp.Transport
 	if *upURL != "" {
-		up = &mcp.StreamableClientTransport{Endpoint: *upURL}
+		up = mcpproxy.HTTPUpstream(*upURL, http.Header(headers))
 	} else {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stderr = env.Stderr
@@ -173,6 +179,23 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 		return cmdError(env, "mcp proxy", err)
 	}
 	return ExitOK
+}
+
+// headerFlag collects --header "Name: value" flags.
+type headerFlag http.Header
+
+func (h *headerFlag) String() string { return "" }
+
+func (h *headerFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	if name = strings.TrimSpace(name); !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return fmt.Errorf("want \"Name: value\", got %q", warden.RedactString(s))
+	}
+	if *h == nil {
+		*h = headerFlag{}
+	}
+	http.Header(*h).Add(name, strings.TrimSpace(value))
+	return nil
 }
 
 type nopWriteCloser struct{ io.Writer }
