@@ -112,6 +112,9 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 			return cmdError(env, "mcp proxy", errors.New("cannot derive the server's name from its command; give --name"))
 		}
 	}
+	if !validServerName(*name) {
+		return cmdError(env, "mcp proxy", fmt.Errorf("--name %q: use letters, digits, - and _ (and no __), as in the client's config", *name))
+	}
 	if *sid == "" {
 		*sid = os.Getenv("WARDEN_SESSION")
 	}
@@ -179,6 +182,19 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 		return cmdError(env, "mcp proxy", err)
 	}
 	return ExitOK
+}
+
+// validServerName reports whether name can stand in mcp__NAME__TOOL.
+func validServerName(name string) bool {
+	if name == "" || strings.Contains(name, "__") {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // headerFlag collects --header "Name: value" flags.

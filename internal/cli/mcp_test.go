@@ -22,6 +22,8 @@ func TestMCPProxyBadCommandLines(t *testing.T) {
 		{[]string{"mcp", "proxy", "--policy", missing, "--", "/nonexistent/server"}, "warden.yaml"},
 		{[]string{"mcp", "proxy", "--policy", coding, "--header", "Authorization: Bearer x", "--", "node", "x.js"}, "--header needs --upstream"},
 		{[]string{"mcp", "proxy", "--policy", coding, "--upstream", "http://127.0.0.1:1/mcp", "--header", "no colon"}, "Name: value"},
+		{[]string{"mcp", "proxy", "--policy", coding, "--name", "my server", "--", "node", "x.js"}, "--name"},
+		{[]string{"mcp", "proxy", "--policy", coding, "--name", "a__b", "--", "node", "x.js"}, "no __"},
 		{[]string{"mcp", "nosuch"}, "unknown subcommand"},
 	} {
 		_, stderr, code := run(t, "", tc.args...)
