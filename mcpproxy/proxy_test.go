@@ -585,6 +585,33 @@ func TestUpstreamGoneDenies(t *testing.T) {
 	}
 }
 
+func TestUpstreamGoneMidCallAnswersTheCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := f.client.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow_read", Arguments: map[string]any{"path": "docs/a.txt"}})
+		if err != nil {
+			t.Errorf("slow_read: %v", err)
+		}
+		done <- res
+	}()
+	for start := time.Now(); len(f.up.got()) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("slow_read never reached the upstream")
+		}
+	}
+	f.upConn.Close()
+	select {
+	case res := <-done:
+		if res == nil || !res.IsError || !strings.Contains(text(res), "may or may not have run") {
+			t.Errorf("the call under way when the upstream went away = %+v, want a tool error saying it may have run", res)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call under way was never answered")
+	}
+}
+
 func TestResourcesPromptsAndCancellationPassThrough(t *testing.T) {
 	t.Parallel()
 	cancelled := make(chan struct{})
