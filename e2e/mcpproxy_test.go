@@ -196,8 +196,8 @@ func TestMCPProxyDenyAllowAsk(t *testing.T) {
 	// The same call, from a new run of the client (a new proxy process
 	// and session), goes through once.
 	out, code = e.call("builder", "s3", "write_file", "path="+notes, "content=approved text")
-	if code != 0 {
-		t.Fatalf("approved write_file: exit %d", code)
+	if code != 0 || !strings.Contains(out, "Successfully wrote") {
+		t.Fatalf("approved write_file: exit %d, want 0 and the server's answer", code)
 	}
 	if data, err := os.ReadFile(notes); err != nil || string(data) != "approved text" {
 		t.Errorf("notes.txt after the approved call = %q, %v", data, err)
