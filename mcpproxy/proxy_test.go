@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -498,15 +499,15 @@ func TestNoElicitationOnTheNewProtocol(t *testing.T) {
 	t.Parallel()
 	// On 2026-07-28 a server may not send elicitation/create: the ask is
 	// queued and answered as a tool error, even for a client that elicits.
-	elicited := false
+	var elicited atomic.Bool
 	f := newFixture(t, options{role: "builder", clientOpts: &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			elicited = true
+			elicited.Store(true)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
 		}}})
 	res := f.call(t, "write_file", map[string]any{"path": filepath.Join(f.dir, "notes.txt"), "content": "x"})
-	if !res.IsError || !strings.Contains(text(res), "APPROVAL REQUIRED") || elicited {
-		t.Errorf("ask on the new protocol: IsError %v, elicited %v, %q", res.IsError, elicited, text(res))
+	if !res.IsError || !strings.Contains(text(res), "APPROVAL REQUIRED") || elicited.Load() {
+		t.Errorf("ask on the new protocol: IsError %v, elicited %v, %q", res.IsError, elicited.Load(), text(res))
 	}
 }
 
