@@ -19,7 +19,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 echo "== race tests on the concurrent code"
-go test -race -count=1 ./client/ ./engine/ ./shell/ ./session/ ./sqlite/ ./report/ ./internal/scripted/ ./internal/cli/ ./internal/hookd/
+go test -race -count=1 ./client/ ./mcpproxy/ ./engine/ ./shell/ ./session/ ./sqlite/ ./report/ ./internal/scripted/ ./internal/cli/ ./internal/hookd/
 
 echo "== fuzz targets, ${fuzztime} each"
 fuzz() { go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$fuzztime" >/dev/null || { echo "fuzz $2 failed"; go test "$1" -run "$2" ; exit 1; }; echo "fuzz $2: ok"; }
