@@ -35,6 +35,9 @@ type AuditRecord struct {
 	// hooks do): a store keeps at most one record per CallID, so a call
 	// retried after a crash is decided once.
 	CallID string `json:"call_id,omitempty"`
+	// Source is the plain-language sentence the deciding rule was compiled
+	// from (warden compile), if it was.
+	Source string `json:"source,omitempty"`
 }
 
 // AuditFilter selects audit records. Zero fields select everything; Since is

@@ -741,3 +741,23 @@ func TestHalt(t *testing.T) {
 		t.Errorf("after resume: %+v", r.Decision)
 	}
 }
+
+// A compiled rule's sentence (its source) reaches the audit record of the
+// decisions it makes.
+func TestAuditKeepsRuleSource(t *testing.T) {
+	e := setup(t, `version: 1
+default: allow
+rules:
+  - id: no-bulk-delete
+    effect: deny
+    tool: mail.batch_delete
+    message: No bulk deletes.
+    suggestion: Delete one at a time.
+    source: Never delete emails in bulk.
+`)
+	r := e.decide(t, warden.ToolCall{Tool: "mail.batch_delete", Session: "src", Args: map[string]any{"ids": []any{"1"}}}, session.Options{})
+	recs, err := e.store.Audit(ctx, warden.AuditFilter{Session: "src"})
+	if err != nil || len(recs) != 1 || recs[0].Source != "Never delete emails in bulk." || r.Decision.Rule != "no-bulk-delete" {
+		t.Fatalf("audit: %+v %v", recs, err)
+	}
+}

@@ -390,6 +390,16 @@ func (t *Tracker) auditRecord(call warden.ToolCall, args map[string]any, res Res
 	if d.Enforced != nil {
 		r.Enforced = *d.Enforced
 	}
+	if d.Rule != "" {
+		if p := t.policy(); p != nil {
+			for _, pr := range p.Rules {
+				if pr.ID == d.Rule {
+					r.Source = pr.Source
+					break
+				}
+			}
+		}
+	}
 	if res.Trace != nil {
 		r.Grants = res.Trace.Grants
 	}

@@ -533,7 +533,7 @@ func testAudit(t *testing.T, s warden.Store) {
 			Warnings: []string{"first tool"}},
 		{Time: base.Add(time.Minute), Session: "s1", Tool: "Bash", Args: map[string]any{"command": "rm -rf /"},
 			Decision: warden.Deny, Code: warden.CodeRuleDeny, Rule: "no-rm-rf", Reason: "blocked",
-			Matched: []string{"no-rm-rf"}, Mode: "enforce"},
+			Matched: []string{"no-rm-rf"}, Mode: "enforce", Source: "Never delete folders recursively."},
 		{Time: base.Add(2 * time.Minute), Session: "s2", Tool: "Bash", Args: map[string]any{"command": "git push"},
 			Decision: warden.Allow, Code: warden.CodeAllowed, Rule: "grant:g-1", Grants: []string{"g-1"}, Approval: "a-1",
 			Mode: "audit", Enforced: warden.Ask, Depth: 1},
