@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -96,16 +97,28 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
-	}
 	d := dialect
 	d.Explain = func(err error) error { return diskFull(err, filepath.Dir(abs)) }
-	s, err := sqlstore.Open(ctx, db, d)
-	if err != nil {
+	// Many processes opening a new store at once contend for the switch to
+	// WAL and the first migration, which SQLite may refuse at once
+	// (SQLITE_BUSY) rather than wait for: try again, within the busy
+	// timeout.
+	var s *sqlstore.Store
+	deadline := time.Now().Add(BusyTimeout)
+	for try := 0; ; try++ {
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		}
+		s, err = sqlstore.Open(ctx, db, d)
+		if err == nil {
+			break
+		}
 		db.Close()
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		if !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		}
+		time.Sleep(time.Duration(10+rand.IntN(40)*(1+min(try, 4))) * time.Millisecond)
 	}
 	// Records that waited for this store (Spool) join its audit trail. A
 	// failure leaves them waiting for the next open.
