@@ -540,24 +540,11 @@ func (e *Engine) ruleMatchesStatic(st *state, r *rule, p *part, pat *shell.Patte
 
 // isOwn reports whether a path is one of warden's own files: the policy,
 // the store folder or the intents file.
-func (e *Engine) isOwn(p *part) bool {
-	for _, abs := range []string{p.abs, p.rawAbs()} {
-		for _, pa := range e.protectedAbs {
-			if under(abs, pa) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (e *Engine) isOwn(p *part) bool { return e.ownAbs(p.abs) || e.ownAbs(p.rawAbs()) }
 
 func (e *Engine) isProtected(p *part) bool {
-	for _, abs := range []string{p.abs, p.rawAbs()} {
-		for _, pa := range e.protectedAbs {
-			if under(abs, pa) {
-				return true
-			}
-		}
+	if e.isOwn(p) {
+		return true
 	}
 	// The path as written, before symlinks were resolved, is checked too.
 	ra := p.rawAbs()

@@ -56,16 +56,25 @@ func (e *Engine) inside(abs string) (hit string, tooLarge bool) {
 // private.
 func (e *Engine) guarded(abs string) bool {
 	rel, in := e.relTo(abs)
-	for _, pa := range e.protectedAbs {
-		if under(abs, pa) {
-			return true
-		}
+	if e.ownAbs(abs) {
+		return true
 	}
 	for _, gs := range [][]pathGlob{e.protected, e.private} {
 		for _, g := range gs {
 			if g.match(abs, rel, in) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// ownAbs reports whether an absolute path is one of warden's own files
+// (the policy, the store folder, the intents file) or inside one.
+func (e *Engine) ownAbs(abs string) bool {
+	for _, pa := range e.protectedAbs {
+		if under(abs, pa) {
+			return true
 		}
 	}
 	return false
@@ -121,11 +130,7 @@ func (e *Engine) folderCheck(st *state, p *part) {
 	hit, tooLarge := e.inside(p.abs)
 	switch {
 	case hit != "":
-		for _, pa := range e.protectedAbs {
-			if under(hit, pa) {
-				st.own = true
-			}
-		}
+		st.own = st.own || e.ownAbs(hit)
 		st.check("folder", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(hit) + " (inside " + p.display() + ")"})
 	case tooLarge:
 		st.check("folder", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: p.display(),
@@ -183,11 +188,7 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 			rel, _ := filepath.Rel(src, path)
 			t := filepath.Join(target, rel)
 			if e.guarded(t) || e.guarded(e.evalPath(t)) {
-				for _, pa := range e.protectedAbs {
-					if under(t, pa) {
-						st.own = true
-					}
-				}
+				st.own = st.own || e.ownAbs(t)
 				st.check("folder", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(t) + " (copied from " + e.show(path) + ")"})
 				return filepath.SkipAll
 			}
