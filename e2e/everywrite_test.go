@@ -55,10 +55,7 @@ roles:
 	if e.exists("x.txt") {
 		fail("x.txt exists: the general-purpose subagent of a coordinator wrote a file")
 	}
-	var got []string
-	for _, a := range e.audit() {
-		got = append(got, strings.Join([]string{a.Tool, string(a.Decision), string(a.Code), a.Role, string(rune('0' + a.Depth))}, " "))
-	}
+	got := e.roleAudit()
 	want := []string{"Agent allow DEFAULT coordinator 0", "Write deny ROLE_TOOL_DENIED coordinator 1"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		fail("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -210,6 +210,17 @@ func (e *env) audit() []warden.AuditRecord {
 	return recs
 }
 
+// roleAudit returns the audit trail as "TOOL DECISION CODE ROLE DEPTH"
+// lines, for the tests of roles and subagents.
+func (e *env) roleAudit() []string {
+	e.t.Helper()
+	var out []string
+	for _, a := range e.audit() {
+		out = append(out, strings.Join([]string{a.Tool, string(a.Decision), string(a.Code), a.Role, string(rune('0' + a.Depth))}, " "))
+	}
+	return out
+}
+
 // result is what a host run left.
 type result struct {
 	stdout, stderr string

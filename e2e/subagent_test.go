@@ -73,10 +73,7 @@ func TestClaudeSubagentRole(t *testing.T) {
 	if !e.modelSaw("You are: reviewer") {
 		fail("the subagent never got its role's governance text")
 	}
-	var got []string
-	for _, a := range e.audit() {
-		got = append(got, strings.Join([]string{a.Tool, string(a.Decision), string(a.Code), a.Role, string(rune('0' + a.Depth))}, " "))
-	}
+	got := e.roleAudit()
 	want := []string{"Agent allow ALLOWED  0", "Bash deny ROLE_TOOL_DENIED reviewer 1"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -118,10 +115,7 @@ func TestOpenCodeSubagentRole(t *testing.T) {
 	if !e.modelSaw("You are: reviewer") {
 		fail("the subagent never got its role's governance text")
 	}
-	var got []string
-	for _, a := range e.audit() {
-		got = append(got, strings.Join([]string{a.Tool, string(a.Decision), string(a.Code), a.Role, string(rune('0' + a.Depth))}, " "))
-	}
+	got := e.roleAudit()
 	want := []string{"task allow ALLOWED  0", "bash deny ROLE_TOOL_DENIED reviewer 1"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
