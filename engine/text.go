@@ -56,6 +56,8 @@ func (e *Engine) reason(st *state, it item) string {
 		switch {
 		case it.extra != "":
 			return "The command cannot be analysed: " + it.extra + "."
+		case describedWrite(it.subject):
+			return fmt.Sprintf("warden cannot tell which files this command writes %s, so it cannot check them against the protected paths and the workspace.", it.subject)
 		case it.subject != "":
 			return fmt.Sprintf("Part of the command is computed at run time (%s), so warden cannot tell what it would run or write.", it.subject)
 		}
@@ -128,6 +130,12 @@ func (e *Engine) suggestion(st *state, it item) string {
 	case warden.CodeUnknownTarget:
 		return "Use a tool whose arguments name the file (file_path, path), or wait for the user's approval."
 	case warden.CodeUnparsable:
+		if describedWrite(it.subject) {
+			if strings.Contains(it.subject, "git ") {
+				return "Wait for the user's approval, or use a form that names the files it writes (git restore PATH, git checkout REV -- PATH)."
+			}
+			return "Wait for the user's approval, or use a form that names the files it writes."
+		}
 		return "Write the command plainly, with a literal program name and literal paths, and try again."
 	case warden.CodeDefault:
 		if it.effect == warden.Ask {
@@ -212,4 +220,12 @@ func (e *Engine) deniedWhole(role, tool, kind string) bool {
 		}
 	}
 	return false
+}
+
+// describedWrite reports a computed write the program tables describe
+// rather than spell: "(the files git switch rewrites from history)",
+// "(files named by the input of tar)". No rewording of the command makes
+// it plain; only the user's approval or another form does.
+func describedWrite(subject string) bool {
+	return strings.HasPrefix(subject, "(") && strings.HasSuffix(subject, ")")
 }

@@ -94,6 +94,15 @@ func init() {
 	for _, n := range []string{"status", "diff", "log", "show", "blame", "cat-file", "grep", "add"} {
 		table["git"].Sub(n).Special = gitRevPaths
 	}
+	// Commands that rewrite files of the work tree from history: which
+	// files, and with what content, depends on commits warden cannot see
+	// (git fetch URL && git switch --detach FETCH_HEAD puts any content at
+	// any tracked path, .github/workflows and .env included). The write is
+	// computed, so no allow rule vouches for it and deny rules and
+	// protected paths ask at least. Pathspecs they name are writes too.
+	for _, n := range []string{"checkout", "switch", "restore", "reset", "stash", "clean", "merge", "rebase", "pull", "cherry-pick", "revert"} {
+		table["git"].Sub(n).Special = gitWorktree
+	}
 	// git apply writes the files its patch names: computed writes, unless
 	// it only reports (--stat, --check, --numstat, --summary without --apply).
 	gitApply := table["git"].Sub("apply")
@@ -209,4 +218,91 @@ func gitConfig(r *Result, opt, v string) {
 			r.Effects = append(r.Effects, Effect{Arg: Shell, Val: val, Via: opt + " " + name})
 		}
 	}
+}
+
+// gitWorktree records what a work-tree-rewriting git command writes: the
+// pathspecs it names, and a computed write for the files history decides.
+// The forms that leave the work tree alone add nothing: git checkout -b NEW
+// and git switch -c NEW without a start point, git reset without
+// --hard/--merge/--keep, git restore --staged alone, git stash list/show,
+// git clean -n.
+func gitWorktree(r *Result, args []string) {
+	sub := r.Sub
+	ops := r.Ops
+	if i := indexOf(ops, sub); i >= 0 {
+		ops = ops[i+1:]
+	}
+	has := func(fs ...string) bool {
+		for _, f := range r.Flags {
+			for _, g := range fs {
+				if f == g {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	dd := indexOf(args, "--") >= 0
+	paths := ops
+	computed := true
+	switch sub {
+	case "checkout":
+		switch {
+		case dd:
+			// git checkout [REV] -- PATHS: the paths after the first
+			// operand when a revision precedes --.
+			paths = afterDD(args, ops)
+			computed = false
+		case has("-b", "-B", "--orphan") && len(ops) == 0:
+			computed = false
+		}
+	case "switch":
+		paths = nil
+		if has("-c", "-C", "--orphan") && len(ops) == 0 {
+			computed = false
+		}
+	case "restore":
+		computed = false
+		if has("-S") && !has("-W") {
+			paths = nil // the index only
+		}
+	case "reset":
+		paths = nil
+		computed = has("--hard", "--merge", "--keep")
+	case "stash":
+		paths = nil
+		if len(ops) > 0 && (ops[0] == "list" || ops[0] == "show") {
+			computed = false
+		}
+	case "clean":
+		paths = nil
+		computed = !has("-n")
+	default: // merge, rebase, pull, cherry-pick, revert
+		paths = nil
+	}
+	for _, p := range paths {
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: p, Via: "git " + sub})
+	}
+	if computed {
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the files git " + sub + " rewrites from history)", Via: "git " + sub})
+	}
+}
+
+func indexOf(s []string, w string) int {
+	for i, x := range s {
+		if x == w {
+			return i
+		}
+	}
+	return -1
+}
+
+// afterDD returns the operands that came after -- in args: the last
+// len(after) operands, where after is what follows -- in args.
+func afterDD(args, ops []string) []string {
+	n := len(args) - indexOf(args, "--") - 1
+	if n > len(ops) {
+		n = len(ops)
+	}
+	return ops[len(ops)-n:]
 }
