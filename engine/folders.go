@@ -196,3 +196,57 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 		})
 	}
 }
+
+// privateInside returns a private path inside the folder abs, "" when there
+// is none, and tooLarge when the folder holds more files than the check
+// looks at. With skipHidden, entries whose name starts with a dot are left
+// out, as the program reading the folder leaves them out.
+func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool) (hit string, tooLarge bool) {
+	if len(e.private) == 0 {
+		return "", false
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() || !e.globsCouldMatchUnder(abs) {
+		return "", false
+	}
+	n := 0
+	filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == abs {
+			return nil
+		}
+		if skipHidden && strings.HasPrefix(d.Name(), ".") || filter != nil && !filter(d.Name(), d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		n++
+		if n > maxWalk {
+			tooLarge = true
+			return filepath.SkipAll
+		}
+		rel, in := e.relTo(path)
+		for _, g := range e.private {
+			if g.match(path, rel, in) {
+				hit = path
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	return hit, tooLarge
+}
+
+// treeReadCheck denies a read of a whole folder (grep -r, cp -r, tar -c)
+// that holds a private path, naming that path; a folder too large to look
+// through asks.
+func (e *Engine) treeReadCheck(st *state, p *part, r shell.Write) {
+	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter)
+	switch {
+	case hit != "":
+		st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(hit) + " (inside " + p.display() + ")", extra: "read"})
+	case tooLarge:
+		st.check("read", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: p.display(),
+			extra: p.display() + " holds more files than warden looks through, so it cannot tell whether a private path is among them"})
+	}
+}

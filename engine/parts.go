@@ -296,6 +296,9 @@ func (e *Engine) readPart(st *state, r shell.Write, cds []string) {
 			st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: p.display(), extra: "read"})
 			continue
 		}
+		if r.Tree {
+			e.treeReadCheck(st, &p, r)
+		}
 		// A program warden does not know may write what it is given.
 		if r.Maybe && e.isProtected(&p) {
 			if e.isOwn(&p) {

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -260,6 +261,30 @@ func TestSoundWorkTreeFromHistory(t *testing.T) {
 		{"stash list", sh("git stash list"), "allow"},
 		{"stash show", sh("git stash show -p"), "allow"},
 		{"clean dry run", sh("git clean -n -d"), "allow"},
+	})
+}
+
+// Reads of whole folders (grep -r, rg, tar -c, cp -r, diff -r) read the
+// private files inside them; the workspace holds .env and src/.env.
+func TestSoundTreeReads(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"grep -r .", sh("grep -r KEY ."), "deny"},
+		{"grep -R no operand", sh("grep -R KEY"), "deny"},
+		{"grep -rn src", sh("grep -rn KEY src"), "deny"},
+		{"grep --recursive", sh("grep --recursive KEY ."), "deny"},
+		{"grep -d recurse", sh("grep -d recurse KEY ."), "deny"},
+		{"grep --directories=recurse", sh("grep --directories=recurse KEY ."), "deny"},
+		{"rg --hidden", sh("rg --hidden KEY"), "deny"},
+		{"rg -uu", sh("rg -uu KEY src"), "deny"},
+		{"tar -c to stdout", sh("tar -cf - . | head -c 100000"), "deny"},
+		{"cp -r elsewhere", sh("cp -r src /tmp/copy"), "deny"},
+		{"diff -r", sh("diff -r src pkg"), "deny"},
+		// A folder without private files is read freely.
+		{"grep -r pkg", sh("grep -rl KEY pkg"), "allow"},
+		{"grep -r a clean folder", sh("grep -rn KEY pkg/app"), "allow"},
+		{"grep one file", sh("grep KEY src/a.go"), "allow"},
+		{"ls -R lists names", sh("ls -R"), "allow"},
 	})
 }
 
@@ -685,6 +710,46 @@ func TestDecideOutcomeAgreesWithExplain(t *testing.T) {
 		}
 		if string(o.Violation) != broke {
 			t.Errorf("%v: violation %q, explain's checks %q", c.call.Args, o.Violation, broke)
+		}
+	}
+}
+
+// TestTreeReadsMatchGrep runs the real grep: whenever it reads a private
+// file of the workspace (it lists a file holding the pattern), warden
+// denies the call; when it reads none, warden allows it. The globs of
+// --include, --exclude and --exclude-dir narrow what warden checks exactly
+// as grep narrows what it reads.
+func TestTreeReadsMatchGrep(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("grep"); err != nil {
+		t.Skip("no grep")
+	}
+	e, dir := newEngine(t, allowListPolicy)
+	for _, f := range []string{".env", "src/.env", "src/a.go", "src/b.txt", "docs/x.md", "vendor/.env", "vendor/v.go"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), []byte("SECRET=1\n"), 0o644)
+	}
+	for _, args := range []string{
+		"-rl SECRET .", "-rl SECRET src", "-rl SECRET docs", "-rl --include=*.go SECRET .",
+		"-rl --include=*.go --include=*.md SECRET .", "-rl --exclude=.env SECRET .", "-rl --exclude=.e* SECRET .",
+		"-rl --exclude=x --include=*.go SECRET .", "-rl --include=*.go --exclude=*.go SECRET .",
+		"-rl --include=.env --exclude=* SECRET .", "-rl --exclude=* --include=.env SECRET .",
+		"-rl --exclude-dir=src --exclude-dir=vendor --exclude=.env SECRET .", "-rl --exclude-dir=src SECRET .",
+		"-rl --include *.md SECRET .", "-rl --exclude .env SECRET src", "-Rl --include=[.]env SECRET .",
+		"-rl --include=*.txt SECRET src", "-rl --include=* SECRET docs",
+	} {
+		cmd := exec.Command("bash", "-c", "grep "+args)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		reads := false
+		for _, f := range strings.Fields(string(out)) {
+			if filepath.Base(f) == ".env" {
+				reads = true
+			}
+		}
+		d := e.Decide(sh("grep " + args))
+		if reads && d.Decision != warden.Deny || !reads && d.Decision != warden.Allow {
+			t.Errorf("grep %s: grep read %q; warden: %s %s (%s)", args, out, d.Decision, d.Code, d.Reason)
 		}
 	}
 }

@@ -104,6 +104,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 		return "Choose another way to reach the goal, or ask the user."
 	case warden.CodeProtectedPath:
 		if it.extra == "read" {
+			if strings.Contains(it.subject, " (inside ") {
+				return "Read or search the folders and files that hold no private file (for example grep -r PATTERN src), not the whole folder."
+			}
 			return "Do not read this file. If the task needs a value from it, ask the user for that value."
 		}
 		return "Leave this path unchanged. If it must change, tell the user what to change and why."

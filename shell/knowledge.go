@@ -300,7 +300,11 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 	for _, e := range r.Effects {
 		switch e.Arg {
 		case progs.Read, progs.List, progs.PatFile:
-			a.addRead(Write{Path: e.Val, Op: prog + " " + e.Via})
+			w := Write{Path: e.Val, Op: prog + " " + e.Via}
+			if e.Arg == progs.Read && r.Tree && r.Spec != nil && (e.Via == r.Spec.Name || e.Via == "tar") {
+				w.Tree, w.SkipHidden, w.Filter = true, r.SkipHidden, r.Filter
+			}
+			a.addRead(w)
 		}
 		if copies && e.Via == prog && e.Arg != progs.Plain {
 			sources = append(sources, e.Val)

@@ -91,6 +91,13 @@ type Write struct {
 	// program may read it, and may write it, so it is checked against the
 	// private and the protected paths, and nothing else.
 	Maybe bool
+	// Tree marks a read of a folder whole, everything below it included
+	// (grep -r DIR, cp -r DIR, tar -c DIR); SkipHidden leaves out entries
+	// whose name starts with a dot (rg without --hidden).
+	Tree, SkipHidden bool
+	// Filter, when set, tells which entries of a folder read whole are
+	// read, by base name (grep --include, --exclude, --exclude-dir).
+	Filter func(name string, dir bool) bool
 	// Sources are what a copy, move or link puts at this destination
 	// (cp SRC... DEST): into it, under their names, when it is a folder.
 	Sources []string

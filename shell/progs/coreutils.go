@@ -1,6 +1,9 @@
 package progs
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // GNU coreutils 9.1, findutils 4.9.0, sed 4.9, gawk 5.2.1, grep 3.8 as
 // shipped by Debian 12 (bookworm); each entry from the program's --help and
@@ -77,7 +80,7 @@ func init() {
 			Opts: "-a|--all -B=|--block-size= -h|--human-readable -H|--si -i|--inodes -k -l|--local --no-sync --output[=] -P|--portability --sync --total -t=|--type= -T|--print-type -x=|--exclude-type=" + commonGNU},
 		&Spec{Name: "file", Source: "file 5.44 (Debian 12), man file", Operands: "L...",
 			Opts: "-b|--brief -C|--compile -c|--checking-printout -d -E -e=|--exclude= --exclude-quiet= -F=|--separator= -f=R|--files-from=R -h|--no-dereference -i|--mime --mime-type --mime-encoding -k|--keep-going -l|--list -L|--dereference -m=R|--magic-file=R -N|--no-pad -n|--no-buffer -p|--preserve-date -P=|--parameter= -r|--raw -s|--special-files -S|--no-sandbox -v -z|--uncompress -Z|--uncompress-noreport -0|--print0" + commonGNU},
-		&Spec{Name: "diff", Source: "GNU diffutils 3.8 (Debian 12), diff --help", Operands: "R...",
+		&Spec{Name: "diff", Source: "GNU diffutils 3.8 (Debian 12), diff --help", Operands: "R...", Special: treeIf("-r"),
 			Opts: "--normal -q|--brief -s|--report-identical-files -c -C=|--context[=] -u -U=|--unified[=] -e|--ed -n|--rcs -y|--side-by-side -W=|--width= --left-column --suppress-common-lines -p|--show-c-function -F=|--show-function-line= --label= --expand-tabs -t -T|--initial-tab --tabsize= --suppress-blank-empty -l|--paginate -r|--recursive --no-dereference -N|--new-file --unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case -x=|--exclude= -X=R|--exclude-from=R -S=|--starting-file= --from-file=R --to-file=R -i|--ignore-case -E|--ignore-tab-expansion -Z|--ignore-trailing-space -b|--ignore-space-change -w|--ignore-all-space -B|--ignore-blank-lines -I=|--ignore-matching-lines= -a|--text --strip-trailing-cr -D=|--ifdef= --GTYPE-group-format= --line-format= --LTYPE-line-format= -d|--minimal --horizon-lines= --speed-large-files --color[=] --palette=" + commonGNU},
 		&Spec{Name: "cmp", Source: "GNU diffutils 3.8 (Debian 12), cmp --help", Operands: "R R - -",
 			Opts: "-b|--print-bytes -i=|--ignore-initial= -l|--verbose -n=|--bytes= -s|--quiet|--silent" + commonGNU},
@@ -110,7 +113,7 @@ func init() {
 			Opts: "-a|--append -i|--ignore-interrupts -p --output-error[=]" + commonGNU},
 		&Spec{Name: "mv", Source: src("mv", coreSrc), Operands: "D... W",
 			Opts: "--backup[=] -b -f|--force -i|--interactive -n|--no-clobber --no-copy --strip-trailing-slashes -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -Z|--context" + commonGNU},
-		&Spec{Name: "cp", Source: src("cp", coreSrc), Operands: "R... W",
+		&Spec{Name: "cp", Source: src("cp", coreSrc), Operands: "R... W", Special: treeIf("-r", "-a"),
 			Opts: "-a|--archive --attributes-only --backup[=] -b --copy-contents -d -f|--force -i|--interactive -H -l|--link -L|--dereference -n|--no-clobber -P|--no-dereference -p --preserve[=] --no-preserve= --parents -r|-R|--recursive --reflink[=] --remove-destination --sparse= --strip-trailing-slashes -s|--symbolic-link -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -x|--one-file-system -Z --context[=]" + commonGNU},
 		&Spec{Name: "install", Source: src("install", coreSrc), Operands: "R... W",
 			Opts: "--backup[=] -b -c -C|--compare -d|--directory -D -g=|--group= -m=|--mode= -o=|--owner= -p|--preserve-timestamps -s|--strip --strip-program=X -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -v|--verbose --preserve-context -Z --context[=]" + commonGNU},
@@ -125,9 +128,9 @@ func init() {
 		&Spec{Name: "dd", Source: src("dd", coreSrc), Operands: "-...", Special: ddOperands, Opts: commonGNU},
 
 		// Text tools whose first operand is a pattern or a script.
-		&Spec{Name: "grep egrep fgrep", Source: "GNU grep 3.8 (Debian 12), grep --help", Operands: "- R...",
+		&Spec{Name: "grep egrep fgrep", Source: "GNU grep 3.8 (Debian 12), grep --help", Operands: "- R...", Special: grepTree,
 			Opts: "-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp -P|--perl-regexp -e=P|--regexp=P -f=Q|--file=Q -i|-y|--ignore-case --no-ignore-case -w|--word-regexp -x|--line-regexp -z|--null-data -s|--no-messages -v|--invert-match -V|--version --help -m=|--max-count= -b|--byte-offset -n|--line-number --line-buffered -H|--with-filename -h|--no-filename --label= -o|--only-matching -q|--quiet|--silent --binary-files= -a|--text -I -d=|--directories= -D=|--devices= -r|--recursive -R|--dereference-recursive --include= --exclude= --exclude-from=R --exclude-dir= -L|--files-without-match -l|--files-with-matches -c|--count -T|--initial-tab -Z|--null -A=|--after-context= -B=|--before-context= -C=|--context= -NUM --group-separator= --no-group-separator --color[=] --colour[=] -U|--binary", Digits: true},
-		&Spec{Name: "rg", Source: "ripgrep 13.0.0 (Debian 12), rg --help", Operands: "- R...",
+		&Spec{Name: "rg", Source: "ripgrep 13.0.0 (Debian 12), rg --help", Operands: "- R...", Special: rgTree,
 			Opts: "-e=P|--regexp=P -f=Q|--file=Q -A=|--after-context= -B=|--before-context= -C=|--context= -c|--count --count-matches --color= --colors= --column -E=|--encoding= -F|--fixed-strings -L|--follow -g=|--glob= --iglob= -h|--help --hidden -i|--ignore-case --ignore-file=R -l|--files-with-matches --files-without-match -M=|--max-columns= -m=|--max-count= --max-depth= --max-filesize= -n|--line-number -N|--no-line-number --no-heading --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-global --no-ignore-parent --no-messages -o|--only-matching -p|--pretty -q|--quiet -s|--case-sensitive -S|--smart-case --sort= --sortr= -t=|--type= -T=|--type-not= --type-list -u|--unrestricted -v|--invert-match -V|--version -w|--word-regexp -x|--line-regexp --json --files --trim --vimgrep -U|--multiline --multiline-dotall -P|--pcre2 -a|--text -z|--search-zip --pre=X --pre-glob= --heading --stats -0|--null --null-data --passthru -r=|--replace= --max-columns-preview -j=|--threads= --no-config --debug --trace"},
 		&Spec{Name: "sed", Source: "GNU sed 4.9 (Debian 12), sed --help; the w/W/e commands and the s///w and s///e flags of a script write files or run commands", Operands: "- R...", Special: sedScript,
 			Opts: "-n|--quiet|--silent --debug -e=P|--expression=P -f=Q|--file=Q --follow-symlinks -i[=]:I --in-place[=]:I -l=|--line-length= --posix -E|-r|--regexp-extended -s|--separate --sandbox -u|--unbuffered -z|--null-data" + commonGNU},
@@ -345,4 +348,130 @@ func scripts(r *Result, args []string, short, long string) []string {
 		}
 	}
 	return out
+}
+
+// hasFlag reports whether the call used one of the options (canonical
+// spellings).
+func hasFlag(r *Result, fs ...string) bool {
+	for _, f := range r.Flags {
+		for _, g := range fs {
+			if f == g {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// treeIf marks the reads of a program as whole folders when one of the
+// options is used (diff -r, cp -r).
+func treeIf(flags ...string) func(*Result, []string) {
+	return func(r *Result, _ []string) {
+		if hasFlag(r, flags...) {
+			r.Tree = true
+		}
+	}
+}
+
+// grepTree: grep -r, -R, -d recurse and --directories=recurse read the
+// folders they are given whole, and the working folder when given none.
+func grepTree(r *Result, args []string) {
+	rec := hasFlag(r, "-r", "-R")
+	for i, w := range args[1:] {
+		if w == "--directories=recurse" || w == "-drecurse" || (w == "-d" || w == "--directories") && i+2 < len(args) && args[i+2] == "recurse" {
+			rec = true
+		}
+	}
+	if !rec {
+		return
+	}
+	r.Tree = true
+	r.Filter = grepFilter(args)
+	for _, e := range r.Effects {
+		if e.Arg == Read && e.Via == r.Spec.Name {
+			return
+		}
+	}
+	r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: r.Spec.Name})
+}
+
+// grepFilter reads grep's --include, --exclude and --exclude-dir as grep
+// 3.8 applies them in a recursive search: for a file, the last of the
+// --include and --exclude globs that matches its base name decides, and a
+// file no glob matches is read unless the first of them is an --include;
+// a folder is skipped when an --exclude-dir glob matches its name. A glob
+// warden cannot read (a computed word, or a form Go's path.Match does not
+// know, such as [[:alpha:]]) matches every name for --include and no name
+// for the exclusions, so the filter never leaves out more than grep does.
+// nil when the call has none of them.
+func grepFilter(args []string) func(string, bool) bool {
+	type glob struct {
+		pat     string
+		include bool
+	}
+	var files, dirs []glob
+	for i := 1; i < len(args); i++ {
+		w := args[i]
+		for _, o := range []string{"--include", "--exclude", "--exclude-dir"} {
+			v, ok := strings.CutPrefix(w, o+"=")
+			if !ok && w == o && i+1 < len(args) {
+				v, ok = args[i+1], true
+				i++
+			}
+			if !ok {
+				continue
+			}
+			if o == "--exclude-dir" {
+				dirs = append(dirs, glob{pat: v})
+			} else {
+				files = append(files, glob{pat: v, include: o == "--include"})
+			}
+			break
+		}
+	}
+	if len(files) == 0 && len(dirs) == 0 {
+		return nil
+	}
+	match := func(g glob, name string) bool {
+		if IsDyn(g.pat) {
+			return g.include
+		}
+		ok, err := path.Match(g.pat, name)
+		if err != nil {
+			return g.include
+		}
+		return ok
+	}
+	return func(name string, dir bool) bool {
+		if dir {
+			for _, g := range dirs {
+				if match(g, name) {
+					return false
+				}
+			}
+			return true
+		}
+		for i := len(files) - 1; i >= 0; i-- {
+			if match(files[i], name) {
+				return files[i].include
+			}
+		}
+		return len(files) == 0 || !files[0].include
+	}
+}
+
+// rgTree: ripgrep always searches folders whole, the working folder when
+// given none; without --hidden (or -uu) it leaves out hidden entries.
+func rgTree(r *Result, _ []string) {
+	r.Tree = true
+	r.SkipHidden = !hasFlag(r, "--hidden", "-u", "--files")
+	if hasFlag(r, "--files") {
+		r.SkipHidden = false
+	}
+	for _, e := range r.Effects {
+		if e.Arg == Read && e.Via == r.Spec.Name {
+			return
+		}
+	}
+	r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: r.Spec.Name})
 }

@@ -170,6 +170,7 @@ func tarSpecial(r *Result, args []string) {
 		r.Effects = append(r.Effects, Effect{Arg: a, Val: archive, Via: "tar -f"})
 	}
 	if create {
+		r.Tree = true
 		for _, op := range r.Ops {
 			if op != archive {
 				r.Effects = append(r.Effects, Effect{Arg: Read, Val: op, Via: "tar"})

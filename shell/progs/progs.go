@@ -337,6 +337,15 @@ type Result struct {
 	// Passed are the words handed to another program (the arguments of
 	// the script python runs, of the package go run builds).
 	Passed []string
+	// Tree reports that the folders among the paths the program reads are
+	// read whole, with everything below them (grep -r, cp -r, tar -c):
+	// a private file inside such a folder is read. SkipHidden: entries
+	// whose name starts with a dot are left out (rg without --hidden).
+	Tree, SkipHidden bool
+	// Filter, when set, tells which entries of such a folder the program
+	// reads (grep --include, --exclude, --exclude-dir): a file's or a
+	// folder's base name.
+	Filter func(name string, dir bool) bool
 }
 
 func (r *Result) risk(format string, a ...any) {
