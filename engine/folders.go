@@ -250,3 +250,26 @@ func (e *Engine) treeReadCheck(st *state, p *part, r shell.Write) {
 			extra: p.display() + " holds more files than warden looks through, so it cannot tell whether a private path is among them"})
 	}
 }
+
+// searchTools are the hosts' content search tools. Each searches a folder
+// whole, the working folder when no path is given, hidden files included
+// (Claude Code's Grep runs ripgrep with --hidden): a private file inside
+// is read.
+var searchTools = map[string]bool{"Grep": true, "grep": true, "search_file_content": true, "grep_search": true}
+
+// searchToolPart checks the folder a search tool searches for private
+// files, and reports whether the call is a search tool's.
+func (e *Engine) searchToolPart(st *state) bool {
+	c := &st.call
+	if !searchTools[c.Tool] {
+		return false
+	}
+	dir := "."
+	for _, k := range []string{"path", "dir_path"} {
+		if v, ok := c.Args[k].(string); ok && v != "" {
+			dir = v
+		}
+	}
+	e.readPart(st, shell.Write{Path: dir, Op: c.Tool, Tree: true}, nil)
+	return true
+}

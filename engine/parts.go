@@ -36,6 +36,9 @@ func (e *Engine) parts(st *state) {
 		n += e.shellParts(st)
 	}
 	if !hasPathArgs(c.Args) {
+		if e.searchToolPart(st) {
+			return
+		}
 		if n == 0 {
 			e.callPart(st)
 		}
@@ -81,6 +84,7 @@ func (e *Engine) parts(st *state) {
 			}
 		}
 	}
+	e.searchToolPart(st)
 	if v, ok := c.Args["paths"]; ok {
 		list, _ := v.([]any)
 		if _, isStr := v.(string); isStr {

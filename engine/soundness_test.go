@@ -280,6 +280,14 @@ func TestSoundTreeReads(t *testing.T) {
 		{"tar -c to stdout", sh("tar -cf - . | head -c 100000"), "deny"},
 		{"cp -r elsewhere", sh("cp -r src /tmp/copy"), "deny"},
 		{"diff -r", sh("diff -r src pkg"), "deny"},
+		// The hosts' search tools search folders whole, hidden files
+		// included (Claude Code's Grep runs ripgrep --hidden).
+		{"Grep tool, no path", warden.ToolCall{Tool: "Grep", Args: map[string]any{"pattern": "KEY"}}, "deny"},
+		{"Grep tool, src", warden.ToolCall{Tool: "Grep", Args: map[string]any{"pattern": "KEY", "path": "src"}}, "deny"},
+		{"OpenCode grep", warden.ToolCall{Tool: "grep", Args: map[string]any{"pattern": "KEY", "path": "."}}, "deny"},
+		{"Gemini search", warden.ToolCall{Tool: "search_file_content", Args: map[string]any{"pattern": "KEY"}}, "deny"},
+		{"Gemini grep_search", warden.ToolCall{Tool: "grep_search", Args: map[string]any{"pattern": "KEY", "dir_path": "."}}, "deny"},
+		{"Grep tool, clean folder", warden.ToolCall{Tool: "Grep", Args: map[string]any{"pattern": "KEY", "path": "pkg/app"}}, "allow"},
 		// A folder without private files is read freely.
 		{"grep -r pkg", sh("grep -rl KEY pkg"), "allow"},
 		{"grep -r a clean folder", sh("grep -rn KEY pkg/app"), "allow"},
