@@ -113,6 +113,21 @@ func (t *Tracker) Prompt(ctx context.Context, id, text string) (warden.Session, 
 	})
 }
 
+// TakeRole gives the session a role when it has none yet (OpenCode names
+// the agent of each message); a session that does not exist yet is created.
+func (t *Tracker) TakeRole(ctx context.Context, id, role string) (warden.Session, error) {
+	now := t.now()
+	return t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+		if created {
+			s.StartedAt, s.Status = now, warden.SessionActive
+		}
+		if s.Role == "" {
+			s.Role = role
+		}
+		return nil
+	})
+}
+
 // SetIntent records the session's active intent id.
 func (t *Tracker) SetIntent(ctx context.Context, id, intentID string) (warden.Session, error) {
 	now := t.now()

@@ -761,3 +761,20 @@ rules:
 		t.Fatalf("audit: %+v %v", recs, err)
 	}
 }
+
+// TestTakeRole: a session takes the role its host names when it has none
+// (created if new), and keeps the role it has.
+func TestTakeRole(t *testing.T) {
+	e := setup(t, testPolicy)
+	e.tr.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	s, err := e.tr.TakeRole(ctx, "oc", "build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Role != "build" || s.Status != warden.SessionActive || !s.StartedAt.Equal(e.tr.Now()) {
+		t.Errorf("new session: %+v", s)
+	}
+	if s, err = e.tr.TakeRole(ctx, "oc", "plan"); err != nil || s.Role != "build" {
+		t.Errorf("a second role replaced the first: %q, %v", s.Role, err)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/warden-run/warden/codex"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/geminicli"
+	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/policy"
 )
@@ -68,7 +69,7 @@ func runDoctor(ctx context.Context, env *Env) int {
 	var hosts []string
 	switch len(pos) {
 	case 0:
-		for _, h := range []string{"claude", "codex", "gemini", "opencode"} {
+		for _, h := range hook.Names() {
 			if _, err := os.Stat(hostConfigFile(h, root)); err == nil {
 				hosts = append(hosts, h)
 			}
@@ -77,8 +78,8 @@ func runDoctor(ctx context.Context, env *Env) int {
 			return cmdError(env, "doctor", fmt.Errorf("no host is wired in %s: run `warden init claude|codex|gemini|opencode` first", root))
 		}
 	case 1:
-		if _, ok := hookHosts[pos[0]]; !ok {
-			return cmdError(env, "doctor", fmt.Errorf("unknown host %q (want claude, codex, gemini or opencode)", pos[0]))
+		if _, ok := hook.Lookup(pos[0]); !ok {
+			return cmdError(env, "doctor", fmt.Errorf("unknown host %q (want %s)", pos[0], hook.Want()))
 		}
 		hosts = pos
 	default:
@@ -489,4 +490,13 @@ func geminiTrusted(root string) (string, error) {
 		return "", errors.New(file + " says DO_NOT_TRUST for this folder. " + fix)
 	}
 	return "", errors.New("the folder is not trusted. " + fix)
+}
+
+// firstLines is s cut to its first n lines.
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
 }

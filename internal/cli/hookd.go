@@ -20,6 +20,8 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sqlite"
@@ -336,8 +338,8 @@ func (s *hookServer) handle(ctx context.Context, c *net.UnixConn) {
 			return
 		}
 		var out, errb bytes.Buffer
-		rt := &hookRuntime{dir: req.Dir, interactive: func(string) bool { return req.Interactive },
-			engine: s.engine, store: s.store, callID: req.CallID}
+		rt := &handler.Runtime{Dir: req.Dir, Interactive: func(hook.Host) bool { return req.Interactive },
+			Engine: s.engine, Store: s.store, CallID: req.CallID}
 		resp.Code = runHookWith(ctx, &Env{Args: req.Args, Stdin: bytes.NewReader(req.Stdin), Stdout: &out, Stderr: &errb}, rt)
 		resp.Stdout, resp.Stderr = out.Bytes(), errb.Bytes()
 	default:

@@ -17,6 +17,7 @@ import (
 	"github.com/warden-run/warden/claudecode"
 	"github.com/warden-run/warden/codex"
 	"github.com/warden-run/warden/geminicli"
+	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/policy"
 )
@@ -140,8 +141,8 @@ func runInit(ctx context.Context, env *Env) int {
 	if len(pos) > 0 {
 		return cmdError(env, "init", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	if _, ok := hookHosts[host]; !ok {
-		return cmdError(env, "init", fmt.Errorf("unknown host %q (want claude, codex, gemini or opencode)", host))
+	if _, ok := hook.Lookup(host); !ok {
+		return cmdError(env, "init", fmt.Errorf("unknown host %q (want %s)", host, hook.Want()))
 	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
@@ -209,7 +210,7 @@ func runInit(ctx context.Context, env *Env) int {
 	for _, f := range flags {
 		cmd += " " + shellQuote(f)
 	}
-	// A hook answers within its own deadline (hookDeadline) plus any wait:
+	// A hook answers within its own deadline (hook.Deadline) plus any wait:
 	// the host's timeout leaves room for that. Codex clamps SessionEnd
 	// hooks to 3 s and reports an error for a longer one.
 	secs := 30 + int(wait.Seconds())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/claudecode"
+	"github.com/warden-run/warden/hook"
 )
 
 var (
@@ -55,16 +56,16 @@ func (c *Client) Run(args []string) int {
 	if len(data) > MaxInput {
 		return c.fail(args[0], data[:min(len(data), 4096)], fmt.Errorf("hook input: %w", warden.CheckInput(data)))
 	}
-	deadline := time.Now().Add(Deadline(args[1:]) + 5*time.Second)
+	deadline := time.Now().Add(hook.CallDeadline(args[1:]) + 5*time.Second)
 	socket := c.Socket
 	if socket == "" {
 		socket = SocketPath()
 	}
-	callID := NewCallID()
+	callID := hook.NewCallID()
 	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
 		wd, _ := os.Getwd()
 		req := &Request{V: Version, Op: OpHook, Args: args, Dir: wd, Home: os.Getenv("HOME"), Stdin: data, CallID: callID}
-		req.Interactive = HostInteractive(args[0])
+		req.Interactive = hook.HostInteractive(args[0])
 		resp, sent, err := ask(socket, req, deadline)
 		switch {
 		case err == nil:
@@ -74,7 +75,7 @@ func (c *Client) Run(args []string) int {
 		case errors.Is(err, errTimeout):
 			// hookd took the event and did not answer: running the hook
 			// again could decide twice, and the host is waiting.
-			return c.fail(args[0], data, fmt.Errorf("warden hookd gave no answer in time (%s)", Deadline(args[1:])))
+			return c.fail(args[0], data, fmt.Errorf("warden hookd gave no answer in time (%s)", hook.CallDeadline(args[1:])))
 		case !sent && errors.Is(err, errNoServer):
 			c.startServer(socket)
 		}
@@ -118,13 +119,13 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callI
 }
 
 // fail answers a deny in the host's JSON and exits 2 (block).
-// At the end of a turn it exits 0 (see EndOfTurn).
+// At the end of a turn it exits 0 (see hook.Host.EndOfTurn).
 func (c *Client) fail(host string, data []byte, err error) int {
 	d := warden.FailClosed(err)
-	event := EventName(data)
-	c.Stdout.Write(Failure(host, event, d))
+	event := hook.EventName(data)
+	c.Stdout.Write(hook.Failure(host, event, d))
 	fmt.Fprintln(c.Stderr, claudecode.ModelText(d))
-	return FailCode(host, event)
+	return hook.FailCode(host, event)
 }
 
 // wardenBin finds the full warden binary: $WARDEN_BIN (unless it names

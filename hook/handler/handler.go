@@ -1,0 +1,461 @@
+// Package handler answers one hook event: decode -> session -> engine ->
+// approval -> audit -> answer, under the hook deadline and a panic guard,
+// failing closed. `warden hook` calls it in its own process; `warden
+// hookd` (internal/hookd/server) calls it with a Runtime that keeps
+// compiled policies and open stores between calls. Package hook describes
+// the whole way of one event.
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/claudecode"
+	"github.com/warden-run/warden/client"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/sqlite"
+)
+
+// Runtime is where a hook runs: in its own process (`warden hook`, see
+// Local), or inside hookd for a warden-hook client, which keeps compiled
+// policies and open stores between calls.
+type Runtime struct {
+	// Dir is the caller's working directory ("" is this process's).
+	Dir string
+	// Interactive reports whether the host that runs the hook can prompt
+	// its user (only the hook's own process can look: hook.Host.Interactive).
+	Interactive func(h hook.Host) bool
+	// Engine finds, loads and compiles the policy for a project folder.
+	Engine func(cwd, policyFile string) (*engine.Engine, error)
+	// Store opens the store for a policy; release is called when done.
+	Store func(ctx context.Context, policyFile, storeURL string) (st warden.Store, release func(), err error)
+	// CallID identifies the call in the audit trail ("": a new one).
+	CallID string
+	// Stall, when set (by a test), runs before each decision: to make it
+	// panic or hang.
+	Stall func()
+}
+
+// Local is the runtime of a hook in its own process: it loads the policy
+// and opens the store for this one call.
+func Local() *Runtime {
+	return &Runtime{Interactive: hook.Host.Interactive, Engine: LoadEngine, Store: OpenStore}
+}
+
+// OpenStore opens the store for one call (client.OpenStore).
+func OpenStore(ctx context.Context, policyFile, storeURL string) (warden.Store, func(), error) {
+	st, err := client.OpenStore(ctx, policyFile, storeURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, func() { st.Close() }, nil
+}
+
+// abs makes a path relative to the caller's directory absolute.
+func (rt *Runtime) abs(path string) string {
+	if path == "" || rt.Dir == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(rt.Dir, path)
+}
+
+// absStore makes a store URL's relative SQLite path absolute.
+func (rt *Runtime) absStore(u string) string {
+	for _, prefix := range []string{"sqlite://", "sqlite:", "file://", "file:", ""} {
+		if rest, ok := strings.CutPrefix(u, prefix); ok && (prefix != "" || !strings.Contains(u, "://")) {
+			if rest == "" {
+				return u
+			}
+			return prefix + rt.abs(rest)
+		}
+	}
+	return u
+}
+
+// Reply is what the hook command prints: Stdout for the host, Stderr for
+// its log (never for the model), and the exit code.
+type Reply struct {
+	Stdout []byte
+	Stderr string
+	Code   int
+}
+
+func (r *Reply) logf(format string, args ...any) { r.Stderr += fmt.Sprintf(format, args...) }
+
+// Fatal answers input warden could not even decode: a deny in the host's
+// JSON, the reason for the log, and exit code 2, which every host reads as
+// "block" whatever the event was; at the end of a turn, exit code 0 and no
+// block (hook.Host.EndOfTurn). event is the host's event name, or "".
+func Fatal(h hook.Host, event string, err error) Reply {
+	d := warden.FailClosed(err)
+	return Reply{Stdout: h.Failure(event, d), Stderr: claudecode.ModelText(d) + "\n", Code: hook.FailCode(h.Name(), event)}
+}
+
+// Run answers the host's hook input data under the flags f. It never
+// fails open: any failure is answered as one (deny before a tool).
+func Run(ctx context.Context, rt *Runtime, h hook.Host, data []byte, f hook.Flags) Reply {
+	ev, err := h.Decode(data)
+	if err != nil {
+		return Fatal(h, hook.EventName(data), warden.Errorf(warden.CodeBadInput, "hook input from %s: %v", h.Name(), err))
+	}
+
+	// Decide in a goroutine so that a panic or a hang still gets a deny
+	// answer: the hosts treat a crash or timeout as "no objection".
+	type result struct {
+		out   []byte
+		err   error
+		stack string // of a panic: for stderr, not for the model
+	}
+	done := make(chan result, 1)
+	// The decision has the deadline less a reserve in which a failure is
+	// recorded before the answer (see failureAnswer): the answer, record
+	// included, comes within --timeout.
+	reserve := min(2*time.Second, f.Timeout/5)
+	ctx, cancel := context.WithTimeout(ctx, f.Timeout+f.Wait-reserve)
+	defer cancel()
+	// The goroutine works on its own copy of the event: on a timeout this
+	// goroutine answers from ev while the decision may still be running.
+	gev := ev
+	if gev.Call.Role == "" && gev.Call.Depth == 0 {
+		gev.Call.Role = f.Role
+	}
+	if ev.Cwd == "" {
+		ev.Cwd, gev.Cwd = rt.Dir, rt.Dir
+	}
+	callID := rt.CallID
+	if callID == "" {
+		callID = hook.NewCallID()
+	}
+	opt := options{policy: rt.abs(f.Policy), store: rt.absStore(f.Store), role: f.Role, wait: f.Wait,
+		stateless: f.Stateless, prompts: ev.Kind == hook.PreTool && rt.Interactive(h), rt: rt, callID: callID}
+	stall := rt.Stall
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("internal error (panic: %v)", r), stack: firstLines(string(debug.Stack()), 12)}
+			}
+		}()
+		if stall != nil {
+			stall()
+		}
+		out, err := handle(ctx, h, gev, opt)
+		done <- result{out: out, err: err}
+	}()
+	var reply Reply
+	// fail answers a failure before a tool with a record of it in the
+	// audit trail (one record per answer; see failureAnswer).
+	fail := func(err error) Reply {
+		if ev.Kind == hook.PreTool && !f.Stateless {
+			call := ev.Call
+			if call.Role == "" && call.Depth == 0 {
+				call.Role = f.Role
+			}
+			out, rerr := failureAnswer(h, ev, call, opt, err, reserve)
+			if rerr == nil {
+				reply.logf("warden hook %s: %v\n", h.Name(), err)
+				reply.Stdout = out
+				return reply
+			}
+			reply.logf("warden hook %s: no audit record of this failure: %v\n", h.Name(), rerr)
+		}
+		return failure(reply, h, ev, err)
+	}
+	select {
+	case r := <-done:
+		if r.stack != "" {
+			reply.logf("%s\n", r.stack)
+		}
+		if r.err != nil {
+			return fail(r.err)
+		}
+		reply.Stdout = r.out
+		return reply
+	case <-ctx.Done():
+		return fail(warden.Errorf(warden.CodeTimeout, "no decision within %s (%v)", f.Timeout+f.Wait, context.Cause(ctx)))
+	}
+}
+
+// failure answers a failure at a known event: deny before a tool, a
+// message elsewhere, always in the host's JSON.
+//
+// At the end of a turn (hook.Host.EndOfTurn) it neither blocks nor gives
+// the model context, so that a failure cannot make the host ask the model
+// again; with stop_hook_active it says nothing at all.
+func failure(reply Reply, h hook.Host, ev hook.Event, err error) Reply {
+	d := warden.FailClosed(err)
+	if ev.StopActive && h.EndOfTurn(ev.Name) {
+		reply.Stdout = []byte("{}\n")
+	} else {
+		reply.Stdout = h.Failure(ev.Name, d)
+	}
+	reply.logf("warden hook %s: %v\n", h.Name(), err)
+	return reply
+}
+
+// failureAnswer records a call that got no decision (a timeout, a crash,
+// a policy that does not load) and renders the answer: the deny for the
+// failure, or, when the call has a record already (the decision finished
+// after all, or recorded the failure itself), the decision on record, so
+// that the audit trail says what the host was told. It opens the store
+// afresh.
+//
+// The store gets half of reserve; a SQLite store too busy to answer by
+// then gets the record through its spool file.
+func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options, cause error, reserve time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), max(reserve/2, 100*time.Millisecond))
+	defer cancel()
+	file := opt.policy
+	if file == "" {
+		f, err := policy.Find(ev.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		file = f
+	}
+	call.Host = h.Name()
+	fail := warden.FailClosed(cause)
+	res, err := func() (session.Result, error) {
+		st, release, err := opt.rt.Store(ctx, file, opt.store)
+		if err != nil {
+			return session.Result{}, err
+		}
+		defer release()
+		return session.RecordFailure(ctx, st, call, opt.callID, fail)
+	}()
+	if err != nil {
+		// A SQLite store too busy to take the record in time (many hook
+		// processes at once): the record waits, synced, in the store's
+		// spool file, and joins the audit trail when the store is next
+		// opened.
+		db := client.SQLiteFile(opt.store)
+		if opt.store == "" {
+			db = client.DefaultStorePath(file)
+		}
+		if db == "" || sqlite.Spool(db, session.FailureRecord(call, opt.callID, fail)) != nil {
+			return nil, err
+		}
+		res = session.Result{Decision: fail}
+	}
+	d := res.Decision
+	if d.Decision == warden.Ask && !opt.prompts {
+		d = hook.AskWithoutPrompt(d, h.Name())
+	}
+	return h.Answer(ev, hook.Answer{Decision: &d}, hook.Render{Audit: d.Mode == "audit", Prompts: opt.prompts}), nil
+}
+
+// options are the hook's flags as one decision uses them.
+type options struct {
+	policy string
+	store  string
+	role   string
+	wait   time.Duration
+	// stateless decides with the engine alone (no store).
+	stateless bool
+	// prompts reports whether the host can ask its user now.
+	prompts bool
+	rt      *Runtime
+	// callID identifies the call in the audit trail.
+	callID string
+}
+
+// handle decides one event with the session layer and renders the host's
+// answer. Any error is answered as a failure (deny before a tool).
+func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byte, error) {
+	if ev.Kind == hook.Other {
+		return h.Answer(ev, hook.Answer{}, hook.Render{}), nil
+	}
+	eng, err := opt.rt.Engine(ev.Cwd, opt.policy)
+	if err != nil {
+		return nil, err
+	}
+	pol := eng.Policy()
+	if r := ev.Call.Role; r != "" && ev.Call.Depth > 0 && pol.Roles[r] == nil {
+		// A host's own subagent type (general-purpose, Explore, ...) that
+		// the policy does not name as a role: no role restrictions.
+		ev.Call.Role = ""
+	}
+	if ev.AgentType != "" && pol.Roles[ev.AgentType] == nil {
+		ev.AgentType = ""
+	}
+	if opt.stateless {
+		return h.Answer(ev, statelessAnswer(eng, h, ev, opt), hook.Render{Audit: pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
+	}
+	st, release, err := opt.rt.Store(ctx, pol.File, opt.store)
+	if err != nil {
+		return nil, fmt.Errorf("open the warden store: %w", err)
+	}
+	defer release()
+	tr := session.New(eng, st)
+	a, audit, err := eventAnswer(ctx, tr, h, ev, opt)
+	if err != nil {
+		return nil, err
+	}
+	return h.Answer(ev, a, hook.Render{Audit: audit || pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
+}
+
+// eventAnswer does what an event means for the session and returns what
+// to tell the host. audit reports a decision made in audit mode.
+func eventAnswer(ctx context.Context, tr *session.Tracker, h hook.Host, ev hook.Event, opt options) (a hook.Answer, audit bool, err error) {
+	sid := ev.Session
+	switch ev.Kind {
+	case hook.PreTool:
+		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID})
+		if err != nil {
+			return a, false, err
+		}
+		d := res.Decision
+		if d.Decision == warden.Ask && !opt.prompts && res.Approval == nil {
+			d = hook.AskWithoutPrompt(d, h.Name())
+		}
+		return hook.Answer{Decision: &d}, d.Mode == "audit", nil
+	case hook.SessionStart:
+		if sid == "" {
+			return a, false, nil
+		}
+		switch ev.Source {
+		case "resume":
+			a.Context, err = tr.Resume(ctx, sid)
+		case "compact":
+			if _, err = tr.Compact(ctx, sid); err == nil {
+				a.Context, err = tr.Governance(ctx, sid)
+			}
+		default: // startup, clear
+			_, a.Context, err = tr.Start(ctx, session.StartOptions{ID: sid, Role: opt.role, Host: h.Name()})
+		}
+	case hook.SubagentStart:
+		// Claude Code and Codex report a subagent inside its parent's
+		// session; OpenCode gives it a session of its own.
+		child, parent := sid, ev.Parent
+		if ev.AgentID != "" {
+			child, parent = sid+"/"+ev.AgentID, sid
+		}
+		if child != "" {
+			_, a.Context, err = tr.Start(ctx, session.StartOptions{ID: child, Parent: parent, Role: ev.AgentType, Host: h.Name()})
+		}
+	case hook.SubagentStop:
+		if ev.AgentID != "" && sid != "" {
+			err = ignoreNotFound(tr.End(ctx, sid+"/"+ev.AgentID, session.Ended))
+		}
+	case hook.Prompt:
+		if sid != "" && ev.AgentType != "" {
+			// OpenCode names the agent of each message (build, plan, or a
+			// subagent): when the policy has that role, the session takes it.
+			_, err = tr.TakeRole(ctx, sid, ev.AgentType)
+		}
+		if err == nil && sid != "" && strings.TrimSpace(ev.Prompt) != "" {
+			if _, err = tr.Prompt(ctx, sid, ev.Prompt); err == nil {
+				a.Context, err = tr.Governance(ctx, sid)
+			}
+		}
+	case hook.System:
+		// OpenCode rebuilds the system prompt for every request, so the
+		// governance text goes into each one.
+		if sid != "" {
+			a.Context, err = systemText(ctx, tr, sid, h.Name(), opt.role)
+		}
+	case hook.Compact:
+		if sid != "" {
+			_, err = tr.Compact(ctx, sid)
+		}
+	case hook.Model:
+		if sid != "" {
+			a.Context, err = modelText(ctx, tr, sid, ev.LLM)
+		}
+	case hook.Stop:
+		if sid != "" {
+			err = ignoreNotFound(tr.End(ctx, sid, session.Idle))
+		}
+	case hook.End:
+		if sid != "" {
+			err = ignoreNotFound(tr.End(ctx, sid, session.Ended))
+		}
+	case hook.PostTool:
+		if ev.Call.Session != "" && ev.Call.Tool != "" {
+			if err = tr.Outcome(ctx, ev.Call.Session, ev.Call.Tool, !ev.Failed, ev.Output); err != nil {
+				return a, false, err
+			}
+		}
+		a.Context, err = guidance(ctx, tr.Store, ev)
+	}
+	return a, false, err
+}
+
+// statelessAnswer decides a call with the policy alone, and gives the
+// session-start text of a session without state.
+func statelessAnswer(eng *engine.Engine, h hook.Host, ev hook.Event, opt options) hook.Answer {
+	switch ev.Kind {
+	case hook.PreTool:
+		d := eng.Decide(ev.Call)
+		if d.Decision == warden.Ask && !opt.prompts {
+			d = hook.AskWithoutPrompt(d, h.Name())
+		}
+		return hook.Answer{Decision: &d}
+	case hook.SessionStart, hook.System, hook.SubagentStart, hook.Model:
+		s := warden.Session{ID: ev.Session, Role: opt.role}
+		if ev.Kind == hook.SubagentStart {
+			s.Role, s.Depth = ev.AgentType, 1
+		}
+		text, err := session.Prefix(eng.Policy(), s, warden.ProjectState{})
+		if err != nil {
+			text = claudecode.ModelText(warden.FailClosed(err))
+		} else if ev.Kind == hook.Model && hook.Carries(ev.LLM, text) {
+			// A role's own prompt, without warden's markers, is there.
+			text = ""
+		}
+		return hook.Answer{Context: text}
+	}
+	return hook.Answer{}
+}
+
+func ignoreNotFound(_ warden.Session, err error) error {
+	if errors.Is(err, warden.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// LoadEngine finds, loads and compiles the policy for the directory the
+// host reports. No policy is an error, never an allow.
+func LoadEngine(cwd, policyFile string) (*engine.Engine, error) {
+	if policyFile == "" {
+		dir := cwd
+		if dir == "" {
+			var err error
+			if dir, err = os.Getwd(); err != nil {
+				return nil, fmt.Errorf("find policy: %w", err)
+			}
+		}
+		f, err := policy.Find(dir)
+		if err != nil {
+			return nil, err
+		}
+		policyFile = f
+	}
+	pol, err := policy.LoadStable(policyFile)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		return nil, fmt.Errorf("compile policy %s: %w", pol.File, err)
+	}
+	return eng, nil
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}

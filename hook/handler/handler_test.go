@@ -1,0 +1,125 @@
+package handler_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/hook/handler"
+	"github.com/warden-run/warden/sqlite"
+)
+
+const hookTestPolicy = `version: 1
+default: deny
+rules:
+  - id: allow-ls
+    effect: allow
+    tool: shell
+    command: ["ls *"]
+`
+
+// runHook answers a hook input as `warden hook HOST FLAGS...` does, with
+// stall (the Runtime's test seam) run before the decision. It returns the
+// exit code, the answer decoded as JSON (the test fails if it is not) and
+// the log.
+func runHook(t *testing.T, stall func(), stdin string, args ...string) (int, map[string]any, string) {
+	t.Helper()
+	h, ok := hook.Lookup(args[0])
+	if !ok {
+		t.Fatalf("no host %q", args[0])
+	}
+	var f hook.Flags
+	if err := f.FlagSet(&bytes.Buffer{}).Parse(args[1:]); err != nil {
+		t.Fatal(err)
+	}
+	rt := handler.Local()
+	rt.Stall = stall
+	r := handler.Run(context.Background(), rt, h, []byte(stdin), f)
+	var m map[string]any
+	if err := json.Unmarshal(r.Stdout, &m); err != nil {
+		t.Fatalf("hook %v answered no JSON (exit %d): %v\nstdout: %s\nstderr: %s", args, r.Code, err, r.Stdout, r.Stderr)
+	}
+	return r.Code, m, r.Stderr
+}
+
+func project(t *testing.T, policy string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub", "dir")
+	os.MkdirAll(sub, 0o755)
+	return sub // the policy is found from a subfolder
+}
+
+func claudePre(cwd, cmd string) string {
+	js, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "tool_use_id": "t1"})
+	return string(js)
+}
+
+func permission(m map[string]any) (string, string) {
+	hs, _ := m["hookSpecificOutput"].(map[string]any)
+	d, _ := hs["permissionDecision"].(string)
+	r, _ := hs["permissionDecisionReason"].(string)
+	return d, r
+}
+
+// storeOf opens a project's default store.
+func storeOf(t *testing.T, cwd string) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(filepath.Dir(filepath.Dir(cwd)), ".warden", "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestHookPanicAndTimeoutDeny(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+
+	_, m, _ := runHook(t, func() { panic("boom") }, claudePre(cwd, "ls"), "claude")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "panic: boom") {
+		t.Errorf("panic: %s %q", d, r)
+	}
+
+	start := time.Now()
+	_, m, _ = runHook(t, func() { time.Sleep(2 * time.Second) }, claudePre(cwd, "ls"), "claude", "--timeout", "100ms")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "no decision within 100ms") {
+		t.Errorf("timeout: %s %q", d, r)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("timeout answer took %s", el)
+	}
+}
+
+// TestHookFailuresAreRecorded: a call that times out or crashes gets one
+// audit record, with the code of what the host was told.
+func TestHookFailuresAreRecorded(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	stalled := make(chan struct{})
+	_, m, _ := runHook(t, func() { time.Sleep(400 * time.Millisecond); close(stalled) }, claudePre(cwd, "ls"), "claude", "--timeout", "100ms")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "DECISION_TIMEOUT") {
+		t.Errorf("timeout: %s %q, want a DECISION_TIMEOUT deny", d, r)
+	}
+	<-stalled
+	time.Sleep(200 * time.Millisecond) // the late decision has had its chance
+	runHook(t, func() { panic("boom") }, claudePre(cwd, "ls"), "claude")
+	recs, err := storeOf(t, cwd).Audit(context.Background(), warden.AuditFilter{Session: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Code != warden.CodeTimeout || recs[0].Decision != warden.Deny ||
+		recs[1].Decision != warden.Deny || !strings.Contains(recs[1].Reason, "panic") || recs[0].CallID == "" {
+		t.Errorf("records of a timeout and a crash: %+v", recs)
+	}
+}

@@ -1,0 +1,270 @@
+// Package hook is warden's hook protocol in host-neutral terms: the Event a
+// host's hook JSON means to warden, the Host interface each agent host's
+// adapter implements (decode its input, render an answer or a failure in
+// its wire format), the one registry of hosts, the flags of `warden hook`
+// and the hook deadline.
+//
+// This package must stay light (no SQLite, no YAML, no policy engine): the
+// small warden-hook client links it. The decision itself is made by
+// package hook/handler.
+//
+// # One hook event, end to end
+//
+//  1. cmd/warden-hook runs for every event a host (Claude Code, Codex,
+//     Gemini CLI, OpenCode) fires, with the hook JSON on stdin. It is a
+//     hookd.Client (package internal/hookd): it forwards the event over a
+//     Unix socket to the resident `warden hookd`, or, when none answers,
+//     runs `warden hook HOST` itself (and starts hookd for next time).
+//  2. `warden hookd` is package internal/hookd/server: it keeps compiled
+//     policies and open stores between calls and answers each request
+//     exactly as `warden hook` would, by calling the same command.
+//  3. `warden hook HOST` (package internal/cli, file hook.go) parses the
+//     Flags, reads stdin, looks the host up here (Lookup) and hands the
+//     input to handler.Run (package hook/handler).
+//  4. handler.Run decodes the input with Host.Decode into an Event, then
+//     under the hook Deadline and a panic guard loads the policy (packages
+//     policy and engine), opens the store (package client: sqlite or
+//     postgres) and does what the event means to the session through a
+//     session.Tracker (package session): a PreTool event is decided by
+//     Tracker.Decide, which asks the engine, waits for or queues an
+//     approval, and writes the call's warden.AuditRecord to the store's
+//     audit log. A failure before a tool is recorded there too.
+//  5. Host.Answer renders the decision or text in the host's JSON; the
+//     command prints it (from hookd: the client prints what hookd sent).
+package hook
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/geminicli"
+)
+
+// Deadline bounds one hook answer (the default of --timeout). Hosts give
+// a hook 30 to 60 seconds and treat a timeout as "no objection", so warden
+// answers deny well before. Every wait below it (the store's busy timeout)
+// must be shorter.
+const Deadline = 10 * time.Second
+
+// Kind is what a host event means to warden, whatever the host calls it.
+type Kind int
+
+const (
+	Other Kind = iota
+	SessionStart
+	Prompt
+	PreTool
+	PostTool
+	SubagentStart
+	SubagentStop
+	Compact
+	Stop
+	End
+	System // OpenCode: the system prompt is being built
+	// Model: a main-chat model request that lacks warden's governance
+	// text (Gemini CLI's BeforeModel); the other requests are Other.
+	Model
+)
+
+// Event is a host event decoded into warden's terms.
+type Event struct {
+	Kind    Kind
+	Name    string // the host's event name, for the answer
+	Session string
+	Cwd     string
+	Source  string // session start: startup, resume, clear, compact
+	Prompt  string
+	Call    warden.ToolCall
+	Output  string // after a tool: its result text
+	Failed  bool
+	// AgentType and AgentID name a subagent; Parent is the parent session.
+	AgentType, AgentID, Parent string
+	// LLM is the model request of a Model event.
+	LLM *geminicli.LLMRequest
+	// StopActive: Claude Code's stop_hook_active, the host already
+	// continues because of a Stop hook. warden's answer is then empty.
+	StopActive bool
+}
+
+// Answer is what warden has to say about an event.
+type Answer struct {
+	Decision *warden.Decision // before a tool
+	Context  string           // text for the model
+}
+
+// Render says how to render a decision: audit mode (an allow is left
+// unsaid) and whether the host can prompt its user right now.
+type Render struct {
+	Audit, Prompts bool
+}
+
+// Host is one agent host's adapter to the hook protocol.
+type Host interface {
+	// Name is the host's name: the argument of `warden hook`, and the
+	// host in the audit trail (claude, codex, gemini, opencode).
+	Name() string
+	// Decode reads the host's hook JSON.
+	Decode(data []byte) (Event, error)
+	// Answer renders warden's answer to an event in the host's JSON.
+	Answer(ev Event, a Answer, r Render) []byte
+	// Failure renders the answer when no decision could be made: a deny
+	// before a tool, a message elsewhere. event is the host's event name
+	// ("" when unknown: the deny shape).
+	Failure(event string, d warden.Decision) []byte
+	// EndOfTurn reports whether an event ends a turn (Claude Code's and
+	// Codex's Stop and SubagentStop, Gemini CLI's AfterAgent, OpenCode's
+	// session.idle). A failure there is answered without context, without
+	// a block and with exit code 0: anything else makes the host ask the
+	// model again, at every stop.
+	EndOfTurn(event string) bool
+	// Interactive reports whether the host that runs this process can show
+	// its own confirmation prompt for an ask now. Hosts that never can
+	// (Codex, OpenCode) get warden's approval queue instead.
+	Interactive() bool
+}
+
+// hosts is the one registry of hosts, in the order they are listed.
+var hosts = []Host{Claude, Codex, Gemini, OpenCode}
+
+// Hosts returns every host warden has an adapter for.
+func Hosts() []Host { return append([]Host(nil), hosts...) }
+
+// Names lists the hosts' names.
+func Names() []string {
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.Name()
+	}
+	return names
+}
+
+// Lookup returns the host of a name.
+func Lookup(name string) (Host, bool) {
+	for _, h := range hosts {
+		if h.Name() == name {
+			return h, true
+		}
+	}
+	return nil, false
+}
+
+// Want lists the hosts' names for an error message: "claude, codex,
+// gemini or opencode".
+func Want() string {
+	names := Names()
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// orClaude is the host of a name, or Claude Code for an unknown name: its
+// answer shape is read by Codex and Gemini CLI too.
+func orClaude(name string) Host {
+	if h, ok := Lookup(name); ok {
+		return h
+	}
+	return Claude
+}
+
+// Failure is the answer to give host when no decision could be made (see
+// Host.Failure); an unknown host gets Claude Code's shape.
+func Failure(host, event string, d warden.Decision) []byte {
+	return orClaude(host).Failure(event, d)
+}
+
+// EndOfTurn reports whether a host's event ends a turn (Host.EndOfTurn).
+func EndOfTurn(host, event string) bool { return orClaude(host).EndOfTurn(event) }
+
+// FailCode is the exit code of a failure answer at event: 2 (block), or 0
+// at the end of a turn (see Host.EndOfTurn).
+func FailCode(host, event string) int {
+	if EndOfTurn(host, event) {
+		return 0
+	}
+	return 2
+}
+
+// HostInteractive reports whether the named host that runs this process
+// can show its own confirmation prompt for an ask (Host.Interactive).
+func HostInteractive(host string) bool {
+	if h, ok := Lookup(host); ok {
+		return h.Interactive()
+	}
+	return false
+}
+
+// EventName reads the event name from a host's hook JSON, or "".
+func EventName(data []byte) string {
+	var in struct {
+		Hook  string `json:"hook_event_name"`
+		Event string `json:"event"`
+	}
+	if json.Unmarshal(data, &in) != nil {
+		return ""
+	}
+	if in.Hook != "" {
+		return in.Hook
+	}
+	return in.Event
+}
+
+// Flags are the flags of `warden hook HOST` (and of warden-hook).
+type Flags struct {
+	Policy    string
+	Store     string
+	Role      string
+	Timeout   time.Duration
+	Wait      time.Duration
+	Stateless bool
+}
+
+// FlagSet returns a flag set that parses the hook's flags into f.
+func (f *Flags) FlagSet(out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&f.Policy, "policy", "", "policy `file` (default: warden.yaml in the directory the host reports, or a parent)")
+	fs.DurationVar(&f.Timeout, "timeout", Deadline, "answer deny if no decision is made within this `duration`")
+	fs.StringVar(&f.Role, "role", "", "`role` of the top-level agent (subagents take their type as role)")
+	fs.StringVar(&f.Store, "store", "", "store `URL`: a SQLite file or postgres://... (default: .warden/warden.db next to the policy)")
+	fs.BoolVar(&f.Stateless, "stateless", false, "decide with the policy alone: no store, no session state, approvals or audit trail")
+	fs.DurationVar(&f.Wait, "wait", 0, "for hosts that cannot ask the user (codex, opencode): wait this `long` for a human to answer a queued approval")
+	return fs
+}
+
+// CallDeadline is the longest a hook call may take given its flags (the
+// arguments after the host): its --timeout plus its --wait. Flags that do
+// not parse give Deadline: the hook answers such a call at once.
+func CallDeadline(args []string) time.Duration {
+	var f Flags
+	if err := f.FlagSet(io.Discard).Parse(args); err != nil || f.Timeout < 0 || f.Wait < 0 {
+		return Deadline
+	}
+	return f.Timeout + f.Wait
+}
+
+// AskWithoutPrompt turns an ask into a deny for a host that cannot ask the
+// user itself, keeping the reason and saying how to get the call approved.
+func AskWithoutPrompt(d warden.Decision, host string) warden.Decision {
+	d.Decision = warden.Deny
+	d.Reason = strings.TrimSpace(d.Reason + " This call needs a human's approval, and " + host +
+		" cannot ask the user from here.")
+	if d.Suggestion == "" {
+		d.Suggestion = "Ask the user to approve it, or do something the policy allows."
+	}
+	d.Recoverable = true
+	return d
+}
+
+// NewCallID returns a new random id for a call in the audit trail (see
+// session.Options.CallID).
+func NewCallID() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return ""
+	}
+	return "c-" + hex.EncodeToString(b[:])
+}
