@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,11 +28,10 @@ func startHookd(t testing.TB) string {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "s", "hookd.sock")
-	srv := &hookServer{socket: sock, idle: time.Minute, log: log.New(io.Discard, "", 0),
-		engines: map[string]*cachedEngine{}, stores: map[string]*cachedStore{}}
+	srv := newHookd(sock, time.Minute, log.New(io.Discard, "", 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.serve(ctx) }()
+	go func() { done <- srv.Serve(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -352,64 +350,5 @@ func TestHookdLargeInput(t *testing.T) {
 	code, m, stderr := viaClient(t, sock, string(js), "claude")
 	if d, r := permission(m); code != 0 || d != "allow" {
 		t.Errorf("5 MB write: exit %d %s %q (%s)", code, d, r, stderr)
-	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// TestHookdLogsWhyBeforeClosing: once hookd stops answering, its log
-// already says why it stopped.
-func TestHookdLogsWhyBeforeClosing(t *testing.T) {
-	dir, err := os.MkdirTemp("", "hookd-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	sock := filepath.Join(dir, "hookd.sock")
-	var logb syncBuffer
-	srv := &hookServer{socket: sock, idle: time.Minute, log: log.New(&logb, "", 0),
-		engines: map[string]*cachedEngine{}, stores: map[string]*cachedStore{}}
-	done := make(chan error, 1)
-	go func() { done <- srv.serve(context.Background()) }()
-	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := hookd.Ask(sock, &hookd.Request{Op: hookd.OpPing}, time.Second); err == nil {
-			break
-		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("hookd did not come up")
-		}
-	}
-	if _, err := hookd.Ask(sock, &hookd.Request{Op: hookd.OpStop}, time.Second); err != nil {
-		t.Fatal(err)
-	}
-	for start := time.Now(); ; time.Sleep(time.Millisecond) {
-		if _, err := hookd.Ask(sock, &hookd.Request{Op: hookd.OpPing}, time.Second); err != nil {
-			break
-		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("hookd still answers 5 s after stop")
-		}
-	}
-	if l := logb.String(); !strings.Contains(l, "stopped: asked to stop") {
-		t.Errorf("hookd stopped answering before its log said why:\n%s", l)
-	}
-	if err := <-done; err != nil {
-		t.Error(err)
 	}
 }

@@ -1,0 +1,488 @@
+// Package server is `warden hookd`, the resident process behind the
+// warden-hook client (package internal/hookd): it answers each hook call
+// exactly as `warden hook` would, through package hook/handler, with the
+// compiled policies and open stores kept between calls (see package hook
+// for the whole way of one event). It is apart from internal/hookd so that
+// the client, which hosts start for every event, links no SQLite, YAML or
+// policy engine.
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/client"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/hook/handler"
+	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/sqlite"
+)
+
+// Idle is how long hookd waits for a call before it exits (the default).
+const Idle = 15 * time.Minute
+
+// maxCached bounds the compiled policies and open stores hookd keeps.
+const maxCached = 64
+
+// Hook runs `warden hook` with args (the host and its flags) in the
+// runtime rt and returns its exit code: the command's flags and printing,
+// given by package internal/cli.
+type Hook func(ctx context.Context, rt *handler.Runtime, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+
+// New returns a hookd for socket (an absolute path) that exits after idle
+// without a call (0: never), logs to log and answers calls with hook.
+func New(socket string, idle time.Duration, log *log.Logger, hook Hook) *Server {
+	return &Server{socket: socket, idle: idle, log: log, hook: hook,
+		engines: map[string]*cachedEngine{}, stores: map[string]*cachedStore{}}
+}
+
+// Server is `warden hookd`: it serves hook calls on a Unix socket until it
+// is idle, stopped, interrupted, or its binary or socket changes. Make one
+// with New.
+type Server struct {
+	socket string
+	idle   time.Duration
+	log    *log.Logger
+	hook   Hook
+
+	mu       sync.Mutex
+	engines  map[string]*cachedEngine // by policy file
+	stores   map[string]*cachedStore  // by store key
+	lastCall time.Time
+	active   int
+	stopping bool
+	stop     chan string // the reason to stop
+	inflight sync.WaitGroup
+}
+
+type cachedEngine struct {
+	eng     *engine.Engine
+	policy  [32]byte // the policy file's bytes
+	intents [32]byte // the intents file's bytes (compiled in)
+	used    time.Time
+}
+
+type cachedStore struct {
+	st   warden.Store
+	file os.FileInfo // the SQLite file, to notice it was removed or replaced
+	refs int
+	gone bool // replaced: close when the last call is done
+	used time.Time
+}
+
+// Serve serves until hookd stops; it returns hookd.ErrLocked when another
+// hookd serves the socket.
+func (s *Server) Serve(ctx context.Context) error {
+	if err := hookd.PrepareDir(filepath.Dir(s.socket)); err != nil {
+		return fmt.Errorf("socket folder: %w", err)
+	}
+	unlock, err := hookd.Lock(s.socket + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Holding the lock, any socket file left behind is stale.
+	os.Remove(s.socket)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: s.socket, Net: "unix"})
+	if err != nil {
+		return err
+	}
+	ln.SetUnlinkOnClose(false)
+	if err := os.Chmod(s.socket, 0o600); err != nil {
+		ln.Close()
+		return err
+	}
+	sockInfo, err := os.Stat(s.socket)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	exe, exeInfo := executable()
+	s.stop = make(chan string, 1)
+	s.lastCall = time.Now()
+	s.log.Printf("serving %s (pid %d, idle exit after %s)", s.socket, os.Getpid(), s.idle)
+
+	go func() {
+		for {
+			c, err := ln.AcceptUnix()
+			if err != nil {
+				if !s.isStopping() {
+					s.shutdown("accept: " + err.Error())
+				}
+				return
+			}
+			if !s.begin() {
+				c.Close()
+				return
+			}
+			go func() {
+				defer s.end()
+				s.handle(ctx, c)
+				if why := changed(exe, exeInfo); why != "" {
+					s.shutdown(why)
+				}
+			}()
+		}
+	}()
+
+	tick := time.NewTicker(min(max(s.idle/4, time.Second), 30*time.Second))
+	defer tick.Stop()
+	var why string
+loop:
+	for {
+		select {
+		case why = <-s.stop:
+			break loop
+		case <-ctx.Done():
+			why = "interrupted"
+			break loop
+		case <-tick.C:
+			if w := changed(exe, exeInfo); w != "" {
+				why = w
+				break loop
+			}
+			if fi, err := os.Stat(s.socket); err != nil || !os.SameFile(fi, sockInfo) {
+				why = "the socket file was removed or replaced"
+				break loop
+			}
+			if s.idleFor() {
+				why = fmt.Sprintf("no call for %s", s.idle)
+				break loop
+			}
+		}
+	}
+	// Said before the socket closes: whoever sees hookd gone can read why.
+	s.log.Printf("stopped: %s", why)
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
+	ln.Close()
+	s.inflight.Wait()
+	if fi, err := os.Stat(s.socket); err == nil && os.SameFile(fi, sockInfo) {
+		os.Remove(s.socket)
+	}
+	s.mu.Lock()
+	for k, c := range s.stores {
+		c.st.Close()
+		delete(s.stores, k)
+	}
+	s.mu.Unlock()
+	s.log.Printf("closed %s", s.socket)
+	return nil
+}
+
+// begin counts a call in; false once hookd is stopping.
+func (s *Server) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return false
+	}
+	s.active++
+	s.lastCall = time.Now()
+	s.inflight.Add(1)
+	return true
+}
+
+func (s *Server) end() {
+	s.mu.Lock()
+	s.active--
+	s.lastCall = time.Now()
+	s.mu.Unlock()
+	s.inflight.Done()
+}
+
+func (s *Server) isStopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopping
+}
+
+func (s *Server) idleFor() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.idle > 0 && s.active == 0 && time.Since(s.lastCall) >= s.idle
+}
+
+func (s *Server) shutdown(why string) {
+	select {
+	case s.stop <- why:
+	default:
+	}
+}
+
+// handle answers one connection: one request, one response.
+func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
+	defer c.Close()
+	var resp hookd.Response
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("internal error (panic: %v)\n%s", r, firstLines(string(debug.Stack()), 12))
+			resp = hookd.Response{Refused: "internal error"}
+		}
+		resp.V = hookd.Version
+		out, _ := json.Marshal(resp)
+		c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		c.Write(out)
+	}()
+	if rc, err := c.SyscallConn(); err != nil {
+		resp.Refused = err.Error()
+		return
+	} else if err := hookd.CheckPeer(rc); err != nil {
+		s.log.Print(err)
+		resp.Refused = err.Error()
+		return
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	data, err := io.ReadAll(io.LimitReader(c, hookd.MaxMessage+1))
+	if err != nil || len(data) > hookd.MaxMessage {
+		resp.Refused = fmt.Sprintf("unreadable request (%d bytes): %v", len(data), err)
+		return
+	}
+	var req hookd.Request
+	if err := json.Unmarshal(data, &req); err != nil {
+		resp.Refused = "request is not JSON: " + err.Error()
+		return
+	}
+	if req.V != hookd.Version {
+		resp.Refused = fmt.Sprintf("protocol version %d, this hookd speaks %d", req.V, hookd.Version)
+		return
+	}
+	switch req.Op {
+	case hookd.OpPing:
+		resp.PID = os.Getpid()
+	case hookd.OpStop:
+		resp.PID = os.Getpid()
+		s.shutdown("asked to stop")
+	case hookd.OpHook:
+		if req.Dir == "" || !filepath.IsAbs(req.Dir) {
+			resp.Refused = "request without an absolute working directory"
+			return
+		}
+		if req.Home != os.Getenv("HOME") {
+			// ~ in a policy means the caller's home.
+			resp.Refused = "this hookd runs with another HOME"
+			return
+		}
+		var out, errb bytes.Buffer
+		rt := &handler.Runtime{Dir: req.Dir, Interactive: func(hook.Host) bool { return req.Interactive },
+			Engine: s.engine, Store: s.store, CallID: req.CallID}
+		resp.Code = s.hook(ctx, rt, req.Args, bytes.NewReader(req.Stdin), &out, &errb)
+		resp.Stdout, resp.Stderr = out.Bytes(), errb.Bytes()
+	default:
+		resp.Refused = fmt.Sprintf("unknown operation %q", req.Op)
+	}
+}
+
+// engine returns the compiled policy for a project, compiling it again
+// when the policy file or the intents file changed since.
+func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
+	if policyFile == "" {
+		f, err := policy.Find(cwd)
+		if err != nil {
+			return nil, err
+		}
+		policyFile = f
+	}
+	file, err := filepath.Abs(policyFile)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", policyFile, err)
+	}
+	// Only a whole file: a policy being rewritten in place passes through
+	// prefixes that load and lack its later rules. The very bytes of the
+	// policy compiled last are whole, however recently they were written
+	// (a save that changed nothing); anything else must settle.
+	s.mu.Lock()
+	c := s.engines[file]
+	s.mu.Unlock()
+	data, err := policy.ReadOnce(file)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	if c == nil || c.policy != sum {
+		if data, err = policy.ReadStable(file); err != nil {
+			return nil, err
+		}
+		sum = sha256.Sum256(data)
+	}
+	if c != nil && c.policy == sum && intentsSum(c.eng.Policy()) == c.intents {
+		s.mu.Lock()
+		c.used = time.Now()
+		s.mu.Unlock()
+		return c.eng, nil
+	}
+	pol, err := policy.LoadBytes(file, data)
+	if err != nil {
+		return nil, err
+	}
+	// The intents file is read at compile time: hash it first, so that a
+	// change during the compile shows as a change on the next call.
+	isum := intentsSum(pol)
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		return nil, fmt.Errorf("compile policy %s: %w", pol.File, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.engines[file] = &cachedEngine{eng: eng, policy: sum, intents: isum, used: time.Now()}
+	if len(s.engines) > maxCached {
+		evictOldest(s.engines, func(c *cachedEngine) time.Time { return c.used }, nil)
+	}
+	return eng, nil
+}
+
+// intentsSum hashes the policy's intents file (all zero without one).
+func intentsSum(p *policy.Policy) [32]byte {
+	if p.Intents == nil || p.Intents.File == "" {
+		return [32]byte{}
+	}
+	data, err := os.ReadFile(p.Intents.File)
+	if err != nil {
+		return sha256.Sum256([]byte("unreadable: " + err.Error()))
+	}
+	return sha256.Sum256(data)
+}
+
+// store returns the open store for a policy. A SQLite file that was
+// removed or replaced since it was opened is opened again: writing to the
+// old one would lose the audit trail.
+func (s *Server) store(ctx context.Context, policyFile, storeURL string) (warden.Store, func(), error) {
+	key, file := storeURL, ""
+	switch {
+	case storeURL == "":
+		file = client.DefaultStorePath(policyFile)
+		key = "sqlite:" + file
+	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
+	default:
+		file = client.SQLiteFile(storeURL)
+		key = "sqlite:" + file
+	}
+	var fi os.FileInfo
+	if file != "" {
+		var err error
+		fi, err = os.Stat(file)
+		// A store file that turned empty is an error, not a new store.
+		if err := sqlite.CheckInfo(file, fi, err); err != nil {
+			return nil, nil, err
+		}
+	}
+	s.mu.Lock()
+	c := s.stores[key]
+	if c != nil && (file == "" || (fi != nil && os.SameFile(fi, c.file))) {
+		c.refs++
+		c.used = time.Now()
+		s.mu.Unlock()
+		return c.st, func() { s.release(c) }, nil
+	}
+	if c != nil {
+		c.gone = true
+		delete(s.stores, key)
+		if c.refs == 0 {
+			c.st.Close()
+		}
+	}
+	s.mu.Unlock()
+
+	st, err := client.OpenStore(ctx, policyFile, storeURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	nc := &cachedStore{st: st, refs: 1, used: time.Now()}
+	if file != "" {
+		if nc.file, err = os.Stat(file); err != nil {
+			st.Close()
+			return nil, nil, fmt.Errorf("open store %s: %w", file, err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.stores[key]; old != nil {
+		// Another call opened it meanwhile: keep one, retire the other.
+		old.gone = true
+		if old.refs == 0 {
+			old.st.Close()
+		}
+	}
+	s.stores[key] = nc
+	if len(s.stores) > maxCached {
+		evictOldest(s.stores, func(c *cachedStore) time.Time { return c.used }, func(c *cachedStore) {
+			c.gone = true
+			if c.refs == 0 {
+				c.st.Close()
+			}
+		})
+	}
+	return st, func() { s.release(nc) }, nil
+}
+
+func (s *Server) release(c *cachedStore) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.refs--
+	if c.gone && c.refs == 0 {
+		c.st.Close()
+	}
+}
+
+// evictOldest removes the least recently used entry of a cache.
+func evictOldest[T any](m map[string]T, used func(T) time.Time, drop func(T)) {
+	var oldest string
+	var at time.Time
+	for k, v := range m {
+		if t := used(v); oldest == "" || t.Before(at) {
+			oldest, at = k, t
+		}
+	}
+	if oldest != "" {
+		if drop != nil {
+			drop(m[oldest])
+		}
+		delete(m, oldest)
+	}
+}
+
+// executable returns this program's path and file, to notice an upgrade.
+func executable() (string, os.FileInfo) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil
+	}
+	fi, _ := os.Stat(exe)
+	return exe, fi
+}
+
+// changed says why hookd should stop because its binary changed, or "".
+func changed(exe string, was os.FileInfo) string {
+	if exe == "" || was == nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil || !os.SameFile(fi, was) || !fi.ModTime().Equal(was.ModTime()) || fi.Size() != was.Size() {
+		return "its binary " + exe + " changed"
+	}
+	return ""
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
