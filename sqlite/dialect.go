@@ -29,8 +29,9 @@ import (
 const DefaultFile = ".warden/warden.db"
 
 // BusyTimeout is how long a connection waits for another process's write
-// lock before giving up.
-var BusyTimeout = 30 * time.Second
+// lock before giving up. It is below the hook deadline (hook.Deadline,
+// 10 s): a hook that waited longer would have answered deny already.
+const BusyTimeout = 8 * time.Second
 
 // Store is the SQL store on a SQLite file.
 type Store = sqlstore.Store

@@ -123,3 +123,12 @@ func TestHookFailuresAreRecorded(t *testing.T) {
 		t.Errorf("records of a timeout and a crash: %+v", recs)
 	}
 }
+
+// TestStoreWaitsLessThanHook: a SQLite store busy with another process's
+// write gives up before the hook deadline, so that the hook can still
+// record the failure (or spool it) and answer in time.
+func TestStoreWaitsLessThanHook(t *testing.T) {
+	if sqlite.BusyTimeout >= hook.Deadline {
+		t.Errorf("sqlite.BusyTimeout %s is not below hook.Deadline %s", sqlite.BusyTimeout, hook.Deadline)
+	}
+}
