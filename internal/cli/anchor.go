@@ -11,10 +11,6 @@ import (
 	"github.com/warden-run/warden/session"
 )
 
-func init() {
-	register("anchor", "add, list and remove anchors: facts that survive context compaction", runAnchor)
-}
-
 func runAnchor(ctx context.Context, env *Env) int {
 	const usage = "add [--priority critical|high|normal|low] TEXT... | ls [--json] | rm ID..."
 	sub, args, code := subcommand(env, "anchor", usage)

@@ -13,10 +13,6 @@ import (
 	"github.com/warden-run/warden/session"
 )
 
-func init() {
-	register("approvals", "list and answer the calls waiting for a human (ls, approve, reject)", runApprovals)
-}
-
 const approvalsUsage = `ls [--all] [--json | --ids]
        warden approvals approve ID (--once | --session | --always) [--pattern P] [--expires D] [--uses N] [--message M]
        warden approvals reject ID --message M`

@@ -12,10 +12,6 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func init() {
-	register("audit", "show or export the audit trail (one record per decision)", runAudit)
-}
-
 func runAudit(ctx context.Context, env *Env) int {
 	fs := newFlags(env, "audit", "[--session S] [--decision allow|ask|deny] [--enforced allow|ask|deny] [--tool T] [--rule R] [--since T] [--until T] [--limit N] [--jsonl]")
 	sf := addStoreFlags(fs)

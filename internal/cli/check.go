@@ -17,10 +17,6 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func init() {
-	register("check", "decide tool calls (JSON on stdin) against the policy", runCheck)
-}
-
 // statefulDecider opens the session layer for `check --session/--store`:
 // it returns a decide function that tracks the session, honours grants,
 // records audit and approvals, and a closer. It is set by the session

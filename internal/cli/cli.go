@@ -32,15 +32,30 @@ type command struct {
 	run     func(ctx context.Context, env *Env) int
 }
 
-var commands = map[string]command{}
-
-// register adds a subcommand. Each command file registers its own commands
-// from an init function, so files for different commands never collide.
-func register(name, summary string, run func(ctx context.Context, env *Env) int) {
-	if _, dup := commands[name]; dup {
-		panic("cli: duplicate command " + name)
-	}
-	commands[name] = command{summary: summary, run: run}
+// commands is every subcommand of warden, by name: the one place that
+// lists them.
+var commands = map[string]command{
+	"anchor":    {"add, list and remove anchors: facts that survive context compaction", runAnchor},
+	"approvals": {"list and answer the calls waiting for a human (ls, approve, reject)", runApprovals},
+	"audit":     {"show or export the audit trail (one record per decision)", runAudit},
+	"check":     {"decide tool calls (JSON on stdin) against the policy", runCheck},
+	"compile":   {"compile plain-language rules (RULES.md) into policy rules with an LLM, tested", runCompile},
+	"doctor":    {"prove that warden governs a host in this project: hook wired, binary found, policy loads, store writable, host runs the hook, a denied call is denied", runDoctor},
+	"explain":   {"show how the policy decides a call (JSON on stdin), part by part", runExplain},
+	"grants":    {"list, add and revoke the standing approvals humans gave (ls, add, revoke)", runGrants},
+	"halt":      {"stop every call of a session, or of every session of the project, until resumed", runHalt},
+	"hook":      {"answer an agent host's hook on stdin: warden hook claude|codex|gemini|opencode", runHook},
+	"hookd":     {"the resident hook server behind warden-hook: warden hookd [stop|status]", runHookd},
+	"import":    {"turn a host's permission settings into a warden policy: warden import claude|opencode|gemini|codex FILE", runImport},
+	"init":      {"wire warden into an agent host's configuration: warden init claude|codex|gemini|opencode", runInit},
+	"lint":      {"check a policy file; findings name file, line and column", runLint},
+	"mcp":       {"govern an MCP server: warden mcp proxy -- CMD ARGS... | --upstream URL", runMCP},
+	"purge":     {"apply the retention limits: demote and delete anchors, archive history and sessions, drop expired approvals and old audit", runPurge},
+	"report":    {"check a final report and its plugin metadata, or filter a response stream", runReport},
+	"resume":    {"lift a halt (warden halt)", runResume},
+	"state":     {"show the project state and sessions; set the phase; session events and governance text", runState},
+	"test":      {"run a policy's test cases (in the policy under tests:, or in CASES files)", runTest},
+	"version":   {"print warden's version, the commit it was built from and the Go version", runVersion},
 }
 
 // Run runs warden with the given arguments (without the program name) and

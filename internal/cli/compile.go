@@ -10,10 +10,6 @@ import (
 	"github.com/warden-run/warden/compile"
 )
 
-func init() {
-	register("compile", "compile plain-language rules (RULES.md) into policy rules with an LLM, tested", runCompile)
-}
-
 // envFirst returns the first non-empty environment variable of names.
 func envFirst(names ...string) string {
 	for _, n := range names {

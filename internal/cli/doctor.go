@@ -24,10 +24,6 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func init() {
-	register("doctor", "prove that warden governs a host in this project: hook wired, binary found, policy loads, store writable, host runs the hook, a denied call is denied", runDoctor)
-}
-
 const doctorUsage = `[claude|codex|gemini|opencode] [--dir DIR] [--codex BIN]
 
 Checks, for the host (or every host wired in the project):

@@ -11,10 +11,6 @@ import (
 	"github.com/warden-run/warden/session"
 )
 
-func init() {
-	register("explain", "show how the policy decides a call (JSON on stdin), part by part", runExplain)
-}
-
 func runExplain(ctx context.Context, env *Env) int {
 	fs := newFlags(env, "explain", "[--policy FILE] [--session ID [--store URL]] < call.json")
 	sf := addStoreFlags(fs)

@@ -12,10 +12,6 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func init() {
-	register("grants", "list, add and revoke the standing approvals humans gave (ls, add, revoke)", runGrants)
-}
-
 func runGrants(ctx context.Context, env *Env) int {
 	const usage = `ls [--all] [--json | --ids] | revoke ID...
        warden grants add TOOL (--command CMD | --path FILE | --pattern GLOB) [--role R] [--session S] [--expires D] [--uses N]

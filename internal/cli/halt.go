@@ -9,11 +9,6 @@ import (
 	"github.com/warden-run/warden"
 )
 
-func init() {
-	register("halt", "stop every call of a session, or of every session of the project, until resumed", runHalt)
-	register("resume", "lift a halt (warden halt)", runResume)
-}
-
 func runHalt(ctx context.Context, env *Env) int {
 	fs := newFlags(env, "halt", "[--session S] [--message M] [--policy FILE] [--store URL]")
 	sf := addStoreFlags(fs)

@@ -14,10 +14,6 @@ import (
 	"github.com/warden-run/warden/internal/hookd"
 )
 
-func init() {
-	register("hook", "answer an agent host's hook on stdin: warden hook claude|codex|gemini|opencode", runHook)
-}
-
 func runHook(ctx context.Context, env *Env) int {
 	rt := handler.Local()
 	// warden-hook gives the id of a call hookd may have taken already.

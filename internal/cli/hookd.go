@@ -16,10 +16,6 @@ import (
 	"github.com/warden-run/warden/internal/hookd/server"
 )
 
-func init() {
-	register("hookd", "the resident hook server behind warden-hook: warden hookd [stop|status]", runHookd)
-}
-
 func runHookd(ctx context.Context, env *Env) int {
 	fs := flag.NewFlagSet("hookd", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)

@@ -12,10 +12,6 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func init() {
-	register("import", "turn a host's permission settings into a warden policy: warden import claude|opencode|gemini|codex FILE", runImport)
-}
-
 var importers = map[string]func(file string, data []byte) (*importer.Policy, error){
 	"claude":   importer.Claude,
 	"opencode": importer.OpenCode,

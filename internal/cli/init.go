@@ -22,10 +22,6 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func init() {
-	register("init", "wire warden into an agent host's configuration: warden init claude|codex|gemini|opencode", runInit)
-}
-
 // hookCommand is the command line a host runs for warden's hook: BIN
 // hook HOST, or BIN HOST when bin is warden-hook.
 func hookCommand(bin, host string) string {

@@ -8,10 +8,6 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func init() {
-	register("lint", "check a policy file; findings name file, line and column", runLint)
-}
-
 func runLint(ctx context.Context, env *Env) int {
 	fs := newFlags(env, "lint", "[--policy FILE]")
 	policyPath := fs.String("policy", "", "policy file (default: warden.yaml here or in the nearest parent folder)")

@@ -23,10 +23,6 @@ import (
 	"github.com/warden-run/warden/session"
 )
 
-func init() {
-	register("mcp", "govern an MCP server: warden mcp proxy -- CMD ARGS... | --upstream URL", runMCP)
-}
-
 // upstreamEnv names the variable that can carry the upstream command line
 // (for clients that swallow `--`, such as the MCP inspector's CLI).
 const upstreamEnv = "WARDEN_MCP_UPSTREAM"

@@ -8,10 +8,6 @@ import (
 	"github.com/warden-run/warden/session"
 )
 
-func init() {
-	register("purge", "apply the retention limits: demote and delete anchors, archive history and sessions, drop expired approvals and old audit", runPurge)
-}
-
 func runPurge(ctx context.Context, env *Env) int {
 	fs := newFlags(env, "purge", "[--policy FILE] [--store URL] [--json]")
 	sf := addStoreFlags(fs)

@@ -14,10 +14,6 @@ import (
 	"github.com/warden-run/warden/report"
 )
 
-func init() {
-	register("report", "check a final report and its plugin metadata, or filter a response stream", runReport)
-}
-
 // exitNotFinal is `report check`'s exit code when the session could not
 // finalize.
 const exitNotFinal = 2

@@ -13,10 +13,6 @@ import (
 	"github.com/warden-run/warden/session"
 )
 
-func init() {
-	register("state", "show the project state and sessions; set the phase; session events and governance text", runState)
-}
-
 const stateUsage = `[--json]                      show phase, anchors, history and sessions
        warden state phase NAME                       set the project phase
        warden state sessions [--all] [--json]        list sessions

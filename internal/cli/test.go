@@ -11,10 +11,6 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func init() {
-	register("test", "run a policy's test cases (in the policy under tests:, or in CASES files)", runTest)
-}
-
 func findPolicy() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {

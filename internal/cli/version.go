@@ -6,10 +6,6 @@ import (
 	"runtime/debug"
 )
 
-func init() {
-	register("version", "print warden's version, the commit it was built from and the Go version", runVersion)
-}
-
 // Version is warden's version; set at link time (-ldflags "-X
 // github.com/warden-run/warden/internal/cli.Version=v1.2.3"), else taken
 // from the module's build information.
