@@ -2,14 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 )
 
@@ -17,23 +16,33 @@ const approvalsUsage = `ls [--all] [--json | --ids]
        warden approvals approve ID (--once | --session | --always) [--pattern P] [--expires D] [--uses N] [--message M]
        warden approvals reject ID --message M`
 
+// approvalsSubcommands are the subcommands of `warden approvals`, each
+// with its own flags.
+var approvalsSubcommands = map[string]func(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int{
+	"ls":      runApprovalsList,
+	"list":    runApprovalsList,
+	"approve": runApprovalsApprove,
+	"reject":  runApprovalsReject,
+}
+
 func runApprovals(ctx context.Context, env *Env) int {
 	sub, args, code := subcommand(env, "approvals", approvalsUsage)
 	if code >= 0 {
 		return code
 	}
-	fs := newFlags(env, "approvals "+sub, approvalsUsage)
+	run, ok := approvalsSubcommands[sub]
+	if !ok {
+		return cmdError(env, "approvals", fmt.Errorf("unknown subcommand %q (want ls, approve or reject)", sub))
+	}
+	return run(ctx, env, newFlags(env, "approvals "+sub, approvalsUsage), args)
+}
+
+// runApprovalsList is `warden approvals ls`.
+func runApprovalsList(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int {
 	sf := addStoreFlags(fs)
-	all := fs.Bool("all", false, "ls: also answered approvals")
-	asJSON := fs.Bool("json", false, "ls: print JSON")
-	ids := fs.Bool("ids", false, "ls: print only the ids, newest first, one a line (ID=$(warden approvals ls --ids | head -1))")
-	once := fs.Bool("once", false, "approve: let this one call through")
-	sess := fs.Bool("session", false, "approve: allow the same call for the rest of its session")
-	always := fs.Bool("always", false, "approve: allow the same call from now on (a grant)")
-	pattern := fs.String("pattern", "", "approve --session/--always: widen the grant to this command or path glob")
-	expires := fs.String("expires", "", "approve --session/--always: the grant ends after this long (90m, 8h, 7d)")
-	uses := fs.Int("uses", 0, "approve --session/--always: the grant ends after this many calls")
-	message := fs.String("message", "", "reject: what the model is told (required); approve: a note")
+	all := fs.Bool("all", false, "also answered approvals")
+	asJSON := fs.Bool("json", false, "print JSON")
+	ids := fs.Bool("ids", false, "print only the ids, newest first, one a line (ID=$(warden approvals ls --ids | head -1))")
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -42,112 +51,42 @@ func runApprovals(ctx context.Context, env *Env) int {
 	if err != nil {
 		return cmdError(env, "approvals", err)
 	}
-	life := session.ApprovalLifetime(pol)
 	defer st.Close()
-	switch sub {
-	case "ls", "list":
-		if len(pos) > 0 {
-			return cmdError(env, "approvals ls", fmt.Errorf("unexpected argument %q", pos[0]))
+	life := session.ApprovalLifetime(pol)
+	if len(pos) > 0 {
+		return cmdError(env, "approvals ls", fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	f := warden.ApprovalFilter{Status: warden.ApprovalPending}
+	if *all {
+		f.Status = ""
+	}
+	list, err := st.Approvals(ctx, f)
+	if err != nil {
+		return cmdError(env, "approvals ls", err)
+	}
+	if *ids {
+		for i := len(list) - 1; i >= 0; i-- {
+			fmt.Fprintln(env.Stdout, list[i].ID)
 		}
-		f := warden.ApprovalFilter{Status: warden.ApprovalPending}
-		if *all {
-			f.Status = ""
-		}
-		list, err := st.Approvals(ctx, f)
-		if err != nil {
-			return cmdError(env, "approvals ls", err)
-		}
-		if *ids {
-			for i := len(list) - 1; i >= 0; i-- {
-				fmt.Fprintln(env.Stdout, list[i].ID)
-			}
-			return ExitOK
-		}
-		if *asJSON {
-			if list == nil {
-				list = []warden.Approval{}
-			}
-			for i := range list {
-				list[i].ExpiresAt = session.ApprovalExpiry(list[i], life)
-				parts := make([]warden.GrantPart, len(list[i].Parts))
-				for j, p := range list[i].Parts {
-					parts[j] = warden.GrantPart{Subject: p.Subject, Value: warden.RedactString(p.Value)}
-				}
-				list[i].Parts = parts
-			}
-			writeJSON(env.Stdout, list, true)
-			return ExitOK
-		}
-		printApprovals(env, list, life)
-		return ExitOK
-	case "approve":
-		if len(pos) != 1 {
-			return cmdError(env, "approvals approve", errors.New("want exactly one approval id"))
-		}
-		scope := ""
-		n := 0
-		for s, set := range map[string]bool{warden.ScopeOnce: *once, warden.ScopeSession: *sess, warden.ScopeAlways: *always} {
-			if set {
-				scope = s
-				n++
-			}
-		}
-		if n != 1 {
-			return cmdError(env, "approvals approve", errors.New("give exactly one of --once, --session, --always"))
-		}
-		var exp time.Duration
-		if *expires != "" {
-			if exp, err = policy.ParseDuration(*expires); err != nil || exp <= 0 {
-				return cmdError(env, "approvals approve", fmt.Errorf("--expires %q: want a positive duration such as 90m, 8h or 7d", *expires))
-			}
-		}
-		if *uses < 0 {
-			return cmdError(env, "approvals approve", fmt.Errorf("--uses %d: must not be negative", *uses))
-		}
-		a, err := session.Approve(ctx, st, pos[0], session.Answer{Scope: scope, Pattern: *pattern, Expires: exp,
-			Uses: *uses, Message: *message, By: whoami()}, time.Now())
-		if err != nil {
-			return cmdError(env, "approvals approve", err)
-		}
-		fmt.Fprintf(env.Stdout, "approved %s (%s): %s\n", a.ID, a.Scope, a.Summary)
-		within := "within " + session.FormatDuration(life)
-		switch a.Scope {
-		case warden.ScopeOnce:
-			fmt.Fprintf(env.Stdout, "The next identical call, from any session of this project %s, goes through once; later ones ask again.\n", within)
-		case warden.ScopeSession:
-			fmt.Fprintf(env.Stdout, "Covers session %s, the session that asked: its identical calls are allowed until it ends.\n"+
-				"Hosts that start a new session for every run (claude -p, codex exec, gemini -p, opencode run): the next identical\n"+
-				"call from a new session (%s) goes through once; later calls in that session ask again.\n", dash(a.Session), within)
-		case warden.ScopeAlways:
-			fmt.Fprintln(env.Stdout, "Identical calls are allowed from now on, in every session; `warden grants ls` lists the grant and `warden grants revoke ID` ends it.")
-		}
-		if len(a.Grants) > 0 {
-			grants, err := st.Grants(ctx, warden.GrantFilter{All: true})
-			if err != nil {
-				return cmdError(env, "approvals approve", err)
-			}
-			for _, g := range grants {
-				for _, id := range a.Grants {
-					if g.ID == id {
-						fmt.Fprintf(env.Stdout, "grant %s: %s\n", g.ID, describeGrant(g))
-					}
-				}
-			}
-		}
-		return ExitOK
-	case "reject":
-		if len(pos) != 1 {
-			return cmdError(env, "approvals reject", errors.New("want exactly one approval id"))
-		}
-		a, err := session.Reject(ctx, st, pos[0], *message, whoami())
-		if err != nil {
-			return cmdError(env, "approvals reject", err)
-		}
-		fmt.Fprintf(env.Stdout, "rejected %s: %s\nThe next identical call, from any session of this project within %s, is denied, and the model is told: %s\n",
-			a.ID, a.Summary, session.FormatDuration(life), a.Message)
 		return ExitOK
 	}
-	return cmdError(env, "approvals", fmt.Errorf("unknown subcommand %q (want ls, approve or reject)", sub))
+	if *asJSON {
+		if list == nil {
+			list = []warden.Approval{}
+		}
+		for i := range list {
+			list[i].ExpiresAt = session.ApprovalExpiry(list[i], life)
+			parts := make([]warden.GrantPart, len(list[i].Parts))
+			for j, p := range list[i].Parts {
+				parts[j] = warden.GrantPart{Subject: p.Subject, Value: warden.RedactString(p.Value)}
+			}
+			list[i].Parts = parts
+		}
+		writeJSON(env.Stdout, list, true)
+		return ExitOK
+	}
+	printApprovals(env, list, life)
+	return ExitOK
 }
 
 func printApprovals(env *Env, list []warden.Approval, life time.Duration) {

@@ -382,3 +382,35 @@ func TestApprovalsExpiryShown(t *testing.T) {
 		t.Errorf("approvals ls --ids: %q", out)
 	}
 }
+
+// TestSubcommandFlags: each subcommand of state and approvals has its own
+// flags: its usage lists them, and a flag of another subcommand is refused
+// rather than ignored.
+func TestSubcommandFlags(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(pol, []byte("version: 1\ndefault: allow\n"), 0o644)
+	run := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	if code, out := run("state", "sessions", "--all", "--json", "--policy", pol); code != 0 || !strings.Contains(out, "[]") {
+		t.Errorf("state sessions --all --json: %d %s", code, out)
+	}
+	if code, out := run("state", "phase", "build", "--all", "--policy", pol); code != 1 || !strings.Contains(out, "flag provided but not defined: -all") {
+		t.Errorf("state phase --all: %d %s", code, out)
+	}
+	if code, out := run("state", "governance", "--policy", pol); code != 1 || !strings.Contains(out, "warden state governance: --session is required") {
+		t.Errorf("state governance without --session: %d %s", code, out)
+	}
+	if code, out := run("approvals", "reject", "a-1", "--once", "--message", "no", "--policy", pol); code != 1 || !strings.Contains(out, "flag provided but not defined: -once") {
+		t.Errorf("approvals reject --once: %d %s", code, out)
+	}
+	if code, out := run("approvals", "approve", "-h"); code != 0 || !strings.Contains(out, "let this one call through") || strings.Contains(out, "print only the ids") {
+		t.Errorf("approvals approve -h lists another subcommand's flags: %d %s", code, out)
+	}
+	if code, out := run("state", "nonsense", "--policy", pol); code != 1 || !strings.Contains(out, `unknown subcommand "nonsense"`) {
+		t.Errorf("state nonsense: %d %s", code, out)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/session"
 )
 
@@ -22,20 +21,75 @@ const stateUsage = `[--json]                      show phase, anchors, history a
        warden state governance --session S           print the governance text due now, if any
        warden state prompt --session S TEXT          record the user's latest request (the calls' intent)`
 
+// stateSubcommands are the subcommands of `warden state`, each with its
+// own flags ("": the overview).
+var stateSubcommands = map[string]func(ctx context.Context, env *Env, args []string) int{
+	"":           runStateShow,
+	"phase":      runStatePhase,
+	"sessions":   runStateSessions,
+	"event":      runStateEvent,
+	"governance": runStateGovernance,
+	"prompt":     runStatePrompt,
+}
+
 func runState(ctx context.Context, env *Env) int {
 	sub := ""
 	args := env.Args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, args = args[0], args[1:]
 	}
+	run, ok := stateSubcommands[sub]
+	if !ok {
+		return cmdError(env, "state", fmt.Errorf("unknown subcommand %q (want phase, sessions, event, governance or prompt)", sub))
+	}
+	return run(ctx, env, args)
+}
+
+// runStateShow is `warden state`: phase, anchors, history and sessions.
+func runStateShow(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "state", stateUsage)
 	sf := addStoreFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	all := fs.Bool("all", false, "sessions: include archived sessions")
-	sess := fs.String("session", "", "event, governance, prompt: the session id")
-	role := fs.String("role", "", "event created: the session's role")
-	parent := fs.String("parent", "", "event created: the delegating session (depth is its depth + 1)")
-	host := fs.String("host", "", "event created: the agent host")
+	if _, code := parseArgs(fs, args); code >= 0 {
+		return code
+	}
+	_, st, err := sf.open(ctx)
+	if err != nil {
+		return cmdError(env, "state", err)
+	}
+	defer st.Close()
+	s, err := st.State(ctx)
+	if err != nil {
+		return cmdError(env, "state", err)
+	}
+	sessions, err := st.Sessions(ctx, warden.SessionFilter{Limit: 20})
+	if err != nil {
+		return cmdError(env, "state", err)
+	}
+	halts, err := st.Halts(ctx)
+	if err != nil {
+		return cmdError(env, "state", err)
+	}
+	if *asJSON {
+		if sessions == nil {
+			sessions = []warden.Session{}
+		}
+		writeJSON(env.Stdout, struct {
+			warden.ProjectState
+			Halts    []warden.Halt    `json:"halts"`
+			Sessions []warden.Session `json:"sessions"`
+		}{s, halts, sessions}, true)
+		return ExitOK
+	}
+	printHalts(env, halts)
+	printState(env, s, sessions)
+	return ExitOK
+}
+
+// runStatePhase is `warden state phase NAME`.
+func runStatePhase(ctx context.Context, env *Env, args []string) int {
+	fs := newFlags(env, "state", stateUsage)
+	sf := addStoreFlags(fs)
 	pos, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -45,121 +99,43 @@ func runState(ctx context.Context, env *Env) int {
 		return cmdError(env, "state", err)
 	}
 	defer st.Close()
-	eng, err := engine.Compile(pol)
+	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
+		return cmdError(env, "state phase", errors.New("want the phase name"))
+	}
+	if err := session.SetPhase(ctx, st, pos[0], session.Limits(pol), time.Now()); err != nil {
+		return cmdError(env, "state phase", err)
+	}
+	fmt.Fprintf(env.Stdout, "phase: %s\n", pos[0])
+	return ExitOK
+}
+
+// runStateSessions is `warden state sessions`.
+func runStateSessions(ctx context.Context, env *Env, args []string) int {
+	fs := newFlags(env, "state", stateUsage)
+	sf := addStoreFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	all := fs.Bool("all", false, "include archived sessions")
+	if _, code := parseArgs(fs, args); code >= 0 {
+		return code
+	}
+	_, st, err := sf.open(ctx)
 	if err != nil {
 		return cmdError(env, "state", err)
 	}
-	tr := session.New(eng, st)
-	needSession := func() error {
-		if *sess == "" {
-			return errors.New("--session is required")
-		}
-		return nil
+	defer st.Close()
+	list, err := st.Sessions(ctx, warden.SessionFilter{Archived: *all})
+	if err != nil {
+		return cmdError(env, "state sessions", err)
 	}
-	switch sub {
-	case "":
-		s, err := st.State(ctx)
-		if err != nil {
-			return cmdError(env, "state", err)
+	if *asJSON {
+		if list == nil {
+			list = []warden.Session{}
 		}
-		sessions, err := st.Sessions(ctx, warden.SessionFilter{Limit: 20})
-		if err != nil {
-			return cmdError(env, "state", err)
-		}
-		halts, err := st.Halts(ctx)
-		if err != nil {
-			return cmdError(env, "state", err)
-		}
-		if *asJSON {
-			if sessions == nil {
-				sessions = []warden.Session{}
-			}
-			writeJSON(env.Stdout, struct {
-				warden.ProjectState
-				Halts    []warden.Halt    `json:"halts"`
-				Sessions []warden.Session `json:"sessions"`
-			}{s, halts, sessions}, true)
-			return ExitOK
-		}
-		printHalts(env, halts)
-		printState(env, s, sessions)
-		return ExitOK
-	case "phase":
-		if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
-			return cmdError(env, "state phase", errors.New("want the phase name"))
-		}
-		if err := session.SetPhase(ctx, st, pos[0], session.Limits(pol), time.Now()); err != nil {
-			return cmdError(env, "state phase", err)
-		}
-		fmt.Fprintf(env.Stdout, "phase: %s\n", pos[0])
-		return ExitOK
-	case "sessions":
-		list, err := st.Sessions(ctx, warden.SessionFilter{Archived: *all})
-		if err != nil {
-			return cmdError(env, "state sessions", err)
-		}
-		if *asJSON {
-			if list == nil {
-				list = []warden.Session{}
-			}
-			writeJSON(env.Stdout, list, true)
-			return ExitOK
-		}
-		printSessions(env, list)
-		return ExitOK
-	case "event":
-		if len(pos) != 1 {
-			return cmdError(env, "state event", errors.New("want one event: created, resumed, compacted, idle or ended"))
-		}
-		if err := needSession(); err != nil {
-			return cmdError(env, "state event", err)
-		}
-		var text string
-		switch session.Event(pos[0]) {
-		case session.Created:
-			_, text, err = tr.Start(ctx, session.StartOptions{ID: *sess, Role: *role, Parent: *parent, Host: *host})
-		case session.Resumed:
-			text, err = tr.Resume(ctx, *sess)
-		case session.Compacted:
-			if _, err = tr.Compact(ctx, *sess); err == nil {
-				text, err = tr.Governance(ctx, *sess)
-			}
-		case session.Idle, session.Ended:
-			var s warden.Session
-			s, err = tr.End(ctx, *sess, session.Event(pos[0]))
-			text = fmt.Sprintf("session %s %s: %d calls, %d violations, depth %d, first tool %s\n",
-				s.ID, s.Status, s.Calls, s.Violations, s.Depth, dash(s.FirstTool))
-		default:
-			return cmdError(env, "state event", fmt.Errorf("unknown event %q: want created, resumed, compacted, idle or ended", pos[0]))
-		}
-		if err != nil {
-			return cmdError(env, "state event", err)
-		}
-		fmt.Fprint(env.Stdout, text)
-		return ExitOK
-	case "governance":
-		if err := needSession(); err != nil {
-			return cmdError(env, "state governance", err)
-		}
-		text, err := tr.Governance(ctx, *sess)
-		if err != nil {
-			return cmdError(env, "state governance", err)
-		}
-		fmt.Fprint(env.Stdout, text)
-		return ExitOK
-	case "prompt":
-		if err := needSession(); err != nil {
-			return cmdError(env, "state prompt", err)
-		}
-		if len(pos) == 0 {
-			return cmdError(env, "state prompt", errors.New("want the user's request text"))
-		}
-		if _, err := tr.Prompt(ctx, *sess, strings.Join(pos, " ")); err != nil {
-			return cmdError(env, "state prompt", err)
-		}
+		writeJSON(env.Stdout, list, true)
 		return ExitOK
 	}
-	return cmdError(env, "state", fmt.Errorf("unknown subcommand %q (want phase, sessions, event, governance or prompt)", sub))
+	printSessions(env, list)
+	return ExitOK
 }
 
 // printHalts shows the emergency halts first: they stop every call.
