@@ -18,7 +18,7 @@ const approvalsUsage = `ls [--all] [--json | --ids]
 
 // approvalsSubcommands are the subcommands of `warden approvals`, each
 // with its own flags.
-var approvalsSubcommands = map[string]func(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int{
+var approvalsSubcommands = map[string]subcommandFunc{
 	"ls":      runApprovalsList,
 	"list":    runApprovalsList,
 	"approve": runApprovalsApprove,
@@ -26,15 +26,7 @@ var approvalsSubcommands = map[string]func(ctx context.Context, env *Env, fs *fl
 }
 
 func runApprovals(ctx context.Context, env *Env) int {
-	sub, args, code := subcommand(env, "approvals", approvalsUsage)
-	if code >= 0 {
-		return code
-	}
-	run, ok := approvalsSubcommands[sub]
-	if !ok {
-		return cmdError(env, "approvals", fmt.Errorf("unknown subcommand %q (want ls, approve or reject)", sub))
-	}
-	return run(ctx, env, newFlags(env, "approvals "+sub, approvalsUsage), args)
+	return runSubcommand(ctx, env, "approvals", approvalsUsage, "ls, approve or reject", approvalsSubcommands)
 }
 
 // runApprovalsList is `warden approvals ls`.
@@ -43,13 +35,9 @@ func runApprovalsList(ctx context.Context, env *Env, fs *flag.FlagSet, args []st
 	all := fs.Bool("all", false, "also answered approvals")
 	asJSON := fs.Bool("json", false, "print JSON")
 	ids := fs.Bool("ids", false, "print only the ids, newest first, one a line (ID=$(warden approvals ls --ids | head -1))")
-	pos, code := parseArgs(fs, args)
+	pos, pol, st, code := sf.parseOpen(ctx, env, "approvals", fs, args)
 	if code >= 0 {
 		return code
-	}
-	pol, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "approvals", err)
 	}
 	defer st.Close()
 	life := session.ApprovalLifetime(pol)

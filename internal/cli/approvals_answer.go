@@ -22,13 +22,9 @@ func runApprovalsApprove(ctx context.Context, env *Env, fs *flag.FlagSet, args [
 	expires := fs.String("expires", "", "--session/--always: the grant ends after this long (90m, 8h, 7d)")
 	uses := fs.Int("uses", 0, "--session/--always: the grant ends after this many calls")
 	message := fs.String("message", "", "a note")
-	pos, code := parseArgs(fs, args)
+	pos, pol, st, code := sf.parseOpen(ctx, env, "approvals", fs, args)
 	if code >= 0 {
 		return code
-	}
-	pol, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "approvals", err)
 	}
 	defer st.Close()
 	life := session.ApprovalLifetime(pol)
@@ -48,6 +44,7 @@ func runApprovalsApprove(ctx context.Context, env *Env, fs *flag.FlagSet, args [
 	}
 	var exp time.Duration
 	if *expires != "" {
+		var err error
 		if exp, err = policy.ParseDuration(*expires); err != nil || exp <= 0 {
 			return cmdError(env, "approvals approve", fmt.Errorf("--expires %q: want a positive duration such as 90m, 8h or 7d", *expires))
 		}
@@ -92,13 +89,9 @@ func runApprovalsApprove(ctx context.Context, env *Env, fs *flag.FlagSet, args [
 func runApprovalsReject(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int {
 	sf := addStoreFlags(fs)
 	message := fs.String("message", "", "what the model is told (required)")
-	pos, code := parseArgs(fs, args)
+	pos, pol, st, code := sf.parseOpen(ctx, env, "approvals", fs, args)
 	if code >= 0 {
 		return code
-	}
-	pol, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "approvals", err)
 	}
 	defer st.Close()
 	life := session.ApprovalLifetime(pol)

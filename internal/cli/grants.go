@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -12,8 +13,7 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-func runGrants(ctx context.Context, env *Env) int {
-	const usage = `ls [--all] [--json | --ids] | revoke ID...
+const grantsUsage = `ls [--all] [--json | --ids] | revoke ID...
        warden grants add TOOL (--command CMD | --path FILE | --pattern GLOB) [--role R] [--session S] [--expires D] [--uses N]
 
 grants add pre-approves calls: TOOL is the host's tool name (Bash for Claude Code and Codex,
@@ -21,124 +21,146 @@ run_shell_command for Gemini CLI, bash for OpenCode; Write, Edit, write_file, ..
 grants exactly that command line's simple commands, --path exactly that file, --pattern a
 command glob (shell tools) or a path glob (file tools). A grant turns an ask into an allow; it
 never overrides a deny, a protected path or a role's tool list.`
-	sub, args, code := subcommand(env, "grants", usage)
-	if code >= 0 {
-		return code
-	}
-	fs := newFlags(env, "grants "+sub, usage)
+
+// grantsSubcommands are the subcommands of `warden grants`, each with its
+// own flags.
+var grantsSubcommands = map[string]subcommandFunc{
+	"ls":     runGrantsList,
+	"list":   runGrantsList,
+	"add":    runGrantsAdd,
+	"revoke": runGrantsRevoke,
+	"rm":     runGrantsRevoke,
+}
+
+func runGrants(ctx context.Context, env *Env) int {
+	return runSubcommand(ctx, env, "grants", grantsUsage, "ls, add or revoke", grantsSubcommands)
+}
+
+// runGrantsList is `warden grants ls`.
+func runGrantsList(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int {
 	sf := addStoreFlags(fs)
-	all := fs.Bool("all", false, "ls: also revoked, expired and used-up grants")
-	asJSON := fs.Bool("json", false, "ls: print JSON")
-	ids := fs.Bool("ids", false, "ls: print only the ids, newest first, one a line")
-	command := fs.String("command", "", "add: the command line to allow, exactly")
-	path := fs.String("path", "", "add: the file to allow, exactly")
-	pattern := fs.String("pattern", "", "add: a command glob (\"git push origin *\") or a path glob (\"src/**\")")
-	role := fs.String("role", "", "add: the role the grant is for (default: calls without a role)")
-	sess := fs.String("session", "", "add: only this session")
-	expires := fs.String("expires", "", "add: the grant ends after this long (90m, 8h, 7d)")
-	uses := fs.Int("uses", 0, "add: the grant ends after this many calls")
-	pos, code := parseArgs(fs, args)
+	all := fs.Bool("all", false, "also revoked, expired and used-up grants")
+	asJSON := fs.Bool("json", false, "print JSON")
+	ids := fs.Bool("ids", false, "print only the ids, newest first, one a line")
+	_, _, st, code := sf.parseOpen(ctx, env, "grants", fs, args)
 	if code >= 0 {
 		return code
-	}
-	pol, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "grants", err)
 	}
 	defer st.Close()
-	switch sub {
-	case "ls", "list":
-		list, err := st.Grants(ctx, warden.GrantFilter{All: *all})
-		if err != nil {
-			return cmdError(env, "grants ls", err)
+	list, err := st.Grants(ctx, warden.GrantFilter{All: *all})
+	if err != nil {
+		return cmdError(env, "grants ls", err)
+	}
+	if *ids {
+		for i := len(list) - 1; i >= 0; i-- {
+			fmt.Fprintln(env.Stdout, list[i].ID)
 		}
-		if *ids {
-			for i := len(list) - 1; i >= 0; i-- {
-				fmt.Fprintln(env.Stdout, list[i].ID)
-			}
-			return ExitOK
-		}
-		if *asJSON {
-			if list == nil {
-				list = []warden.Grant{}
-			}
-			for i := range list {
-				list[i].Value, list[i].Pattern = warden.RedactString(list[i].Value), warden.RedactString(list[i].Pattern)
-			}
-			writeJSON(env.Stdout, list, true)
-			return ExitOK
-		}
-		if len(list) == 0 {
-			fmt.Fprintln(env.Stdout, "no grants")
-			return ExitOK
-		}
-		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tTOOL\tROLE\tSESSION\tCOVERS\tUSES LEFT\tEXPIRES\tAPPROVAL")
-		for _, g := range list {
-			uses := "unlimited"
-			if g.UsesLeft >= 0 {
-				uses = fmt.Sprint(g.UsesLeft)
-			}
-			exp := "never"
-			if !g.Expires.IsZero() {
-				exp = g.Expires.Local().Format(time.DateTime)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Tool, dash(g.Role), dash(g.Session),
-				covers(g), uses, exp, dash(g.Approval))
-		}
-		tw.Flush()
 		return ExitOK
-	case "add":
-		if len(pos) != 1 {
-			return cmdError(env, "grants add", errors.New("want exactly one TOOL (the host's tool name: Bash, run_shell_command, bash, Write, ...)"))
+	}
+	if *asJSON {
+		if list == nil {
+			list = []warden.Grant{}
 		}
-		n := 0
-		for _, v := range []string{*command, *path, *pattern} {
-			if v != "" {
-				n++
-			}
+		for i := range list {
+			list[i].Value, list[i].Pattern = warden.RedactString(list[i].Value), warden.RedactString(list[i].Pattern)
 		}
-		if n != 1 {
-			return cmdError(env, "grants add", errors.New("give exactly one of --command, --path, --pattern"))
+		writeJSON(env.Stdout, list, true)
+		return ExitOK
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "no grants")
+		return ExitOK
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTOOL\tROLE\tSESSION\tCOVERS\tUSES LEFT\tEXPIRES\tAPPROVAL")
+	for _, g := range list {
+		uses := "unlimited"
+		if g.UsesLeft >= 0 {
+			uses = fmt.Sprint(g.UsesLeft)
 		}
-		if *uses < 0 {
-			return cmdError(env, "grants add", fmt.Errorf("--uses %d: must not be negative", *uses))
+		exp := "never"
+		if !g.Expires.IsZero() {
+			exp = g.Expires.Local().Format(time.DateTime)
 		}
-		base := warden.Grant{Tool: pos[0], Role: *role, Session: *sess, UsesLeft: *uses, CreatedBy: whoami(), CreatedAt: time.Now()}
-		if *expires != "" {
-			d, err := policy.ParseDuration(*expires)
-			if err != nil || d <= 0 {
-				return cmdError(env, "grants add", fmt.Errorf("--expires %q: want a positive duration such as 90m, 8h or 7d", *expires))
-			}
-			base.Expires = base.CreatedAt.Add(d)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Tool, dash(g.Role), dash(g.Session),
+			covers(g), uses, exp, dash(g.Approval))
+	}
+	tw.Flush()
+	return ExitOK
+}
+
+// runGrantsAdd is `warden grants add TOOL ...`: a human pre-approves calls.
+func runGrantsAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int {
+	sf := addStoreFlags(fs)
+	command := fs.String("command", "", "the command line to allow, exactly")
+	path := fs.String("path", "", "the file to allow, exactly")
+	pattern := fs.String("pattern", "", "a command glob (\"git push origin *\") or a path glob (\"src/**\")")
+	role := fs.String("role", "", "the role the grant is for (default: calls without a role)")
+	sess := fs.String("session", "", "only this session")
+	expires := fs.String("expires", "", "the grant ends after this long (90m, 8h, 7d)")
+	uses := fs.Int("uses", 0, "the grant ends after this many calls")
+	pos, pol, st, code := sf.parseOpen(ctx, env, "grants", fs, args)
+	if code >= 0 {
+		return code
+	}
+	defer st.Close()
+	if len(pos) != 1 {
+		return cmdError(env, "grants add", errors.New("want exactly one TOOL (the host's tool name: Bash, run_shell_command, bash, Write, ...)"))
+	}
+	n := 0
+	for _, v := range []string{*command, *path, *pattern} {
+		if v != "" {
+			n++
 		}
-		grants, err := newGrants(pol, base, *command, *path, *pattern)
+	}
+	if n != 1 {
+		return cmdError(env, "grants add", errors.New("give exactly one of --command, --path, --pattern"))
+	}
+	if *uses < 0 {
+		return cmdError(env, "grants add", fmt.Errorf("--uses %d: must not be negative", *uses))
+	}
+	base := warden.Grant{Tool: pos[0], Role: *role, Session: *sess, UsesLeft: *uses, CreatedBy: whoami(), CreatedAt: time.Now()}
+	if *expires != "" {
+		d, err := policy.ParseDuration(*expires)
+		if err != nil || d <= 0 {
+			return cmdError(env, "grants add", fmt.Errorf("--expires %q: want a positive duration such as 90m, 8h or 7d", *expires))
+		}
+		base.Expires = base.CreatedAt.Add(d)
+	}
+	grants, err := newGrants(pol, base, *command, *path, *pattern)
+	if err != nil {
+		return cmdError(env, "grants add", err)
+	}
+	for _, g := range grants {
+		g, err := st.AddGrant(ctx, g)
 		if err != nil {
 			return cmdError(env, "grants add", err)
 		}
-		for _, g := range grants {
-			g, err := st.AddGrant(ctx, g)
-			if err != nil {
-				return cmdError(env, "grants add", err)
-			}
-			fmt.Fprintf(env.Stdout, "grant %s: %s\n", g.ID, describeGrant(g))
-		}
-		return ExitOK
-	case "revoke", "rm":
-		if len(pos) == 0 {
-			return cmdError(env, "grants revoke", errors.New("want one or more grant ids"))
-		}
-		code := ExitOK
-		for _, id := range pos {
-			if err := st.RevokeGrant(ctx, id); err != nil {
-				code = cmdError(env, "grants revoke", err)
-				continue
-			}
-			fmt.Fprintf(env.Stdout, "revoked %s\n", id)
-		}
+		fmt.Fprintf(env.Stdout, "grant %s: %s\n", g.ID, describeGrant(g))
+	}
+	return ExitOK
+}
+
+// runGrantsRevoke is `warden grants revoke ID...`.
+func runGrantsRevoke(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int {
+	sf := addStoreFlags(fs)
+	pos, _, st, code := sf.parseOpen(ctx, env, "grants", fs, args)
+	if code >= 0 {
 		return code
 	}
-	return cmdError(env, "grants", fmt.Errorf("unknown subcommand %q (want ls, add or revoke)", sub))
+	defer st.Close()
+	if len(pos) == 0 {
+		return cmdError(env, "grants revoke", errors.New("want one or more grant ids"))
+	}
+	code = ExitOK
+	for _, id := range pos {
+		if err := st.RevokeGrant(ctx, id); err != nil {
+			code = cmdError(env, "grants revoke", err)
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "revoked %s\n", id)
+	}
+	return code
 }
 
 // newGrants makes the grants `grants add` stores: for a command or a path,

@@ -50,12 +50,9 @@ func runStateShow(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "state", stateUsage)
 	sf := addStoreFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if _, code := parseArgs(fs, args); code >= 0 {
+	_, _, st, code := sf.parseOpen(ctx, env, "state", fs, args)
+	if code >= 0 {
 		return code
-	}
-	_, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "state", err)
 	}
 	defer st.Close()
 	s, err := st.State(ctx)
@@ -90,13 +87,9 @@ func runStateShow(ctx context.Context, env *Env, args []string) int {
 func runStatePhase(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "state", stateUsage)
 	sf := addStoreFlags(fs)
-	pos, code := parseArgs(fs, args)
+	pos, pol, st, code := sf.parseOpen(ctx, env, "state", fs, args)
 	if code >= 0 {
 		return code
-	}
-	pol, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "state", err)
 	}
 	defer st.Close()
 	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
@@ -115,12 +108,9 @@ func runStateSessions(ctx context.Context, env *Env, args []string) int {
 	sf := addStoreFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	all := fs.Bool("all", false, "include archived sessions")
-	if _, code := parseArgs(fs, args); code >= 0 {
+	_, _, st, code := sf.parseOpen(ctx, env, "state", fs, args)
+	if code >= 0 {
 		return code
-	}
-	_, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "state", err)
 	}
 	defer st.Close()
 	list, err := st.Sessions(ctx, warden.SessionFilter{Archived: *all})

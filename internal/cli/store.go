@@ -61,6 +61,38 @@ func (f storeFlags) open(ctx context.Context) (*policy.Policy, warden.Store, err
 	return pol, st, nil
 }
 
+// parseOpen parses a subcommand's arguments and opens the policy and the
+// store; cmd names the command in errors. It returns a code >= 0 when the
+// command should stop; else the caller closes st.
+func (f storeFlags) parseOpen(ctx context.Context, env *Env, cmd string, fs *flag.FlagSet, args []string) (pos []string, pol *policy.Policy, st warden.Store, code int) {
+	pos, code = parseArgs(fs, args)
+	if code >= 0 {
+		return nil, nil, nil, code
+	}
+	pol, st, err := f.open(ctx)
+	if err != nil {
+		return nil, nil, nil, cmdError(env, cmd, err)
+	}
+	return pos, pol, st, -1
+}
+
+// subcommandFunc runs a subcommand with its own flag set.
+type subcommandFunc func(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int
+
+// runSubcommand runs the subcommand of cmd that env.Args names, with a
+// flag set of its own; want lists the subcommands for an error.
+func runSubcommand(ctx context.Context, env *Env, cmd, usage, want string, subs map[string]subcommandFunc) int {
+	sub, args, code := subcommand(env, cmd, usage)
+	if code >= 0 {
+		return code
+	}
+	run, ok := subs[sub]
+	if !ok {
+		return cmdError(env, cmd, fmt.Errorf("unknown subcommand %q (want %s)", sub, want))
+	}
+	return run(ctx, env, newFlags(env, cmd+" "+sub, usage), args)
+}
+
 // parseArgs parses flags that may come before, between or after the
 // positional arguments (`approve ID --always`), and returns the positional
 // ones. It returns a code >= 0 when the command should stop.
