@@ -142,7 +142,7 @@ func Run(ctx context.Context, rt *Runtime, h hook.Host, data []byte, f hook.Flag
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("internal error (panic: %v)", r), stack: firstLines(string(debug.Stack()), 12)}
+				done <- result{err: fmt.Errorf("internal error (panic: %v)", r), stack: PanicStack()}
 			}
 		}()
 		if stall != nil {
@@ -451,6 +451,10 @@ func LoadEngine(cwd, policyFile string) (*engine.Engine, error) {
 	}
 	return eng, nil
 }
+
+// PanicStack is the head of the stack of a panic being recovered: for a
+// log, never for the model.
+func PanicStack() string { return firstLines(string(debug.Stack()), 14) }
 
 func firstLines(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)

@@ -18,7 +18,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -232,7 +231,7 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 	var resp hookd.Response
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Printf("internal error (panic: %v)\n%s", r, firstLines(string(debug.Stack()), 12))
+			s.log.Printf("internal error (panic: %v)\n%s", r, handler.PanicStack())
 			resp = hookd.Response{Refused: "internal error"}
 		}
 		resp.V = hookd.Version
@@ -477,12 +476,4 @@ func changed(exe string, was os.FileInfo) string {
 		return "its binary " + exe + " changed"
 	}
 	return ""
-}
-
-func firstLines(s string, n int) string {
-	lines := strings.SplitN(s, "\n", n+1)
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return strings.Join(lines, "\n")
 }
