@@ -21,14 +21,17 @@
 //  3. `warden hook HOST` (package internal/cli, file hook.go) parses the
 //     Flags, reads stdin, looks the host up here (Lookup) and hands the
 //     input to handler.Run (package hook/handler).
-//  4. handler.Run decodes the input with Host.Decode into an Event, then
-//     under the hook Deadline and a panic guard loads the policy (packages
-//     policy and engine), opens the store (package client: sqlite or
-//     postgres) and does what the event means to the session through a
-//     session.Tracker (package session): a PreTool event is decided by
-//     Tracker.Decide, which asks the engine, waits for or queues an
-//     approval, and writes the call's warden.AuditRecord to the store's
-//     audit log. A failure before a tool is recorded there too.
+//  4. handler.Run decodes the input with Host.Decode into an Event, then,
+//     under the hook Deadline and a panic guard, loads and compiles the
+//     policy (packages policy and engine), opens the store (package
+//     client: package sqlite or postgres, both on internal/sqlstore) and
+//     does what the event means through a session.Tracker (package
+//     session), which alone writes sessions. A PreTool event goes to
+//     Tracker.Decide: the engine decides the call in the session's
+//     context, an ask waits for or queues an approval, and the call's
+//     warden.AuditRecord is written to the store's audit log. A call that
+//     gets no decision (timeout, crash, no policy) is recorded there too,
+//     as the deny it is answered with.
 //  5. Host.Answer renders the decision or text in the host's JSON; the
 //     command prints it (from hookd: the client prints what hookd sent).
 package hook
