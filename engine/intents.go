@@ -7,13 +7,14 @@ import (
 	"os"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/warden-run/warden/policy"
 )
 
 // intentSet is the active intents file, read once at compile time
 // (seed 002's .orchestration/active_intents.yaml).
 type intentSet struct {
 	file string
+	list []policy.Intent // in file order
 	byID map[string]*intent
 	err  error // the file exists but cannot be read: intent checks deny
 }
@@ -26,15 +27,6 @@ type intent struct {
 	scope []string
 }
 
-type intentsFile struct {
-	ActiveIntents []struct {
-		ID         string   `yaml:"id"`
-		Name       string   `yaml:"name"`
-		Status     string   `yaml:"status"`
-		OwnedScope []string `yaml:"owned_scope"`
-	} `yaml:"active_intents"`
-}
-
 func loadIntents(file string, e *Engine) (*intentSet, error) {
 	set := &intentSet{file: file, byID: map[string]*intent{}}
 	data, err := os.ReadFile(file)
@@ -45,22 +37,18 @@ func loadIntents(file string, e *Engine) (*intentSet, error) {
 		set.err = err
 		return set, nil
 	}
-	var f intentsFile
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		set.err = fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	list, _, err := policy.ParseIntents(file, data)
+	if err != nil {
+		set.err = err
 		return set, nil
 	}
-	for i, a := range f.ActiveIntents {
-		if a.ID == "" {
-			set.err = fmt.Errorf("%s: active_intents[%d] has no id", file, i)
-			return set, nil
-		}
+	for _, a := range list {
 		in := &intent{ID: a.ID, Name: a.Name, scope: a.OwnedScope}
 		for _, s := range a.OwnedScope {
 			excl := strings.HasPrefix(s, "!")
 			g, err := e.compilePath(strings.TrimPrefix(s, "!"))
 			if err != nil {
-				set.err = fmt.Errorf("%s: intent %s: owned_scope %q: %v", file, a.ID, s, err)
+				set.err = fmt.Errorf("%s: intent %s: owned_scope %q: %v", a.Pos, a.ID, s, err)
 				return set, nil
 			}
 			if excl {
@@ -71,19 +59,29 @@ func loadIntents(file string, e *Engine) (*intentSet, error) {
 		}
 		set.byID[a.ID] = in
 	}
+	set.list = list
 	return set, nil
 }
 
+// Intents returns the active intents as the engine read them at compile
+// time, in file order, and the error that makes every intent check deny
+// (an intents file that cannot be read or decoded). A policy without an
+// intents section has none.
+func (e *Engine) Intents() ([]policy.Intent, error) {
+	if e.intents == nil {
+		return nil, nil
+	}
+	return e.intents.list, e.intents.err
+}
+
 // owns reports whether a path is inside the intent's owned scope:
-// exclusions win; with no inclusions everything not excluded is in scope.
+// exclusions win, and only what an inclusion matches is in scope (an
+// intent without owned_scope owns nothing).
 func (in *intent) owns(abs, rel string, inside bool) bool {
 	for _, g := range in.excl {
 		if g.match(abs, rel, inside) {
 			return false
 		}
-	}
-	if len(in.incl) == 0 {
-		return true
 	}
 	for _, g := range in.incl {
 		if g.match(abs, rel, inside) {
@@ -98,4 +96,23 @@ func (g pathGlob) match(abs, rel string, inside bool) bool {
 		return g.g.Match(strings.TrimPrefix(abs, "/"))
 	}
 	return inside && g.g.Match(rel)
+}
+
+// intentIDs lists the active intents' ids, "INT-001 (JWT migration),
+// INT-002", for the text that sends the model to select one.
+func (e *Engine) intentIDs() string {
+	if e.intents == nil {
+		return ""
+	}
+	var b strings.Builder
+	for i, in := range e.intents.list {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(in.ID)
+		if in.Name != "" {
+			b.WriteString(" (" + in.Name + ")")
+		}
+	}
+	return b.String()
 }

@@ -49,6 +49,9 @@ func (e *Engine) reason(st *state, it item) string {
 		return fmt.Sprintf("Intent %q is not in %s.", it.subject, e.pol.Intents.File)
 	case warden.CodeScopeViolation:
 		in := e.intents.byID[it.extra]
+		if len(in.scope) == 0 {
+			return fmt.Sprintf("%s is outside the scope of intent %s, which owns nothing (it has no owned_scope).", it.subject, it.extra)
+		}
 		return fmt.Sprintf("%s is outside the scope of intent %s (owned_scope: %s).", it.subject, it.extra, strings.Join(in.scope, ", "))
 	case warden.CodeUnknownTarget:
 		return fmt.Sprintf("warden cannot tell which files this %s call writes, so it cannot check them against the protected paths, the workspace and the intents.", it.subject)
@@ -125,9 +128,15 @@ func (e *Engine) suggestion(st *state, it item) string {
 		}
 		return "Start the session with the role's required first tool."
 	case warden.CodeMissingIntent:
+		if ids := e.intentIDs(); ids != "" {
+			return "Select an active intent first (select_active_intent with intent_id, one of: " + ids + "), then retry."
+		}
 		return "Select an active intent first (select_active_intent with an id such as INT-001), then retry."
 	case warden.CodeIntentNotFound:
-		return "Select an intent that exists in the intents file, or ask the user to add one."
+		if ids := e.intentIDs(); ids != "" {
+			return "Select one of the active intents (select_active_intent with intent_id): " + ids + "; or ask the user to add the one you need."
+		}
+		return "No intent is active: ask the user to add one to the intents file."
 	case warden.CodeScopeViolation:
 		return "Select an intent whose scope includes this path, or ask the user to widen intent " + it.extra + "'s scope."
 	case warden.CodeUnknownTarget:

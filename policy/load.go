@@ -152,6 +152,15 @@ func Lint(path string) (*Policy, []Finding, error) {
 		return nil, nil, err
 	}
 	p, findings := Parse(abs, data)
+	if p.Intents != nil {
+		// The intents file: an intent that owns nothing, or a file warden
+		// cannot read (every write that needs an intent is then denied).
+		_, fs, err := ReadIntents(p.Intents.File)
+		if err != nil {
+			findings = append(findings, Finding{Pos: p.Intents.Pos, Severity: SevError, Field: "intents.file", Message: err.Error()})
+		}
+		findings = append(findings, fs...)
+	}
 	return p, findings, nil
 }
 
