@@ -104,15 +104,5 @@ func (e *Engine) intentIDs() string {
 	if e.intents == nil {
 		return ""
 	}
-	var b strings.Builder
-	for i, in := range e.intents.list {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(in.ID)
-		if in.Name != "" {
-			b.WriteString(" (" + in.Name + ")")
-		}
-	}
-	return b.String()
+	return policy.IntentList(e.intents.list)
 }

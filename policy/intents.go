@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -111,4 +112,19 @@ func fieldNode(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// IntentList lists intents for the model: "INT-001 (JWT migration), INT-002".
+func IntentList(list []Intent) string {
+	var b strings.Builder
+	for i, in := range list {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(in.ID)
+		if in.Name != "" {
+			b.WriteString(" (" + in.Name + ")")
+		}
+	}
+	return b.String()
 }

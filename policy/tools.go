@@ -43,6 +43,13 @@ var BuiltinKinds = map[string]string{
 	"read_text_file": "read", "read_media_file": "read", "read_multiple_files": "read",
 	"create_directory": "write", "list_directory_with_sizes": "list", "directory_tree": "list",
 	"move_file": "write", "get_file_info": "read", "list_allowed_directories": "list",
+	// warden's own MCP server (warden mcp serve, registered as "warden" by
+	// warden init) as Claude Code and Codex, Gemini CLI and OpenCode name
+	// its tools. add_anchor is left to the default for destructive calls.
+	"mcp__warden__select_active_intent": "intent", "mcp_warden_select_active_intent": "intent", "warden_select_active_intent": "intent",
+	"mcp__warden__check_call": "read", "mcp_warden_check_call": "read", "warden_check_call": "read",
+	"mcp__warden__list_anchors": "read", "mcp_warden_list_anchors": "read", "warden_list_anchors": "read",
+	"mcp__warden__request_approval": "todo", "mcp_warden_request_approval": "todo", "warden_request_approval": "todo",
 }
 
 // SafeKinds are the kinds that cannot change anything. Every other kind,

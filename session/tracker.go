@@ -172,6 +172,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	args := AuditArgs(call.Args)
 	if call.Session == "" {
 		tr = t.lean(*call, &engine.Session{Grants: grants})
+		t.selectIntent(call, tr) // an unknown intent is denied; there is no session to keep one
 	} else {
 		now := t.now()
 		if hist, err = t.recentCalls(ctx, call.Session); err != nil {
@@ -203,6 +204,9 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			fillCall(call, s)
 			first = !s.FirstToolUsed()
 			tr = t.lean(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: now})
+			if id := t.selectIntent(call, tr); id != "" {
+				s.IntentID = id // seed 002's handshake: the session's next calls have this intent
+			}
 			record(s, call, tr, now)
 			if tr.Decision.Decision == warden.Ask && !opt.HostPrompts {
 				return nil, nil // more to do after the session is stored
@@ -271,6 +275,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		}
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.ID == lost })
 		tr = t.lean(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: t.now()})
+		t.selectIntent(call, tr)
 	}
 	if err := t.deliver(ctx, tr, grants); err != nil {
 		return res, false, err
