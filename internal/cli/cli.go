@@ -49,7 +49,7 @@ var commands = map[string]command{
 	"import":    {"turn a host's permission settings into a warden policy: warden import claude|opencode|gemini|codex FILE", runImport},
 	"init":      {"wire warden into an agent host's configuration: warden init claude|codex|gemini|opencode", runInit},
 	"lint":      {"check a policy file; findings name file, line and column", runLint},
-	"mcp":       {"govern an MCP server: warden mcp proxy -- CMD ARGS... | --upstream URL", runMCP},
+	"mcp":       {"MCP: warden's own server (warden mcp serve), or govern one (warden mcp proxy -- CMD ARGS... | --upstream URL)", runMCP},
 	"purge":     {"apply the retention limits: demote and delete anchors, archive history and sessions, drop expired approvals and old audit", runPurge},
 	"report":    {"check a final report and its plugin metadata, or filter a response stream", runReport},
 	"resume":    {"lift a halt (warden halt)", runResume},

@@ -8,17 +8,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/mcpproxy"
+	"github.com/warden-run/warden/mcpserve"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 )
@@ -28,15 +31,17 @@ import (
 const upstreamEnv = "WARDEN_MCP_UPSTREAM"
 
 func runMCP(ctx context.Context, env *Env) int {
-	sub, args, code := subcommand(env, "mcp", "proxy [flags] -- CMD ARGS...\n\nRun `warden mcp proxy -h` for its flags.")
+	sub, args, code := subcommand(env, "mcp", "serve [--http ADDR] | proxy [flags] -- CMD ARGS...\n\nRun `warden mcp serve -h` or `warden mcp proxy -h` for their flags.")
 	if code >= 0 {
 		return code
 	}
 	switch sub {
 	case "proxy":
 		return runMCPProxy(ctx, env, args)
+	case "serve":
+		return runMCPServe(ctx, env, args)
 	}
-	fmt.Fprintf(env.Stderr, "warden mcp: unknown subcommand %q (want proxy)\n", sub)
+	fmt.Fprintf(env.Stderr, "warden mcp: unknown subcommand %q (want serve or proxy)\n", sub)
 	return ExitError
 }
 
@@ -111,42 +116,12 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	if !validServerName(*name) {
 		return cmdError(env, "mcp proxy", fmt.Errorf("--name %q: use letters, digits, - and _ (and no __), as in the client's config", *name))
 	}
-	if *sid == "" {
-		*sid = os.Getenv("WARDEN_SESSION")
-	}
-	own := *sid == "" // a session of this run alone, ended with it
-	if own {
-		*sid = "mcp-" + *name + "-" + randomHex(6)
-	}
-
-	// The store is opened once; the policy is compiled again when it (or
-	// its intents file) changes while the proxy runs. A policy that does
-	// not load, or a store that does not open, stops the proxy before any
-	// call; a policy that stops loading later denies.
-	wd, err := os.Getwd()
+	gate, st, own, err := mcpGate(ctx, sf, *sid, *role, *name)
 	if err != nil {
 		return cmdError(env, "mcp proxy", err)
-	}
-	file := *sf.policy
-	if file == "" {
-		if file, err = policy.Find(wd); err != nil {
-			return cmdError(env, "mcp proxy", err)
-		}
-	}
-	if file, err = filepath.Abs(file); err != nil {
-		return cmdError(env, "mcp proxy", err)
-	}
-	pol := &mcpproxy.Policy{File: file}
-	eng, err := pol.Compiled()
-	if err != nil {
-		return cmdError(env, "mcp proxy", err)
-	}
-	st, err := openStore(ctx, eng.Policy().File, *sf.store)
-	if err != nil {
-		return cmdError(env, "mcp proxy", fmt.Errorf("open the warden store: %w", err))
 	}
 	defer st.Close()
-	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Engine: pol.Engine, Session: *sid, Role: *role, Cwd: wd}
+	*sid = gate.Session
 
 	var up mcp.Transport
 	if *upURL != "" {
@@ -169,15 +144,133 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	p := &mcpproxy.Proxy{Name: *name, Gate: gate, Log: env.Stderr}
 	err = p.Run(ctx, clientConn, upConn)
 	if own {
-		// A session that made no call was never stored.
-		if _, eerr := gate.Tracker.End(context.WithoutCancel(ctx), *sid, session.Ended); eerr != nil && !errors.Is(eerr, warden.ErrNotFound) {
-			fmt.Fprintf(env.Stderr, "warden mcp proxy: end session %s: %v\n", *sid, eerr)
-		}
+		endOwnSession(ctx, env, "mcp proxy", gate)
 	}
 	if err != nil {
 		return cmdError(env, "mcp proxy", err)
 	}
 	return ExitOK
+}
+
+func runMCPServe(ctx context.Context, env *Env, args []string) int {
+	fs := flag.NewFlagSet("mcp serve", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	sf := addStoreFlags(fs)
+	role := fs.String("role", "", "`role` of the agent behind the client (a stored session keeps its own)")
+	sid := fs.String("session", "", "session `ID` the calls belong to (default: $WARDEN_SESSION, else a new one per run; over HTTP, one per MCP session under this prefix)")
+	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port or :port, 127.0.0.1 when no host is given) at /mcp, instead of stdio")
+	remote := fs.Bool("allow-remote", false, "with --http: allow an address other than the loopback (anyone who reaches it can use the tools)")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: warden mcp serve [flags]\n"+
+			"       warden mcp serve --http 127.0.0.1:8765 [flags]\n\n"+
+			"Serves warden's own MCP tools on stdin/stdout (or streamable HTTP):\n"+
+			"select_active_intent, check_call, request_approval, list_anchors and add_anchor.\n"+
+			"Each call of them is decided and audited as mcp__warden__TOOL.")
+		fs.PrintDefaults()
+	}
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return cmdError(env, "mcp serve", fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	listen := ""
+	if *addr != "" {
+		host, port, err := net.SplitHostPort(*addr)
+		if err != nil {
+			return cmdError(env, "mcp serve", fmt.Errorf("--http %q: want host:port or :port", *addr))
+		}
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		if ip := net.ParseIP(host); !*remote && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return cmdError(env, "mcp serve", fmt.Errorf("--http %q is not a loopback address: anyone who reaches it could use warden's tools; give --allow-remote to serve it anyway", *addr))
+		}
+		listen = net.JoinHostPort(host, port)
+	} else if *remote {
+		return cmdError(env, "mcp serve", errors.New("--allow-remote needs --http ADDR"))
+	}
+	gate, st, own, err := mcpGate(ctx, sf, *sid, *role, mcpserve.Name)
+	if err != nil {
+		return cmdError(env, "mcp serve", err)
+	}
+	defer st.Close()
+	srv := &mcpserve.Server{Gate: gate, Version: versionLine()}
+	if listen == "" {
+		err = srv.New().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+		if own {
+			endOwnSession(ctx, env, "mcp serve", gate)
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return cmdError(env, "mcp serve", err)
+		}
+		return ExitOK
+	}
+	srv.PerClient = true
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return cmdError(env, "mcp serve", err)
+	}
+	m := srv.New()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m }, nil))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(env.Stderr, "warden mcp serve: listening on http://%s/mcp\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return cmdError(env, "mcp serve", err)
+	}
+	return ExitOK
+}
+
+// mcpGate opens what an MCP front end decides with: the policy, compiled
+// again when it (or its intents file) changes while the front end runs,
+// the store, and the session the calls belong to (sid, else
+// $WARDEN_SESSION, else a new one of this run, own). A policy that does not
+// load, or a store that does not open, is an error before any call; a
+// policy that stops loading later denies.
+func mcpGate(ctx context.Context, sf storeFlags, sid, role, name string) (gate *mcpproxy.SessionGate, st warden.Store, own bool, err error) {
+	if sid == "" {
+		sid = os.Getenv("WARDEN_SESSION")
+	}
+	own = sid == "" // a session of this run alone, ended with it
+	if own {
+		sid = "mcp-" + name + "-" + randomHex(6)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	file := *sf.policy
+	if file == "" {
+		if file, err = policy.Find(wd); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if file, err = filepath.Abs(file); err != nil {
+		return nil, nil, false, err
+	}
+	pol := &mcpproxy.Policy{File: file}
+	eng, err := pol.Compiled()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	st, err = openStore(ctx, eng.Policy().File, *sf.store)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("open the warden store: %w", err)
+	}
+	return &mcpproxy.SessionGate{Tracker: session.New(eng, st), Engine: pol.Engine, Session: sid, Role: role, Cwd: wd}, st, own, nil
+}
+
+// endOwnSession ends the session a front end made for its run (a session
+// that made no call was never stored).
+func endOwnSession(ctx context.Context, env *Env, what string, gate *mcpproxy.SessionGate) {
+	if _, err := gate.Tracker.End(context.WithoutCancel(ctx), gate.Session, session.Ended); err != nil && !errors.Is(err, warden.ErrNotFound) {
+		fmt.Fprintf(env.Stderr, "warden %s: end session %s: %v\n", what, gate.Session, err)
+	}
 }
 
 // validServerName reports whether name can stand in mcp__NAME__TOOL.
