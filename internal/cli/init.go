@@ -109,7 +109,9 @@ existing settings (a changed file is backed up first; running it again changes n
 with the absolute path of warden-hook (or warden), so the host finds it whatever its PATH.
 Writes a starter warden.yaml when the project has no policy. For Codex it also trusts the
 project and warden's hooks in Codex's own config (Codex skips untrusted hooks).
---remove takes warden's hooks out again and keeps every other setting and hook.
+It also registers warden's MCP server (warden mcp serve: select_active_intent and more) in
+the host's MCP config (.mcp.json, .codex/config.toml, .gemini/settings.json, opencode.json).
+--remove takes warden's hooks and server out again and keeps every other setting and hook.
 Run ` + "`warden doctor HOST`" + ` afterwards: it proves the wiring.`
 
 func runInit(ctx context.Context, env *Env) int {
@@ -121,6 +123,7 @@ func runInit(ctx context.Context, env *Env) int {
 	role := fset.String("role", "", "`role` of the top-level agent (a role of the policy; subagents take their own type)")
 	remove := fset.Bool("remove", false, "take warden's hooks out of the host's configuration, keeping everything else")
 	codexBin := fset.String("codex", "", "codex: the Codex `binary` whose app server records the trust (default: codex on PATH)")
+	noMCP := fset.Bool("no-mcp", false, "do not register warden's MCP server (warden mcp serve) in the host's MCP config")
 	if len(env.Args) > 0 && (env.Args[0] == "-h" || env.Args[0] == "--help") {
 		fset.Usage()
 		return ExitOK
@@ -148,7 +151,14 @@ func runInit(ctx context.Context, env *Env) int {
 		return cmdError(env, "init", fmt.Errorf("%s is not a folder", root))
 	}
 	if *remove {
-		changes, err := removeWiring(host, root)
+		// The MCP server first: Gemini CLI's settings.json holds both, and
+		// a file warden made and that holds nothing else goes.
+		changes, err := unregisterMCP(host, root)
+		if err != nil {
+			return cmdError(env, "init "+host+" --remove", err)
+		}
+		hc, err := removeWiring(host, root)
+		changes = append(changes, hc...)
 		if err != nil {
 			return cmdError(env, "init "+host+" --remove", err)
 		}
@@ -210,6 +220,8 @@ func runInit(ctx context.Context, env *Env) int {
 	// the host's timeout leaves room for that. Codex clamps SessionEnd
 	// hooks to 3 s and reports an error for a longer one.
 	secs := 30 + int(wait.Seconds())
+	mcpFile, _ := mcpConfig(host, root)
+	_, statErr := os.Stat(mcpFile)
 	var changes []string
 	switch host {
 	case "claude":
@@ -233,6 +245,24 @@ func runInit(ctx context.Context, env *Env) int {
 	}
 	if err != nil {
 		return cmdError(env, "init "+host, err)
+	}
+	if !*noMCP {
+		mcpBin := binPath
+		if isHookClient(binPath) {
+			mcpBin, err = wardenBinary()
+		}
+		switch {
+		case errors.Is(err, errTempBuild):
+			changes = append(changes, err.Error())
+		case err != nil:
+			return cmdError(env, "init "+host, err)
+		default:
+			c, err := registerMCP(host, root, mcpBin, errors.Is(statErr, fs.ErrNotExist))
+			changes = append(changes, c...)
+			if err != nil {
+				return cmdError(env, "init "+host, err)
+			}
+		}
 	}
 	if host == "codex" {
 		c, err := trustCodex(ctx, *codexBin, root, cmd)
