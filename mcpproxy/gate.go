@@ -114,6 +114,9 @@ func (g *SessionGate) Answer(ctx context.Context, approval string, approve bool,
 	return err
 }
 
+// Current returns the tracker with the policy as it is now (see Engine).
+func (g *SessionGate) Current() (*session.Tracker, error) { return g.tracker() }
+
 // tracker is the tracker with the current engine.
 func (g *SessionGate) tracker() (*session.Tracker, error) {
 	if g.Engine == nil {

@@ -120,14 +120,6 @@ func errorResult(text string) *mcp.CallToolResult {
 	return r
 }
 
-// engine is the policy as it is now.
-func (s *Server) engine(g *mcpproxy.SessionGate) (session.Engine, error) {
-	if g.Engine != nil {
-		return g.Engine()
-	}
-	return g.Tracker.Engine, nil
-}
-
 // SelectIntentIn is select_active_intent's input.
 type SelectIntentIn struct {
 	IntentID string `json:"intent_id,omitempty" jsonschema:"the id of the intent to work on, such as INT-001; leave it out to list the intents"`
@@ -142,11 +134,11 @@ func (s *Server) selectIntent(ctx context.Context, req *mcp.CallToolRequest, in 
 	if r := s.own(ctx, g, ToolSelectIntent, args); r != nil {
 		return r, nil, nil
 	}
-	eng, err := s.engine(g)
+	tr, err := g.Current()
 	if err != nil {
 		return errorResult("warden cannot load the policy: " + err.Error()), nil, nil
 	}
-	p := eng.Policy()
+	p := tr.Engine.Policy()
 	if p.Intents == nil {
 		return errorResult("This project's warden policy has no intents section, so there is no intent to select. " +
 			"Go on without one, or ask the user to add `intents:` to the policy (docs/policy.md, Intents)."), nil, nil
@@ -245,18 +237,29 @@ func (in CallIn) call(g *mcpproxy.SessionGate) (warden.ToolCall, error) {
 	return warden.ToolCall{Tool: in.Tool, Args: args, Session: g.Session, Role: g.Role, Cwd: g.Cwd, Host: mcpproxy.Host}, nil
 }
 
-func (s *Server) checkCall(ctx context.Context, req *mcp.CallToolRequest, in CallIn) (*mcp.CallToolResult, any, error) {
+// about decides the call of tool (check_call, request_approval) and
+// returns the call it is about, and the tracker to look at it with; or the
+// tool's error result.
+func (s *Server) about(ctx context.Context, req *mcp.CallToolRequest, tool string, in CallIn) (*session.Tracker, warden.ToolCall, *mcp.CallToolResult) {
 	g := s.gate(req)
-	if r := s.own(ctx, g, ToolCheckCall, in.args()); r != nil {
-		return r, nil, nil
+	if r := s.own(ctx, g, tool, in.args()); r != nil {
+		return nil, warden.ToolCall{}, r
 	}
 	call, err := in.call(g)
 	if err != nil {
-		return errorResult("check_call: " + err.Error() + "."), nil, nil
+		return nil, call, errorResult(tool + ": " + err.Error() + ".")
 	}
-	tr, err := s.tracker(g)
+	tr, err := g.Current()
 	if err != nil {
-		return errorResult("warden cannot load the policy: " + err.Error()), nil, nil
+		return nil, call, errorResult("warden cannot load the policy: " + err.Error())
+	}
+	return tr, call, nil
+}
+
+func (s *Server) checkCall(ctx context.Context, req *mcp.CallToolRequest, in CallIn) (*mcp.CallToolResult, any, error) {
+	tr, call, r := s.about(ctx, req, ToolCheckCall, in)
+	if r != nil {
+		return r, nil, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, mcpproxy.DecideTimeout)
 	defer cancel()
@@ -287,17 +290,9 @@ func (s *Server) checkCall(ctx context.Context, req *mcp.CallToolRequest, in Cal
 }
 
 func (s *Server) requestApproval(ctx context.Context, req *mcp.CallToolRequest, in CallIn) (*mcp.CallToolResult, any, error) {
-	g := s.gate(req)
-	if r := s.own(ctx, g, ToolRequestApproval, in.args()); r != nil {
+	tr, call, r := s.about(ctx, req, ToolRequestApproval, in)
+	if r != nil {
 		return r, nil, nil
-	}
-	call, err := in.call(g)
-	if err != nil {
-		return errorResult("request_approval: " + err.Error() + "."), nil, nil
-	}
-	tr, err := s.tracker(g)
-	if err != nil {
-		return errorResult("warden cannot load the policy: " + err.Error()), nil, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, mcpproxy.DecideTimeout)
 	defer cancel()
@@ -320,17 +315,6 @@ func (s *Server) requestApproval(ctx context.Context, req *mcp.CallToolRequest, 
 	return textResult(fmt.Sprintf("approval: %s\nstatus: pending\n\nA person answers it from the project folder with one of: %s.\n"+
 		"Nothing is granted until they do. Once approved, make exactly the same call.",
 		res.Approval.ID, session.AnswerCommands(res.Approval.ID))), nil, nil
-}
-
-// tracker is the gate's tracker with the policy as it is now.
-func (s *Server) tracker(g *mcpproxy.SessionGate) (*session.Tracker, error) {
-	eng, err := s.engine(g)
-	if err != nil {
-		return nil, err
-	}
-	tr := *g.Tracker
-	tr.Engine = eng
-	return &tr, nil
 }
 
 func (s *Server) listAnchors(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -379,11 +363,11 @@ func (s *Server) addAnchor(ctx context.Context, req *mcp.CallToolRequest, in Anc
 	if err != nil {
 		return errorResult("add_anchor: priority: " + err.Error() + "."), nil, nil
 	}
-	eng, err := s.engine(g)
+	tr, err := g.Current()
 	if err != nil {
 		return errorResult("warden cannot load the policy: " + err.Error()), nil, nil
 	}
-	a, err := session.AddAnchor(ctx, g.Tracker.Store, warden.Anchor{Priority: p, Content: warden.RedactString(text)}, session.Limits(eng.Policy()), time.Now())
+	a, err := session.AddAnchor(ctx, tr.Store, warden.Anchor{Priority: p, Content: warden.RedactString(text)}, session.Limits(tr.Engine.Policy()), time.Now())
 	if err != nil {
 		return errorResult("add_anchor: " + err.Error()), nil, nil
 	}

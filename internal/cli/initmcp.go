@@ -70,16 +70,9 @@ func registerMCP(host, root, bin string, fresh bool) ([]string, error) {
 	if out == nil || exists && bytes.Equal(out, data) {
 		return nil, nil
 	}
-	var changes []string
-	if exists && !fresh {
-		bak, err := backup(file, data)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, "backed up "+file+" to "+bak)
-	}
-	if err := writeFileAtomic(file, out); err != nil {
-		return nil, err
+	changes, err := rewrite(file, data, out, exists && !fresh)
+	if err != nil {
+		return changes, err
 	}
 	return append(changes, fmt.Sprintf("registered warden's MCP server (%s mcp serve) as %q in %s", bin, mcpserve.Name, file)), nil
 }
@@ -239,18 +232,12 @@ func unregisterMCP(host, root string) ([]string, error) {
 		}
 		return []string{"removed " + file + " (it held only warden's MCP server)"}, nil
 	}
-	var changes []string
-	if _, err := os.Stat(file + ".warden-backup"); err == nil {
-		// The file was the user's before warden: keep a copy. (One warden
-		// made holds the user's later edits, which stay.)
-		bak, err := backup(file, data)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, "backed up "+file+" to "+bak)
-	}
-	if err := writeFileAtomic(file, out); err != nil {
-		return nil, err
+	// A file that was the user's before warden is backed up. (One warden
+	// made holds the user's later edits, which stay.)
+	_, berr := os.Stat(file + ".warden-backup")
+	changes, err := rewrite(file, data, out, berr == nil)
+	if err != nil {
+		return changes, err
 	}
 	return append(changes, "took warden's MCP server out of "+file+"; your other servers and settings are kept"), nil
 }
@@ -274,3 +261,17 @@ func wardenBinary() (string, error) {
 // errTempBuild: a warden that is removed when it exits cannot be a host's
 // MCP server.
 var errTempBuild = errors.New("warden runs from a temporary build (go run, go test) that is removed when it exits, so its MCP server is not registered: install warden (go install ./cmd/warden) and run warden init again")
+
+// rewrite writes out to file, backing up its old content data first when
+// keep says so.
+func rewrite(file string, data, out []byte, keep bool) ([]string, error) {
+	var changes []string
+	if keep {
+		bak, err := backup(file, data)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, "backed up "+file+" to "+bak)
+	}
+	return changes, writeFileAtomic(file, out)
+}
