@@ -56,6 +56,14 @@ var handshakeHosts = []handshakeHost{
 		setup: func(e *env) { e.setupGemini() },
 		run:   func(e *env, bin, prompt string) result { return e.runGemini(bin, prompt) },
 	},
+	{
+		name: "opencode", spec: opencodeSpec, intent: "warden_select_active_intent",
+		write: func(path string) scripted.ToolCall {
+			return scripted.ToolCall{Name: "write", Args: map[string]any{"filePath": path, "content": "# notes\n"}}
+		},
+		setup: func(e *env) { e.setupOpenCode() },
+		run:   func(e *env, bin, prompt string) result { return e.runOpenCode(bin, prompt) },
+	},
 }
 
 // TestMCPServeHandshake: seed 002's handshake on real hosts. After

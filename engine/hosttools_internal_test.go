@@ -19,6 +19,12 @@ var otherTools = map[string]string{
 	"activate_skill":          "Gemini CLI's skill tool: likewise",
 	"Workflow":                "runs a workflow script; its scriptPath is checked as a path",
 	"DeferredToolPlaceholder": "a placeholder the host never runs",
+	// warden's own MCP server (warden init registers it) as each host
+	// names its add_anchor: left to the default for destructive calls.
+	"mcp__warden__add_anchor": "warden's add_anchor: anchors reach every later session",
+	"mcp_warden_add_anchor":   "warden's add_anchor (Gemini CLI)",
+	"warden_add_anchor":       "warden's add_anchor (OpenCode)",
+	"mcp__warden":             "Codex's namespace of warden's MCP tools, which the model calls by their own names",
 }
 
 // TestToolTableCoversHostTools walks the tool definitions the real hosts

@@ -43,6 +43,8 @@ var BuiltinKinds = map[string]string{
 	"read_text_file": "read", "read_media_file": "read", "read_multiple_files": "read",
 	"create_directory": "write", "list_directory_with_sizes": "list", "directory_tree": "list",
 	"move_file": "write", "get_file_info": "read", "list_allowed_directories": "list",
+	// Codex, with an MCP server configured: the servers' resources.
+	"list_mcp_resources": "list", "list_mcp_resource_templates": "list", "read_mcp_resource": "read",
 	// warden's own MCP server (warden mcp serve, registered as "warden" by
 	// warden init) as Claude Code and Codex, Gemini CLI and OpenCode name
 	// its tools. add_anchor is left to the default for destructive calls.
