@@ -32,3 +32,26 @@ func TestMCPProxyBadCommandLines(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPServeBadCommandLines: warden mcp serve refuses an HTTP address
+// off the loopback unless told, and a policy that does not load.
+func TestMCPServeBadCommandLines(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "warden.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "serve", "--policy", coding, "--http", "0.0.0.0:8765"}, "not a loopback address"},
+		{[]string{"mcp", "serve", "--policy", coding, "--http", "example.com:8765"}, "--allow-remote"},
+		{[]string{"mcp", "serve", "--policy", coding, "--http", "8765"}, "want host:port"},
+		{[]string{"mcp", "serve", "--policy", coding, "--allow-remote"}, "--allow-remote needs --http"},
+		{[]string{"mcp", "serve", "--policy", coding, "extra"}, "unexpected arguments"},
+		{[]string{"mcp", "serve", "--policy", missing}, "warden.yaml"},
+	} {
+		_, stderr, code := run(t, "", tc.args...)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("warden %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
