@@ -37,7 +37,7 @@ const BusyTimeout = 8 * time.Second
 type Store = sqlstore.Store
 
 var dialect = sqlstore.Dialect{
-	AutoID:         "INTEGER PRIMARY KEY AUTOINCREMENT",
+	Name:           "sqlite",
 	ForUpdate:      "", // BEGIN IMMEDIATE already holds the write lock
 	Rebind:         func(q string) string { return q },
 	LockMigrations: func(context.Context, *sql.Tx) error { return nil },

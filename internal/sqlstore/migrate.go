@@ -2,162 +2,151 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"embed"
 	"fmt"
-	"strings"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strconv"
 )
 
-// migrations are applied in order, each once. Never edit one that shipped:
-// append a new one.
-var migrations = []string{
-	`CREATE TABLE sessions (
-		id TEXT PRIMARY KEY,
-		role TEXT NOT NULL DEFAULT '',
-		host TEXT NOT NULL DEFAULT '',
-		parent TEXT NOT NULL DEFAULT '',
-		depth INTEGER NOT NULL DEFAULT 0,
-		first_tool TEXT NOT NULL DEFAULT '',
-		calls INTEGER NOT NULL DEFAULT 0,
-		violations INTEGER NOT NULL DEFAULT 0,
-		governance INTEGER NOT NULL DEFAULT 0,
-		compactions INTEGER NOT NULL DEFAULT 0,
-		resumes INTEGER NOT NULL DEFAULT 0,
-		intent_id TEXT NOT NULL DEFAULT '',
-		intent TEXT NOT NULL DEFAULT '',
-		status TEXT NOT NULL DEFAULT '',
-		started_at BIGINT NOT NULL DEFAULT 0,
-		last_seen BIGINT NOT NULL DEFAULT 0,
-		ended_at BIGINT NOT NULL DEFAULT 0,
-		archived INTEGER NOT NULL DEFAULT 0
-	);
-	CREATE INDEX sessions_last_seen ON sessions (last_seen);
-	CREATE TABLE grants (
-		id TEXT PRIMARY KEY,
-		tool TEXT NOT NULL,
-		role TEXT NOT NULL DEFAULT '',
-		session TEXT NOT NULL DEFAULT '',
-		subject TEXT NOT NULL,
-		value TEXT NOT NULL DEFAULT '',
-		pattern TEXT NOT NULL DEFAULT '',
-		expires BIGINT NOT NULL DEFAULT 0,
-		uses_left INTEGER NOT NULL DEFAULT -1,
-		created_at BIGINT NOT NULL,
-		created_by TEXT NOT NULL DEFAULT '',
-		approval TEXT NOT NULL DEFAULT '',
-		revoked_at BIGINT NOT NULL DEFAULT 0
-	);
-	CREATE TABLE approvals (
-		id TEXT PRIMARY KEY,
-		session TEXT NOT NULL DEFAULT '',
-		role TEXT NOT NULL DEFAULT '',
-		host TEXT NOT NULL DEFAULT '',
-		tool TEXT NOT NULL,
-		args TEXT NOT NULL DEFAULT '{}',
-		summary TEXT NOT NULL DEFAULT '',
-		code TEXT NOT NULL DEFAULT '',
-		rule TEXT NOT NULL DEFAULT '',
-		reason TEXT NOT NULL DEFAULT '',
-		parts TEXT NOT NULL DEFAULT '[]',
-		fingerprint TEXT NOT NULL DEFAULT '',
-		status TEXT NOT NULL,
-		scope TEXT NOT NULL DEFAULT '',
-		message TEXT NOT NULL DEFAULT '',
-		decided_by TEXT NOT NULL DEFAULT '',
-		created_at BIGINT NOT NULL,
-		decided_at BIGINT NOT NULL DEFAULT 0,
-		grants TEXT NOT NULL DEFAULT '[]',
-		consumed INTEGER NOT NULL DEFAULT 0
-	);
-	CREATE INDEX approvals_status ON approvals (status);
-	CREATE INDEX approvals_fingerprint ON approvals (fingerprint);
-	CREATE TABLE audit (
-		id {{autoid}},
-		time BIGINT NOT NULL,
-		session TEXT NOT NULL DEFAULT '',
-		role TEXT NOT NULL DEFAULT '',
-		host TEXT NOT NULL DEFAULT '',
-		tool TEXT NOT NULL,
-		depth INTEGER NOT NULL DEFAULT 0,
-		args TEXT NOT NULL DEFAULT '{}',
-		decision TEXT NOT NULL,
-		code TEXT NOT NULL DEFAULT '',
-		rule TEXT NOT NULL DEFAULT '',
-		reason TEXT NOT NULL DEFAULT '',
-		matched TEXT NOT NULL DEFAULT '[]',
-		warnings TEXT NOT NULL DEFAULT '[]',
-		grants TEXT NOT NULL DEFAULT '[]',
-		approval TEXT NOT NULL DEFAULT '',
-		mode TEXT NOT NULL DEFAULT '',
-		enforced TEXT NOT NULL DEFAULT '',
-		latency BIGINT NOT NULL DEFAULT 0
-	);
-	CREATE INDEX audit_time ON audit (time);
-	CREATE INDEX audit_session ON audit (session);
-	CREATE TABLE state (
-		id INTEGER PRIMARY KEY,
-		phase TEXT NOT NULL DEFAULT '',
-		updated_at BIGINT NOT NULL DEFAULT 0
-	);
-	CREATE TABLE anchors (
-		id TEXT PRIMARY KEY,
-		priority TEXT NOT NULL,
-		content TEXT NOT NULL,
-		created_at BIGINT NOT NULL,
-		demoted_at BIGINT NOT NULL DEFAULT 0
-	);
-	CREATE TABLE history (
-		id {{autoid}},
-		time BIGINT NOT NULL,
-		session TEXT NOT NULL DEFAULT '',
-		agent TEXT NOT NULL DEFAULT '',
-		action TEXT NOT NULL,
-		result TEXT NOT NULL DEFAULT '',
-		archived INTEGER NOT NULL DEFAULT 0
-	);`,
-	// At most one pending approval per call: concurrent hook processes
-	// asking for the same call share one approval.
-	`UPDATE approvals SET fingerprint = fingerprint || ':' || id WHERE status = 'pending' AND fingerprint <> ''
-		AND id NOT IN (SELECT MIN(id) FROM approvals WHERE status = 'pending' AND fingerprint <> '' GROUP BY fingerprint);
-	CREATE UNIQUE INDEX approvals_pending_fingerprint ON approvals (fingerprint) WHERE status = 'pending' AND fingerprint <> ''`,
-	// Trimming the live history after each violation reads this index
-	// instead of the whole table.
-	`CREATE INDEX history_live ON history (archived, id)`,
-	// Emergency halts: a session's, or the project's (session '').
-	`CREATE TABLE halts (
-		session TEXT PRIMARY KEY,
-		message TEXT NOT NULL DEFAULT '',
-		by_whom TEXT NOT NULL DEFAULT '',
-		at BIGINT NOT NULL DEFAULT 0
-	)`,
-	// One record per host call: a call retried after a crash (hookd
-	// killed mid-call) is decided once.
-	`ALTER TABLE audit ADD COLUMN call_id TEXT NOT NULL DEFAULT '';
-	CREATE UNIQUE INDEX audit_call ON audit (call_id) WHERE call_id <> ''`,
-	// The plain-language sentence a compiled rule came from (warden compile).
-	`ALTER TABLE audit ADD COLUMN source TEXT NOT NULL DEFAULT ''`,
+// The schema is built by the migrations in migrations/, applied in order,
+// each once, and recorded in the table warden_schema (one row per applied
+// version). A file is named NNNN_what.sql when it holds for every
+// database, NNNN_what.DIALECT.sql (DIALECT is Dialect.Name: sqlite,
+// postgres) when the databases need different SQL; a version has either
+// one shared file or one file per dialect. Never edit a migration that
+// shipped: add the next version.
+//
+// Each file runs as one Exec with no arguments, so the database parses the
+// whole file (a ';' inside a string literal, a trigger body or a $$ body is
+// the database's to read, not warden's): modernc.org/sqlite runs every
+// statement of a multi-statement Exec, and pgx sends an Exec without
+// arguments through the simple query protocol, which allows several
+// statements.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migration is one schema version: its SQL by dialect name, "" for a file
+// shared by all.
+type migration struct {
+	version int
+	sql     map[string]string
+	files   map[string]string // file names, by the same keys, for errors
 }
+
+// text is the migration's SQL for the dialect named d.
+func (m migration) text(d string) (string, string, error) {
+	if q, ok := m.sql[d]; ok {
+		return q, m.files[d], nil
+	}
+	if q, ok := m.sql[""]; ok {
+		return q, m.files[""], nil
+	}
+	return "", "", fmt.Errorf("migration %04d has no file for %s (want %04d_NAME.sql or %04d_NAME.%s.sql)", m.version, d, m.version, m.version, d)
+}
+
+var migrationName = regexp.MustCompile(`^([0-9]{4})_[a-z0-9_]+(?:\.([a-z0-9]+))?\.sql$`)
+
+// loadMigrations reads the migrations of fsys (its .sql files at the top
+// level): versions from 1 without gaps, each either one shared file or
+// files per dialect.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	byVersion := map[int]*migration{}
+	for _, name := range names {
+		m := migrationName.FindStringSubmatch(name)
+		if m == nil {
+			return nil, fmt.Errorf("migration %s: want a name like 0001_what.sql or 0001_what.sqlite.sql", name)
+		}
+		v, _ := strconv.Atoi(m[1])
+		if v == 0 {
+			return nil, fmt.Errorf("migration %s: versions start at 0001", name)
+		}
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: %w", name, err)
+		}
+		mg := byVersion[v]
+		if mg == nil {
+			mg = &migration{version: v, sql: map[string]string{}, files: map[string]string{}}
+			byVersion[v] = mg
+		}
+		if prev, ok := mg.files[m[2]]; ok {
+			return nil, fmt.Errorf("migration %s: version %04d is in %s already", name, v, prev)
+		}
+		mg.sql[m[2]], mg.files[m[2]] = string(b), name
+	}
+	out := make([]migration, len(byVersion))
+	for v := 1; v <= len(out); v++ {
+		if byVersion[v] == nil {
+			return nil, fmt.Errorf("migrations: version %04d is missing (the last is %04d)", v, maxKey(byVersion))
+		}
+	}
+	for v, mg := range byVersion {
+		if _, shared := mg.sql[""]; shared && len(mg.sql) > 1 {
+			return nil, fmt.Errorf("migration %04d: %s is shared, so it cannot also have a file per dialect", v, mg.files[""])
+		}
+		out[v-1] = *mg
+	}
+	return out, nil
+}
+
+func maxKey(m map[int]*migration) int {
+	n := 0
+	for k := range m {
+		n = max(n, k)
+	}
+	return n
+}
+
+// migrations are this build's schema versions.
+var migrations = func() []migration {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err)
+	}
+	ms, err := loadMigrations(sub)
+	if err != nil {
+		panic(err) // a build with broken migrations fails every test
+	}
+	return ms
+}()
 
 // SchemaVersion is the schema version this build writes.
 var SchemaVersion = len(migrations)
 
-// migrate brings the schema up to date. Concurrent migrations (several
-// processes opening a new database at once) are serialised by the
-// database; each migration is applied exactly once.
+// migrate brings the schema up to date.
 func (s *Store) migrate(ctx context.Context) error {
+	return runMigrations(ctx, s.db, s.d, migrations)
+}
+
+// runMigrations applies the migrations of ms that db has not had yet.
+// Concurrent migrations (several processes opening a new database at
+// once) are serialised by the database; each migration is applied exactly
+// once, all in one transaction.
+func runMigrations(ctx context.Context, db *sql.DB, d Dialect, ms []migration) error {
 	// Fast path without a write lock: the schema is current.
 	var v int
-	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM warden_schema`).Scan(&v)
-	if err == nil && v == len(migrations) {
+	err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM warden_schema`).Scan(&v)
+	if err == nil && v == len(ms) {
 		return nil
 	}
-	if err == nil && v > len(migrations) {
-		return fmt.Errorf("store schema version %d is newer than this warden (%d): upgrade warden", v, len(migrations))
+	if err == nil && v > len(ms) {
+		return fmt.Errorf("store schema version %d is newer than this warden (%d): upgrade warden", v, len(ms))
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer tx.Rollback()
-	if err := s.d.LockMigrations(ctx, tx); err != nil {
+	if err := d.LockMigrations(ctx, tx); err != nil {
 		return fmt.Errorf("migrate: lock: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS warden_schema (version INTEGER NOT NULL)`); err != nil {
@@ -166,20 +155,19 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM warden_schema`).Scan(&v); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if v > len(migrations) {
-		return fmt.Errorf("store schema version %d is newer than this warden (%d): upgrade warden", v, len(migrations))
+	if v > len(ms) {
+		return fmt.Errorf("store schema version %d is newer than this warden (%d): upgrade warden", v, len(ms))
 	}
-	for i := v; i < len(migrations); i++ {
-		for _, stmt := range strings.Split(strings.ReplaceAll(migrations[i], "{{autoid}}", s.d.AutoID), ";") {
-			if strings.TrimSpace(stmt) == "" {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("migrate to version %d: %w", i+1, err)
-			}
+	for _, m := range ms[v:] {
+		q, file, err := m.text(d.Name)
+		if err != nil {
+			return fmt.Errorf("migrate to version %d: %w", m.version, err)
 		}
-		if _, err := tx.ExecContext(ctx, s.d.Rebind(`INSERT INTO warden_schema (version) VALUES (?)`), i+1); err != nil {
-			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("migrate to version %d (%s): %w", m.version, file, err)
+		}
+		if _, err := tx.ExecContext(ctx, d.Rebind(`INSERT INTO warden_schema (version) VALUES (?)`), m.version); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", m.version, err)
 		}
 	}
 	return tx.Commit()

@@ -198,8 +198,9 @@ func nonNil(s []string) []string {
 
 // Dialect is what differs between the SQL databases.
 type Dialect struct {
-	// AutoID is the column type of an auto-incrementing primary key.
-	AutoID string
+	// Name picks the migration files written for this database
+	// (NNNN_what.NAME.sql); see migrate.go.
+	Name string
 	// ForUpdate is appended to a SELECT that must lock its rows.
 	ForUpdate string
 	// Rebind turns the queries' ? placeholders into the database's own.
