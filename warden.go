@@ -225,7 +225,7 @@ func ErrorCode(err error) Code {
 // failure into an allow.
 func FailClosed(err error) Decision {
 	code := ErrorCode(err)
-	suggestion := "Fix the warden policy or store (run `warden lint`), then retry. Ask the user if this persists."
+	suggestion := "Fix the warden policy or store: ask the user to, as warden's own files are closed to tool calls (`warden lint` shows what is wrong). Retrying before that fails the same way."
 	switch code {
 	case CodeBadInput:
 		suggestion = "This is not a policy problem: the call reached warden incomplete or malformed. " +

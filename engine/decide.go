@@ -23,7 +23,7 @@ type item struct {
 // cost more than the rest of the comparison.
 func prio(c warden.Code) int {
 	switch c {
-	case warden.CodePolicyError:
+	case warden.CodeBadInput, warden.CodePolicyError:
 		return 0
 	case warden.CodeProtectedPath:
 		return 1

@@ -67,8 +67,8 @@ func (e *Engine) reason(st *state, it item) string {
 			return fmt.Sprintf("No rule can allow %s because %s; the policy's default for %s calls is %s.", what(it.subject, c.Tool), it.note, it.extra, it.effect)
 		}
 		return fmt.Sprintf("No rule covers %s; the policy's default for %s calls is %s.", what(it.subject, c.Tool), it.extra, it.effect)
-	case warden.CodePolicyError:
-		return fmt.Sprintf("The call's argument %q %s.", it.subject, it.extra)
+	case warden.CodeBadInput:
+		return fmt.Sprintf("The call's argument %q must be %s, not %s.", it.subject, it.extra, it.note)
 	}
 	return string(it.code)
 }
@@ -145,8 +145,8 @@ func (e *Engine) suggestion(st *state, it item) string {
 			return "Wait for the user's approval, or use a command or tool the policy allows."
 		}
 		return "Use a command or tool the policy allows, or ask the user to add a rule for this."
-	case warden.CodePolicyError:
-		return "Fix the call's arguments and try again."
+	case warden.CodeBadInput:
+		return fmt.Sprintf("Send the call again with %q as %s.", it.subject, it.extra)
 	}
 	return "Ask the user how to proceed."
 }
