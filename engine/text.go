@@ -154,7 +154,7 @@ func (e *Engine) suggestion(st *state, it item) string {
 // delegateHint names the role a step denied to role should go to: a role
 // whose tools include tool, preferring the roles role delegates to
 // (directly or further down the chain) and roles with a tool list of their
-// own over roles that may use any tool (seed 000's guidance).
+// own over roles that may use any tool.
 func (e *Engine) delegateHint(role, tool, kind string) string {
 	var listed, open []string
 	for n, ri := range e.roles {

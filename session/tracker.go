@@ -2,7 +2,7 @@
 // session between tool calls (role, first tool, delegation depth, intent,
 // violations), feeds that state to the engine, queues approvals for a human,
 // honours and counts grants, writes the audit trail, and produces the
-// governance text a host injects at each moment of a session (seed 000).
+// governance text a host injects at each moment of a session (governance.go).
 //
 // A Tracker is safe for concurrent use, and so are several Trackers in
 // different processes sharing one store: the store serialises the updates
