@@ -25,7 +25,7 @@ func (s *Store) AddAnchor(ctx context.Context, a warden.Anchor) (warden.Anchor, 
 		a.ID = newID("n-")
 	}
 	if a.CreatedAt.IsZero() {
-		a.CreatedAt = s.now()
+		a.CreatedAt = s.Now()
 	}
 	a.CreatedAt, a.DemotedAt = tm(ts(a.CreatedAt)), tm(ts(a.DemotedAt))
 	_, err = s.exec(ctx, `INSERT INTO anchors (id, priority, content, created_at, demoted_at) VALUES (?, ?, ?, ?, ?)`,
@@ -38,7 +38,7 @@ func (s *Store) AddAnchor(ctx context.Context, a warden.Anchor) (warden.Anchor, 
 
 // DemoteAnchor implements warden.StateStore.
 func (s *Store) DemoteAnchor(ctx context.Context, id string) error {
-	res, err := s.exec(ctx, `UPDATE anchors SET priority = 'normal', demoted_at = ? WHERE id = ? AND priority = 'high'`, ts(s.now()), id)
+	res, err := s.exec(ctx, `UPDATE anchors SET priority = 'normal', demoted_at = ? WHERE id = ? AND priority = 'high'`, ts(s.Now()), id)
 	if err != nil {
 		return fmt.Errorf("demote anchor %q: %w", id, err)
 	}

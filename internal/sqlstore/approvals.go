@@ -43,7 +43,7 @@ func (s *Store) CreateApproval(ctx context.Context, a warden.Approval) (warden.A
 	if a.Tool == "" {
 		return a, errors.New("create approval: tool is required")
 	}
-	a.CreatedAt = tm(ts(s.now()))
+	a.CreatedAt = tm(ts(s.Now()))
 	a.Status, a.Scope, a.DecidedAt, a.DecidedBy, a.Message, a.Grants, a.Consumed = warden.ApprovalPending, "", time.Time{}, "", "", nil, false
 	if a.Args == nil {
 		a.Args = map[string]any{}
@@ -168,7 +168,7 @@ func (s *Store) ResolveApproval(ctx context.Context, id string, r warden.Resolut
 		ids = append(ids, g.ID)
 	}
 	_, err = tx.ExecContext(ctx, s.d.Rebind(`UPDATE approvals SET status = ?, scope = ?, message = ?, decided_by = ?,
-		decided_at = ?, grants = ? WHERE id = ?`), r.Status, r.Scope, r.Message, r.DecidedBy, ts(s.now()), toJSON(ids), id)
+		decided_at = ?, grants = ? WHERE id = ?`), r.Status, r.Scope, r.Message, r.DecidedBy, ts(s.Now()), toJSON(ids), id)
 	if err != nil {
 		return warden.Approval{}, fmt.Errorf("resolve approval %q: %w", id, err)
 	}

@@ -23,7 +23,7 @@ func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.A
 
 func (s *Store) appendAudit(ctx context.Context, q querier, r warden.AuditRecord) (warden.AuditRecord, error) {
 	if r.Time.IsZero() {
-		r.Time = s.now()
+		r.Time = s.Now()
 	}
 	r.Time = tm(ts(r.Time))
 	if r.Args == nil {

@@ -33,7 +33,7 @@ func (s *Store) prepGrant(g warden.Grant) (warden.Grant, error) {
 		g.ID = newID("g-")
 	}
 	if g.CreatedAt.IsZero() {
-		g.CreatedAt = s.now()
+		g.CreatedAt = s.Now()
 	}
 	if g.UsesLeft == 0 {
 		g.UsesLeft = -1
@@ -67,7 +67,7 @@ func (s *Store) Grants(ctx context.Context, f warden.GrantFilter) ([]warden.Gran
 	var args []any
 	if !f.All {
 		q += ` AND revoked_at = 0 AND (expires = 0 OR expires > ?) AND uses_left <> 0`
-		args = append(args, ts(s.now()))
+		args = append(args, ts(s.Now()))
 	}
 	if f.Session != "" {
 		q += ` AND (session = '' OR session = ?)`
@@ -96,7 +96,7 @@ const useGrant = `UPDATE grants SET uses_left = CASE WHEN uses_left > 0 THEN use
 
 // UseGrant implements warden.GrantStore.
 func (s *Store) UseGrant(ctx context.Context, id string) (bool, error) {
-	res, err := s.exec(ctx, useGrant, id, ts(s.now()))
+	res, err := s.exec(ctx, useGrant, id, ts(s.Now()))
 	if err != nil {
 		return false, fmt.Errorf("use grant %q: %w", id, err)
 	}
@@ -120,7 +120,7 @@ func (s *Store) UseGrant(ctx context.Context, id string) (bool, error) {
 
 // RevokeGrant implements warden.GrantStore.
 func (s *Store) RevokeGrant(ctx context.Context, id string) error {
-	res, err := s.exec(ctx, `UPDATE grants SET revoked_at = ? WHERE id = ?`, ts(s.now()), id)
+	res, err := s.exec(ctx, `UPDATE grants SET revoked_at = ? WHERE id = ?`, ts(s.Now()), id)
 	if err != nil {
 		return fmt.Errorf("revoke grant %q: %w", id, err)
 	}

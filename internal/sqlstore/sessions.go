@@ -125,7 +125,7 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 	}
 	if dr != nil {
 		for _, g := range dr.UseGrants {
-			res, err := q.ExecContext(ctx, s.d.Rebind(useGrant), g, ts(s.now()))
+			res, err := q.ExecContext(ctx, s.d.Rebind(useGrant), g, ts(s.Now()))
 			if err != nil {
 				return warden.Session{}, rec, fmt.Errorf("use grant %s: %w", g, err)
 			}

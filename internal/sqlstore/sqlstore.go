@@ -26,9 +26,11 @@ type Store struct {
 	// was a quarter of a decision's CPU time.
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
-	// Now is the store's clock; it stamps records and decides whether a
-	// grant has expired. Tests replace it.
-	Now func() time.Time
+	// Clock is the store's clock (default time.Now): it stamps records and
+	// decides whether a grant has expired, and the session layer takes its
+	// time from it too (Now), so that one clock rules a decision. Tests
+	// that travel in time replace it.
+	Clock func() time.Time
 	// group is the group commit of WriteDecision (see groupWriter).
 	group groupWriter
 }
@@ -109,11 +111,12 @@ func (p prepared) QueryRowContext(ctx context.Context, q string, args ...any) *s
 	return st.QueryRowContext(ctx, args...)
 }
 
-func (s *Store) now() time.Time {
-	if s.Now == nil {
+// Now returns the time on the store's clock, in UTC.
+func (s *Store) Now() time.Time {
+	if s.Clock == nil {
 		return time.Now().UTC()
 	}
-	return s.Now().UTC()
+	return s.Clock().UTC()
 }
 
 // Time is stored as microseconds since the Unix epoch; 0 is the zero time.

@@ -62,7 +62,7 @@ func (s *Store) State(ctx context.Context) (warden.ProjectState, error) {
 // SetPhase implements warden.StateStore.
 func (s *Store) SetPhase(ctx context.Context, phase string) error {
 	_, err := s.exec(ctx, `INSERT INTO state (id, phase, updated_at) VALUES (1, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET phase = excluded.phase, updated_at = excluded.updated_at`, phase, ts(s.now()))
+		ON CONFLICT (id) DO UPDATE SET phase = excluded.phase, updated_at = excluded.updated_at`, phase, ts(s.Now()))
 	if err != nil {
 		return fmt.Errorf("set phase: %w", err)
 	}
@@ -79,7 +79,7 @@ func (s *Store) addHistory(ctx context.Context, q querier, h warden.HistoryEntry
 		return errors.New("add history: action is empty")
 	}
 	if h.Time.IsZero() {
-		h.Time = s.now()
+		h.Time = s.Now()
 	}
 	_, err := q.ExecContext(ctx, s.d.Rebind(`INSERT INTO history (time, session, agent, action, result) VALUES (?, ?, ?, ?, ?)`),
 		ts(h.Time), h.Session, h.Agent, h.Action, h.Result)
