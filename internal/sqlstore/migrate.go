@@ -16,8 +16,8 @@ import (
 // version). A file is named NNNN_what.sql when it holds for every
 // database, NNNN_what.DIALECT.sql (DIALECT is Dialect.Name: sqlite,
 // postgres) when the databases need different SQL; a version has either
-// one shared file or one file per dialect. Never edit a migration that
-// shipped: add the next version.
+// files: a shared one, one per dialect, or both (the shared one runs
+// first). Never edit a migration that shipped: add the next version.
 //
 // Each file runs as one Exec with no arguments, so the database parses the
 // whole file (a ';' inside a string literal, a trigger body or a $$ body is
@@ -37,22 +37,28 @@ type migration struct {
 	files   map[string]string // file names, by the same keys, for errors
 }
 
-// text is the migration's SQL for the dialect named d.
-func (m migration) text(d string) (string, string, error) {
-	if q, ok := m.sql[d]; ok {
-		return q, m.files[d], nil
+// step is one file of a migration.
+type step struct{ file, sql string }
+
+// steps are the migration's files for the dialect named d, in the order
+// they run: the shared one, then the dialect's.
+func (m migration) steps(d string) ([]step, error) {
+	var out []step
+	for _, k := range []string{"", d} {
+		if q, ok := m.sql[k]; ok {
+			out = append(out, step{m.files[k], q})
+		}
 	}
-	if q, ok := m.sql[""]; ok {
-		return q, m.files[""], nil
+	if len(out) == 0 {
+		return nil, fmt.Errorf("migration %04d has no file for %s (want %04d_NAME.sql or %04d_NAME.%s.sql)", m.version, d, m.version, m.version, d)
 	}
-	return "", "", fmt.Errorf("migration %04d has no file for %s (want %04d_NAME.sql or %04d_NAME.%s.sql)", m.version, d, m.version, m.version, d)
+	return out, nil
 }
 
 var migrationName = regexp.MustCompile(`^([0-9]{4})_[a-z0-9_]+(?:\.([a-z0-9]+))?\.sql$`)
 
 // loadMigrations reads the migrations of fsys (its .sql files at the top
-// level): versions from 1 without gaps, each either one shared file or
-// files per dialect.
+// level): versions from 1 without gaps.
 func loadMigrations(fsys fs.FS) ([]migration, error) {
 	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
@@ -90,9 +96,6 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		}
 	}
 	for v, mg := range byVersion {
-		if _, shared := mg.sql[""]; shared && len(mg.sql) > 1 {
-			return nil, fmt.Errorf("migration %04d: %s is shared, so it cannot also have a file per dialect", v, mg.files[""])
-		}
 		out[v-1] = *mg
 	}
 	return out, nil
@@ -159,12 +162,14 @@ func runMigrations(ctx context.Context, db *sql.DB, d Dialect, ms []migration) e
 		return fmt.Errorf("store schema version %d is newer than this warden (%d): upgrade warden", v, len(ms))
 	}
 	for _, m := range ms[v:] {
-		q, file, err := m.text(d.Name)
+		steps, err := m.steps(d.Name)
 		if err != nil {
 			return fmt.Errorf("migrate to version %d: %w", m.version, err)
 		}
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("migrate to version %d (%s): %w", m.version, file, err)
+		for _, st := range steps {
+			if _, err := tx.ExecContext(ctx, st.sql); err != nil {
+				return fmt.Errorf("migrate to version %d (%s): %w", m.version, st.file, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, d.Rebind(`INSERT INTO warden_schema (version) VALUES (?)`), m.version); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", m.version, err)

@@ -23,8 +23,14 @@ func TestShippedMigrations(t *testing.T) {
 	}
 	for _, m := range migrations {
 		for _, d := range []string{"sqlite", "postgres"} {
-			if q, _, err := m.text(d); err != nil || strings.TrimSpace(q) == "" {
-				t.Errorf("migration %d for %s: %q, %v", m.version, d, q, err)
+			steps, err := m.steps(d)
+			if err != nil || len(steps) == 0 {
+				t.Errorf("migration %d for %s: %v", m.version, d, err)
+			}
+			for _, st := range steps {
+				if strings.TrimSpace(st.sql) == "" {
+					t.Errorf("%s is empty", st.file)
+				}
 			}
 		}
 	}
@@ -38,7 +44,6 @@ func TestLoadMigrationsErrors(t *testing.T) {
 	}{
 		{fstest.MapFS{"0001_a.sql": file("x"), "0003_c.sql": file("x")}, "version 0002 is missing"},
 		{fstest.MapFS{"0001_a.sql": file("x"), "0001_b.sql": file("x")}, "is in 0001_a.sql already"},
-		{fstest.MapFS{"0001_a.sql": file("x"), "0001_a.sqlite.sql": file("x")}, "cannot also have a file per dialect"},
 		{fstest.MapFS{"1_a.sql": file("x")}, "want a name like"},
 		{fstest.MapFS{"0000_a.sql": file("x")}, "versions start at 0001"},
 	} {
@@ -51,27 +56,27 @@ func TestLoadMigrationsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ms[0].text("sqlite"); err == nil || !strings.Contains(err.Error(), "no file for sqlite") {
+	if _, err := ms[0].steps("sqlite"); err == nil || !strings.Contains(err.Error(), "no file for sqlite") {
 		t.Errorf("a version without SQL for sqlite: %v", err)
 	}
 }
 
 // hardSQL is SQL the old runner (which split each migration on ';') broke:
 // a ';' in a string literal, in a comment, and in a trigger or function
-// body.
+// body; migration 2 has a shared file and one per dialect.
 var hardSQL = fstest.MapFS{
 	"0001_notes.sql": {Data: []byte(`-- a comment; with a semicolon
 CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
 INSERT INTO notes (id, body) VALUES (1, 'first; second');
 INSERT INTO notes (id, body) VALUES (2, 'it''s; quoted');
 `)},
-	"0002_body.sqlite.sql": {Data: []byte(`CREATE TABLE log (body TEXT NOT NULL);
-CREATE TRIGGER notes_log AFTER INSERT ON notes BEGIN
+	"0002_body.sql": {Data: []byte(`CREATE TABLE log (body TEXT NOT NULL);
+`)},
+	"0002_body.sqlite.sql": {Data: []byte(`CREATE TRIGGER notes_log AFTER INSERT ON notes BEGIN
 	INSERT INTO log (body) VALUES ('added; ' || NEW.body);
 END;
 `)},
-	"0002_body.postgres.sql": {Data: []byte(`CREATE TABLE log (body TEXT NOT NULL);
-CREATE FUNCTION notes_log() RETURNS trigger AS $$
+	"0002_body.postgres.sql": {Data: []byte(`CREATE FUNCTION notes_log() RETURNS trigger AS $$
 BEGIN
 	INSERT INTO log (body) VALUES ('added; ' || NEW.body);
 	RETURN NEW;
