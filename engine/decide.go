@@ -250,13 +250,21 @@ type part struct {
 // before, in checkRole, and the most severe result over all parts and
 // checks is the decision (finish).
 func (e *Engine) evalPart(st *state, p *part) {
+	// The cheap conditions of each step are tested here, so that a part
+	// pays only for the steps that can apply to it.
+	path := p.subject == warden.SubjectPath && !p.dynamic
 	m := e.matchRules(st, p)
-	res := e.pathCheck(st, p, &m)
-	if !res.set && res.code == "" {
+	var res item
+	if path {
+		res = e.pathCheck(st, p, &m)
+	}
+	if res.code == "" {
 		res = e.ruleOrDefault(p, &m)
 	}
-	unknownTarget(st, p, &res)
-	if p.subject == warden.SubjectPath && !p.dynamic && (p.vkind == "delete" || st.kind == "delete" && p.write) && res.effect != warden.Deny {
+	if p.unknownTarget && res.effect == warden.Allow {
+		unknownTarget(st, &res)
+	}
+	if path && (p.vkind == "delete" || st.kind == "delete" && p.write) && res.effect != warden.Deny {
 		e.folderCheck(st, p)
 	}
 	m.raise(&res)
@@ -266,8 +274,13 @@ func (e *Engine) evalPart(st *state, p *part) {
 	if st.tr != nil || res.effect != warden.Allow && res.beats(st.best) && !res.ruleText() {
 		res.subject = p.display()
 	}
-	e.intentScope(st, p, &res)
-	grant := e.applyGrant(st, p, &res)
+	if res.effect != warden.Deny && p.subject == warden.SubjectPath && p.write {
+		e.intentScope(st, p, &res)
+	}
+	grant := ""
+	if res.effect == warden.Ask && !p.dynamic && st.s != nil && len(st.s.Grants) > 0 {
+		grant = e.applyGrant(st, p, &res)
+	}
 	st.noteAllow(res, grant)
 	res.set = true
 	st.offer(res)
@@ -282,7 +295,7 @@ type matches struct {
 	deny, ask, allow *rule
 }
 
-// matchRules finds the rules that match p (step 1 of a part), through the
+// matchRules finds the rules that match p (step 2 of docs/policy.md), through the
 // index of command rules by program and first operand, and adds the
 // messages of the warn rules among them to the call's warnings.
 func (e *Engine) matchRules(st *state, p *part) matches {
@@ -349,13 +362,11 @@ func (e *Engine) matchRules(st *state, p *part) matches {
 	return m
 }
 
-// pathCheck is step 2: a private path (read or written), a protected path
-// written, a path outside the workspace that no allow rule names. These
-// come before the rules: an allow rule cannot lift them.
+// pathCheck is step 3, for a path warden can read: a private path (read
+// or written), a protected path written, a path outside the workspace
+// that no allow rule names. These come before the rules: an allow rule
+// cannot lift them.
 func (e *Engine) pathCheck(st *state, p *part, m *matches) item {
-	if p.subject != warden.SubjectPath || p.dynamic {
-		return item{}
-	}
 	switch {
 	case e.isPrivate(p):
 		res := item{effect: warden.Deny, code: warden.CodeProtectedPath, extra: "read"}
@@ -374,7 +385,7 @@ func (e *Engine) pathCheck(st *state, p *part, m *matches) item {
 	return item{}
 }
 
-// ruleOrDefault is step 3, for a part no path check decided: a deny rule,
+// ruleOrDefault is step 4, for a part no path check decided: a deny rule,
 // then an ask rule, then a part warden cannot read (UNPARSABLE_COMMAND),
 // then an allow or warn rule, then a builtin without side effects, then
 // the default of the part's class.
@@ -404,16 +415,17 @@ func (e *Engine) ruleOrDefault(p *part, m *matches) item {
 	return res
 }
 
-// unknownTarget is step 4: a write whose files are unknown is allowed only
-// by a rule that names its tool (UNKNOWN_TARGET).
-func unknownTarget(st *state, p *part, res *item) {
-	if p.unknownTarget && res.effect == warden.Allow && (res.rule == nil || !namesTool(res.rule, st.call.Tool)) {
+// unknownTarget is step 5, for an allowed write whose files are unknown:
+// only a rule that names its tool allows it (else UNKNOWN_TARGET).
+func unknownTarget(st *state, res *item) {
+	if res.rule == nil || !namesTool(res.rule, st.call.Tool) {
 		*res = item{effect: warden.Ask, code: warden.CodeUnknownTarget, subject: st.call.Tool}
 	}
 }
 
-// raise is step 6 (step 5, a folder removed or moved away, checks what is
-// inside it): a deny or ask rule still raises a path check's severity.
+// raise is the end of step 5 (after a folder removed or moved away is
+// checked for what is inside it): a deny or ask rule still raises a path
+// check's severity.
 func (m *matches) raise(res *item) {
 	if res.code != warden.CodeOutsideWorkspace && res.code != warden.CodeProtectedPath {
 		return
@@ -425,23 +437,21 @@ func (m *matches) raise(res *item) {
 	}
 }
 
-// intentScope is step 7: a write outside the session's intent scope
-// (MISSING_INTENT, INTENT_NOT_FOUND, SCOPE_VIOLATION) when that is more
-// severe.
+// intentScope is step 6, for a path written and not denied: a write
+// outside the session's intent scope (MISSING_INTENT, INTENT_NOT_FOUND,
+// SCOPE_VIOLATION) when that is more severe.
 func (e *Engine) intentScope(st *state, p *part, res *item) {
-	if res.effect != warden.Deny && p.subject == warden.SubjectPath && p.write && st.needsIntent(p) {
+	if st.needsIntent(p) {
 		if sc := e.scope(st, p); sc.set && sc.beats(*res) {
 			*res = sc
 		}
 	}
 }
 
-// applyGrant is step 8: a grant turns an ask into an allow for exactly
-// what it covers. It returns the grant used, if any.
+// applyGrant is step 7, for an ask the session has grants for: a grant
+// turns it into an allow for exactly what it covers. It returns the grant
+// used, if any.
 func (e *Engine) applyGrant(st *state, p *part, res *item) string {
-	if res.effect != warden.Ask || p.dynamic || st.s == nil || len(st.s.Grants) == 0 {
-		return ""
-	}
 	g := e.grantFor(st, p)
 	if g != "" {
 		st.grants = append(st.grants, g)

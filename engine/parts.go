@@ -29,15 +29,22 @@ var (
 	nestedKeys = [...]string{"args", "files", "file"}
 )
 
-// pathArgs is every name of the lists above, for hasPathArgs.
-var pathArgs = func() map[string]bool {
+// pathArgs is every name of the lists above, for hasPathArgs; pathArgHint
+// has, for each name, the bit of its last byte in the word of its length,
+// so that most other argument names (command, content, description's
+// length and last byte are shared, command's are not) cost no map lookup.
+var pathArgs, pathArgHint = func() (map[string]bool, [32]uint32) {
 	m := map[string]bool{pathListKey: true}
 	for _, ks := range [][]string{pathKeys, moveKeys[:], patchKeys, nestedKeys[:]} {
 		for _, k := range ks {
 			m[k] = true
 		}
 	}
-	return m
+	var h [32]uint32
+	for k := range m {
+		h[len(k)&31] |= 1 << (k[len(k)-1] & 31)
+	}
+	return m, h
 }()
 
 // badArg denies a call whose path argument k is not of the type want: the
@@ -801,10 +808,11 @@ func under(p, dir string) bool {
 
 // hasPathArgs reports whether any argument is one that paths or patches are
 // read from (pathArgs). Ranging over a call's few arguments costs less
-// than looking up each of the 19 names.
+// than looking up each of the 19 names, and the hint spares most of them
+// the map lookup.
 func hasPathArgs(args map[string]any) bool {
 	for k := range args {
-		if pathArgs[k] {
+		if n := len(k); n > 0 && pathArgHint[n&31]&(1<<(k[n-1]&31)) != 0 && pathArgs[k] {
 			return true
 		}
 	}
