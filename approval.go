@@ -3,8 +3,8 @@ package warden
 import "time"
 
 // Approval is a tool call that is waiting for, or got, a human's answer
-// (seeds 002 and 004). It is recorded when a decision is ask and the host has
-// no prompt of its own.
+// (README, "Sessions, approvals, grants and audit"). It is recorded when a
+// decision is ask and the host has no prompt of its own.
 type Approval struct {
 	ID      string `json:"id"`
 	Session string `json:"session,omitempty"`

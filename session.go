@@ -3,7 +3,7 @@ package warden
 import "time"
 
 // Session is what warden remembers about one agent session between tool
-// calls (seed 000's session tracker). A hook is a new process per call, so
+// calls (package session tracks them). A hook is a new process per call, so
 // every field lives in a store.
 type Session struct {
 	ID string `json:"id"`

@@ -7,7 +7,7 @@ import (
 )
 
 // ProjectState is the project's memory that outlives sessions and is
-// re-injected after a compaction (seed 001): the phase, the anchors, and the
+// re-injected after a compaction: the phase, the anchors, and the
 // recent history.
 type ProjectState struct {
 	Phase   string   `json:"phase"`
@@ -77,7 +77,7 @@ type HistoryEntry struct {
 	Result  string    `json:"result,omitempty"`
 }
 
-// StateLimits are the retention limits of seed 001's purge policy.
+// StateLimits are the retention limits of the project state (docs/policy.md, top level `state`).
 type StateLimits struct {
 	AnchorsMax        int           // default 20
 	AnchorDemoteAfter time.Duration // default 48h
@@ -90,7 +90,7 @@ type StateLimits struct {
 	ApprovalLifetime time.Duration
 }
 
-// WithDefaults fills zero limits with seed 001's defaults.
+// WithDefaults fills zero limits with the defaults docs/policy.md gives.
 func (l StateLimits) WithDefaults() StateLimits {
 	if l.AnchorsMax <= 0 {
 		l.AnchorsMax = 20
@@ -116,7 +116,7 @@ type AnchorPlan struct {
 	Remove []string // anchors to delete
 }
 
-// PlanAnchors applies seed 001's anchor policy at time now: a high anchor
+// PlanAnchors applies the anchor policy at time now: a high anchor
 // older than AnchorDemoteAfter is demoted to normal; a normal or low anchor
 // older than that (counted from its demotion, if it was demoted) is deleted;
 // and while more than AnchorsMax remain, the oldest of the lowest priority is

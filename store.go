@@ -186,6 +186,10 @@ type Store interface {
 	StateStore
 	HaltStore
 	io.Closer
+	// Now is the time on the store's clock: it stamps what the store
+	// writes and judges whether a grant has expired, and the session layer
+	// takes its time from it, so that one clock rules a decision.
+	Now() time.Time
 }
 
 // Halt stops every call of a session (and of its subagents), or with an

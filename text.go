@@ -5,8 +5,8 @@ import (
 	"unicode"
 )
 
-// TerminalSafe makes model- and terminal-facing text plain (seed 001,
-// TUI-safe messages): it drops emoji, pictographs, box-drawing and block
+// TerminalSafe makes model- and terminal-facing text plain (docs/policy.md,
+// "What the model reads"): it drops emoji, pictographs, box-drawing and block
 // characters, arrows other than the plain right arrow (which becomes
 // "->"), variation selectors, zero-width joiners, carriage returns and
 // other unprintable characters except newlines and tabs, turns other

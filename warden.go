@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-// ToolCall is one tool call an agent wants to make (POLICY.md section 1).
+// ToolCall is one tool call an agent wants to make (docs/policy.md, "Rules").
 type ToolCall struct {
 	Tool     string         `json:"tool"`
 	Args     map[string]any `json:"args"`
@@ -98,10 +98,10 @@ func (e Effect) Severity() int {
 	}
 }
 
-// Code is the machine-readable reason for a decision (POLICY.md section 2).
+// Code is the machine-readable reason for a decision (docs/policy.md, "Decision codes").
 type Code string
 
-// The decision codes of POLICY.md. Their names and meanings are fixed.
+// The decision codes of docs/policy.md. Their names and meanings are fixed.
 const (
 	CodeAllowed          Code = "ALLOWED"
 	CodeRuleDeny         Code = "RULE_DENY"
@@ -133,7 +133,7 @@ const (
 	CodeTimeout Code = "DECISION_TIMEOUT"
 )
 
-// Decision is warden's answer to one tool call (POLICY.md section 2). Every
+// Decision is warden's answer to one tool call (docs/policy.md, "Decision codes"). Every
 // deny and ask carries a non-empty Reason and Suggestion.
 type Decision struct {
 	Decision    Effect   `json:"decision"`
@@ -155,7 +155,7 @@ type Decision struct {
 }
 
 // ModelError is the structured error a model sees for a deny or ask
-// (seed 002's {error, reason, suggestion, recoverable}).
+// ({error, reason, suggestion, recoverable}; docs/policy.md, "What the model reads").
 type ModelError struct {
 	Error       Code   `json:"error"`
 	Reason      string `json:"reason"`
@@ -170,7 +170,7 @@ func (d Decision) ModelError() ModelError {
 }
 
 // Text renders the decision as plain model-facing text: no emoji, no box
-// drawing, markdown headings at most (seed 001, "TUI-Safe Message Format").
+// drawing, markdown headings at most (docs/policy.md, "What the model reads").
 func (d Decision) Text() string {
 	var title string
 	switch d.Decision {
@@ -225,7 +225,7 @@ func ErrorCode(err error) Code {
 // failure into an allow.
 func FailClosed(err error) Decision {
 	code := ErrorCode(err)
-	suggestion := "Fix the warden policy or store (run `warden lint`), then retry. Ask the user if this persists."
+	suggestion := "Fix the warden policy or store: ask the user to, as warden's own files are closed to tool calls (`warden lint` shows what is wrong). Retrying before that fails the same way."
 	switch code {
 	case CodeBadInput:
 		suggestion = "This is not a policy problem: the call reached warden incomplete or malformed. " +

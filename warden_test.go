@@ -64,6 +64,15 @@ func TestFailClosed(t *testing.T) {
 	if d := warden.FailClosed(errors.New("disk full")); d.Decision != warden.Deny || d.Code != warden.CodePolicyError {
 		t.Errorf("%+v", d)
 	}
+	// The text matches recoverable: a policy that does not load is not
+	// the model's to retry; a malformed call is.
+	if d := warden.FailClosed(errors.New("warden.yaml:3: bad")); d.Recoverable || !strings.Contains(d.Suggestion, "ask the user") ||
+		strings.Contains(strings.ToLower(d.Suggestion), "then retry") {
+		t.Errorf("policy error: %+v", d)
+	}
+	if d := warden.FailClosed(warden.Errorf(warden.CodeBadInput, "the input is empty")); !d.Recoverable || !strings.Contains(d.Suggestion, "Retry") {
+		t.Errorf("bad input: %+v", d)
+	}
 	// An unknown effect is the most severe, so a corrupt value never allows.
 	if warden.Effect("bogus").Severity() <= warden.Deny.Severity()-1 || warden.Allow.Severity() >= warden.Ask.Severity() {
 		t.Error("severity order")

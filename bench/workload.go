@@ -27,7 +27,7 @@ var Sizes = []int{20, 200, 2000}
 // adds padding.
 const BaseRules = 20
 
-// Rule is one rule of the workload, in warden's terms (POLICY.md). The peer
+// Rule is one rule of the workload, in warden's terms (docs/policy.md). The peer
 // policies are derived from it.
 type Rule struct {
 	ID     string

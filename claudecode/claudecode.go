@@ -204,7 +204,8 @@ func allowReason(d warden.Decision) string {
 // decision's own rendering, which names the code, reason, rule and
 // suggestion, without emoji or box drawing. When the policy's model_errors
 // option chose JSON for the host (d.ModelFormat), it is the structured
-// error {"error", "reason", "suggestion", "recoverable"} instead (seed 002).
+// error {"error", "reason", "suggestion", "recoverable"} instead
+// (docs/policy.md, "What the model reads").
 func ModelText(d warden.Decision) string {
 	if d.ModelFormat == "json" {
 		var b bytes.Buffer

@@ -1,7 +1,7 @@
 // Package client is warden for Go programs that run their own agent loop
-// (seed 004's middleware): it decides each tool call against a policy file
-// before the program's executor runs it, with the same session tracking,
-// approvals and audit trail as the host hooks.
+// (README, "Govern a Go program's own agent loop"): it decides each tool
+// call against a policy file before the program's executor runs it, with
+// the same session tracking, approvals and audit trail as the host hooks.
 //
 //	c, err := client.Open(ctx, client.Options{Policy: "warden.yaml", Session: "run-1"})
 //	...
@@ -163,8 +163,8 @@ func (e *DecisionError) Error() string { return e.Decision.Text() }
 // Unwrap returns the infrastructure failure, if any.
 func (e *DecisionError) Unwrap() error { return e.Err }
 
-// ModelError is the decision as the structured error seed 002 gives a
-// model: {error, reason, suggestion, recoverable}.
+// ModelError is the decision as the structured error hosts give a
+// model (docs/policy.md, "What the model reads"): {error, reason, suggestion, recoverable}.
 func (e *DecisionError) ModelError() json.RawMessage {
 	data, _ := json.Marshal(e.Decision.ModelError())
 	return data

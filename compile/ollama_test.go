@@ -12,7 +12,7 @@ import (
 	"github.com/warden-run/warden/compile"
 )
 
-// TestOllama compiles one of seed 004's mail rules with a real model when
+// TestOllama compiles a mail rule with a real model when
 // Ollama answers at its default address (skipped otherwise). The model is
 // WARDEN_OLLAMA_MODEL, or the first one Ollama has. A small model may not
 // manage the rule; then the failure must be reported and nothing written.

@@ -23,7 +23,7 @@ type item struct {
 // cost more than the rest of the comparison.
 func prio(c warden.Code) int {
 	switch c {
-	case warden.CodePolicyError:
+	case warden.CodeBadInput, warden.CodePolicyError:
 		return 0
 	case warden.CodeProtectedPath:
 		return 1
@@ -244,9 +244,62 @@ type part struct {
 	unknownTarget bool
 }
 
-// evalPart decides one part and offers the result.
+// evalPart decides one part and offers the result. Its steps are the
+// precedence of one part in docs/policy.md ("Parts and precedence"); the
+// checks of the call as a whole (role tools, depth, first tool) ran
+// before, in checkRole, and the most severe result over all parts and
+// checks is the decision (finish).
 func (e *Engine) evalPart(st *state, p *part) {
-	var deny, ask, allow *rule
+	// The cheap conditions of each step are tested here, so that a part
+	// pays only for the steps that can apply to it.
+	path := p.subject == warden.SubjectPath && !p.dynamic
+	m := e.matchRules(st, p)
+	var res item
+	if path {
+		res = e.pathCheck(st, p, &m)
+	}
+	if res.code == "" {
+		res = e.ruleOrDefault(p, &m)
+	}
+	if p.unknownTarget && res.effect == warden.Allow {
+		unknownTarget(st, &res)
+	}
+	if path && (p.vkind == "delete" || st.kind == "delete" && p.write) && res.effect != warden.Deny {
+		e.folderCheck(st, p)
+	}
+	m.raise(&res)
+	// The subject text is made only for an item whose reason may show it:
+	// an ask or deny that is now the call's most severe, unless its rule's
+	// own message is the reason.
+	if st.tr != nil || res.effect != warden.Allow && res.beats(st.best) && !res.ruleText() {
+		res.subject = p.display()
+	}
+	if res.effect != warden.Deny && p.subject == warden.SubjectPath && p.write {
+		e.intentScope(st, p, &res)
+	}
+	grant := ""
+	if res.effect == warden.Ask && !p.dynamic && st.s != nil && len(st.s.Grants) > 0 {
+		grant = e.applyGrant(st, p, &res)
+	}
+	st.noteAllow(res, grant)
+	res.set = true
+	st.offer(res)
+	if st.tr != nil {
+		e.tracePart(st, p, res, grant)
+	}
+}
+
+// matches are the rules that match a part: the first (in file order) of
+// each effect; an allow includes the warn rules.
+type matches struct {
+	deny, ask, allow *rule
+}
+
+// matchRules finds the rules that match p (step 2 of docs/policy.md), through the
+// index of command rules by program and first operand, and adds the
+// messages of the warn rules among them to the call's warnings.
+func (e *Engine) matchRules(st *state, p *part) matches {
+	var m matches
 	var warnRules []*rule
 	try := func(r *rule, pat *shell.Pattern) {
 		if !e.ruleMatchesPat(st, r, p, pat) {
@@ -255,12 +308,12 @@ func (e *Engine) evalPart(st *state, p *part) {
 		st.markMatched(r)
 		switch {
 		case r.effect == warden.Deny:
-			if deny == nil || r.idx < deny.idx {
-				deny = r
+			if m.deny == nil || r.idx < m.deny.idx {
+				m.deny = r
 			}
 		case r.effect == warden.Ask:
-			if ask == nil || r.idx < ask.idx {
-				ask = r
+			if m.ask == nil || r.idx < m.ask.idx {
+				m.ask = r
 			}
 		default:
 			// Outside the workspace only an allow that names the path
@@ -268,8 +321,8 @@ func (e *Engine) evalPart(st *state, p *part) {
 			if p.subject == warden.SubjectPath && !p.inside && !r.hasPath {
 				return
 			}
-			if allow == nil || r.idx < allow.idx {
-				allow = r
+			if m.allow == nil || r.idx < m.allow.idx {
+				m.allow = r
 			}
 			if r.warn {
 				warnRules = append(warnRules, r)
@@ -306,118 +359,143 @@ func (e *Engine) evalPart(st *state, p *part) {
 	for _, r := range warnRules {
 		st.warnings = append(st.warnings, r.message)
 	}
+	return m
+}
 
-	// Checks on paths: protected, outside, intent scope.
-	var res item
-	if p.subject == warden.SubjectPath && !p.dynamic {
-		if e.isPrivate(p) {
-			res = item{effect: warden.Deny, code: warden.CodeProtectedPath, extra: "read"}
-			if p.write {
-				res.extra = ""
-			}
-		} else if p.write && e.isProtected(p) {
-			res = item{effect: warden.Deny, code: warden.CodeProtectedPath}
-			if e.isOwn(p) {
-				st.own = true
-			}
-		} else if !p.inside && e.pol.Workspace.Outside != warden.Allow && allow == nil {
-			res = item{effect: e.pol.Workspace.Outside, code: warden.CodeOutsideWorkspace}
-		}
-	}
+// pathCheck is step 3, for a path warden can read: a private path (read
+// or written), a protected path written, a path outside the workspace
+// that no allow rule names. These come before the rules: an allow rule
+// cannot lift them.
+func (e *Engine) pathCheck(st *state, p *part, m *matches) item {
 	switch {
-	case res.set || res.code != "":
-	case deny != nil:
-		res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: deny}
-	case ask != nil:
-		res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: ask}
+	case e.isPrivate(p):
+		res := item{effect: warden.Deny, code: warden.CodeProtectedPath, extra: "read"}
+		if p.write {
+			res.extra = ""
+		}
+		return res
+	case p.write && e.isProtected(p):
+		if e.isOwn(p) {
+			st.own = true
+		}
+		return item{effect: warden.Deny, code: warden.CodeProtectedPath}
+	case !p.inside && e.pol.Workspace.Outside != warden.Allow && m.allow == nil:
+		return item{effect: e.pol.Workspace.Outside, code: warden.CodeOutsideWorkspace}
+	}
+	return item{}
+}
+
+// ruleOrDefault is step 4, for a part no path check decided: a deny rule,
+// then an ask rule, then a part warden cannot read (UNPARSABLE_COMMAND),
+// then an allow or warn rule, then a builtin without side effects, then
+// the default of the part's class.
+func (e *Engine) ruleOrDefault(p *part, m *matches) item {
+	switch {
+	case m.deny != nil:
+		return item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: m.deny}
+	case m.ask != nil:
+		return item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: m.ask}
 	case p.dynamic:
-		res = item{effect: warden.Ask, code: warden.CodeUnparsable}
+		res := item{effect: warden.Ask, code: warden.CodeUnparsable}
 		if d := e.defaultFor(p); d == warden.Deny {
 			res.effect = warden.Deny
 		}
-	case allow != nil:
-		res = item{effect: warden.Allow, code: warden.CodeAllowed, rule: allow}
+		return res
+	case m.allow != nil:
+		return item{effect: warden.Allow, code: warden.CodeAllowed, rule: m.allow}
 	case p.subject == warden.SubjectCommand && p.an.Commands[p.cmd].Free:
 		// A builtin that changes nothing outside the shell (cd, true,
 		// test, read, exit): no rule is needed.
-		res = item{effect: warden.Allow, code: warden.CodeAllowed, extra: "builtin"}
-	default:
-		res = item{effect: e.defaultFor(p), code: warden.CodeDefault, extra: e.classOf(p)}
-		if p.subject == warden.SubjectCommand {
-			res.note = p.an.Commands[p.cmd].Risk
+		return item{effect: warden.Allow, code: warden.CodeAllowed, extra: "builtin"}
+	}
+	res := item{effect: e.defaultFor(p), code: warden.CodeDefault, extra: e.classOf(p)}
+	if p.subject == warden.SubjectCommand {
+		res.note = p.an.Commands[p.cmd].Risk
+	}
+	return res
+}
+
+// unknownTarget is step 5, for an allowed write whose files are unknown:
+// only a rule that names its tool allows it (else UNKNOWN_TARGET).
+func unknownTarget(st *state, res *item) {
+	if res.rule == nil || !namesTool(res.rule, st.call.Tool) {
+		*res = item{effect: warden.Ask, code: warden.CodeUnknownTarget, subject: st.call.Tool}
+	}
+}
+
+// raise is the end of step 5 (after a folder removed or moved away is
+// checked for what is inside it): a deny or ask rule still raises a path
+// check's severity.
+func (m *matches) raise(res *item) {
+	if res.code != warden.CodeOutsideWorkspace && res.code != warden.CodeProtectedPath {
+		return
+	}
+	if m.deny != nil && res.effect != warden.Deny {
+		*res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: m.deny}
+	} else if m.ask != nil && res.effect == warden.Allow {
+		*res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: m.ask}
+	}
+}
+
+// intentScope is step 6, for a path written and not denied: a write
+// outside the session's intent scope (MISSING_INTENT, INTENT_NOT_FOUND,
+// SCOPE_VIOLATION) when that is more severe.
+func (e *Engine) intentScope(st *state, p *part, res *item) {
+	if st.needsIntent(p) {
+		if sc := e.scope(st, p); sc.set && sc.beats(*res) {
+			*res = sc
 		}
 	}
-	// A write whose files are unknown is allowed only by a rule that names
-	// its tool.
-	if p.unknownTarget && res.effect == warden.Allow && (res.rule == nil || !namesTool(res.rule, st.call.Tool)) {
-		res = item{effect: warden.Ask, code: warden.CodeUnknownTarget, subject: st.call.Tool}
+}
+
+// applyGrant is step 7, for an ask the session has grants for: a grant
+// turns it into an allow for exactly what it covers. It returns the grant
+// used, if any.
+func (e *Engine) applyGrant(st *state, p *part, res *item) string {
+	g := e.grantFor(st, p)
+	if g != "" {
+		st.grants = append(st.grants, g)
+		*res = item{effect: warden.Allow, code: warden.CodeAllowed, subject: "grant:" + g}
 	}
-	// A folder that is removed or moved away takes what is inside it.
-	if p.subject == warden.SubjectPath && !p.dynamic && (p.vkind == "delete" || st.kind == "delete" && p.write) && res.effect != warden.Deny {
-		e.folderCheck(st, p)
+	return g
+}
+
+// noteAllow records what an allowed part was allowed by: whether every
+// part had a rule, a grant or a builtin, and the first allow rule.
+func (st *state) noteAllow(res item, grant string) {
+	if res.effect != warden.Allow {
+		return
 	}
-	// A deny or ask rule still raises a path check's severity.
-	if res.code == warden.CodeOutsideWorkspace || res.code == warden.CodeProtectedPath {
-		if deny != nil && res.effect != warden.Deny {
-			res = item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: deny}
-		} else if ask != nil && res.effect == warden.Allow {
-			res = item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: ask}
+	if res.rule == nil && grant == "" && res.extra != "builtin" {
+		st.allByRule = false
+	}
+	if res.rule != nil && (st.allowRule == nil || res.rule.idx < st.allowRule.idx) {
+		st.allowRule = res.rule
+	}
+}
+
+// tracePart adds the part and every rule that matches it to the trace
+// (explain only).
+func (e *Engine) tracePart(st *state, p *part, res item, grant string) {
+	tp := Part{Subject: p.subject, Value: e.partValue(st, p), Write: p.write, Effect: res.effect, Code: res.code, Grant: grant}
+	if p.subject == warden.SubjectCommand {
+		c := &p.an.Commands[p.cmd]
+		tp.Note, tp.Via = c.Risk, c.Via
+		if c.Free && res.rule == nil && res.effect == warden.Allow {
+			tp.Note = "a builtin without side effects: no rule is needed"
 		}
+	} else {
+		tp.Via = p.op
 	}
-	// The subject text is made only for an item whose reason may show it:
-	// an ask or deny that is now the call's most severe, unless its rule's
-	// own message is the reason.
-	if st.tr != nil || res.effect != warden.Allow && res.beats(st.best) && !res.ruleText() {
-		res.subject = p.display()
+	if res.rule != nil {
+		tp.Rule = res.rule.id
 	}
-	// Intent scope for writes.
-	if res.effect != warden.Deny && p.subject == warden.SubjectPath && p.write && st.needsIntent(p) {
-		if sc := e.scope(st, p); sc.set && sc.beats(res) {
-			res = sc
-		}
-	}
-	// Grants turn an ask into an allow for exactly what they cover.
-	grant := ""
-	if res.effect == warden.Ask && !p.dynamic && st.s != nil && len(st.s.Grants) > 0 {
-		if g := e.grantFor(st, p); g != "" {
-			grant = g
-			st.grants = append(st.grants, g)
-			res = item{effect: warden.Allow, code: warden.CodeAllowed, subject: "grant:" + g}
-		}
-	}
-	if res.effect == warden.Allow {
-		if res.rule == nil && grant == "" && res.extra != "builtin" {
-			st.allByRule = false
-		}
-		if res.rule != nil && (st.allowRule == nil || res.rule.idx < st.allowRule.idx) {
-			st.allowRule = res.rule
+	for _, r := range e.rules {
+		if e.ruleMatchesQuiet(st, r, p) {
+			tp.Matched = append(tp.Matched, r.id)
 		}
 	}
-	res.set = true
-	st.offer(res)
-	if st.tr != nil {
-		tp := Part{Subject: p.subject, Value: e.partValue(st, p), Write: p.write, Effect: res.effect, Code: res.code, Grant: grant}
-		if p.subject == warden.SubjectCommand {
-			tp.Note = p.an.Commands[p.cmd].Risk
-			if p.an.Commands[p.cmd].Free && res.rule == nil && res.effect == warden.Allow {
-				tp.Note = "a builtin without side effects: no rule is needed"
-			}
-		}
-		if res.rule != nil {
-			tp.Rule = res.rule.id
-		}
-		if p.subject == warden.SubjectCommand {
-			tp.Via = p.an.Commands[p.cmd].Via
-		} else {
-			tp.Via = p.op
-		}
-		for _, r := range e.rules {
-			if e.ruleMatchesQuiet(st, r, p) {
-				tp.Matched = append(tp.Matched, r.id)
-			}
-		}
-		st.tr.Parts = append(st.tr.Parts, tp)
-	}
+	st.tr.Parts = append(st.tr.Parts, tp)
 }
 
 // namesTool reports whether a rule names a tool by its name (not by its

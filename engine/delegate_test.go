@@ -7,9 +7,9 @@ import (
 	"github.com/warden-run/warden"
 )
 
-// seed000Roles is seed 000's matrix: the coordinator and governance read
+// chainRoles is a role matrix of four roles: the coordinator and governance read
 // and delegate, the validator reads and runs checks, the builder writes.
-const seed000Roles = `version: 1
+const chainRoles = `version: 1
 roles:
   idumb-supreme-coordinator:
     tools: [todo, read, list, delegate]
@@ -69,9 +69,9 @@ rules:
 // role whose tools include the tool, preferring the roles down the
 // caller's chain, and tells a worker to report back instead of delegating.
 func TestRoleDenyNamesTheRoleToDelegateTo(t *testing.T) {
-	for _, src := range []string{seed000Roles, strings.NewReplacer(
+	for _, src := range []string{chainRoles, strings.NewReplacer(
 		"    delegates: [idumb-high-governance]\n", "",
-		"    delegates: [idumb-low-validator, idumb-builder]\n", "").Replace(seed000Roles)} {
+		"    delegates: [idumb-low-validator, idumb-builder]\n", "").Replace(chainRoles)} {
 		e, _ := newEngine(t, src)
 		for _, c := range []struct {
 			role string

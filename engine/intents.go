@@ -11,7 +11,7 @@ import (
 )
 
 // intentSet is the active intents file, read once at compile time
-// (seed 002's .orchestration/active_intents.yaml).
+// (.orchestration/active_intents.yaml by default; docs/policy.md, "Intents").
 type intentSet struct {
 	file string
 	list []policy.Intent // in file order

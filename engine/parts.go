@@ -13,11 +13,63 @@ import (
 
 func globText(pattern, s string) bool { return glob.Text(pattern, s) }
 
-// pathKeys are the argument names paths are read from (POLICY.md).
-var pathKeys = []string{"path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path", "scriptPath"}
+// The argument names warden reads paths from (docs/policy.md, "Paths"):
+// this is the one list; hasPathArgs and the checks below use it.
+var (
+	// pathKeys each hold one path (a string).
+	pathKeys = []string{"path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path", "scriptPath"}
+	// pathListKey holds a path or a list of paths.
+	pathListKey = "paths"
+	// moveKeys are a move's source (removed) and destination (written).
+	moveKeys = [...]string{"source", "destination"}
+	// patchKeys hold patch bodies, whose headers name the files.
+	patchKeys = []string{"input", "patch", "patchText", "patch_text", "diff"}
+	// nestedKeys hold lists of files (Roo Code's args.file[].path,
+	// files[].path).
+	nestedKeys = [...]string{"args", "files", "file"}
+)
 
-// patchKeys are the argument names patch bodies are read from.
-var patchKeys = []string{"input", "patch", "patchText", "patch_text", "diff"}
+// pathArgs is every name of the lists above, for hasPathArgs; pathArgHint
+// has, for each name, the bit of its last byte in the word of its length,
+// so that most other argument names (command, content, description's
+// length and last byte are shared, command's are not) cost no map lookup.
+var pathArgs, pathArgHint = func() (map[string]bool, [32]uint32) {
+	m := map[string]bool{pathListKey: true}
+	for _, ks := range [][]string{pathKeys, moveKeys[:], patchKeys, nestedKeys[:]} {
+		for _, k := range ks {
+			m[k] = true
+		}
+	}
+	var h [32]uint32
+	for k := range m {
+		h[len(k)&31] |= 1 << (k[len(k)-1] & 31)
+	}
+	return m, h
+}()
+
+// badArg denies a call whose path argument k is not of the type want: the
+// host or the model sent a malformed call (BAD_INPUT, recoverable: the
+// same call with the argument as a string can be decided).
+func badArg(st *state, k string, v any, want string) {
+	st.check("args", item{effect: warden.Deny, code: warden.CodeBadInput, subject: k, extra: want, note: jsonType(v)})
+}
+
+// jsonType names the JSON type of a decoded argument.
+func jsonType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "true or false"
+	case float64, json.Number, int, int64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value of another type"
+}
 
 // writeKinds are the kinds whose paths are written.
 func writeKind(kind string) bool {
@@ -47,7 +99,7 @@ func (e *Engine) parts(st *state) {
 	write := writeKind(st.kind)
 	// A move names its source and its destination (MCP filesystem
 	// move_file): the source is removed, the destination written.
-	for _, k := range [...]string{"source", "destination"} {
+	for _, k := range moveKeys {
 		if v, ok := c.Args[k]; ok && (write || st.kind == "other") {
 			vk := "write"
 			if k == "source" {
@@ -59,45 +111,48 @@ func (e *Engine) parts(st *state) {
 				n++
 			case nil:
 			default:
-				st.check("args", item{effect: warden.Deny, code: warden.CodePolicyError, subject: k, extra: "must be a string"})
+				badArg(st, k, v, "a string")
 			}
 		}
 	}
 	for _, k := range pathKeys {
-		if v, ok := c.Args[k]; ok {
+		v, ok := c.Args[k]
+		if !ok {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
 			if st.kind == "shell" && isWorkdirKey(k) {
 				// A shell tool's working folder (Gemini CLI's dir_path):
 				// where its command runs, not a file it writes.
-				if d, ok := v.(string); ok {
-					e.readPart(st, shell.Write{Path: d, Op: "working folder"}, nil)
-					n++
-				}
-				continue
-			}
-			switch v := v.(type) {
-			case string:
+				e.readPart(st, shell.Write{Path: v, Op: "working folder"}, nil)
+			} else {
 				e.pathPart(st, v, write, "", "", nil)
-				n++
-			case nil:
-			default:
-				st.check("args", item{effect: warden.Deny, code: warden.CodePolicyError, subject: k, extra: "must be a string"})
 			}
+			n++
+		case nil:
+		default:
+			badArg(st, k, v, "a string")
 		}
 	}
 	e.searchToolPart(st)
-	if v, ok := c.Args["paths"]; ok {
-		list, _ := v.([]any)
-		if _, isStr := v.(string); isStr {
-			e.pathPart(st, v.(string), write, "", "", nil)
+	if v, ok := c.Args[pathListKey]; ok {
+		switch v := v.(type) {
+		case string:
+			e.pathPart(st, v, write, "", "", nil)
 			n++
-		}
-		for _, x := range list {
-			if s, ok := x.(string); ok {
-				e.pathPart(st, s, write, "", "", nil)
-				n++
-			} else {
-				st.check("args", item{effect: warden.Deny, code: warden.CodePolicyError, subject: "paths", extra: "must be a list of strings"})
+		case []any:
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					e.pathPart(st, s, write, "", "", nil)
+					n++
+				} else {
+					badArg(st, pathListKey, x, "a string or a list of strings")
+				}
 			}
+		case nil:
+		default:
+			badArg(st, pathListKey, v, "a string or a list of strings")
 		}
 	}
 	for _, k := range patchKeys {
@@ -108,8 +163,7 @@ func (e *Engine) parts(st *state) {
 			}
 		}
 	}
-	// Lists of files (Roo Code's args.file[].path, files[].path).
-	for _, k := range [...]string{"args", "files", "file"} {
+	for _, k := range nestedKeys {
 		if v, ok := c.Args[k]; ok {
 			nestedPaths(v, 0, func(p string) {
 				e.pathPart(st, p, write, "", "", nil)
@@ -753,13 +807,12 @@ func under(p, dir string) bool {
 }
 
 // hasPathArgs reports whether any argument is one that paths or patches are
-// read from (pathKeys, "paths", patchKeys). Ranging over a call's few
-// arguments costs less than hashing each of the 13 names.
+// read from (pathArgs). Ranging over a call's few arguments costs less
+// than looking up each of the 19 names, and the hint spares most of them
+// the map lookup.
 func hasPathArgs(args map[string]any) bool {
 	for k := range args {
-		switch k {
-		case "path", "file_path", "filePath", "filename", "notebook_path", "absolute_path", "dir_path", "scriptPath",
-			"paths", "input", "patch", "patchText", "patch_text", "diff", "source", "destination", "args", "files", "file":
+		if n := len(k); n > 0 && pathArgHint[n&31]&(1<<(k[n-1]&31)) != 0 && pathArgs[k] {
 			return true
 		}
 	}

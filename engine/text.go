@@ -70,8 +70,8 @@ func (e *Engine) reason(st *state, it item) string {
 			return fmt.Sprintf("No rule can allow %s because %s; the policy's default for %s calls is %s.", what(it.subject, c.Tool), it.note, it.extra, it.effect)
 		}
 		return fmt.Sprintf("No rule covers %s; the policy's default for %s calls is %s.", what(it.subject, c.Tool), it.extra, it.effect)
-	case warden.CodePolicyError:
-		return fmt.Sprintf("The call's argument %q %s.", it.subject, it.extra)
+	case warden.CodeBadInput:
+		return fmt.Sprintf("The call's argument %q must be %s, not %s.", it.subject, it.extra, it.note)
 	}
 	return string(it.code)
 }
@@ -154,8 +154,8 @@ func (e *Engine) suggestion(st *state, it item) string {
 			return "Wait for the user's approval, or use a command or tool the policy allows."
 		}
 		return "Use a command or tool the policy allows, or ask the user to add a rule for this."
-	case warden.CodePolicyError:
-		return "Fix the call's arguments and try again."
+	case warden.CodeBadInput:
+		return fmt.Sprintf("Send the call again with %q as %s.", it.subject, it.extra)
 	}
 	return "Ask the user how to proceed."
 }
@@ -163,7 +163,7 @@ func (e *Engine) suggestion(st *state, it item) string {
 // delegateHint names the role a step denied to role should go to: a role
 // whose tools include tool, preferring the roles role delegates to
 // (directly or further down the chain) and roles with a tool list of their
-// own over roles that may use any tool (seed 000's guidance).
+// own over roles that may use any tool.
 func (e *Engine) delegateHint(role, tool, kind string) string {
 	var listed, open []string
 	for n, ri := range e.roles {

@@ -13,7 +13,7 @@ import (
 
 // TestRuleTextIsTerminalSafe: a rule's message and suggestion with emoji,
 // box drawing and arrows reach the decision, and every host's rendering of
-// it, as plain text (seed 001, TUI-safe messages).
+// it, as plain text (docs/policy.md, "What the model reads").
 func TestRuleTextIsTerminalSafe(t *testing.T) {
 	e, _ := newEngine(t, `version: 1
 rules:

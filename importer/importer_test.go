@@ -84,7 +84,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			// Seed 001's specific denies and allow-lists as Claude Code
+			// Specific denies and allow-lists as Claude Code
 			// settings.
 			file: "claude-seeds.json", imp: importer.Claude,
 			warnings: []string{"permissions.disableBypassPermissionsMode is not carried over"},
@@ -104,7 +104,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			// Seed 000's coordinator as a Claude Code subagent: its tools
+			// A coordinator as a Claude Code subagent: its tools
 			// become the role's tools.
 			file: "claude-agent-coordinator.md", imp: importer.Claude,
 			warnings: []string{"front matter permissionMode is not carried over"},
@@ -116,7 +116,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			// Seed 000's validator as a Claude Code subagent that lists
+			// A validator as a Claude Code subagent that lists
 			// the tools it may not use.
 			file: "claude-agent-validator.md", imp: importer.Claude,
 			roles: []roleCase{
@@ -128,7 +128,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			// Seeds 000 and 001 as OpenCode settings: the per-agent tool
+			// Roles and denies as OpenCode settings: the per-agent tool
 			// matrix, "task: false", specific subagent denies and allows.
 			file: "opencode-seeds.json", imp: importer.OpenCode,
 			warnings: []string{`agent.plan.permission.external_directory "allow" is not carried over`,
@@ -197,7 +197,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			// Seed 001's denies and allows as a Gemini CLI policy.
+			// Denies and allows as a Gemini CLI policy.
 			file: "gemini-seeds.toml", imp: importer.Gemini,
 			warnings: []string{"toolAnnotations is not understood by warden", "[[safety_checker]] (line 27) is not carried over"},
 			cases: []decisionCase{
@@ -213,7 +213,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			// Seed 001's denies and allows as Codex prefix rules.
+			// Denies and allows as Codex prefix rules.
 			file: "codex-seeds.rules", imp: importer.Codex,
 			warnings: []string{"network_rule(...) at line 24 is not carried over"},
 			cases: []decisionCase{

@@ -104,7 +104,7 @@ const ElicitedBy = "user (MCP elicitation)"
 // approves the call once, or rejects it with their note.
 func (g *SessionGate) Answer(ctx context.Context, approval string, approve bool, message string) error {
 	if approve {
-		_, err := session.Approve(ctx, g.Tracker.Store, approval, session.Answer{Scope: warden.ScopeOnce, Message: message, By: ElicitedBy}, time.Now())
+		_, err := session.Approve(ctx, g.Tracker.Store, approval, session.Answer{Scope: warden.ScopeOnce, Message: message, By: ElicitedBy}, g.Tracker.Store.Now())
 		return err
 	}
 	if message == "" {

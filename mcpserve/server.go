@@ -1,5 +1,5 @@
 // Package mcpserve is warden's own MCP server (warden mcp serve): the
-// intent handshake of seed 002 (select_active_intent), a check of whether a
+// intent handshake (select_active_intent; docs/policy.md, Intents), a check of whether a
 // call would be allowed, a request for a human's approval ahead of a call,
 // and the project's anchors.
 //
@@ -187,7 +187,7 @@ func scopeText(scope []string) string {
 }
 
 // IntentContext is the text the model gets when it selects an intent:
-// what it may change and the conditions of the work (seed 002).
+// what it may change and the conditions of the work (docs/policy.md, Intents).
 func IntentContext(in policy.Intent) string {
 	var b strings.Builder
 	b.WriteString("Intent " + in.ID + " is now the active intent of this session.\n\n")

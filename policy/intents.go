@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Intent is one entry of the active intents file (seed 002's
+// Intent is one entry of the active intents file (docs/policy.md, Intents;
 // .orchestration/active_intents.yaml).
 type Intent struct {
 	ID     string

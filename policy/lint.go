@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The lint rules of seed 001 and the hosts' tool names: tool-wide denies
+// The lint warnings of docs/policy.md ("Lint warnings"): tool-wide denies
 // of delegation, broad asks, host-specific tool names and text that is not
 // terminal-safe. All are warnings.
 
@@ -90,14 +90,14 @@ func (d *decoder) lintToolNames(p *Policy, n *yaml.Node, path string, tools []st
 	}
 }
 
-// lintSeed001 applies seed 001's deny and ask rules, and checks that the
+// lintRuleScope applies the warnings on deny and ask rules, and checks that the
 // rule's text is terminal-safe.
-func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
+func (d *decoder) lintRuleScope(p *Policy, r *Rule, n *yaml.Node, path string) {
 	narrow := len(r.Command) > 0 || len(r.Path) > 0 || len(r.Args) > 0 || r.Intent != ""
 	if r.Effect == "deny" && !narrow && len(r.Roles) == 0 {
 		for _, t := range r.Tool {
 			if t == "delegate" || !IsKind(t) && p.KindOf(t) == "delegate" {
-				d.warnAt(r.FieldPos["tool"], path+".tool", "this deny blocks every delegation (%s) for every role, the coordinators included (seed 001: too broad); deny specific subagents (args: {subagent_type: NAME}), or leave delegate out of the tools of the roles that must not delegate", t)
+				d.warnAt(r.FieldPos["tool"], path+".tool", "this deny blocks every delegation (%s) for every role, the coordinators included (too broad); deny specific subagents (args: {subagent_type: NAME}), or leave delegate out of the tools of the roles that must not delegate", t)
 				break
 			}
 		}
@@ -111,7 +111,7 @@ func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
 			// The everyday working kinds: asking about each of them
 			// stops the agent at every step. An ask on a whole kind of
 			// irreversible or outside action (delete, fetch, delegate)
-			// is what seed 001 keeps asks for.
+			// is what asks are kept for.
 			for _, t := range r.Tool {
 				if t == "*" || everyday[t] {
 					what = "every " + t + " call"
@@ -130,7 +130,7 @@ func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
 			}
 		}
 		if what != "" {
-			d.warn(n, path, "this ask matches %s: asks stop the agent until a human answers (seed 001: ask only for actions that reach external systems or cannot be reverted); ask about specific commands, paths or tools, and leave the rest to default", what)
+			d.warn(n, path, "this ask matches %s: asks stop the agent until a human answers (ask only for actions that reach external systems or cannot be reverted); ask about specific commands, paths or tools, and leave the rest to default", what)
 		}
 	}
 	for _, c := range r.Command {
@@ -147,7 +147,7 @@ func (d *decoder) lintSeed001(p *Policy, r *Rule, n *yaml.Node, path string) {
 			s = r.Suggestion
 		}
 		if c, bad := warden.UnsafeRune(s); bad {
-			d.warnAt(r.FieldPos[k], path+"."+k, "%q (%U) is not terminal-safe: emoji, symbols and box drawing garble terminals and reach the model as noise (seed 001); warden replaces them in the text hosts get, so write plain text", string(c), c)
+			d.warnAt(r.FieldPos[k], path+"."+k, "%q (%U) is not terminal-safe: emoji, symbols and box drawing garble terminals and reach the model as noise; warden replaces them in the text hosts get, so write plain text", string(c), c)
 		}
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"github.com/warden-run/warden/policy"
 )
 
-// TestLintSeed001 checks the warnings for seed 001's bad examples, the
+// TestLintRuleScope checks the warnings for rules too broad or too narrow, the
 // hosts' tool names and text that is not terminal-safe: each at its
 // file:line:col, and none for the good forms.
-func TestLintSeed001(t *testing.T) {
+func TestLintRuleScope(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name      string
@@ -18,7 +18,7 @@ func TestLintSeed001(t *testing.T) {
 		line, col int
 		parts     []string
 	}{
-		// Seed 001's WRONG example: task "*": deny.
+		// A deny of the whole delegate tool (task "*": deny).
 		{"tool-wide deny of task", "version: 1\nrules:\n  - id: no-task\n    effect: deny\n    tool: task\n    message: m\n    suggestion: s\n", 5, 11,
 			[]string{"rules[0] (no-task).tool", "blocks every delegation (task)", "subagent_type"}},
 		{"tool-wide deny of the delegate kind", "version: 1\nrules:\n  - {id: d, effect: deny, tool: [read, delegate], message: m, suggestion: s}\n", 3, 33,
@@ -26,7 +26,7 @@ func TestLintSeed001(t *testing.T) {
 		{"tool-wide deny of Claude's Agent", "version: 1\nrules:\n  - {id: d, effect: deny, tool: Agent, message: m, suggestion: s}\n", 3, 33,
 			[]string{"blocks every delegation (Agent)"}},
 		{"ask on every call", "version: 1\nrules:\n  - id: ask-all\n    effect: ask\n", 3, 5,
-			[]string{"this ask matches every call", "seed 001"}},
+			[]string{"this ask matches every call", "ask only for actions that reach external systems"}},
 		{"ask on a whole kind", "version: 1\nrules:\n  - {id: a, effect: ask, tool: shell}\n", 3, 5,
 			[]string{"this ask matches every shell call"}},
 		{"ask on every command", "version: 1\nrules:\n  - {id: a, effect: ask, tool: shell, command: \"*\"}\n", 3, 5,
@@ -41,7 +41,7 @@ func TestLintSeed001(t *testing.T) {
 			[]string{"tool BASH is no host's spelling", "Bash (Claude Code) or bash (OpenCode)", "kind shell"}},
 		{"a role's tools", "version: 1\nroles:\n  r:\n    tools: [read, task]\n", 4, 19,
 			[]string{"roles.r.tools", "task (OpenCode)", "Task (Claude Code)", "kind delegate"}},
-		// Seed 001's CORRECT example written as warden patterns.
+		// Specific denies, as the lint warnings ask for, written as warden patterns.
 		{"wildcard glued to a flag", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: [\"chmod 777*\", \"rm -rf*\"]\n    message: m\n    suggestion: s\n", 6, 14,
 			[]string{"rules[0] (d).command", `"rm -rf*": the wildcard is glued to the flag -rf*`, `"rm -rf *"`}},
 		{"emoji in a message", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"rm -rf *\"\n    message: \"\u26a0\ufe0f blocked\"\n    suggestion: s\n", 7, 14,
@@ -67,10 +67,10 @@ func TestLintSeed001(t *testing.T) {
 	}
 }
 
-// TestLintSeed001GoodForms: seed 001's CORRECT and BETTER forms, kinds, a
+// TestLintRuleScopeGoodForms: specific denies and allow-lists, kinds, a
 // role that leaves delegation out, and a policy's own tool names draw no
 // warnings.
-func TestLintSeed001GoodForms(t *testing.T) {
+func TestLintRuleScopeGoodForms(t *testing.T) {
 	t.Parallel()
 	_, fs := parse(t, `version: 1
 tools:

@@ -394,7 +394,7 @@ func (d *decoder) effect(n *yaml.Node, path string, allowed ...string) (warden.E
 	return warden.Effect(s), true
 }
 
-// Kinds are the tool kinds of POLICY.md.
+// Kinds are the tool kinds of docs/policy.md ("Tool kinds and classes").
 var Kinds = []string{"shell", "read", "write", "edit", "delete", "list", "fetch", "delegate", "todo", "intent", "other"}
 
 // IsKind reports whether s is a tool kind.
@@ -870,7 +870,7 @@ func (d *decoder) rules(p *Policy, n *yaml.Node) {
 			r.Rate = d.window(f.val, path+".rate")
 		}
 		d.lintRule(r, rn, path)
-		d.lintSeed001(p, r, rn, path)
+		d.lintRuleScope(p, r, rn, path)
 		p.Rules = append(p.Rules, r)
 	}
 }
@@ -897,10 +897,10 @@ func (d *decoder) toolCanShell(p *Policy, tools []string) bool {
 	return false
 }
 
-// lintRule applies POLICY.md's lint rules to one rule.
+// lintRule applies the lint rules of docs/policy.md to one rule.
 func (d *decoder) lintRule(r *Rule, n *yaml.Node, path string) {
 	if (r.Effect == "deny" || r.Effect == "warn") && strings.TrimSpace(r.Message) == "" {
-		d.err(n, path, "a %s rule needs a message saying why (seed 001: every deny carries its contextual message)", r.Effect)
+		d.err(n, path, "a %s rule needs a message saying why (every deny says why, so the model can do something else)", r.Effect)
 	}
 	if r.Effect == "deny" && strings.TrimSpace(r.Suggestion) == "" {
 		d.err(n, path, "a deny rule needs a suggestion saying what to do instead")

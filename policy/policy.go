@@ -1,5 +1,5 @@
 // Package policy loads, validates and lints warden policy files (YAML, or
-// JSON) as ../shared/design/POLICY.md defines them. Every error and finding
+// JSON) as docs/policy.md defines them. Every error and finding
 // names the file, line and column it is about.
 package policy
 
@@ -48,7 +48,7 @@ type Policy struct {
 // ModelErrors is the `model_errors` option: the format of the text a model
 // gets for a deny or ask, for hosts whose tool results are JSON.
 type ModelErrors struct {
-	// Format is "text" (default) or "json": seed 002's structured error
+	// Format is "text" (default) or "json": the structured error
 	// {"error", "reason", "suggestion", "recoverable"}.
 	Format string
 	// Hosts lists the hosts (claude, codex, gemini, opencode, ...) that
@@ -171,7 +171,7 @@ type Window struct {
 	Pos    Pos
 }
 
-// Intents configures intent-scoped writes (seed 002).
+// Intents configures intent-scoped writes (docs/policy.md, "Intents").
 type Intents struct {
 	// File is the absolute path of the active intents file
 	// (.orchestration/active_intents.yaml shape).
@@ -183,7 +183,7 @@ type Intents struct {
 	Pos        Pos
 }
 
-// State holds the project-state retention limits (seed 001 spec 4).
+// State holds the project-state retention limits (docs/policy.md, top level `state`).
 type State struct {
 	AnchorsMax        int           // default 20
 	AnchorDemoteAfter time.Duration // default 48h

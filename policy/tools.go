@@ -3,7 +3,7 @@ package policy
 import "strings"
 
 // BuiltinKinds maps the tool names of the common hosts to tool kinds
-// (POLICY.md "Tool kinds"). A policy's `tools:` section adds to it and
+// (docs/policy.md, "Tool kinds and classes"). A policy's `tools:` section adds to it and
 // overrides it. A tool in neither is of kind "other" and destructive.
 var BuiltinKinds = map[string]string{
 	// Claude Code
@@ -24,7 +24,7 @@ var BuiltinKinds = map[string]string{
 	"shell": "shell", "exec_command": "shell", "apply_patch": "edit", "update_plan": "todo",
 	"local_shell": "shell",
 	"list_dir":    "list", "grep_files": "read",
-	// Roo Code / Cline, and seed 002's IDE agent (read_directory)
+	// Roo Code / Cline, and IDE agents (read_directory)
 	"execute_command": "shell", "write_to_file": "write", "apply_diff": "edit",
 	"delete_file": "delete", "list_files": "list", "search_files": "read",
 	"select_active_intent": "intent", "insert_content": "edit", "search_and_replace": "edit",
@@ -37,7 +37,7 @@ var BuiltinKinds = map[string]string{
 	"grep_search": "read", "invoke_agent": "delegate", "enter_plan_mode": "todo", "update_topic": "todo",
 	"list_background_processes": "list", "read_background_output": "read",
 	"read_directory": "list", "list_code_definition_names": "list",
-	// seed 004 and the MCP filesystem server
+	// the MCP filesystem server
 	"filesystem.write": "write", "filesystem.edit": "edit", "edit_file": "edit",
 	"writeFile": "write", "fs.writeFile": "write",
 	"read_text_file": "read", "read_media_file": "read", "read_multiple_files": "read",

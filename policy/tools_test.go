@@ -11,8 +11,8 @@ import (
 // TestToolTableClasses walks the built-in tool table: every entry is a
 // known kind; every tool whose name says it reads, lists or searches is of
 // a safe kind, and every tool whose name says it writes, runs or deletes
-// is destructive; seed 002's SAFE and DESTRUCTIVE sets are classed as the
-// seed classes them.
+// is destructive; the usual safe and destructive tools of IDE agents are
+// classed so.
 func TestToolTableClasses(t *testing.T) {
 	t.Parallel()
 	var p policy.Policy
@@ -79,15 +79,15 @@ func TestToolTableClasses(t *testing.T) {
 			t.Errorf("%s (%s) is classed destructive, but its name says it only reads or lists", n, kind)
 		}
 	}
-	// Seed 002, "Command classification".
+	// The safe and destructive tools of IDE agents (docs/policy.md, "Tool kinds and classes").
 	for _, n := range []string{"read_file", "search_files", "list_files", "read_directory", "grep", "select_active_intent"} {
 		if !policy.SafeKinds[p.KindOf(n)] {
-			t.Errorf("seed 002's SAFE tool %s is classed %s, a destructive kind", n, p.KindOf(n))
+			t.Errorf("the safe tool %s is classed %s, a destructive kind", n, p.KindOf(n))
 		}
 	}
 	for _, n := range []string{"write_to_file", "delete_file", "execute_command", "apply_patch", "edit_file", "not_a_known_tool"} {
 		if policy.SafeKinds[p.KindOf(n)] {
-			t.Errorf("seed 002's DESTRUCTIVE tool %s is classed %s, a safe kind", n, p.KindOf(n))
+			t.Errorf("the destructive tool %s is classed %s, a safe kind", n, p.KindOf(n))
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 type Store = sqlstore.Store
 
 var dialect = sqlstore.Dialect{
-	AutoID:         "BIGSERIAL PRIMARY KEY",
+	Name:           "postgres",
 	ForUpdate:      " FOR UPDATE",
 	Rebind:         rebind,
 	LockMigrations: lockMigrations,

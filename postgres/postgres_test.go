@@ -104,7 +104,7 @@ func TestConcurrentOpen(t *testing.T) {
 	var s *postgres.Store
 	for x := range stores {
 		s = x
-		defer x.Close()
+		t.Cleanup(func() { x.Close() })
 	}
 	if s == nil {
 		t.FailNow()

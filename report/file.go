@@ -61,7 +61,7 @@ type PluginFiles []*PluginFile
 // file, an unsupported extension (.yaml, .yml and .json are supported), a
 // syntax error, an unknown or missing field, an invalid name or schema, an
 // example that fails the schema, an on-complete program that cannot be found,
-// a name used twice. Symbolic links are followed (seed 003 decision 6).
+// a name used twice. Symbolic links are followed.
 func LoadPlugins(dir string, paths []string) (PluginFiles, error) {
 	var out PluginFiles
 	seen := map[string]string{}
@@ -88,8 +88,8 @@ func (fs PluginFiles) Factories() []Factory {
 	return out
 }
 
-// Hash is a content hash over the plugin files, in order, for cache keys
-// (seed 003 decision 2bA): it changes when any file's content, its path or
+// Hash is a content hash over the plugin files, in order, for cache keys:
+// it changes when any file's content, its path or
 // the order changes. It has the form "sha256:<hex>".
 func (fs PluginFiles) Hash() string {
 	h := sha256.New()

@@ -38,7 +38,7 @@ type Plugin interface {
 type Factory func() Plugin
 
 // Requirements is what a plugin requires of the final report. Schema,
-// Instruction and ShortInstruction are required (seed 003 decision 13), so
+// Instruction and ShortInstruction are required, so
 // that the metadata guidance can appear everywhere the final report does.
 type Requirements struct {
 	// Schema is the JSON Schema (draft 2020-12 unless it says otherwise)

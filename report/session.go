@@ -17,7 +17,7 @@ import (
 )
 
 // Status is the verdict on one plugin's metadata in a turn. The non-valid
-// statuses are the retry reasons of seed 003 (4.4).
+// statuses are the reasons a turn asks the model to retry (Session.Turn).
 type Status string
 
 // The metadata statuses.
@@ -360,7 +360,7 @@ func (s *Session) Result() (Result, bool) {
 // final report must not be empty and every plugin's metadata must be there
 // and satisfy the plugin's current schema; otherwise Restore returns an
 // error naming what is wrong and leaves the session unchanged, and the
-// runtime treats the entry as a cache miss (seed 003 decision 2A). Metadata
+// runtime treats the entry as a cache miss. Metadata
 // of plugins the session does not have is ignored.
 func (s *Session) Restore(r Result) error {
 	s.mu.Lock()

@@ -105,7 +105,8 @@ type wantTurn struct {
 	excludes []string // not in the feedback
 }
 
-// TestScenarios runs the scenarios of seed 003, 8.3, and more, turn by turn.
+// TestScenarios runs the scenarios of a report contract (a report, a
+// retry, a cache hit, ...) turn by turn.
 func TestScenarios(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -357,7 +358,7 @@ func TestFinalLockedNeverStreamsTwice(t *testing.T) {
 	}
 }
 
-// TestFactoryFreshInstancePerSession checks seed 003 decision 1: each
+// TestFactoryFreshInstancePerSession checks that each
 // session calls the factory and gets its own instance, so state does not
 // leak between sessions.
 func TestFactoryFreshInstancePerSession(t *testing.T) {
@@ -435,7 +436,7 @@ func TestNewSessionRejectsBadPlugins(t *testing.T) {
 	})
 }
 
-// TestInstructionsOmnipresence checks seed 003 3b: every text that shows
+// TestInstructionsOmnipresence checks that every text that shows
 // the final report tag also shows every missing plugin's META tag, and the
 // long instruction, schema and example reach the system prompt.
 func TestInstructionsOmnipresence(t *testing.T) {
@@ -584,7 +585,7 @@ func TestComplete(t *testing.T) {
 	}
 }
 
-// TestCacheHit covers seed 003 decisions 2, 2A and 2bA at this layer: a
+// TestCacheHit covers the cache at this layer: a
 // restored session calls OnComplete with FromCache, and an entry without the
 // metadata (or with metadata the current schema rejects) is not usable.
 func TestCacheHit(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 // The texts in this file are model-facing: plain text, markdown headings at
 // most. Each one that mentions the final report also gives the metadata
-// guidance of every plugin (seed 003, 3b), so a runtime that injects them
+// guidance of every plugin, so a runtime that injects them
 // can never show the one without the other.
 
 // Instructions returns the system-prompt text of the output contract: how to

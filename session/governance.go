@@ -278,7 +278,7 @@ func render(p *policy.Policy, s warden.Session, st warden.ProjectState, field st
 	return Plain(b.String()), nil
 }
 
-// Plain makes text safe for terminal hosts (seed 001, TUI-safe messages)
+// Plain makes text safe for terminal hosts (docs/policy.md, "What the model reads")
 // with warden.TerminalSafe, and ends it with one newline.
 func Plain(s string) string {
 	return strings.TrimRight(warden.TerminalSafe(s), "\n") + "\n"

@@ -210,7 +210,7 @@ audit:
 		}
 	}
 	// 49 hours later the demoted anchor is deleted; critical and high stay.
-	e.tr.Now = func() time.Time { return now.Add(49 * time.Hour) }
+	e.store.Clock = func() time.Time { return now.Add(49 * time.Hour) }
 	if _, err := e.tr.Purge(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestHierarchyIsTheChain: the governance text shows the hierarchy as the
-// chain of delegation the roles form (seed 000: coordinator -> governance
+// chain of delegation the roles form (coordinator -> governance
 // -> validator/builder), not alphabetically; from `delegates` when the
 // policy has it, else delegating roles above the workers.
 func TestHierarchyIsTheChain(t *testing.T) {

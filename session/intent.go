@@ -10,7 +10,7 @@ import (
 )
 
 // IntentArg is the argument of select_active_intent that names the
-// intent to select (seed 002).
+// intent to select (docs/policy.md, Intents).
 const IntentArg = "intent_id"
 
 // intentLister is the engine's list of active intents (*engine.Engine).
@@ -18,7 +18,7 @@ type intentLister interface {
 	Intents() ([]policy.Intent, error)
 }
 
-// SelectsIntent reports whether a tool is seed 002's select_active_intent,
+// SelectsIntent reports whether a tool is warden's select_active_intent,
 // under any host's name for it (kind intent: select_active_intent itself,
 // or warden's MCP tool as Claude Code and Codex, Gemini CLI and OpenCode
 // name it).
@@ -26,7 +26,7 @@ func SelectsIntent(p *policy.Policy, tool string) bool {
 	return p != nil && p.KindOf(tool) == "intent"
 }
 
-// selectIntent is the handshake of seed 002 inside the session's decision:
+// selectIntent is the intent handshake inside the session's decision:
 // an allowed select_active_intent call with an intent_id makes that intent
 // the session's (returned, to be stored with the session); an id the
 // intents file does not hold turns the decision into an INTENT_NOT_FOUND

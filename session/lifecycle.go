@@ -10,7 +10,7 @@ import (
 	"github.com/warden-run/warden"
 )
 
-// Event is a session lifecycle event (seed 000, seed 001's session states).
+// Event is a session lifecycle event (see Tracker.Event for what each does).
 type Event string
 
 // Lifecycle events.

@@ -603,7 +603,7 @@ func TestAnswerReachesNewSession(t *testing.T) {
 func TestApprovalsExpire(t *testing.T) {
 	e := setup(t, testPolicy+"approvals:\n  expires: 1h\n")
 	now := time.Now()
-	e.tr.Now = func() time.Time { return now }
+	e.store.Clock = func() time.Time { return now }
 	r := e.decide(t, bash("s1", "", "git push origin main"), session.Options{})
 	first := r.Approval.ID
 	if !strings.Contains(r.Decision.Reason, "expires after 1h without") {
@@ -637,7 +637,7 @@ func TestPurgeDropsExpiredApprovals(t *testing.T) {
 	e := setup(t, testPolicy+"approvals:\n  expires: 1h\n")
 	start := time.Now()
 	clock := start
-	e.store.Now = func() time.Time { return clock }
+	e.store.Clock = func() time.Time { return clock }
 	old := e.decide(t, bash("s1", "", "git push origin main"), session.Options{}).Approval
 	fresh := e.decide(t, bash("s1", "", "git push origin dev"), session.Options{}).Approval
 	// The second was answered 45 minutes later: its answer lives on.
@@ -766,15 +766,37 @@ rules:
 // (created if new), and keeps the role it has.
 func TestTakeRole(t *testing.T) {
 	e := setup(t, testPolicy)
-	e.tr.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	e.store.Clock = func() time.Time { return now }
 	s, err := e.tr.TakeRole(ctx, "oc", "build")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Role != "build" || s.Status != warden.SessionActive || !s.StartedAt.Equal(e.tr.Now()) {
+	if s.Role != "build" || s.Status != warden.SessionActive || !s.StartedAt.Equal(now) {
 		t.Errorf("new session: %+v", s)
 	}
 	if s, err = e.tr.TakeRole(ctx, "oc", "plan"); err != nil || s.Role != "build" {
 		t.Errorf("a second role replaced the first: %q, %v", s.Role, err)
+	}
+}
+
+// TestOneClock: the store's clock is the session layer's: a tracker whose
+// store is two days in the past honours a grant that expired yesterday by
+// the wall clock, and stamps the session and the audit record with the
+// store's time.
+func TestOneClock(t *testing.T) {
+	e := setup(t, testPolicy)
+	then := time.Now().Add(-48 * time.Hour).UTC().Truncate(time.Second)
+	e.store.Clock = func() time.Time { return then }
+	if _, err := e.store.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "git push origin main",
+		Expires: then.Add(24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.decide(t, bash("s1", "", "git push origin main"), session.Options{})
+	if r.Decision.Decision != warden.Allow || !strings.HasPrefix(r.Decision.Rule, "grant:") {
+		t.Errorf("a grant in force on the store's clock: %+v", r.Decision)
+	}
+	if !r.Audit.Time.Equal(then) || !r.Session.LastSeen.Equal(then) {
+		t.Errorf("audit at %v, session seen %v, want the store's %v", r.Audit.Time, r.Session.LastSeen, then)
 	}
 }

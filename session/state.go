@@ -21,7 +21,7 @@ type PurgeReport struct {
 	ApprovalsPurged int `json:"approvals_purged"`
 }
 
-// Purge applies seed 001's purge and archive policy with the limits of the
+// Purge applies the purge and archive policy (warden.StateLimits) with the limits of the
 // tracker's policy: anchors are demoted and deleted by age and count
 // (warden.PlanAnchors), history beyond its cap is archived, sessions not
 // seen within the session age limit are archived, and audit records older

@@ -2,7 +2,7 @@
 // session between tool calls (role, first tool, delegation depth, intent,
 // violations), feeds that state to the engine, queues approvals for a human,
 // honours and counts grants, writes the audit trail, and produces the
-// governance text a host injects at each moment of a session (seed 000).
+// governance text a host injects at each moment of a session (governance.go).
 //
 // A Tracker is safe for concurrent use, and so are several Trackers in
 // different processes sharing one store: the store serialises the updates
@@ -40,6 +40,9 @@ type Store interface {
 	warden.AuditLog
 	warden.StateStore
 	warden.HaltStore
+	// Now is the time on the store's clock: the one clock of the session
+	// layer (records, grant expiry, the sequence rules' window, anchors).
+	Now() time.Time
 }
 
 // Tracker tracks sessions and decides their calls. Its zero value is not
@@ -47,8 +50,6 @@ type Store interface {
 type Tracker struct {
 	Engine Engine
 	Store  Store
-	// Now is the clock (default time.Now).
-	Now func() time.Time
 	// Poll is how often Decide looks for a human's answer while it waits
 	// (default 200ms).
 	Poll time.Duration
@@ -59,12 +60,9 @@ func New(eng Engine, store Store) *Tracker {
 	return &Tracker{Engine: eng, Store: store}
 }
 
-func (t *Tracker) now() time.Time {
-	if t.Now != nil {
-		return t.Now().UTC()
-	}
-	return time.Now().UTC()
-}
+// now is the time on the store's clock (Store.Now), which also stamps
+// what the store writes.
+func (t *Tracker) now() time.Time { return t.Store.Now().UTC() }
 
 func (t *Tracker) policy() *policy.Policy { return t.Engine.Policy() }
 
@@ -205,7 +203,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			first = !s.FirstToolUsed()
 			tr = t.lean(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: now})
 			if id := t.selectIntent(call, tr); id != "" {
-				s.IntentID = id // seed 002's handshake: the session's next calls have this intent
+				s.IntentID = id // the intent handshake: the session's next calls have this intent
 			}
 			record(s, call, tr, now)
 			if tr.Decision.Decision == warden.Ask && !opt.HostPrompts {
@@ -623,7 +621,9 @@ func FailureRecord(call warden.ToolCall, callID string, d warden.Decision) warde
 // stored first for the call wins: then that decision is returned
 // (Replayed), so that the audit trail always says what the host was told.
 func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall, callID string, d warden.Decision) (Result, error) {
-	rec, err := st.AppendAudit(ctx, FailureRecord(call, callID, d))
+	r := FailureRecord(call, callID, d)
+	r.Time = time.Time{} // the store stamps it on its clock
+	rec, err := st.AppendAudit(ctx, r)
 	if errors.Is(err, warden.ErrConflict) && callID != "" {
 		recs, rerr := st.Audit(ctx, warden.AuditFilter{CallID: callID})
 		if rerr == nil && len(recs) > 0 {

@@ -33,11 +33,17 @@ const DefaultFile = ".warden/warden.db"
 // 10 s): a hook that waited longer would have answered deny already.
 const BusyTimeout = 8 * time.Second
 
+// openPatience bounds how long Open keeps trying a new store that many
+// processes create at once (each try waits up to BusyTimeout for the lock)
+// when ctx has no deadline of its own; a hook's ctx ends at its deadline
+// first.
+const openPatience = 30 * time.Second
+
 // Store is the SQL store on a SQLite file.
 type Store = sqlstore.Store
 
 var dialect = sqlstore.Dialect{
-	AutoID:         "INTEGER PRIMARY KEY AUTOINCREMENT",
+	Name:           "sqlite",
 	ForUpdate:      "", // BEGIN IMMEDIATE already holds the write lock
 	Rebind:         func(q string) string { return q },
 	LockMigrations: func(context.Context, *sql.Tx) error { return nil },
@@ -102,10 +108,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	d.Explain = func(err error) error { return diskFull(err, filepath.Dir(abs)) }
 	// Many processes opening a new store at once contend for the switch to
 	// WAL and the first migration, which SQLite may refuse at once
-	// (SQLITE_BUSY) rather than wait for: try again, within the busy
-	// timeout.
+	// (SQLITE_BUSY) rather than wait for: try again, until ctx is done or
+	// openPatience has passed.
 	var s *sqlstore.Store
-	deadline := time.Now().Add(BusyTimeout)
+	deadline := time.Now().Add(openPatience)
 	for try := 0; ; try++ {
 		db, err := sql.Open("sqlite", dsn)
 		if err != nil {

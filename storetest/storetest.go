@@ -279,8 +279,10 @@ func testGrantLifecycle(t *testing.T, s warden.Store) {
 	if strings := grantIDs(t, s, warden.GrantFilter{}); strings == fmt.Sprint([]string{g1.ID, "g-sess", "g-other", "g-uses"}) {
 		t.Error("used-up grant still listed")
 	}
-	if !must(s.UseGrant(ctx, g1.ID))(t) || !must(s.UseGrant(ctx, g1.ID))(t) {
-		t.Error("unlimited grant refused a use")
+	for range 2 {
+		if !must(s.UseGrant(ctx, g1.ID))(t) {
+			t.Error("unlimited grant refused a use")
+		}
 	}
 	if must(s.UseGrant(ctx, "g-expired"))(t) {
 		t.Error("expired grant accepted a use")

@@ -13,7 +13,7 @@ import (
 // SetHalt implements warden.HaltStore.
 func (s *Store) SetHalt(ctx context.Context, h warden.Halt) (warden.Halt, error) {
 	if h.At.IsZero() {
-		h.At = s.now()
+		h.At = s.Now()
 	}
 	_, err := s.exec(ctx, `INSERT INTO halts (session, message, by_whom, at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (session) DO UPDATE SET message = excluded.message, by_whom = excluded.by_whom, at = excluded.at`,

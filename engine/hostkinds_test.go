@@ -11,7 +11,7 @@ import (
 	"github.com/warden-run/warden/opencode"
 )
 
-// TestListingToolsAreSafe: seed 002's listing tools take the default for
+// TestListingToolsAreSafe: the listing tools of IDE agents take the default for
 // safe calls, and writers the default for destructive ones.
 func TestListingToolsAreSafe(t *testing.T) {
 	e, _ := newEngine(t, "version: 1\ndefault: {safe: allow, destructive: deny}\n")
@@ -28,7 +28,7 @@ func TestListingToolsAreSafe(t *testing.T) {
 }
 
 // TestModelErrorsJSON: with model_errors json for a host, that host's
-// rendering of a deny is seed 002's structured error, and other hosts keep
+// rendering of a deny is the structured error, and other hosts keep
 // the plain text.
 func TestModelErrorsJSON(t *testing.T) {
 	e, _ := newEngine(t, `version: 1

@@ -1,0 +1,126 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/warden-run/warden"
+)
+
+// Audit: the append-only record of every decision.
+
+const auditCols = `time, session, role, host, tool, depth, args, decision, code, rule, reason, matched,
+	warnings, grants, approval, mode, enforced, latency, call_id, source`
+
+// AppendAudit implements warden.AuditLog.
+func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
+	r, err := s.appendAudit(ctx, prepared{s: s}, r)
+	return r, s.explain(err)
+}
+
+func (s *Store) appendAudit(ctx context.Context, q querier, r warden.AuditRecord) (warden.AuditRecord, error) {
+	if r.Time.IsZero() {
+		r.Time = s.Now()
+	}
+	r.Time = tm(ts(r.Time))
+	if r.Args == nil {
+		r.Args = map[string]any{}
+	}
+	err := q.QueryRowContext(ctx, s.d.Rebind(`INSERT INTO audit (`+auditCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`),
+		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
+		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
+		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source).Scan(&r.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("append audit: call %s was decided already: %w", r.CallID, warden.ErrConflict)
+	}
+	if err != nil {
+		return r, fmt.Errorf("append audit: %w", err)
+	}
+	return r, nil
+}
+
+// Audit implements warden.AuditLog.
+func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.AuditRecord, error) {
+	q := `SELECT id, ` + auditCols + ` FROM audit WHERE 1 = 1`
+	var args []any
+	add := func(cond string, v any) {
+		q += ` AND ` + cond
+		args = append(args, v)
+	}
+	if f.Session != "" {
+		add(`session = ?`, f.Session)
+	}
+	if f.Decision != "" {
+		add(`decision = ?`, string(f.Decision))
+	}
+	if f.Enforced != "" {
+		add(`(CASE WHEN mode = 'audit' AND enforced <> '' THEN enforced ELSE decision END) = ?`, string(f.Enforced))
+	}
+	if f.Tool != "" {
+		add(`tool = ?`, f.Tool)
+	}
+	if f.Rule != "" {
+		add(`rule = ?`, f.Rule)
+	}
+	if f.CallID != "" {
+		add(`call_id = ?`, f.CallID)
+	}
+	if !f.Since.IsZero() {
+		add(`time >= ?`, ts(f.Since))
+	}
+	if !f.Until.IsZero() {
+		add(`time < ?`, ts(f.Until))
+	}
+	q += ` ORDER BY id DESC`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	defer rows.Close()
+	var out []warden.AuditRecord
+	for rows.Next() {
+		var r warden.AuditRecord
+		var t, lat int64
+		var argsJ, matched, warnings, grants, decision, code, enforced string
+		if err := rows.Scan(&r.ID, &t, &r.Session, &r.Role, &r.Host, &r.Tool, &r.Depth, &argsJ, &decision, &code,
+			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source); err != nil {
+			return nil, fmt.Errorf("audit: %w", err)
+		}
+		r.Time, r.Latency = tm(t), time.Duration(lat)
+		r.Decision, r.Code, r.Enforced = warden.Effect(decision), warden.Code(code), warden.Effect(enforced)
+		for _, j := range []struct {
+			s string
+			v any
+		}{{argsJ, &r.Args}, {matched, &r.Matched}, {warnings, &r.Warnings}, {grants, &r.Grants}} {
+			if err := fromJSON(j.s, j.v); err != nil {
+				return nil, fmt.Errorf("audit record %d: %w", r.ID, err)
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// PurgeAudit implements warden.AuditLog.
+func (s *Store) PurgeAudit(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.exec(ctx, `DELETE FROM audit WHERE time < ?`, ts(before))
+	if err != nil {
+		return 0, fmt.Errorf("purge audit: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

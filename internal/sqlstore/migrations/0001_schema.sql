@@ -1,0 +1,72 @@
+CREATE TABLE sessions (
+	id TEXT PRIMARY KEY,
+	role TEXT NOT NULL DEFAULT '',
+	host TEXT NOT NULL DEFAULT '',
+	parent TEXT NOT NULL DEFAULT '',
+	depth INTEGER NOT NULL DEFAULT 0,
+	first_tool TEXT NOT NULL DEFAULT '',
+	calls INTEGER NOT NULL DEFAULT 0,
+	violations INTEGER NOT NULL DEFAULT 0,
+	governance INTEGER NOT NULL DEFAULT 0,
+	compactions INTEGER NOT NULL DEFAULT 0,
+	resumes INTEGER NOT NULL DEFAULT 0,
+	intent_id TEXT NOT NULL DEFAULT '',
+	intent TEXT NOT NULL DEFAULT '',
+	status TEXT NOT NULL DEFAULT '',
+	started_at BIGINT NOT NULL DEFAULT 0,
+	last_seen BIGINT NOT NULL DEFAULT 0,
+	ended_at BIGINT NOT NULL DEFAULT 0,
+	archived INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX sessions_last_seen ON sessions (last_seen);
+CREATE TABLE grants (
+	id TEXT PRIMARY KEY,
+	tool TEXT NOT NULL,
+	role TEXT NOT NULL DEFAULT '',
+	session TEXT NOT NULL DEFAULT '',
+	subject TEXT NOT NULL,
+	value TEXT NOT NULL DEFAULT '',
+	pattern TEXT NOT NULL DEFAULT '',
+	expires BIGINT NOT NULL DEFAULT 0,
+	uses_left INTEGER NOT NULL DEFAULT -1,
+	created_at BIGINT NOT NULL,
+	created_by TEXT NOT NULL DEFAULT '',
+	approval TEXT NOT NULL DEFAULT '',
+	revoked_at BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE approvals (
+	id TEXT PRIMARY KEY,
+	session TEXT NOT NULL DEFAULT '',
+	role TEXT NOT NULL DEFAULT '',
+	host TEXT NOT NULL DEFAULT '',
+	tool TEXT NOT NULL,
+	args TEXT NOT NULL DEFAULT '{}',
+	summary TEXT NOT NULL DEFAULT '',
+	code TEXT NOT NULL DEFAULT '',
+	rule TEXT NOT NULL DEFAULT '',
+	reason TEXT NOT NULL DEFAULT '',
+	parts TEXT NOT NULL DEFAULT '[]',
+	fingerprint TEXT NOT NULL DEFAULT '',
+	status TEXT NOT NULL,
+	scope TEXT NOT NULL DEFAULT '',
+	message TEXT NOT NULL DEFAULT '',
+	decided_by TEXT NOT NULL DEFAULT '',
+	created_at BIGINT NOT NULL,
+	decided_at BIGINT NOT NULL DEFAULT 0,
+	grants TEXT NOT NULL DEFAULT '[]',
+	consumed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX approvals_status ON approvals (status);
+CREATE INDEX approvals_fingerprint ON approvals (fingerprint);
+CREATE TABLE state (
+	id INTEGER PRIMARY KEY,
+	phase TEXT NOT NULL DEFAULT '',
+	updated_at BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE anchors (
+	id TEXT PRIMARY KEY,
+	priority TEXT NOT NULL,
+	content TEXT NOT NULL,
+	created_at BIGINT NOT NULL,
+	demoted_at BIGINT NOT NULL DEFAULT 0
+);

@@ -1,0 +1,110 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/warden-run/warden"
+)
+
+// Project state: the phase and the history of actions (anchors are in
+// anchors.go).
+
+// State implements warden.StateStore.
+func (s *Store) State(ctx context.Context) (warden.ProjectState, error) {
+	var st warden.ProjectState
+	var updated int64
+	err := s.db.QueryRowContext(ctx, `SELECT phase, updated_at FROM state WHERE id = 1`).Scan(&st.Phase, &updated)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return st, fmt.Errorf("state: %w", err)
+	}
+	st.UpdatedAt = tm(updated)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, priority, content, created_at, demoted_at FROM anchors
+		ORDER BY CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END, created_at, id`)
+	if err != nil {
+		return st, fmt.Errorf("state: anchors: %w", err)
+	}
+	defer rows.Close()
+	st.Anchors = []warden.Anchor{}
+	for rows.Next() {
+		var a warden.Anchor
+		var created, demoted int64
+		var pri string
+		if err := rows.Scan(&a.ID, &pri, &a.Content, &created, &demoted); err != nil {
+			return st, fmt.Errorf("state: anchors: %w", err)
+		}
+		a.Priority, a.CreatedAt, a.DemotedAt = warden.Priority(pri), tm(created), tm(demoted)
+		st.Anchors = append(st.Anchors, a)
+	}
+	if err := rows.Err(); err != nil {
+		return st, fmt.Errorf("state: anchors: %w", err)
+	}
+	hrows, err := s.db.QueryContext(ctx, `SELECT id, time, session, agent, action, result FROM history WHERE archived = 0 ORDER BY id`)
+	if err != nil {
+		return st, fmt.Errorf("state: history: %w", err)
+	}
+	defer hrows.Close()
+	st.History = []warden.HistoryEntry{}
+	for hrows.Next() {
+		var h warden.HistoryEntry
+		var t int64
+		if err := hrows.Scan(&h.ID, &t, &h.Session, &h.Agent, &h.Action, &h.Result); err != nil {
+			return st, fmt.Errorf("state: history: %w", err)
+		}
+		h.Time = tm(t)
+		st.History = append(st.History, h)
+	}
+	return st, hrows.Err()
+}
+
+// SetPhase implements warden.StateStore.
+func (s *Store) SetPhase(ctx context.Context, phase string) error {
+	_, err := s.exec(ctx, `INSERT INTO state (id, phase, updated_at) VALUES (1, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET phase = excluded.phase, updated_at = excluded.updated_at`, phase, ts(s.Now()))
+	if err != nil {
+		return fmt.Errorf("set phase: %w", err)
+	}
+	return nil
+}
+
+// AddHistory implements warden.StateStore.
+func (s *Store) AddHistory(ctx context.Context, h warden.HistoryEntry) error {
+	return s.explain(s.addHistory(ctx, prepared{s: s}, h))
+}
+
+func (s *Store) addHistory(ctx context.Context, q querier, h warden.HistoryEntry) error {
+	if h.Action == "" {
+		return errors.New("add history: action is empty")
+	}
+	if h.Time.IsZero() {
+		h.Time = s.Now()
+	}
+	_, err := q.ExecContext(ctx, s.d.Rebind(`INSERT INTO history (time, session, agent, action, result) VALUES (?, ?, ?, ?, ?)`),
+		ts(h.Time), h.Session, h.Agent, h.Action, h.Result)
+	if err != nil {
+		return fmt.Errorf("add history: %w", err)
+	}
+	return nil
+}
+
+// ArchiveHistory implements warden.StateStore.
+func (s *Store) ArchiveHistory(ctx context.Context, keep int) (int, error) {
+	return s.archiveHistory(ctx, prepared{s: s}, keep)
+}
+
+func (s *Store) archiveHistory(ctx context.Context, q querier, keep int) (int, error) {
+	if keep < 0 {
+		keep = 0
+	}
+	// Everything up to the newest entry beyond the first keep; nothing
+	// when there are no more than keep.
+	res, err := q.ExecContext(ctx, s.d.Rebind(`UPDATE history SET archived = 1 WHERE archived = 0 AND id <=
+		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT 1 OFFSET ?)`), keep)
+	if err != nil {
+		return 0, fmt.Errorf("archive history: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
