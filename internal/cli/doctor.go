@@ -347,7 +347,7 @@ func codexTrusted(ctx context.Context, bin, root, command string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("Codex skips these warden hooks: %s. Run `warden init codex` again to trust them. %s", strings.Join(bad, ", "), codexManual(root))
+		return fmt.Errorf("the hooks Codex skips: %s. Run `warden init codex` again to trust them. %s", strings.Join(bad, ", "), codexManual(root))
 	}
 	return nil
 }

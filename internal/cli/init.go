@@ -382,7 +382,7 @@ func trustCodex(ctx context.Context, bin, project, command string) ([]string, er
 	}
 	for _, h := range hooks {
 		if !h.Runs() {
-			return changes, fmt.Errorf("Codex will not run warden's %s hook (%s, enabled=%v). %s", h.EventName, h.TrustStatus, h.Enabled, manual)
+			return changes, fmt.Errorf("codex will not run warden's %s hook (%s, enabled=%v). %s", h.EventName, h.TrustStatus, h.Enabled, manual)
 		}
 	}
 	return changes, nil

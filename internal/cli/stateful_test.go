@@ -146,7 +146,7 @@ func TestStatefulSession(t *testing.T) {
 	if code, d = check(`{"tool":"Bash","args":{"command":"git push origin other"}}`); code != ExitAsk {
 		t.Errorf("a grant wider than the call: %d %v", code, d)
 	}
-	code, out, _ = stRun(t, "", append([]string{"grants", "ls"}, P...)...)
+	_, out, _ = stRun(t, "", append([]string{"grants", "ls"}, P...)...)
 	if !strings.Contains(out, grant) || !strings.Contains(out, "command git push origin main") {
 		t.Errorf("grants ls: %s", out)
 	}
@@ -158,7 +158,7 @@ func TestStatefulSession(t *testing.T) {
 	}
 
 	// Reject with a message.
-	code, out, _ = stRun(t, "", append([]string{"approvals", "ls", "--json"}, P...)...)
+	_, out, _ = stRun(t, "", append([]string{"approvals", "ls", "--json"}, P...)...)
 	var pending []map[string]any
 	json.Unmarshal([]byte(out), &pending)
 	if len(pending) == 0 {

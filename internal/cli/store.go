@@ -18,9 +18,6 @@ func openStore(ctx context.Context, policyPath, storeURL string) (warden.Store, 
 	return client.OpenStore(ctx, policyPath, storeURL)
 }
 
-// sqliteFile is the SQLite file a --store value names (client.SQLiteFile).
-func sqliteFile(storeURL string) string { return client.SQLiteFile(storeURL) }
-
 // DefaultStorePath is the default store file for a policy
 // (client.DefaultStorePath).
 func DefaultStorePath(policyPath string) string { return client.DefaultStorePath(policyPath) }
