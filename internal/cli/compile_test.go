@@ -10,7 +10,7 @@ import (
 	"github.com/warden-run/warden/internal/scripted"
 )
 
-// TestCompileCommand runs warden compile on the plain-language coding example (compile/testdata)
+// TestCompileCommand runs warden compile on the plain-language coding example (examples/compile/coding)
 // against recorded answers, then check, explain and test on the result.
 func TestCompileCommand(t *testing.T) {
 	// Not parallel: it sets an environment variable.
