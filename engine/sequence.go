@@ -375,10 +375,13 @@ func (st *state) callKey() string {
 	return st.key
 }
 
-// key is an earlier call's normalised form, made once per decision.
+// key is an earlier call's normalised form, made once per decision. Its
+// arguments are the audit trail's, redacted and cut already: redacting
+// them again would cost the most of a decision that reads a long history.
 func (pc *past) key() string {
 	if pc.k == "" {
-		pc.k = callKey(pc.rec.Tool, pc.rec.Args)
+		data, _ := json.Marshal(pc.rec.Args)
+		pc.k = pc.rec.Tool + " " + string(data)
 	}
 	return pc.k
 }
