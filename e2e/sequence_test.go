@@ -55,6 +55,59 @@ rules:
 	}
 }
 
+// TestClaudeFailingLoopStopped: on the real Claude Code, a command that
+// fails (PostToolUseFailure) is recorded as failed on its own call's audit
+// record (tool_use_id), and a repeat: {failures: 2} rule stops the model's
+// third try of it with the loop guidance; a command that succeeded in
+// between is not part of the row.
+func TestClaudeFailingLoopStopped(t *testing.T) {
+	h := governedHosts[0]
+	bin := requireHost(t, h.spec)
+	e := newEnv(t,
+		scripted.Turn{Name: "ok-1", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell("ls warden.yaml")}},
+		scripted.Turn{Name: "try-1", Match: scripted.MinToolResults(1), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
+		scripted.Turn{Name: "try-2", Match: scripted.MinToolResults(2), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
+		scripted.Turn{Name: "try-3", Match: scripted.MinToolResults(3), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
+		scripted.Turn{Name: "final", Match: scripted.MinToolResults(4), Text: "I will stop and ask."},
+	)
+	e.write("warden.yaml", `version: 1
+default: allow
+rules:
+  - id: stop-failing-loop
+    effect: deny
+    tool: shell
+    repeat: {failures: 2}
+    message: This exact command failed twice in a row; running it again will fail the same way.
+    suggestion: Read the last error and fix its cause, or ask the user.
+`)
+	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init: %v\n%s", err, out)
+	}
+	r := e.runClaude(bin, "List the file.")
+	fail := func(format string, args ...any) {
+		t.Helper()
+		e.dump(r)
+		t.Fatalf(format, args...)
+	}
+	if r.err != nil || len(e.model.Unplayed()) > 0 {
+		fail("claude: %v; unplayed turns %v", r.err, e.model.Unplayed())
+	}
+	res := e.lastResults()
+	if len(res) < 4 || !strings.Contains(res[3].Text, "failed twice in a row") || !strings.Contains(res[3].Text, "fix its cause") {
+		fail("the third try did not get the loop guidance: %+v", res)
+	}
+	var got []string
+	for _, a := range e.audit() {
+		got = append(got, string(a.Decision)+" "+a.Rule+" "+a.Outcome)
+		if a.ToolUse == "" {
+			fail("record %d has no tool_use id", a.ID)
+		}
+	}
+	if strings.Join(got, ",") != "allow  ok,allow  fail,allow  fail,deny stop-failing-loop " {
+		fail("audit: %q", got)
+	}
+}
+
 // TestHaltStopsRunningSessions: `warden halt` given while the real Claude
 // Code is running stops its next call; a project-wide halt stops a Codex
 // run's first call too; `warden resume` lets calls through again.
