@@ -38,6 +38,30 @@ type AuditRecord struct {
 	// Source is the plain-language sentence the deciding rule was compiled
 	// from (warden compile), if it was.
 	Source string `json:"source,omitempty"`
+	// ToolUse is the host's own id for the call (Claude Code's and Codex's
+	// tool_use_id, OpenCode's call id), when it gives one: the host's
+	// post-tool event names it, and the outcome goes to this record.
+	ToolUse string `json:"tool_use,omitempty"`
+	// Outcome is what the call did once it ran, as the host's post-tool
+	// event reported it: OutcomeOK, OutcomeFail, or "" when no host event
+	// said (unknown).
+	Outcome string `json:"outcome,omitempty"`
+}
+
+// Outcomes of a call that ran (AuditRecord.Outcome).
+const (
+	OutcomeOK   = "ok"
+	OutcomeFail = "fail"
+)
+
+// Outcome is a host's report of what a call it ran did (a post-tool
+// event), for AuditLog.SetOutcome.
+type Outcome struct {
+	Session string
+	Tool    string
+	// ToolUse is the host's id for the call ("" when the host gives none).
+	ToolUse string
+	OK      bool
 }
 
 // AuditFilter selects audit records. Zero fields select everything; Since is

@@ -147,6 +147,11 @@ type AuditLog interface {
 	AppendAudit(ctx context.Context, r AuditRecord) (AuditRecord, error)
 	// Audit returns the records f selects, oldest first.
 	Audit(ctx context.Context, f AuditFilter) ([]AuditRecord, error)
+	// SetOutcome records what a call did on the audit record of the call:
+	// the session's record with o.ToolUse when it has one, otherwise the
+	// session's latest call of o.Tool that ran and has no outcome yet. No
+	// such record is ErrNotFound.
+	SetOutcome(ctx context.Context, o Outcome) error
 	// PurgeAudit deletes the records older than the time and returns how
 	// many it deleted.
 	PurgeAudit(ctx context.Context, before time.Time) (int, error)

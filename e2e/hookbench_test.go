@@ -40,6 +40,9 @@ protected:
 //     (compiled policy and store kept open) and prints the answer.
 //   - warden/...: `warden hook claude`, a full warden process that finds
 //     and loads the policy and opens the store for this one call.
+//   - .../allow-halt-other: the allow with a halt row present for another
+//     session (`warden halt --session other`): the halt check's cost,
+//     against .../allow with no halt row.
 //
 // Run: go test ./e2e -run '^$' -bench HookClaude (or e2e/hookbench.sh).
 func BenchmarkHookClaude(b *testing.B) {
@@ -60,12 +63,15 @@ func BenchmarkHookClaude(b *testing.B) {
 		name, cmd string
 		bin       string
 		args      []string
+		halt      bool // a halt row for another session is present
 	}{
-		{"warden-hook/allow", "git status && git diff HEAD~1", wardenHookBin, nil},
-		{"warden-hook/deny", "git status && rm -rf build", wardenHookBin, nil},
-		{"warden/allow", "git status && git diff HEAD~1", wardenBin, nil},
-		{"warden/deny", "git status && rm -rf build", wardenBin, nil},
-		{"warden/stateless-deny", "git status && rm -rf build", wardenBin, []string{"--stateless"}},
+		{"warden-hook/allow", "git status && git diff HEAD~1", wardenHookBin, nil, false},
+		{"warden-hook/allow-halt-other", "git status && git diff HEAD~1", wardenHookBin, nil, true},
+		{"warden-hook/deny", "git status && rm -rf build", wardenHookBin, nil, false},
+		{"warden/allow", "git status && git diff HEAD~1", wardenBin, nil, false},
+		{"warden/allow-halt-other", "git status && git diff HEAD~1", wardenBin, nil, true},
+		{"warden/deny", "git status && rm -rf build", wardenBin, nil, false},
+		{"warden/stateless-deny", "git status && rm -rf build", wardenBin, []string{"--stateless"}, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			in, _ := json.Marshal(map[string]any{"session_id": "bench-" + bc.name, "transcript_path": "/t", "cwd": dir,
@@ -97,6 +103,21 @@ func BenchmarkHookClaude(b *testing.B) {
 			}
 			if bc.bin == wardenHookBin {
 				waitHookd(b, sock)
+			}
+			if bc.halt {
+				halt := exec.Command(wardenBin, "halt", "--session", "other", "--message", "bench")
+				halt.Dir = dir
+				if out, err := halt.CombinedOutput(); err != nil {
+					b.Fatalf("warden halt: %v\n%s", err, out)
+				}
+				defer func() {
+					resume := exec.Command(wardenBin, "resume", "--session", "other")
+					resume.Dir = dir
+					resume.Run()
+				}()
+				if _, out := call(); strings.Contains(out, "HALTED") || !strings.Contains(out, `"allow"`) {
+					b.Fatalf("another session's halt stopped this one: %s", out)
+				}
 			}
 			times := make([]time.Duration, 0, b.N)
 			b.ResetTimer()

@@ -1,9 +1,15 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden/internal/scripted"
 )
@@ -51,6 +57,59 @@ rules:
 		got = append(got, string(a.Decision)+" "+a.Rule)
 	}
 	if strings.Join(got, ",") != "allow ,allow ,deny stop-loops" {
+		fail("audit: %q", got)
+	}
+}
+
+// TestClaudeFailingLoopStopped: on the real Claude Code, a command that
+// fails (PostToolUseFailure) is recorded as failed on its own call's audit
+// record (tool_use_id), and a repeat: {failures: 2} rule stops the model's
+// third try of it with the loop guidance; a command that succeeded in
+// between is not part of the row.
+func TestClaudeFailingLoopStopped(t *testing.T) {
+	h := governedHosts[0]
+	bin := requireHost(t, h.spec)
+	e := newEnv(t,
+		scripted.Turn{Name: "ok-1", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell("ls warden.yaml")}},
+		scripted.Turn{Name: "try-1", Match: scripted.MinToolResults(1), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
+		scripted.Turn{Name: "try-2", Match: scripted.MinToolResults(2), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
+		scripted.Turn{Name: "try-3", Match: scripted.MinToolResults(3), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
+		scripted.Turn{Name: "final", Match: scripted.MinToolResults(4), Text: "I will stop and ask."},
+	)
+	e.write("warden.yaml", `version: 1
+default: allow
+rules:
+  - id: stop-failing-loop
+    effect: deny
+    tool: shell
+    repeat: {failures: 2}
+    message: This exact command failed twice in a row; running it again will fail the same way.
+    suggestion: Read the last error and fix its cause, or ask the user.
+`)
+	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init: %v\n%s", err, out)
+	}
+	r := e.runClaude(bin, "List the file.")
+	fail := func(format string, args ...any) {
+		t.Helper()
+		e.dump(r)
+		t.Fatalf(format, args...)
+	}
+	if r.err != nil || len(e.model.Unplayed()) > 0 {
+		fail("claude: %v; unplayed turns %v", r.err, e.model.Unplayed())
+	}
+	res := e.lastResults()
+	if len(res) < 4 || !strings.Contains(res[3].Text, "failed twice in a row") || !strings.Contains(res[3].Text, "fix its cause") {
+		fail("the third try did not get the loop guidance: %+v", res)
+	}
+	var got []string
+	for _, a := range e.audit() {
+		got = append(got, string(a.Decision)+" "+a.Rule+" "+a.Outcome)
+		if a.ToolUse == "" {
+			fail("record %d has no tool_use id", a.ID)
+		}
+	}
+	if strings.Join(got, ",") != "allow  ok,allow  fail,allow  fail,deny stop-failing-loop " {
 		fail("audit: %q", got)
 	}
 }
@@ -123,5 +182,74 @@ func TestHaltStopsRunningSessions(t *testing.T) {
 	}
 	if strings.Join(codes, ",") != "DEFAULT,HALTED,HALTED" {
 		fail("audit codes: %v", codes)
+	}
+}
+
+// TestHaltStopsMCPProxyAndOtherHosts: a project-wide `warden halt` denies a
+// call through `warden mcp proxy` (driven by the real MCP inspector, in
+// front of the real filesystem server) and the hook calls of Gemini CLI and
+// OpenCode, with the HALTED code and the message; after `warden resume`, a
+// halt of one proxy session leaves another session's call through.
+func TestHaltStopsMCPProxyAndOtherHosts(t *testing.T) {
+	e := newMCPProxyEnv(t)
+	doc := filepath.Join(e.project, "docs", "a.txt")
+	hookCall := func(host string, in map[string]any) string {
+		t.Helper()
+		data, _ := json.Marshal(in)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, wardenBin, "hook", host)
+		cmd.Dir, cmd.Env, cmd.Stdin = e.project, e.vars, bytes.NewReader(data)
+		out, err := cmd.Output()
+		if ctx.Err() != nil {
+			t.Fatalf("warden hook %s did not finish in time", host)
+		}
+		t.Logf("warden hook %s: %v\n%s", host, err, out)
+		return string(out)
+	}
+	gemini := map[string]any{"session_id": "g1", "cwd": e.project, "hook_event_name": "BeforeTool",
+		"tool_name": "run_shell_command", "tool_input": map[string]any{"command": "touch gemini.txt"}}
+	opencode := map[string]any{"event": "tool.execute.before", "session_id": "o1", "directory": e.project,
+		"tool": "bash", "call_id": "call-1", "args": map[string]any{"command": "touch opencode.txt"}}
+
+	if out, code := e.call("reader", "m1", "read_text_file", "path="+doc); code != 0 || !strings.Contains(out, "hello from docs") {
+		t.Fatalf("before the halt: read_text_file exit %d", code)
+	}
+	if out, err := e.warden("halt", "--message", "Stop: the staging database is being restored."); err != nil {
+		t.Fatalf("warden halt: %v\n%s", err, out)
+	}
+	out, code := e.call("reader", "m1", "read_text_file", "path="+doc)
+	if code != 5 || !strings.Contains(out, "HALTED") || !strings.Contains(out, "staging database") || strings.Contains(out, "hello from docs") {
+		t.Errorf("MCP proxy call under a project halt: exit %d, want 5 and HALTED with the message", code)
+	}
+	for host, in := range map[string]map[string]any{"gemini": gemini, "opencode": opencode} {
+		if out := hookCall(host, in); !strings.Contains(out, `"deny"`) || !strings.Contains(out, "HALTED") || !strings.Contains(out, "staging database") {
+			t.Errorf("%s hook call under a project halt: %s, want a HALTED deny with the message", host, out)
+		}
+	}
+	if out, err := e.warden("resume"); err != nil {
+		t.Fatalf("warden resume: %v\n%s", err, out)
+	}
+
+	// A session's halt stops that proxy session only.
+	if out, err := e.warden("halt", "--session", "m1", "--message", "m1 is looping."); err != nil {
+		t.Fatalf("warden halt --session: %v\n%s", err, out)
+	}
+	if out, code := e.call("reader", "m1", "read_text_file", "path="+doc); code != 5 || !strings.Contains(out, "m1 is looping") {
+		t.Errorf("halted session m1: exit %d, want 5 and its message", code)
+	}
+	if out, code := e.call("reader", "m2", "read_text_file", "path="+doc); code != 0 || !strings.Contains(out, "hello from docs") {
+		t.Errorf("session m2 beside the halted m1: exit %d", code)
+	}
+
+	var got []string
+	for _, r := range e.audit() {
+		got = append(got, r.Host+" "+string(r.Code))
+	}
+	want := "mcp DEFAULT,mcp HALTED,gemini HALTED,opencode HALTED,mcp HALTED,mcp DEFAULT"
+	gotS := strings.Join(got, ",")
+	// The two hook calls run in map order.
+	if gotS != want && gotS != strings.Replace(want, "gemini HALTED,opencode HALTED", "opencode HALTED,gemini HALTED", 1) {
+		t.Errorf("audit: %s\nwant %s", gotS, want)
 	}
 }

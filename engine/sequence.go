@@ -26,6 +26,7 @@ type afterCond struct {
 	commands []shell.Pattern
 	paths    []pathGlob
 	samePath bool
+	ok       bool // the earlier call succeeded (its outcome is OutcomeOK)
 	since    *afterCond
 	text     string // for explain: what it looks for
 }
@@ -47,7 +48,7 @@ func (e *Engine) compileSeq(r *rule, pr *policy.Rule) error {
 }
 
 func (e *Engine) compileAfter(pa *policy.After) (*afterCond, error) {
-	a := &afterCond{samePath: pa.SamePath}
+	a := &afterCond{samePath: pa.SamePath, ok: pa.OK}
 	for _, t := range pa.Tool {
 		a.tools = append(a.tools, compileTool(t))
 	}
@@ -91,6 +92,12 @@ func describeAfter(pa *policy.After) string {
 	}
 	if pa.SamePath {
 		s += " on the same path"
+	}
+	if pa.OK {
+		s += " that succeeded"
+	}
+	if pa.Since != nil {
+		s += " since the last " + strings.TrimPrefix(strings.TrimPrefix(describeAfter(pa.Since), "a "), "an ")
 	}
 	return s
 }
@@ -171,7 +178,18 @@ func (e *Engine) seqEval(st *state, r *rule, p *part) (bool, string) {
 	sq := r.seq
 	var notes []string
 	tracing := st.tr != nil
-	if sq.repeat != nil {
+	if sq.repeat != nil && sq.repeat.Failures > 0 {
+		n := 0
+		if len(hist) > 0 {
+			n = e.failuresInRow(st, sq.repeat, hist, now)
+		}
+		if tracing {
+			notes = append(notes, fmt.Sprintf("the same call failed %d time(s) in a row (limit %d)", n, sq.repeat.Failures))
+		}
+		if n < sq.repeat.Failures {
+			return false, strings.Join(notes, "; ")
+		}
+	} else if sq.repeat != nil {
 		n := 0
 		if len(hist) > 0 {
 			key := st.callKey()
@@ -205,13 +223,20 @@ func (e *Engine) seqEval(st *state, r *rule, p *part) (bool, string) {
 		}
 	}
 	if sq.after != nil {
-		found := e.findAfter(st, sq.after, p, hist)
+		found := e.findAfter(st, sq.after, p, hist, sq.after.ok)
 		switch {
 		case !tracing:
 		case found != nil:
 			notes = append(notes, fmt.Sprintf("found %s: %s at %s", sq.after.text, found.rec.Tool, found.rec.Time.Format(time.RFC3339)))
 		default:
-			notes = append(notes, "no earlier "+sq.after.text+" in this session")
+			note := "no earlier " + sq.after.text + " in this session"
+			if sq.after.ok {
+				// Say what the latest such call did: failed, or no outcome.
+				if last := e.findAfter(st, sq.after, p, hist, false); last != nil {
+					note += fmt.Sprintf("; the latest such call (%s at %s) %s", last.rec.Tool, last.rec.Time.Format(time.RFC3339), outcomeText(last.rec.Outcome))
+				}
+			}
+			notes = append(notes, note)
 		}
 		if r.effect == warden.Allow {
 			return found != nil, strings.Join(notes, "; ")
@@ -222,24 +247,61 @@ func (e *Engine) seqEval(st *state, r *rule, p *part) (bool, string) {
 }
 
 // findAfter returns the latest earlier call that meets the condition (after
-// the last call meeting its since:, if any).
-func (e *Engine) findAfter(st *state, a *afterCond, p *part, hist []warden.AuditRecord) *past {
+// the last call meeting its since:, if any); with needOK, only one whose
+// outcome is a success.
+func (e *Engine) findAfter(st *state, a *afterCond, p *part, hist []warden.AuditRecord, needOK bool) *past {
 	ps := st.pastCalls(e, hist)
 	start := 0
 	if a.since != nil {
 		for i := len(ps) - 1; i >= 0; i-- {
-			if e.pastMatches(st, a.since, &ps[i], nil) {
+			if (!a.since.ok || ps[i].rec.Outcome == warden.OutcomeOK) && e.pastMatches(st, a.since, &ps[i], nil) {
 				start = i + 1
 				break
 			}
 		}
 	}
 	for i := len(ps) - 1; i >= start; i-- {
-		if ps[i].ran && e.pastMatches(st, a, &ps[i], p) {
+		if ps[i].ran && (!needOK || ps[i].rec.Outcome == warden.OutcomeOK) && e.pastMatches(st, a, &ps[i], p) {
 			return &ps[i]
 		}
 	}
 	return nil
+}
+
+// outcomeText says what an earlier call did, for explain.
+func outcomeText(o string) string {
+	switch o {
+	case warden.OutcomeOK:
+		return "succeeded"
+	case warden.OutcomeFail:
+		return "failed"
+	}
+	return "has no outcome the host reported, so it does not count as passed"
+}
+
+// failuresInRow counts the latest runs of the decided call (its normalised
+// form) that failed in a row, newest first: a run that succeeded or whose
+// outcome is unknown ends the row; calls that were not let through, and
+// other calls in between, do not. With Within, only runs in the window
+// count.
+func (e *Engine) failuresInRow(st *state, w *policy.Window, hist []warden.AuditRecord, now time.Time) int {
+	key := st.callKey()
+	ps := st.pastCalls(e, hist)
+	n := 0
+	for i := len(ps) - 1; i >= 0; i-- {
+		pc := &ps[i]
+		if w.Within > 0 && now.Sub(pc.rec.Time) > w.Within {
+			break
+		}
+		if !pc.ran || pc.rec.Tool != st.call.Tool || pc.key() != key {
+			continue
+		}
+		if pc.rec.Outcome != warden.OutcomeFail {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // pastCalls reads the history once per decision.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/policy"
 )
 
 const sequencePolicy = `version: 1
@@ -108,5 +109,125 @@ func TestSequenceRules(t *testing.T) {
 	}
 	if !e.NeedsHistory() || e.HistoryWindow() != 10*time.Minute {
 		t.Errorf("NeedsHistory %v, window %s", e.NeedsHistory(), e.HistoryWindow())
+	}
+}
+
+const outcomePolicy = `version: 1
+default: {safe: allow, destructive: allow}
+rules:
+  - id: push-after-passing-tests
+    effect: deny
+    tool: shell
+    command: "git push *"
+    after:
+      command: "go test *"
+      ok: true
+      since: {tool: [edit, write]}
+    message: The tests have not passed since your last edit.
+    suggestion: Run go test ./..., fix what fails, and push when it passes.
+  - id: release-after-green-build
+    effect: ask
+    tool: shell
+    command: "make release"
+    after: {command: "make build", ok: true}
+  - id: failing-loop
+    effect: deny
+    tool: shell
+    repeat: {failures: 3}
+    message: This command failed three times in a row; running it again will fail the same way.
+    suggestion: Read the last error, change something, or ask the user.
+`
+
+// TestSequenceOutcomes: after.ok counts only an earlier call that
+// succeeded (unknown does not), since: resets it, and repeat.failures stops
+// the same call failing N times in a row.
+func TestSequenceOutcomes(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, outcomePolicy)
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	run := func(ago time.Duration, cmd, outcome string) warden.AuditRecord {
+		return warden.AuditRecord{Time: now.Add(-ago), Tool: "Bash", Args: map[string]any{"command": cmd},
+			Decision: warden.Allow, Mode: "enforce", Outcome: outcome}
+	}
+	denied := func(ago time.Duration, cmd string) warden.AuditRecord {
+		r := run(ago, cmd, "")
+		r.Decision = warden.Deny
+		return r
+	}
+	edit := func(ago time.Duration) warden.AuditRecord {
+		return warden.AuditRecord{Time: now.Add(-ago), Tool: "Edit", Args: map[string]any{"file_path": "src/a.go", "old_string": "a", "new_string": "b"},
+			Decision: warden.Allow, Mode: "enforce", Outcome: warden.OutcomeOK}
+	}
+	ok, fail := warden.OutcomeOK, warden.OutcomeFail
+	push := bash("git push origin main")
+	type H = []warden.AuditRecord
+	for _, c := range []struct {
+		name string
+		call warden.ToolCall
+		hist H
+		want warden.Effect
+		rule string
+	}{
+		{"push after passing tests", push, H{edit(5 * time.Minute), run(time.Minute, "go test ./...", ok)}, warden.Allow, ""},
+		{"push after failing tests", push, H{edit(5 * time.Minute), run(time.Minute, "go test ./...", fail)}, warden.Deny, "push-after-passing-tests"},
+		{"push after tests of unknown outcome", push, H{edit(5 * time.Minute), run(time.Minute, "go test ./...", "")}, warden.Deny, "push-after-passing-tests"},
+		{"push before any test", push, H{edit(time.Minute)}, warden.Deny, "push-after-passing-tests"},
+		{"a pass, then an edit, resets", push, H{run(5*time.Minute, "go test ./...", ok), edit(time.Minute)}, warden.Deny, "push-after-passing-tests"},
+		{"a pass after a failure since the edit", push, H{edit(9 * time.Minute), run(5*time.Minute, "go test ./...", fail), run(time.Minute, "go test ./...", ok)}, warden.Allow, ""},
+		{"a pass before the edit and a failure after it", push, H{run(9*time.Minute, "go test ./...", ok), edit(5 * time.Minute), run(time.Minute, "go test ./...", fail)}, warden.Deny, "push-after-passing-tests"},
+		{"ask before a green build", bash("make release"), H{run(time.Minute, "make build", fail)}, warden.Ask, "release-after-green-build"},
+		{"no ask after a green build", bash("make release"), H{run(time.Minute, "make build", ok)}, warden.Allow, ""},
+		{"three failures in a row", bash("go build ./..."), H{run(3*time.Minute, "go build ./...", fail), run(2*time.Minute, "go build ./...", fail), run(time.Minute, "go build ./...", fail)}, warden.Deny, "failing-loop"},
+		{"two failures are not a loop", bash("go build ./..."), H{run(2*time.Minute, "go build ./...", fail), run(time.Minute, "go build ./...", fail)}, warden.Allow, ""},
+		{"a success ends the row", bash("go build ./..."), H{run(4*time.Minute, "go build ./...", fail), run(3*time.Minute, "go build ./...", fail), run(2*time.Minute, "go build ./...", ok), run(time.Minute, "go build ./...", fail)}, warden.Allow, ""},
+		{"an unknown outcome ends the row", bash("go build ./..."), H{run(4*time.Minute, "go build ./...", fail), run(3*time.Minute, "go build ./...", fail), run(2*time.Minute, "go build ./...", ""), run(time.Minute, "go build ./...", fail)}, warden.Allow, ""},
+		{"other calls in between do not end the row", bash("go build ./..."), H{run(5*time.Minute, "go build ./...", fail), edit(4 * time.Minute), run(3*time.Minute, "go build ./...", fail), run(2*time.Minute, "ls", ok), run(time.Minute, "go build ./...", fail)}, warden.Deny, "failing-loop"},
+		{"denied repeats do not count", bash("go build ./..."), H{run(3*time.Minute, "go build ./...", fail), denied(2*time.Minute, "go build ./..."), run(time.Minute, "go build ./...", fail)}, warden.Allow, ""},
+		{"failures of another command do not count", bash("go build ./..."), H{run(3*time.Minute, "go vet ./...", fail), run(2*time.Minute, "go vet ./...", fail), run(time.Minute, "go vet ./...", fail)}, warden.Allow, ""},
+	} {
+		d := e.DecideSession(c.call, &engine.Session{History: c.hist, Now: now})
+		if d.Decision != c.want || d.Rule != c.rule {
+			t.Errorf("%s: %s %s %q (%s), want %s %q", c.name, d.Decision, d.Code, d.Rule, d.Reason, c.want, c.rule)
+		}
+	}
+	// The loop's deny carries the rule's guidance.
+	loop := H{run(3*time.Minute, "go build ./...", fail), run(2*time.Minute, "go build ./...", fail), run(time.Minute, "go build ./...", fail)}
+	if d := e.DecideSession(bash("go build ./..."), &engine.Session{History: loop, Now: now}); !strings.Contains(d.Reason, "failed three times in a row") ||
+		!strings.Contains(d.Suggestion, "Read the last error") {
+		t.Errorf("loop guidance: %q / %q", d.Reason, d.Suggestion)
+	}
+	// explain says what the latest test run did, and counts the row.
+	checks := func(call warden.ToolCall, h H) string {
+		var b strings.Builder
+		for _, c := range e.Explain(call, &engine.Session{History: h, Now: now}).Checks {
+			b.WriteString(c.Detail + "\n")
+		}
+		return b.String()
+	}
+	if got := checks(push, H{edit(5 * time.Minute), run(time.Minute, "go test ./...", fail)}); !strings.Contains(got, "that succeeded since the last") || !strings.Contains(got, ") failed") {
+		t.Errorf("explain after a failing test:\n%s", got)
+	}
+	if got := checks(push, H{edit(5 * time.Minute), run(time.Minute, "go test ./...", "")}); !strings.Contains(got, "no outcome the host reported") {
+		t.Errorf("explain after a test of unknown outcome:\n%s", got)
+	}
+	if got := checks(bash("go build ./..."), loop); !strings.Contains(got, "failed 3 time(s) in a row (limit 3)") {
+		t.Errorf("explain of the loop:\n%s", got)
+	}
+}
+
+// TestSequenceOutcomeErrors: ok: false and a repeat with both count and
+// failures are refused, naming the field.
+func TestSequenceOutcomeErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ rule, want string }{
+		{`{id: x, effect: ask, tool: shell, after: {command: "go test *", ok: false}}`, ".after.ok: only ok: true"},
+		{`{id: x, effect: ask, tool: shell, repeat: {count: 2, failures: 2, within: 1m}}`, "both count and failures"},
+		{`{id: x, effect: ask, tool: shell, rate: {failures: 2}}`, `.rate.failures: unknown key "failures"`},
+		{`{id: x, effect: ask, tool: shell, repeat: {within: 1m}}`, "needs a count (with within) or failures"},
+	} {
+		_, err := policy.LoadBytes("/p/warden.yaml", []byte("version: 1\nrules:\n  - "+c.rule+"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error naming %q", c.rule, err, c.want)
+		}
 	}
 }

@@ -86,6 +86,14 @@ type Event struct {
 	Call    warden.ToolCall
 	Output  string // after a tool: its result text
 	Failed  bool
+	// ToolUse is the host's id for the call, where it gives one (Claude
+	// Code's and Codex's tool_use_id, OpenCode's call id): the post-tool
+	// event's outcome goes to the audit record of the call with that id.
+	ToolUse string
+	// Outcome is what a call did, after a tool: warden.OutcomeOK or
+	// OutcomeFail where the host tells, "" where it does not (see
+	// docs/policy.md, "Outcomes").
+	Outcome string
 	// AgentType and AgentID name a subagent; Parent is the parent session.
 	AgentType, AgentID, Parent string
 	// LLM is the model request of a Model event.

@@ -109,6 +109,7 @@ func decodeClaude(data []byte, host string) (Event, error) {
 		ev.Kind = PostTool
 		ev.Output = in.ResponseText()
 		ev.Failed = in.HookEventName == claudecode.PostToolUseFailure
+		ev.Outcome = claudeOutcome(host, ev.Failed, in.ToolResponse)
 	case claudecode.SubagentStart:
 		ev.Kind = SubagentStart
 	case claudecode.SubagentStop:
@@ -121,7 +122,7 @@ func decodeClaude(data []byte, host string) (Event, error) {
 		ev.Kind = End
 	}
 	if in.ToolName != "" {
-		ev.Call = in.ToolCall(host)
+		ev.Call, ev.ToolUse = in.ToolCall(host), in.ToolUseID
 		// Inside a subagent the role is the subagent's type and the depth
 		// at least 1 (the session layer tracks deeper nesting).
 		if in.AgentID != "" {
@@ -151,6 +152,7 @@ func decodeGemini(data []byte) (Event, error) {
 		ev.Kind = PostTool
 		ev.Output = in.ResponseText()
 		ev.Failed = in.Failed()
+		ev.Outcome = geminiOutcome(ev.Failed, ev.Output)
 	case geminicli.BeforeModel:
 		// Gemini CLI fires BeforeModel before every model request, its
 		// subagents' too, and keeps in its history the governance text
@@ -206,7 +208,7 @@ func decodeOpenCode(data []byte) (Event, error) {
 		ev.Kind = End
 	}
 	if in.Tool != "" {
-		ev.Call = in.ToolCall()
+		ev.Call, ev.ToolUse = in.ToolCall(), in.CallID
 	}
 	return ev, nil
 }

@@ -64,6 +64,18 @@ func (g *SessionGate) Decide(ctx context.Context, call warden.ToolCall) (Verdict
 	return v, nil
 }
 
+// Outcome implements Outcomer: the outcome goes to the session's latest
+// call of the tool that ran (docs/policy.md, "Outcomes").
+func (g *SessionGate) Outcome(ctx context.Context, tool string, ok bool) error {
+	ctx, cancel := context.WithTimeout(ctx, DecideTimeout)
+	defer cancel()
+	tr, err := g.tracker()
+	if err != nil {
+		return err
+	}
+	return tr.CallOutcome(ctx, warden.Outcome{Session: g.Session, Tool: tool, OK: ok})
+}
+
 // Hidden implements Gate: a tool is hidden when the session's role may not
 // use it at all (ROLE_TOOL_DENIED whatever its arguments).
 func (g *SessionGate) Hidden(ctx context.Context, tools []string) (map[string]bool, error) {

@@ -84,10 +84,20 @@ type Proxy struct {
 // ToolName is the name a call of the upstream tool tool is decided as.
 func (p *Proxy) ToolName(tool string) string { return "mcp__" + p.Name + "__" + tool }
 
+// Outcomer is a Gate that records what an allowed call did: the
+// upstream's answer to a tools/call, a failure when it is a tool error
+// (isError) or a JSON-RPC error. The proxy calls it before it passes the
+// answer on, so that the client's next call is decided with it.
+type Outcomer interface {
+	Outcome(ctx context.Context, tool string, ok bool) error
+}
+
 // pending is a client request forwarded upstream.
 type pending struct {
 	id     jsonrpc.ID
 	method string
+	// tool is a tools/call's tool, as calls are decided (mcp__SERVER__TOOL).
+	tool string
 	// warnings of an allowed tools/call that broke a rule that only warns.
 	warnings []string
 }
@@ -216,7 +226,7 @@ func (r *run) send(ctx context.Context, req *jsonrpc.Request, warnings []string)
 	r.mu.Lock()
 	gone := r.gone
 	if gone == nil {
-		r.inflight[idKey(req.ID)] = pending{req.ID, req.Method, warnings}
+		r.inflight[idKey(req.ID)] = pending{id: req.ID, method: req.Method, tool: r.callTool(req), warnings: warnings}
 	}
 	r.mu.Unlock()
 	if gone != nil {
@@ -485,6 +495,9 @@ func (r *run) fromUpstream(ctx context.Context) {
 			if mine && q.method == "tools/list" && resp.Error == nil {
 				resp.Result = r.filterTools(ctx, resp.Result)
 			}
+			if mine && q.tool != "" {
+				r.outcome(ctx, q.tool, resp)
+			}
 			if mine && q.method == "tools/call" && resp.Error == nil && len(q.warnings) > 0 {
 				resp.Result = withGuidance(resp.Result, q.warnings)
 			}
@@ -504,6 +517,36 @@ func (r *run) fromUpstream(ctx context.Context) {
 		if err := r.client.Write(ctx, msg); err != nil {
 			r.logf("write to client: %v", err)
 		}
+	}
+}
+
+// callTool is the tool a tools/call request calls, as calls are decided
+// ("" for another request, or one without a tool name).
+func (r *run) callTool(req *jsonrpc.Request) string {
+	if req.Method != "tools/call" {
+		return ""
+	}
+	var params struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(req.Params, &params) != nil || params.Name == "" {
+		return ""
+	}
+	return r.p.ToolName(params.Name)
+}
+
+// outcome gives the Gate, when it records outcomes, what a call did.
+func (r *run) outcome(ctx context.Context, tool string, resp *jsonrpc.Response) {
+	o, ok := r.p.Gate.(Outcomer)
+	if !ok {
+		return
+	}
+	var res struct {
+		IsError bool `json:"isError"`
+	}
+	passed := resp.Error == nil && json.Unmarshal(resp.Result, &res) == nil && !res.IsError
+	if err := o.Outcome(ctx, tool, passed); err != nil {
+		r.logf("record the outcome of %s: %v", tool, err)
 	}
 }
 

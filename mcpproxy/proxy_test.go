@@ -84,6 +84,9 @@ func (u *upstream) server() *mcp.Server {
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "read_text_file"}, func(ctx context.Context, req *mcp.CallToolRequest, in pathArgs) (*mcp.CallToolResult, any, error) {
 		u.record("read_text_file " + in.Path)
+		if strings.Contains(in.Path, "missing") {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no such file: " + in.Path}}}, nil, nil
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "contents of " + in.Path}}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "write_file"}, func(ctx context.Context, req *mcp.CallToolRequest, in pathArgs) (*mcp.CallToolResult, any, error) {
@@ -523,6 +526,28 @@ func TestProjectHaltStopsProxiedCalls(t *testing.T) {
 	}
 	if calls := f.up.got(); len(calls) != 0 {
 		t.Errorf("upstream got %v under a halt", calls)
+	}
+}
+
+// TestOutcomesAreRecorded: the upstream's answer to an allowed call is its
+// outcome in the call's audit record: a tool error (isError) a failure.
+func TestOutcomesAreRecorded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, options{role: "builder"})
+	f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "a.txt")})
+	if res := f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "missing.txt")}); !res.IsError {
+		t.Fatalf("the missing file's read = %q, want the upstream's tool error", text(res))
+	}
+	recs, err := f.store.Audit(t.Context(), warden.AuditFilter{Tool: "mcp__files__read_text_file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Outcome != warden.OutcomeOK || recs[1].Outcome != warden.OutcomeFail {
+		var got []string
+		for _, r := range recs {
+			got = append(got, string(r.Decision)+" "+r.Outcome)
+		}
+		t.Errorf("records: %q, want an allow that succeeded and one that failed", got)
 	}
 }
 

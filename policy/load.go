@@ -688,7 +688,7 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 
 // after reads a rule's after: section (and, once, its since:).
 func (d *decoder) after(p *Policy, n *yaml.Node, path string, top bool) *After {
-	keys := []string{"tool", "command", "path", "same_path"}
+	keys := []string{"tool", "command", "path", "same_path", "ok"}
 	if top {
 		keys = append(keys, "since")
 	}
@@ -719,6 +719,14 @@ func (d *decoder) after(p *Policy, n *yaml.Node, path string, top bool) *After {
 	if f, ok := m["same_path"]; ok {
 		a.SamePath, _ = d.boolean(f.val, path+".same_path")
 	}
+	if f, ok := m["ok"]; ok {
+		if v, ok := d.boolean(f.val, path+".ok"); ok {
+			if !v {
+				d.err(f.val, path+".ok", "only ok: true is supported (the earlier call must have succeeded); leave ok out to accept any outcome")
+			}
+			a.OK = v
+		}
+	}
 	if f, ok := m["since"]; ok {
 		a.Since = d.after(p, f.val, path+".since", false)
 	}
@@ -728,17 +736,32 @@ func (d *decoder) after(p *Policy, n *yaml.Node, path string, top bool) *After {
 	return a
 }
 
-// window reads {count: N, within: DURATION}.
-func (d *decoder) window(n *yaml.Node, path string) *Window {
-	m := d.mapping(n, path, "count", "within")
+// window reads {count: N, within: DURATION}, and for repeat: also
+// {failures: N} (within optional there).
+func (d *decoder) window(n *yaml.Node, path string, failures bool) *Window {
+	keys := []string{"count", "within"}
+	if failures {
+		keys = append(keys, "failures")
+	}
+	m := d.mapping(n, path, keys...)
 	if m == nil {
 		return nil
 	}
 	w := &Window{Pos: d.pos(n)}
-	if f, ok := m["count"]; ok {
+	_, hasCount := m["count"]
+	if f, ok := m["failures"]; ok {
+		if hasCount {
+			d.err(n, path, "gives both count and failures: use one rule for each")
+		}
+		if v, ok := d.integer(f.val, path+".failures", 1); ok {
+			w.Failures = v
+		}
+	} else if f, ok := m["count"]; ok {
 		if v, ok := d.integer(f.val, path+".count", 1); ok {
 			w.Count = v
 		}
+	} else if failures {
+		d.err(n, path, "needs a count (with within) or failures")
 	} else {
 		d.err(n, path, "needs a count")
 	}
@@ -746,7 +769,7 @@ func (d *decoder) window(n *yaml.Node, path string) *Window {
 		if v, ok := d.duration(f.val, path+".within"); ok {
 			w.Within = v
 		}
-	} else {
+	} else if w.Failures == 0 {
 		d.err(n, path, "needs within (a duration such as 10m)")
 	}
 	return w
@@ -864,10 +887,10 @@ func (d *decoder) rules(p *Policy, n *yaml.Node) {
 			r.After = d.after(p, f.val, path+".after", true)
 		}
 		if f, ok := m["repeat"]; ok {
-			r.Repeat = d.window(f.val, path+".repeat")
+			r.Repeat = d.window(f.val, path+".repeat", true)
 		}
 		if f, ok := m["rate"]; ok {
-			r.Rate = d.window(f.val, path+".rate")
+			r.Rate = d.window(f.val, path+".rate", false)
 		}
 		d.lintRule(r, rn, path)
 		d.lintRuleScope(p, r, rn, path)
@@ -1071,11 +1094,14 @@ func (d *decoder) cases(n *yaml.Node, path string) []*Case {
 				d.err(f.val, cp+".history", "must be a list of calls, not %s", kindName(hn))
 			} else {
 				for j, x := range hn.Content {
+					hp := fmt.Sprintf("%s.history[%d]", cp, j)
+					x, outcome := d.outcome(x, hp)
 					call, err := decodeCall(x)
 					if err != nil {
-						d.err(x, fmt.Sprintf("%s.history[%d]", cp, j), "%v", err)
+						d.err(x, hp, "%v", err)
 					}
 					c.History = append(c.History, call)
+					c.Outcomes = append(c.Outcomes, outcome)
 				}
 			}
 		}
@@ -1101,6 +1127,29 @@ func (d *decoder) cases(n *yaml.Node, path string) []*Case {
 		out = append(out, c)
 	}
 	return out
+}
+
+// outcome takes a history call's `outcome: ok|fail` (what the call did,
+// for after.ok and repeat.failures) off the call and returns both.
+func (d *decoder) outcome(n *yaml.Node, path string) (*yaml.Node, string) {
+	r := resolve(n)
+	if r.Kind != yaml.MappingNode {
+		return n, ""
+	}
+	for i := 0; i+1 < len(r.Content); i += 2 {
+		if r.Content[i].Value != "outcome" {
+			continue
+		}
+		v, ok := d.str(r.Content[i+1], path+".outcome")
+		if ok && v != warden.OutcomeOK && v != warden.OutcomeFail {
+			d.err(r.Content[i+1], path+".outcome", "%q is not an outcome (ok or fail; leave it out for unknown)", v)
+			v = ""
+		}
+		c := *r
+		c.Content = append(append([]*yaml.Node{}, r.Content[:i]...), r.Content[i+2:]...)
+		return &c, v
+	}
+	return n, ""
 }
 
 // Codes lists every decision code.

@@ -157,6 +157,9 @@ type After struct {
 	Path    []string // path globs of the earlier call
 	// SamePath: the earlier call read or wrote the path this call is about.
 	SamePath bool
+	// OK: the earlier call must have succeeded, as the host's post-tool
+	// event reported it; a call whose outcome is unknown does not count.
+	OK bool
 	// Since: only earlier calls after the last call matching Since count
 	// (a test run since the last edit).
 	Since *After
@@ -164,11 +167,13 @@ type After struct {
 }
 
 // Window is a count of calls within a time window: Repeat counts the same
-// normalised call, Rate every call of the session.
+// normalised call, Rate every call of the session. Failures (Repeat only)
+// counts the same call's failed runs in a row instead of Count.
 type Window struct {
-	Count  int
-	Within time.Duration
-	Pos    Pos
+	Count    int
+	Within   time.Duration
+	Failures int
+	Pos      Pos
 }
 
 // Intents configures intent-scoped writes (docs/policy.md, "Intents").
@@ -222,6 +227,9 @@ type Case struct {
 	// History is the calls the case's session made before it, oldest
 	// first, for sequence rules.
 	History []warden.ToolCall
+	// Outcomes are the History calls' outcomes (warden.OutcomeOK,
+	// OutcomeFail, or "" unknown), one per call.
+	Outcomes []string
 	// Source is the plain-language sentence a compiled case tests.
 	Source string
 	Pos    Pos

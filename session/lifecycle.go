@@ -265,3 +265,18 @@ func (t *Tracker) Outcome(ctx context.Context, id, tool string, ok bool, detail 
 	_, err = t.Store.ArchiveHistory(ctx, Limits(t.policy()).HistoryMax)
 	return err
 }
+
+// CallOutcome records a call's outcome, as the host reported it, on the
+// call's audit record, where sequence rules read it (after.ok,
+// repeat.failures). A call warden has no record of (the host ran it
+// without asking, or its record is purged) is no error: there is nothing
+// to tie the outcome to.
+func (t *Tracker) CallOutcome(ctx context.Context, o warden.Outcome) error {
+	if o.Session == "" || o.Tool == "" {
+		return nil
+	}
+	if err := t.Store.SetOutcome(ctx, o); err != nil && !errors.Is(err, warden.ErrNotFound) {
+		return err
+	}
+	return nil
+}

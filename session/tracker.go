@@ -82,6 +82,9 @@ type Options struct {
 	// again: Decide returns the recorded decision (Result.Replayed), and
 	// spends no grant.
 	CallID string
+	// ToolUse is the host's own id for the call, where it gives one: the
+	// host's post-tool event finds the call's record by it (CallOutcome).
+	ToolUse string
 }
 
 // Result is a decision and what the session layer did around it.
@@ -127,7 +130,7 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		res.Decision = warden.FailClosed(err)
 	}
 	rec := t.auditRecord(call, AuditArgs(call.Args), res, time.Since(start))
-	rec.CallID = opt.CallID
+	rec.CallID, rec.ToolUse = opt.CallID, opt.ToolUse
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
 	if errors.Is(aerr, warden.ErrConflict) && opt.CallID != "" {
 		return t.replay(ctx, opt.CallID)
@@ -211,7 +214,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			}
 			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: tr.Decision, Trace: tr}, time.Since(start)),
 				UseGrants: tr.Grants}
-			dr.Audit.CallID = opt.CallID
+			dr.Audit.CallID, dr.Audit.ToolUse = opt.CallID, opt.ToolUse
 			if tr.Decision.Decision == warden.Deny || violated(tr) {
 				h := violation(call, tr)
 				h.Time = now

@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"Halts", testHalts},
 		{"OneRecordPerCall", testOneRecordPerCall},
 		{"WriteDecisionCountsGrants", testWriteDecisionGrants},
+		{"Outcomes", testOutcomes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -945,5 +946,37 @@ func testWriteDecisionGrants(t *testing.T, s warden.Store) {
 	}
 	if recs := must(s.Audit(ctx, warden.AuditFilter{Session: "g"}))(t); len(recs) != 1 {
 		t.Errorf("%d records, want 1", len(recs))
+	}
+}
+
+// testOutcomes: a host's outcome goes to the record with its tool_use id,
+// else to the session's latest call of the tool that ran and has no
+// outcome yet; a call with no record is ErrNotFound; Audit returns both.
+func testOutcomes(t *testing.T, s warden.Store) {
+	add := func(session, tool, toolUse string, d warden.Effect) int64 {
+		return must(s.AppendAudit(ctx, warden.AuditRecord{Session: session, Tool: tool, Decision: d, Mode: "enforce", ToolUse: toolUse}))(t).ID
+	}
+	a := add("s", "Bash", "tu-1", warden.Allow)
+	b := add("s", "Bash", "tu-2", warden.Allow)
+	c := add("s", "Bash", "", warden.Allow)
+	d := add("s", "Bash", "", warden.Allow)
+	add("s", "Bash", "", warden.Deny)
+	other := add("t", "Bash", "", warden.Allow)
+	check(t, s.SetOutcome(ctx, warden.Outcome{Session: "s", Tool: "Bash", ToolUse: "tu-1", OK: false}))
+	// No tool_use: the latest call of the tool that ran, then the one
+	// before it (the latest has its outcome now).
+	check(t, s.SetOutcome(ctx, warden.Outcome{Session: "s", Tool: "Bash", OK: true}))
+	check(t, s.SetOutcome(ctx, warden.Outcome{Session: "s", Tool: "Bash", OK: false}))
+	isErr(t, s.SetOutcome(ctx, warden.Outcome{Session: "s", Tool: "Bash", ToolUse: "tu-9", OK: true}), warden.ErrNotFound)
+	isErr(t, s.SetOutcome(ctx, warden.Outcome{Session: "s", Tool: "Read", OK: true}), warden.ErrNotFound)
+	want := map[int64]string{a: warden.OutcomeFail, b: "", c: warden.OutcomeFail, d: warden.OutcomeOK, other: ""}
+	recs := must(s.Audit(ctx, warden.AuditFilter{}))(t)
+	for _, r := range recs {
+		if r.Outcome != want[r.ID] {
+			t.Errorf("record %d (%s, tool_use %q): outcome %q, want %q", r.ID, r.Session, r.ToolUse, r.Outcome, want[r.ID])
+		}
+	}
+	if recs[0].ToolUse != "tu-1" {
+		t.Errorf("tool_use of the first record: %q", recs[0].ToolUse)
 	}
 }

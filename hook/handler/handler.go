@@ -309,7 +309,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, h hook.Host, ev hook.
 	sid := ev.Session
 	switch ev.Kind {
 	case hook.PreTool:
-		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID})
+		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse})
 		if err != nil {
 			return a, false, err
 		}
@@ -383,6 +383,12 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, h hook.Host, ev hook.
 		if ev.Call.Session != "" && ev.Call.Tool != "" {
 			if err = tr.Outcome(ctx, ev.Call.Session, ev.Call.Tool, !ev.Failed, ev.Output); err != nil {
 				return a, false, err
+			}
+			if ev.Outcome != "" {
+				o := warden.Outcome{Session: ev.Call.Session, Tool: ev.Call.Tool, ToolUse: ev.ToolUse, OK: ev.Outcome == warden.OutcomeOK}
+				if err = tr.CallOutcome(ctx, o); err != nil {
+					return a, false, err
+				}
 			}
 		}
 		a.Context, err = guidance(ctx, tr.Store, ev)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +131,48 @@ func TestHookFailuresAreRecorded(t *testing.T) {
 func TestStoreWaitsLessThanHook(t *testing.T) {
 	if sqlite.BusyTimeout >= hook.Deadline {
 		t.Errorf("sqlite.BusyTimeout %s is not below hook.Deadline %s", sqlite.BusyTimeout, hook.Deadline)
+	}
+}
+
+// TestHookOutcomeLoop: Claude Code's PostToolUseFailure marks the call it
+// names (tool_use_id) failed in the audit trail, and a repeat.failures
+// rule stops the fourth run of a command that failed three times in a row.
+func TestHookOutcomeLoop(t *testing.T) {
+	cwd := project(t, hookTestPolicy+`  - id: failing-loop
+    effect: deny
+    tool: shell
+    repeat: {failures: 3}
+    message: This command failed three times in a row.
+    suggestion: Read the error and change something first.
+`)
+	event := func(name, id string) string {
+		js, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": cwd, "hook_event_name": name,
+			"tool_name": "Bash", "tool_input": map[string]any{"command": "ls nope"}, "tool_use_id": id, "error": "Exit code 2"})
+		return string(js)
+	}
+	for i, id := range []string{"t1", "t2", "t3"} {
+		if _, m, _ := runHook(t, nil, event("PreToolUse", id), "claude"); func() string { d, _ := permission(m); return d }() == "deny" {
+			t.Fatalf("run %d denied: %v", i+1, m)
+		}
+		runHook(t, nil, event("PostToolUseFailure", id), "claude")
+	}
+	_, m, _ := runHook(t, nil, event("PreToolUse", "t4"), "claude")
+	if d, r := permission(m); d != "deny" || !strings.Contains(r, "failed three times in a row") {
+		t.Errorf("fourth run: %s %q, want the loop's deny", d, r)
+	}
+	recs, err := storeOf(t, cwd).Audit(context.Background(), warden.AuditFilter{Session: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4", len(recs))
+	}
+	for i, r := range recs[:3] {
+		if r.Outcome != warden.OutcomeFail || r.ToolUse != fmt.Sprintf("t%d", i+1) {
+			t.Errorf("record %d: outcome %q tool_use %q", i, r.Outcome, r.ToolUse)
+		}
+	}
+	if recs[3].Rule != "failing-loop" || recs[3].Outcome != "" {
+		t.Errorf("fourth record: %+v", recs[3])
 	}
 }

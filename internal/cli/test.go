@@ -112,8 +112,12 @@ func caseSession(c *policy.Case) *engine.Session {
 	now := time.Now()
 	s := &engine.Session{Now: now}
 	for i, h := range c.History {
+		var outcome string
+		if i < len(c.Outcomes) {
+			outcome = c.Outcomes[i]
+		}
 		s.History = append(s.History, warden.AuditRecord{Time: now.Add(-time.Duration(len(c.History)-i) * time.Minute),
-			Tool: h.Tool, Args: h.Args, Decision: warden.Allow, Mode: "enforce"})
+			Tool: h.Tool, Args: h.Args, Decision: warden.Allow, Mode: "enforce", Outcome: outcome})
 	}
 	return s
 }

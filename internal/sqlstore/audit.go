@@ -13,7 +13,7 @@ import (
 // Audit: the append-only record of every decision.
 
 const auditCols = `time, session, role, host, tool, depth, args, decision, code, rule, reason, matched,
-	warnings, grants, approval, mode, enforced, latency, call_id, source`
+	warnings, grants, approval, mode, enforced, latency, call_id, source, tool_use, outcome`
 
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
@@ -30,11 +30,11 @@ func (s *Store) appendAudit(ctx context.Context, q querier, r warden.AuditRecord
 		r.Args = map[string]any{}
 	}
 	err := q.QueryRowContext(ctx, s.d.Rebind(`INSERT INTO audit (`+auditCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`),
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
 		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
-		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source).Scan(&r.ID)
+		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome).Scan(&r.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("append audit: call %s was decided already: %w", r.CallID, warden.ErrConflict)
 	}
@@ -91,7 +91,7 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 		var t, lat int64
 		var argsJ, matched, warnings, grants, decision, code, enforced string
 		if err := rows.Scan(&r.ID, &t, &r.Session, &r.Role, &r.Host, &r.Tool, &r.Depth, &argsJ, &decision, &code,
-			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source); err != nil {
+			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source, &r.ToolUse, &r.Outcome); err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}
 		r.Time, r.Latency = tm(t), time.Duration(lat)

@@ -1,0 +1,75 @@
+package hook
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/claudecode"
+)
+
+// A call's outcome counts in sequence rules (after.ok, repeat.failures), so
+// an adapter reports one only where the host says it: a failure that were
+// read as a success would let a "push only after the tests passed" through.
+// Where the host does not tell, the outcome is unknown ("").
+
+// claudeOutcome: Claude Code sends PostToolUseFailure for a call that
+// failed (a command's non-zero exit included) and PostToolUse for one that
+// did not. Codex sends PostToolUse only: its outcome is known when its
+// response carries the command's exit code.
+func claudeOutcome(host string, failed bool, response json.RawMessage) string {
+	if host == claudecode.Host {
+		if failed {
+			return warden.OutcomeFail
+		}
+		return warden.OutcomeOK
+	}
+	var r struct {
+		ExitCode *int `json:"exit_code"`
+	}
+	if json.Unmarshal(response, &r) == nil && r.ExitCode != nil {
+		return exitOutcome(*r.ExitCode)
+	}
+	var s string
+	if json.Unmarshal(response, &s) != nil {
+		s = string(response)
+	}
+	if code, ok := exitCode(s); ok {
+		return exitOutcome(code)
+	}
+	return ""
+}
+
+// geminiOutcome: Gemini CLI's AfterTool response carries an error when
+// the tool failed; its shell tool reports a command's non-zero exit in
+// its text ("Exit Code: 1") and no error.
+func geminiOutcome(failed bool, text string) string {
+	if failed {
+		return warden.OutcomeFail
+	}
+	if code, ok := exitCode(text); ok {
+		return exitOutcome(code)
+	}
+	return warden.OutcomeOK
+}
+
+func exitOutcome(code int) string {
+	if code == 0 {
+		return warden.OutcomeOK
+	}
+	return warden.OutcomeFail
+}
+
+// exitLine finds a shell tool's report of a command's exit code.
+var exitLine = regexp.MustCompile(`(?mi)^\s*(?:Exit Code|exit code|Exit status)\s*:?\s*(-?\d+)\b`)
+
+// exitCode returns the exit code a shell tool's text reports, if it does.
+func exitCode(text string) (int, bool) {
+	m := exitLine.FindStringSubmatch(text)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
