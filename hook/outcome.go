@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/claudecode"
@@ -51,8 +52,17 @@ func geminiOutcome(failed bool, text string) string {
 	if code, ok := exitCode(text); ok {
 		return exitOutcome(code)
 	}
-	return warden.OutcomeOK
+	switch {
+	case signalLine.MatchString(text):
+		return warden.OutcomeFail // killed by a signal: no exit code line
+	case strings.Contains(text, "was cancelled"), strings.HasPrefix(text, "Command moved to background"):
+		return "" // it did not finish
+	}
+	return warden.OutcomeOK // Gemini CLI writes "Exit Code: N" only for N other than 0
 }
+
+// signalLine is Gemini CLI's report of a command killed by a signal.
+var signalLine = regexp.MustCompile(`(?m)^Signal: \S`)
 
 func exitOutcome(code int) string {
 	if code == 0 {
@@ -65,11 +75,14 @@ func exitOutcome(code int) string {
 var exitLine = regexp.MustCompile(`(?mi)^\s*(?:Exit Code|exit code|Exit status)\s*:?\s*(-?\d+)\b`)
 
 // exitCode returns the exit code a shell tool's text reports, if it does.
+// The host writes that line after the command's output, so the last such
+// line is the host's: a command that prints "Exit Code: 0" itself and then
+// fails does not pass for a success.
 func exitCode(text string) (int, bool) {
-	m := exitLine.FindStringSubmatch(text)
-	if m == nil {
+	all := exitLine.FindAllStringSubmatch(text, -1)
+	if all == nil {
 		return 0, false
 	}
-	n, err := strconv.Atoi(m[1])
+	n, err := strconv.Atoi(all[len(all)-1][1])
 	return n, err == nil
 }

@@ -36,3 +36,22 @@ func TestOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestOutcomeNotFooledByOutput: a command's own output cannot make a
+// failed call pass: the host's exit line comes last, and a signal is a
+// failure.
+func TestOutcomeNotFooledByOutput(t *testing.T) {
+	for _, c := range []struct {
+		text, want string
+	}{
+		{"Output: Exit Code: 0\nExit Code: 0\nok\nExit Code: 1", warden.OutcomeFail},
+		{"Output: \nExit Code: 0\nExit Code: 2", warden.OutcomeFail},
+		{"Output: done\nSignal: 9", warden.OutcomeFail},
+		{"Output: (empty)", warden.OutcomeOK},
+		{"Command was cancelled by user before it could complete.", ""},
+	} {
+		if got := geminiOutcome(false, c.text); got != c.want {
+			t.Errorf("geminiOutcome(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
