@@ -53,6 +53,8 @@ func geminiOutcome(failed bool, text string) string {
 		return exitOutcome(code)
 	}
 	switch {
+	case exitLine.MatchString(text):
+		return "" // exit lines that disagree
 	case signalLine.MatchString(text):
 		return warden.OutcomeFail // killed by a signal: no exit code line
 	case strings.Contains(text, "was cancelled"), strings.HasPrefix(text, "Command moved to background"):
@@ -75,14 +77,23 @@ func exitOutcome(code int) string {
 var exitLine = regexp.MustCompile(`(?mi)^\s*(?:Exit Code|exit code|Exit status)\s*:?\s*(-?\d+)\b`)
 
 // exitCode returns the exit code a shell tool's text reports, if it does.
-// The host writes that line after the command's output, so the last such
-// line is the host's: a command that prints "Exit Code: 0" itself and then
-// fails does not pass for a success.
+// The text holds the command's own output too, which may print such a line
+// itself: when the lines disagree, the code is unknown, so a command that
+// prints "Exit Code: 0" and fails never passes for a success, whether the
+// host writes its line before the output (Codex) or after it (Gemini CLI).
 func exitCode(text string) (int, bool) {
 	all := exitLine.FindAllStringSubmatch(text, -1)
 	if all == nil {
 		return 0, false
 	}
-	n, err := strconv.Atoi(all[len(all)-1][1])
-	return n, err == nil
+	n, err := strconv.Atoi(all[0][1])
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range all[1:] {
+		if k, err := strconv.Atoi(m[1]); err != nil || k != n {
+			return 0, false
+		}
+	}
+	return n, true
 }

@@ -38,14 +38,15 @@ func TestOutcomes(t *testing.T) {
 }
 
 // TestOutcomeNotFooledByOutput: a command's own output cannot make a
-// failed call pass: the host's exit line comes last, and a signal is a
-// failure.
+// failed call pass: exit lines that disagree leave the outcome unknown, and
+// a signal is a failure.
 func TestOutcomeNotFooledByOutput(t *testing.T) {
 	for _, c := range []struct {
 		text, want string
 	}{
-		{"Output: Exit Code: 0\nExit Code: 0\nok\nExit Code: 1", warden.OutcomeFail},
-		{"Output: \nExit Code: 0\nExit Code: 2", warden.OutcomeFail},
+		{"Output: Exit Code: 0\nExit Code: 0\nok\nExit Code: 1", ""},
+		{"Output: \nExit Code: 0\nExit Code: 2", ""},
+		{"Output: \nExit Code: 3\nExit Code: 3", warden.OutcomeFail},
 		{"Output: done\nSignal: 9", warden.OutcomeFail},
 		{"Output: (empty)", warden.OutcomeOK},
 		{"Command was cancelled by user before it could complete.", ""},
@@ -53,5 +54,18 @@ func TestOutcomeNotFooledByOutput(t *testing.T) {
 		if got := geminiOutcome(false, c.text); got != c.want {
 			t.Errorf("geminiOutcome(%q) = %q, want %q", c.text, got, c.want)
 		}
+	}
+}
+
+// TestCodexOutcomeNotFooledByOutput: Codex writes its exit line before the
+// output; an output line that says otherwise leaves the outcome unknown.
+func TestCodexOutcomeNotFooledByOutput(t *testing.T) {
+	resp := []byte(`"Exit code: 1\nWall time: 0.1 seconds\nOutput:\nExit code: 0\n"`)
+	if got := claudeOutcome("codex", false, resp); got != "" {
+		t.Errorf("codex outcome with a disagreeing output line = %q, want unknown", got)
+	}
+	resp = []byte(`"Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok\n"`)
+	if got := claudeOutcome("codex", false, resp); got != warden.OutcomeOK {
+		t.Errorf("codex outcome of a success = %q", got)
 	}
 }
