@@ -190,6 +190,7 @@ type Store interface {
 	AuditLog
 	StateStore
 	HaltStore
+	ReportStore
 	io.Closer
 	// Now is the time on the store's clock: it stamps what the store
 	// writes and judges whether a grant has expired, and the session layer

@@ -492,3 +492,62 @@ func runComplete(ctx context.Context, b *bound, c Completion) error {
 		return fmt.Errorf("on-complete did not finish within %s and ignored its deadline", b.timeout)
 	}
 }
+
+// Resume brings a fresh session back to the state an earlier process left:
+// the locked final report (nil: none yet), the metadata accepted so far and
+// the number of turns already taken. A runtime that keeps a session between
+// processes (a host's hooks) stores these after each Turn and resumes with
+// them, so that a retry never asks again for what was accepted. Each
+// metadata value must satisfy its plugin's current schema and name a plugin
+// of the session; otherwise Resume returns an error and changes nothing.
+func (s *Session) Resume(final *string, metas map[string]json.RawMessage, turns int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.final != nil || s.turns > 0 {
+		return errors.New("report: resume: the session has already started")
+	}
+	values := map[string]json.RawMessage{}
+	for name, raw := range metas {
+		b := s.byName[name]
+		if b == nil {
+			return fmt.Errorf("report: resume: plugin %q is not configured", name)
+		}
+		v, st, det := checkJSON(b.schema, string(raw))
+		if st != MetaValid {
+			return fmt.Errorf("report: resume: metadata for plugin %q is %s: %s", name, st, strings.Join(det, "; "))
+		}
+		values[name] = v
+	}
+	if final != nil {
+		f := *final
+		s.final = &f
+	}
+	for name, v := range values {
+		s.byName[name].value = v
+	}
+	s.turns = max(turns, 0)
+	return nil
+}
+
+// Final returns the locked final report, and false when there is none yet.
+func (s *Session) Final() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.final == nil {
+		return "", false
+	}
+	return *s.final, true
+}
+
+// Accepted returns the metadata accepted so far, by plugin name.
+func (s *Session) Accepted() map[string]json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]json.RawMessage{}
+	for _, b := range s.plugins {
+		if b.value != nil {
+			out[b.name] = b.value
+		}
+	}
+	return out
+}

@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"History", testHistory},
 		{"WriteDecision", testWriteDecision},
 		{"Halts", testHalts},
+		{"Reports", testReports},
 		{"OneRecordPerCall", testOneRecordPerCall},
 		{"WriteDecisionCountsGrants", testWriteDecisionGrants},
 		{"Outcomes", testOutcomes},
