@@ -402,7 +402,7 @@ func IsKind(s string) bool { return contains(Kinds, s) }
 
 func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "private", "tools", "roles",
-		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors")
+		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report")
 	if m == nil {
 		return
 	}
@@ -545,6 +545,9 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	}
 	if f, ok := m["model_errors"]; ok {
 		d.modelErrors(p, f.val)
+	}
+	if f, ok := m["report"]; ok {
+		d.report(p, f.val)
 	}
 	// Role names that differ only in case or white space: a call naming
 	// one of them is easily taken for the other.

@@ -43,6 +43,8 @@ type Policy struct {
 	Compiled *Compiled
 	// ModelErrors says how hosts give a deny or ask to the model.
 	ModelErrors ModelErrors
+	// Report is nil unless the policy has a report section (seed 003).
+	Report *Report
 }
 
 // ModelErrors is the `model_errors` option: the format of the text a model

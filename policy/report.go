@@ -1,0 +1,99 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/warden-run/warden/report"
+	"go.yaml.in/yaml/v3"
+)
+
+// Report is the `report:` section: the final-report contract of seed 003
+// that warden holds agents to at the end of each turn (docs/policy.md,
+// "Final reports").
+type Report struct {
+	// Plugins are the plugin files as written, relative to the policy's
+	// folder; Files the loaded files, in the same order.
+	Plugins []string
+	Files   report.PluginFiles
+	// Required: the end of a turn is held open (with the retry text) until
+	// the report is valid, at most Retries times. When false the
+	// instructions are given and a valid report is kept, but a turn
+	// without one ends as usual.
+	Required bool
+	// Roles limits the contract to sessions of these roles, subagents
+	// included; empty means every top-level session.
+	Roles   []string
+	Retries int
+	Pos     Pos
+}
+
+// DefaultReportRetries is how many times the gate holds a turn open when
+// the policy does not say.
+const DefaultReportRetries = 2
+
+// Applies reports whether a session of the role at the delegation depth
+// is held to the report contract. A nil Report applies to none.
+func (r *Report) Applies(role string, depth int) bool {
+	if r == nil {
+		return false
+	}
+	if len(r.Roles) == 0 {
+		return depth == 0
+	}
+	return role != "" && contains(r.Roles, role)
+}
+
+// report decodes the `report:` section. Each plugin file is loaded here,
+// so that lint reports a missing file, a schema that does not compile or a
+// path outside the project at the plugin's entry in the policy.
+func (d *decoder) report(p *Policy, n *yaml.Node) {
+	m := d.mapping(n, "report", "plugins", "required", "roles", "retries")
+	if m == nil {
+		return
+	}
+	r := &Report{Required: true, Retries: DefaultReportRetries, Pos: d.pos(resolve(n))}
+	if f, ok := m["plugins"]; ok {
+		r.Plugins = d.strs(f.val, "report.plugins")
+		names := map[string]string{}
+		for j, path := range r.Plugins {
+			item := itemNode(f.val, j)
+			field := fmt.Sprintf("report.plugins[%d]", j)
+			if err := report.CheckPluginPath(path); err != nil {
+				d.err(item, field, "%v (plugin files must stay inside the policy's folder)", err)
+				continue
+			}
+			files, err := report.LoadPlugins(p.Dir, []string{path})
+			if err != nil {
+				d.err(item, field, "%v", err)
+				continue
+			}
+			pf := files[0]
+			if prev, dup := names[pf.Name]; dup {
+				d.err(item, field, "plugin name %q is already used by %s", pf.Name, prev)
+				continue
+			}
+			names[pf.Name] = path
+			r.Files = append(r.Files, pf)
+		}
+	}
+	if f, ok := m["required"]; ok {
+		r.Required, _ = d.boolean(f.val, "report.required")
+	}
+	if f, ok := m["roles"]; ok {
+		r.Roles = d.strs(f.val, "report.roles")
+		for j, role := range r.Roles {
+			if _, ok := p.Roles[role]; !ok {
+				d.warn(itemNode(f.val, j), "report.roles", "role %q is not defined under roles; no session takes it", role)
+			}
+		}
+	}
+	if f, ok := m["retries"]; ok {
+		if v, ok := d.integer(f.val, "report.retries", 0); ok {
+			r.Retries = v
+		}
+	}
+	if f, ok := m["retries"]; ok && !r.Required {
+		d.warn(f.key, "report.retries", "retries has no effect with required: false (no turn is held open)")
+	}
+	p.Report = r
+}
