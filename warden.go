@@ -131,6 +131,10 @@ const (
 	CodeBadInput Code = "BAD_INPUT"
 	// CodeTimeout: no decision was made within the hook's deadline.
 	CodeTimeout Code = "DECISION_TIMEOUT"
+	// CodeReportInvalid: at the end of a turn, the final report or a
+	// plugin's metadata the policy's report section requires was missing
+	// or invalid (audit records of the pseudo-tool "final_report").
+	CodeReportInvalid Code = "REPORT_INVALID"
 )
 
 // Decision is warden's answer to one tool call (docs/policy.md, "Decision codes"). Every

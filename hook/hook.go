@@ -101,12 +101,18 @@ type Event struct {
 	// StopActive: Claude Code's stop_hook_active, the host already
 	// continues because of a Stop hook. warden's answer is then empty.
 	StopActive bool
+	// Message is the last assistant message at the end of a turn, as the
+	// host reports it; Transcript the host's transcript file.
+	Message, Transcript string
 }
 
 // Answer is what warden has to say about an event.
 type Answer struct {
 	Decision *warden.Decision // before a tool
 	Context  string           // text for the model
+	// Block, at the end of a turn, holds the turn open with this retry
+	// text for the model (the report gate, package reportgate).
+	Block string
 }
 
 // Render says how to render a decision: audit mode (an allow is left

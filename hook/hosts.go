@@ -31,10 +31,20 @@ func (claudeHost) Failure(event string, d warden.Decision) []byte {
 // Answer: claude -p has nobody to prompt; its asks use warden's queue
 // (Render.Prompts is false there).
 func (claudeHost) Answer(ev Event, a Answer, r Render) []byte {
+	if a.Block != "" {
+		return claudeBlock(a.Block)
+	}
 	if a.Decision != nil {
 		return claudecode.Decide(*a.Decision, claudecode.Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
 	}
 	return claudecode.Context(ev.Name, a.Context).Marshal()
+}
+
+// claudeBlock holds a turn open: Claude Code and Codex take {"decision":
+// "block", "reason"} at Stop and SubagentStop and give the reason to the
+// model.
+func claudeBlock(reason string) []byte {
+	return claudecode.Output{Decision: "block", Reason: reason}.Marshal()
 }
 
 type codexHost struct{}
@@ -48,6 +58,9 @@ func (codexHost) Failure(event string, d warden.Decision) []byte {
 }
 
 func (codexHost) Answer(ev Event, a Answer, _ Render) []byte {
+	if a.Block != "" {
+		return claudeBlock(a.Block)
+	}
 	if a.Decision != nil {
 		return codex.Decide(*a.Decision).Marshal()
 	}
@@ -64,7 +77,12 @@ func (geminiHost) Failure(event string, d warden.Decision) []byte {
 	return geminicli.Failure(event, d).Marshal()
 }
 
+// Answer: a block at AfterAgent makes Gemini CLI retry the turn with the
+// reason as the prompt.
 func (geminiHost) Answer(ev Event, a Answer, r Render) []byte {
+	if a.Block != "" {
+		return geminicli.Output{Decision: "block", Reason: a.Block}.Marshal()
+	}
 	if a.Decision != nil {
 		return geminicli.Decide(*a.Decision, geminicli.Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
 	}
@@ -97,7 +115,8 @@ func decodeClaude(data []byte, host string) (Event, error) {
 		return Event{}, err
 	}
 	ev := Event{Name: in.HookEventName, Session: in.SessionID, Cwd: in.Cwd, Source: in.Source,
-		Prompt: in.Prompt, AgentType: in.AgentType, AgentID: in.AgentID, StopActive: in.StopHookActive}
+		Prompt: in.Prompt, AgentType: in.AgentType, AgentID: in.AgentID, StopActive: in.StopHookActive,
+		Message: in.LastAssistantMessage, Transcript: in.TranscriptPath}
 	switch in.HookEventName {
 	case claudecode.SessionStart:
 		ev.Kind = SessionStart
@@ -169,7 +188,7 @@ func decodeGemini(data []byte) (Event, error) {
 		// a compaction (`warden init` no longer wires it); BeforeModel
 		// shows one.
 	case geminicli.AfterAgent:
-		ev.Kind = Stop
+		ev.Kind, ev.Message = Stop, in.PromptResponse
 	case geminicli.SessionEnd:
 		ev.Kind = End
 	}

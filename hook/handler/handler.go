@@ -296,7 +296,7 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 	}
 	defer release()
 	tr := session.New(eng, st)
-	a, audit, err := eventAnswer(ctx, tr, h, ev, opt)
+	a, audit, err := eventAnswer(ctx, tr, st, h, ev, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +305,7 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 
 // eventAnswer does what an event means for the session and returns what
 // to tell the host. audit reports a decision made in audit mode.
-func eventAnswer(ctx context.Context, tr *session.Tracker, h hook.Host, ev hook.Event, opt options) (a hook.Answer, audit bool, err error) {
+func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h hook.Host, ev hook.Event, opt options) (a hook.Answer, audit bool, err error) {
 	sid := ev.Session
 	switch ev.Kind {
 	case hook.PreTool:
@@ -332,6 +332,9 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, h hook.Host, ev hook.
 		default: // startup, clear
 			_, a.Context, err = tr.Start(ctx, session.StartOptions{ID: sid, Role: opt.role, Host: h.Name()})
 		}
+		if err == nil && ev.Source != "resume" {
+			a.Context, err = withReport(ctx, tr, st, sid, a.Context)
+		}
 	case hook.SubagentStart:
 		// Claude Code and Codex report a subagent inside its parent's
 		// session; OpenCode gives it a session of its own.
@@ -341,10 +344,15 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, h hook.Host, ev hook.
 		}
 		if child != "" {
 			_, a.Context, err = tr.Start(ctx, session.StartOptions{ID: child, Parent: parent, Role: ev.AgentType, Host: h.Name()})
+			if err == nil {
+				a.Context, err = withReport(ctx, tr, st, child, a.Context)
+			}
 		}
 	case hook.SubagentStop:
 		if ev.AgentID != "" && sid != "" {
-			err = ignoreNotFound(tr.End(ctx, sid+"/"+ev.AgentID, session.Ended))
+			if a.Block, err = reportStop(ctx, tr, st, h, ev, opt, sid+"/"+ev.AgentID); err == nil && a.Block == "" {
+				err = ignoreNotFound(tr.End(ctx, sid+"/"+ev.AgentID, session.Ended))
+			}
 		}
 	case hook.Prompt:
 		if sid != "" && ev.AgentType != "" {
@@ -361,7 +369,9 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, h hook.Host, ev hook.
 		// OpenCode rebuilds the system prompt for every request, so the
 		// governance text goes into each one.
 		if sid != "" {
-			a.Context, err = systemText(ctx, tr, sid, h.Name(), opt.role)
+			if a.Context, err = systemText(ctx, tr, sid, h.Name(), opt.role); err == nil {
+				a.Context, err = withReport(ctx, tr, st, sid, a.Context)
+			}
 		}
 	case hook.Compact:
 		if sid != "" {
@@ -369,11 +379,15 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, h hook.Host, ev hook.
 		}
 	case hook.Model:
 		if sid != "" {
-			a.Context, err = modelText(ctx, tr, sid, ev.LLM)
+			if a.Context, err = modelText(ctx, tr, sid, ev.LLM); err == nil && a.Context != "" {
+				a.Context, err = withReport(ctx, tr, st, sid, a.Context)
+			}
 		}
 	case hook.Stop:
 		if sid != "" {
-			err = ignoreNotFound(tr.End(ctx, sid, session.Idle))
+			if a.Block, err = reportStop(ctx, tr, st, h, ev, opt, sid); err == nil && a.Block == "" {
+				err = ignoreNotFound(tr.End(ctx, sid, session.Idle))
+			}
 		}
 	case hook.End:
 		if sid != "" {

@@ -178,7 +178,7 @@ func (c *Client) startServer(socket string) {
 	cmd.Dir = "/"
 	cmd.Env = serverEnv(os.Environ())
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = detach(cmd.SysProcAttr)
+	cmd.SysProcAttr = Detach(cmd.SysProcAttr)
 	if cmd.Start() == nil {
 		cmd.Process.Release()
 	}

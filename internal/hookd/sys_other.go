@@ -10,7 +10,7 @@ import (
 
 func owner(fs.FileInfo) (int, bool) { return 0, false }
 
-func detach(a *syscall.SysProcAttr) *syscall.SysProcAttr { return a }
+func Detach(a *syscall.SysProcAttr) *syscall.SysProcAttr { return a }
 
 // Lock is not supported here: hookd does not run on this system.
 func Lock(string) (func(), error) { return nil, errors.New("warden hookd needs a Unix system") }

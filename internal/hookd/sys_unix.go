@@ -16,9 +16,9 @@ func owner(fi fs.FileInfo) (int, bool) {
 	return 0, false
 }
 
-// detach makes a started process a session of its own, so that it
+// Detach makes a started process a session of its own, so that it
 // outlives the client and no terminal signal reaches it.
-func detach(a *syscall.SysProcAttr) *syscall.SysProcAttr {
+func Detach(a *syscall.SysProcAttr) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
 }
 

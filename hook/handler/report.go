@@ -1,0 +1,113 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/reportgate"
+	"github.com/warden-run/warden/session"
+)
+
+// The hook's part of the report contract (package reportgate): the
+// instructions in the session-start and post-compaction text, and the gate
+// at the end of a turn. eventAnswer calls these at its events.
+
+// withReport adds the report instructions for session sid, when the
+// policy holds it to the contract, to the governance text.
+func withReport(ctx context.Context, tr *session.Tracker, st warden.Store, sid, text string) (string, error) {
+	pol := tr.Engine.Policy()
+	if pol.Report == nil || sid == "" {
+		return text, nil
+	}
+	s, err := st.Session(ctx, sid)
+	if err != nil {
+		return text, err
+	}
+	ins, err := reportgate.Instructions(ctx, pol, st, s)
+	if err != nil || ins == "" {
+		return text, err
+	}
+	if strings.TrimSpace(text) == "" {
+		return ins, nil
+	}
+	return strings.TrimRight(text, "\n") + "\n\n" + ins, nil
+}
+
+// reportStop runs the report gate at the end of a turn of session sid and
+// returns the retry text when the turn is held open. The last assistant
+// message is the one the host reports (Claude Code's and Codex's
+// last_assistant_message, Gemini CLI's prompt_response), else the last one
+// in the transcript.
+func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hook.Host, ev hook.Event, opt options, sid string) (string, error) {
+	pol := tr.Engine.Policy()
+	if pol.Report == nil || sid == "" {
+		return "", nil
+	}
+	s, err := st.Session(ctx, sid)
+	if err != nil {
+		return "", ignoreNotFound(s, err)
+	}
+	msg := ev.Message
+	if msg == "" && ev.Transcript != "" {
+		if msg, err = reportgate.LastMessage(ev.Transcript); err != nil {
+			return "", err
+		}
+	}
+	g := &reportgate.Gate{Policy: pol, Store: st, Complete: func(ctx context.Context, sid string) {
+		if err := spawnComplete(pol.File, opt.store, sid); err != nil {
+			fmt.Fprintf(os.Stderr, "warden hook %s: report on-complete for session %s: %v\n", h.Name(), sid, err)
+		}
+	}}
+	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg})
+	if err != nil || !v.Block {
+		return "", err
+	}
+	return v.Reason, nil
+}
+
+// reportSpawn starts `warden report complete` for a session, in a process
+// of its own that outlives the hook (tests replace it).
+var reportSpawn = func(argv []string, dir, logFile string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(filepath.Base(exe), "warden") {
+		return fmt.Errorf("%s is not warden: run `warden report complete` by hand", exe)
+	}
+	if err := os.MkdirAll(filepath.Dir(logFile), 0o755); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(exe, argv...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = hookd.Detach(cmd.SysProcAttr)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// spawnComplete hands a final report to the plugins' on-complete commands
+// without waiting: `warden report complete` runs them, once, and logs
+// their failures to .warden/report.log next to the policy.
+func spawnComplete(policyFile, storeURL, sid string) error {
+	argv := []string{"report", "complete", "--policy", policyFile, "--session", sid}
+	if storeURL != "" {
+		argv = append(argv, "--store", storeURL)
+	}
+	dir := filepath.Dir(policyFile)
+	return reportSpawn(argv, dir, filepath.Join(dir, ".warden", "report.log"))
+}
