@@ -51,7 +51,7 @@ var commands = map[string]command{
 	"lint":      {"check a policy file; findings name file, line and column", runLint},
 	"mcp":       {"MCP: warden's own server (warden mcp serve), or govern one (warden mcp proxy -- CMD ARGS... | --upstream URL)", runMCP},
 	"purge":     {"apply the retention limits: demote and delete anchors, archive history and sessions, drop expired approvals and old audit", runPurge},
-	"report":    {"check a final report and its plugin metadata, or filter a response stream", runReport},
+	"report":    {"final reports: the sessions' reports, their instructions, and checks of saved responses", runReport},
 	"resume":    {"lift a halt (warden halt)", runResume},
 	"state":     {"show the project state and sessions; set the phase; session events and governance text", runState},
 	"test":      {"run a policy's test cases (in the policy under tests:, or in CASES files)", runTest},

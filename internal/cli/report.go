@@ -19,13 +19,34 @@ import (
 const exitNotFinal = 2
 
 const reportUsage = `Usage:
-  warden report check --plugins FILE[,FILE...] [--dir DIR] [--nonce N] [--prefix P] [--run-on-complete] [RESPONSE...]
+  warden report ls [--status pending|final|failed] [--json]
+  warden report show SESSION [--json]
+  warden report instructions [--session S]
+  warden report complete --session S
+  warden report check [--session S | --nonce N] [--plugins FILE[,FILE...]] [--dir DIR] [--prefix P] [--run-on-complete] [RESPONSE...]
   warden report filter --nonce N [--prefix P]
+  (ls, show, instructions, complete and check --session also take --policy FILE and --store URL)
+
+ls lists the sessions' reports (the policy's report section holds agents to
+them at the end of each turn); show prints one, with its final report and
+each plugin's metadata.
+
+instructions prints the text a model needs to end its work with a valid
+report, for agents wired by hand: with --session, with that session's nonce
+(drawn and stored the first time); without, with a fresh nonce, which nothing
+stores.
+
+complete hands a session's final report to the plugins' on-complete commands,
+once (the hook starts it on its own when a report becomes final).
 
 check reads a model's responses (one file per turn, or stdin) and prints the
 final report, each plugin's metadata, each validation result and the retry
-feedback the model would get. It exits 0 when the session is final, 2 when it
-is not, 1 on bad input or configuration.
+feedback the model would get. With --session it checks against the nonce
+warden drew for that session and the policy's plugins. Without --session or
+--nonce it takes the nonce from the first tag in the input: the model's own
+output, which proves nothing about the nonce it was given; use --session for
+a session warden ran. It exits 0 when the session is final, 2 when it is not,
+1 on bad input or configuration.
 
 filter streams stdin to stdout, passing on only the final report's content.
 `
@@ -40,6 +61,14 @@ func runReport(ctx context.Context, env *Env) int {
 	}
 	sub, args := env.Args[0], env.Args[1:]
 	switch sub {
+	case "ls":
+		return runReportList(ctx, env, args)
+	case "show":
+		return runReportShow(ctx, env, args)
+	case "instructions":
+		return runReportInstructions(ctx, env, args)
+	case "complete":
+		return runReportComplete(ctx, env, args)
 	case "check":
 		return runReportCheck(ctx, env, args)
 	case "filter":
@@ -88,11 +117,13 @@ type turnInput struct {
 }
 
 func runReportCheck(ctx context.Context, env *Env, args []string) int {
-	fs := reportFlags(env, "check", "--plugins FILE[,FILE...] [--dir DIR] [--nonce N] [--prefix P] [--run-on-complete] [RESPONSE...]")
+	fs := reportFlags(env, "check", "[--session S | --nonce N] [--plugins FILE[,FILE...]] [--dir DIR] [--prefix P] [--run-on-complete] [RESPONSE...]")
 	var plugins listFlag
-	fs.Var(&plugins, "plugins", "plugin files (YAML or JSON), comma-separated, relative to --dir")
+	fs.Var(&plugins, "plugins", "plugin files (YAML or JSON), comma-separated, relative to --dir (default with --session: the policy's)")
 	dir := fs.String("dir", ".", "folder the plugin paths are relative to (the agent file's folder)")
-	nonce := fs.String("nonce", "", "the session's nonce (default: taken from the first tag in the input)")
+	nonce := fs.String("nonce", "", "the session's nonce (default: the --session's; without either, taken from the first tag in the input, which is the model's own output)")
+	sess := fs.String("session", "", "check against the nonce warden drew for this session, and the policy's plugins")
+	sf := addStoreFlags(fs)
 	prefix := fs.String("prefix", report.DefaultPrefix, "tag prefix")
 	runHooks := fs.Bool("run-on-complete", false, "when the session is final, run the plugins' on-complete commands and wait for them")
 	if code := parseReportFlags(fs, args); code >= 0 {
@@ -103,9 +134,30 @@ func runReportCheck(ctx context.Context, env *Env, args []string) int {
 		return ExitError
 	}
 
-	files, err := report.LoadPlugins(*dir, plugins)
-	if err != nil {
-		return fail("%v", err)
+	var files report.PluginFiles
+	var err error
+	if *sess != "" {
+		if *nonce != "" {
+			return fail("give --session or --nonce, not both")
+		}
+		pol, st, err := sf.open(ctx)
+		if err != nil {
+			return fail("%v", err)
+		}
+		r, err := st.Report(ctx, *sess)
+		st.Close()
+		if err != nil {
+			return fail("%v (the session has no nonce: it was never given the report instructions)", err)
+		}
+		*nonce = r.Nonce
+		if len(plugins) == 0 && pol.Report != nil {
+			files = pol.Report.Files
+		}
+	}
+	if files == nil {
+		if files, err = report.LoadPlugins(*dir, plugins); err != nil {
+			return fail("%v", err)
+		}
 	}
 	var inputs []turnInput
 	names := fs.Args()
@@ -133,8 +185,9 @@ func runReportCheck(ctx context.Context, env *Env, args []string) int {
 			}
 		}
 		if *nonce == "" {
-			return fail("no --nonce given and no <%s-NONCE-FINAL> or <%s-NONCE-META> tag found in %s; pass --nonce", *prefix, *prefix, inputs[0].name)
+			return fail("no --nonce given and no <%s-NONCE-FINAL> or <%s-NONCE-META> tag found in %s; pass --session or --nonce", *prefix, *prefix, inputs[0].name)
 		}
+		fmt.Fprintf(env.Stderr, "warden report check: nonce %s taken from the input (the model's own output); pass --session to check against the nonce warden gave the session\n", *nonce)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s, err := report.NewSession(&report.Config{Prefix: *prefix, Nonce: *nonce, Plugins: files.Factories(), Logger: logger})

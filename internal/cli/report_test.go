@@ -142,7 +142,7 @@ func TestReportCheckErrors(t *testing.T) {
 			wantAll(t, "stderr", errs, tc.want)
 		})
 	}
-	if code, out, _ := runReportCmd(t, ""); code != ExitError || !strings.Contains(out, "warden report check --plugins") {
+	if code, out, _ := runReportCmd(t, ""); code != ExitError || !strings.Contains(out, "warden report check [--session S | --nonce N]") {
 		t.Errorf("bare `warden report`: exit %d\n%s", code, out)
 	}
 }
