@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/reportgate"
@@ -33,6 +34,10 @@ func withReport(ctx context.Context, tr *session.Tracker, st warden.Store, sid, 
 	ins, err := reportgate.Instructions(ctx, pol, st, s)
 	if err != nil || ins == "" {
 		return text, err
+	}
+	if s.Host == geminicli.Host {
+		// Gemini CLI escapes < and > in a hook's text.
+		ins += "(This text may show the tags with &lt; and &gt;: write them with < and >.)\n"
 	}
 	if strings.TrimSpace(text) == "" {
 		return ins, nil

@@ -48,6 +48,10 @@ type Turn struct {
 	Match func(*Request) bool
 	// Text is the assistant's text (may be empty when ToolCalls is not).
 	Text string
+	// Reply, when set, makes the text from the request it answers (an
+	// answer that quotes what the host sent, such as a nonce); it replaces
+	// Text.
+	Reply func(*Request) string
 	// ToolCalls are the calls the model makes in this turn.
 	ToolCalls []ToolCall
 	// Delay holds the answer back this long (or until the client gives
@@ -281,6 +285,9 @@ func (s *Server) pick(req *Request) (Turn, int) {
 		}
 		s.played[i] = true
 		req.Turn = turnName(t, i)
+		if t.Reply != nil {
+			t.Text = t.Reply(req)
+		}
 		// Fill in tool call ids so that recorded results can be matched.
 		calls := make([]ToolCall, len(t.ToolCalls))
 		for j, c := range t.ToolCalls {

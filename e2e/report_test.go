@@ -1,0 +1,211 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/scripted"
+)
+
+// reportPolicy holds every session to a final report with one plugin,
+// whose on-complete command appends what it gets to completed.jsonl.
+const reportPolicy = `version: 1
+report:
+  plugins: [report/support.yaml]
+  retries: 2
+`
+
+const supportPluginFile = `name: support
+schema:
+  type: object
+  properties:
+    language: {type: string, enum: [en, de, fr]}
+    solved: {type: boolean}
+  required: [language, solved]
+  additionalProperties: false
+long_instruction: Say which language the user wrote in and whether the request was solved.
+short_instruction: the user's language and whether the request was solved
+example: {language: en, solved: true}
+on_complete:
+  command: [./done.sh]
+`
+
+const doneScript = "#!/bin/sh\ncat >> \"$(dirname \"$0\")/../completed.jsonl\"\necho >> \"$(dirname \"$0\")/../completed.jsonl\"\n"
+
+// retryMarker heads the retry text (report.Session.feedback).
+const retryMarker = "Final answer not accepted yet"
+
+// nonceIn finds the nonce of the instructions in a request, as the host
+// shows them to the model (Gemini CLI escapes < and >).
+var nonceIn = regexp.MustCompile(`(?:<|&lt;)warden-([0-9a-f]{8})-FINAL(?:>|&gt;)`)
+
+func nonceOf(q *scripted.Request) string {
+	if m := nonceIn.FindStringSubmatch(q.Text()); m != nil {
+		return m[1]
+	}
+	return "none"
+}
+
+// reportHost is one host the report gate is tested on.
+type reportHost struct {
+	name string
+	spec hostSpec
+	// main selects the requests of the main conversation (not a title or
+	// a quota probe).
+	main  func(*scripted.Request) bool
+	setup func(e *env, bin string)
+	run   func(e *env, bin, prompt string) result
+}
+
+var reportHosts = []reportHost{
+	{name: "claude", spec: claudeSpec, main: scripted.HasTools,
+		setup: func(e *env, bin string) {},
+		run:   func(e *env, bin, prompt string) result { return e.runClaude(bin, prompt) }},
+	{name: "codex", spec: codexSpec, main: scripted.HasTools,
+		setup: func(e *env, bin string) { e.setupCodexAsUser(); e.pathWith("codex", bin) },
+		run:   func(e *env, bin, prompt string) result { return e.runCodexAsUser(bin, prompt) }},
+	{name: "gemini", spec: geminiSpec, main: scripted.HasTools,
+		setup: func(e *env, bin string) { e.setupGemini() },
+		run:   func(e *env, bin, prompt string) result { return e.runGemini(bin, prompt) }},
+}
+
+// TestReportGate runs each host, wired by `warden init HOST`, with a policy
+// that asks for a final report with the "support" plugin's metadata. The
+// model ends its first turn with the final report and no metadata; the
+// end-of-turn hook holds the turn open with the retry text, which names
+// the plugin and keeps the final report; the model then sends the
+// metadata alone. The stored report has the first final report and the
+// metadata, the on-complete command ran once, and the model was asked a
+// bounded number of times.
+func TestReportGate(t *testing.T) {
+	for _, h := range reportHosts {
+		t.Run(h.name, func(t *testing.T) { testReportGate(t, h) })
+	}
+}
+
+func testReportGate(t *testing.T, h reportHost) {
+	bin := requireHost(t, h.spec)
+	e := newEnv(t,
+		scripted.Turn{Name: "final without metadata", Match: scripted.All(h.main, scripted.Not(scripted.Contains(retryMarker))),
+			Reply: func(q *scripted.Request) string {
+				n := nonceOf(q)
+				return "I checked the invoice.\n<warden-" + n + "-FINAL>\nYou were charged twice; the duplicate is refunded.\n</warden-" + n + "-FINAL>"
+			}},
+		scripted.Turn{Name: "metadata", Match: scripted.All(h.main, scripted.Contains(retryMarker)),
+			Reply: func(q *scripted.Request) string {
+				n := nonceOf(q)
+				return "<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>"
+			}},
+	)
+	e.write("warden.yaml", reportPolicy)
+	e.write("report/support.yaml", supportPluginFile)
+	e.write("report/done.sh", doneScript)
+	os.Chmod(filepath.Join(e.project, "report", "done.sh"), 0o755)
+	h.setup(e, bin)
+	if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init %s: %v\n%s", h.name, err, out)
+	}
+	r := h.run(e, bin, "Why was I charged twice?")
+	failed := false
+	check := func(ok bool, format string, args ...any) {
+		t.Helper()
+		if !ok {
+			failed = true
+			t.Errorf(format, args...)
+		}
+	}
+	defer func() {
+		if failed || testing.Verbose() {
+			e.dump(r)
+			log, _ := os.ReadFile(filepath.Join(e.project, ".warden", "report.log"))
+			t.Logf("report.log:\n%s", log)
+		}
+	}()
+	check(r.err == nil, "%s did not finish: %v", h.name, r.err)
+	check(len(e.model.Unplayed()) == 0, "turns never played: %v", e.model.Unplayed())
+
+	// The retry text named the plugin and kept the final report.
+	var retry *scripted.Request
+	for _, q := range e.model.Requests() {
+		if q.Turn == "metadata" {
+			retry = q
+		}
+	}
+	check(retry != nil, "the model never got the retry text")
+	if retry != nil {
+		text := retry.Text()
+		check(strings.Contains(text, `Metadata for plugin "support" is missing`) && strings.Contains(text, "Do not send it again"),
+			"the retry text does not name the missing plugin or keep the final report:\n%s", tail(text, 3000))
+	}
+	// Bounded: the two answers, and no more requests of the main
+	// conversation.
+	main := 0
+	for _, q := range e.model.Requests() {
+		if h.main(q) {
+			main++
+		}
+	}
+	check(main == 2, "%d model requests in the main conversation, want 2 (the answer and the retry)", main)
+
+	// The stored report.
+	st := e.store()
+	ctx := context.Background()
+	rs, err := st.Reports(ctx, warden.ReportFilter{})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("reports: %+v %v", rs, err)
+	}
+	rep := rs[0]
+	check(rep.Status == warden.ReportFinal && rep.Retries == 1 && rep.Turns == 2, "report: %+v", rep)
+	check(strings.TrimSpace(rep.FinalReport) == "You were charged twice; the duplicate is refunded.", "final report: %q", rep.FinalReport)
+	check(string(rep.Metas["support"]) == `{"language":"en","solved":true}`, "metadata: %s", rep.Metas["support"])
+	check(nonceOf(e.model.Requests()[len(e.model.Requests())-1]) == rep.Nonce || e.modelSaw(rep.Nonce), "the stored nonce %s never reached the model", rep.Nonce)
+
+	// warden report show --json prints the same.
+	out, err := e.warden("report", "show", rep.Session, "--json")
+	var shown warden.Report
+	var meta bytes.Buffer
+	check(err == nil && json.Unmarshal([]byte(out), &shown) == nil && shown.Status == warden.ReportFinal &&
+		json.Compact(&meta, shown.Metas["support"]) == nil && meta.String() == string(rep.Metas["support"]),
+		"warden report show --json: %v\n%s", err, out)
+
+	// The audit trail: the retry, then the accepted report.
+	var got []string
+	for _, a := range e.audit() {
+		if a.Tool == "final_report" {
+			got = append(got, string(a.Decision)+" "+string(a.Code))
+		}
+	}
+	check(strings.Join(got, ",") == "deny REPORT_INVALID,allow ALLOWED", "final_report audit records: %v", got)
+
+	// The on-complete command ran once (it runs in a process of its own,
+	// which may still be starting when the host has exited).
+	var runs []string
+	var data []byte
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		data, _ = os.ReadFile(filepath.Join(e.project, "completed.jsonl"))
+		if strings.TrimSpace(string(data)) != "" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if text := strings.TrimSpace(string(data)); text != "" {
+		runs = strings.Split(text, "\n")
+	}
+	check(len(runs) == 1, "on-complete ran %d times, want once:\n%s", len(runs), data)
+	if len(runs) == 1 {
+		var m map[string]any
+		json.Unmarshal([]byte(runs[0]), &m)
+		fr, _ := m["final_report"].(string)
+		check(m["plugin"] == "support" && m["session_id"] == rep.Session && strings.Contains(fr, "charged twice"),
+			"on-complete input: %s", data)
+	}
+}
