@@ -209,3 +209,76 @@ func testReportGate(t *testing.T, h reportHost) {
 			"on-complete input: %s", data)
 	}
 }
+
+// TestReportGateLimits runs Claude Code twice more. A model that never
+// sends a report gets the retry text twice (the policy's retries), then
+// the turn ends: the report is stored as failed, with one audit record per
+// held turn and one for the failure, and nothing ran on-complete. Without
+// a report section nothing changes: no instructions, no retry, no report.
+func TestReportGateLimits(t *testing.T) {
+	h := reportHosts[0]
+	bin := requireHost(t, h.spec)
+	t.Run("retry limit", func(t *testing.T) {
+		var turns []scripted.Turn
+		for _, name := range []string{"answer", "retry 1", "retry 2", "retry 3"} {
+			turns = append(turns, scripted.Turn{Name: name, Match: h.main, Text: "I am done, no report today."})
+		}
+		e := newEnv(t, turns...)
+		e.write("warden.yaml", reportPolicy)
+		e.write("report/support.yaml", supportPluginFile)
+		e.write("report/done.sh", doneScript)
+		os.Chmod(filepath.Join(e.project, "report", "done.sh"), 0o755)
+		if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+			t.Fatalf("warden init: %v\n%s", err, out)
+		}
+		r := h.run(e, bin, "Why was I charged twice?")
+		if r.err != nil {
+			e.dump(r)
+			t.Fatalf("claude: %v", r.err)
+		}
+		if un := e.model.Unplayed(); len(un) != 1 || un[0] != "retry 3" {
+			e.dump(r)
+			t.Fatalf("unplayed turns %v, want [retry 3]: the gate held the turn open more than twice, or less", un)
+		}
+		rs, err := e.store().Reports(context.Background(), warden.ReportFilter{})
+		if err != nil || len(rs) != 1 || rs[0].Status != warden.ReportFailed || rs[0].Retries != 2 || rs[0].Turns != 3 {
+			t.Fatalf("reports: %+v %v", rs, err)
+		}
+		var got []string
+		for _, a := range e.audit() {
+			if a.Tool == "final_report" {
+				got = append(got, string(a.Decision)+" "+string(a.Code))
+			}
+		}
+		if strings.Join(got, ",") != "deny REPORT_INVALID,deny REPORT_INVALID,deny REPORT_INVALID" {
+			t.Errorf("final_report audit records: %v", got)
+		}
+		if out, err := e.warden("report", "ls", "--status", "failed"); err != nil || !strings.Contains(out, rs[0].Session) {
+			t.Errorf("warden report ls --status failed: %v\n%s", err, out)
+		}
+		if e.exists("completed.jsonl") {
+			t.Error("on-complete ran for a failed report")
+		}
+	})
+	t.Run("no report section", func(t *testing.T) {
+		e := newEnv(t, scripted.Turn{Name: "answer", Match: h.main, Text: "Done."})
+		e.write("warden.yaml", "version: 1\n")
+		if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+			t.Fatalf("warden init: %v\n%s", err, out)
+		}
+		r := h.run(e, bin, "Why was I charged twice?")
+		main := 0
+		for _, q := range e.model.Requests() {
+			if h.main(q) {
+				main++
+			}
+		}
+		if r.err != nil || main != 1 || e.modelSaw("-FINAL>") || e.modelSaw(retryMarker) {
+			e.dump(r)
+			t.Fatalf("err=%v, %d main requests, report text seen by the model: %v", r.err, main, e.modelSaw("-FINAL>"))
+		}
+		if rs, err := e.store().Reports(context.Background(), warden.ReportFilter{}); err != nil || len(rs) != 0 {
+			t.Errorf("reports without a report section: %+v %v", rs, err)
+		}
+	})
+}
