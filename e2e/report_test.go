@@ -87,11 +87,13 @@ var reportHosts = []reportHost{
 // bounded number of times.
 func TestReportGate(t *testing.T) {
 	for _, h := range reportHosts {
-		t.Run(h.name, func(t *testing.T) { testReportGate(t, h) })
+		t.Run(h.name, func(t *testing.T) { testReportGate(t, h, wardenBin) })
 	}
+	// Through warden-hook: hookd answers, and starts the on-complete.
+	t.Run("claude/warden-hook", func(t *testing.T) { testReportGate(t, reportHosts[0], wardenHookBin) })
 }
 
-func testReportGate(t *testing.T, h reportHost) {
+func testReportGate(t *testing.T, h reportHost, hookBin string) {
 	bin := requireHost(t, h.spec)
 	e := newEnv(t,
 		scripted.Turn{Name: "final without metadata", Match: scripted.All(h.main, scripted.Not(scripted.Contains(retryMarker))),
@@ -110,7 +112,10 @@ func testReportGate(t *testing.T, h reportHost) {
 	e.write("report/done.sh", doneScript)
 	os.Chmod(filepath.Join(e.project, "report", "done.sh"), 0o755)
 	h.setup(e, bin)
-	if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+	if hookBin == wardenHookBin {
+		e.useHookd()
+	}
+	if out, err := e.warden("init", h.name, "--bin", hookBin); err != nil {
 		t.Fatalf("warden init %s: %v\n%s", h.name, err, out)
 	}
 	r := h.run(e, bin, "Why was I charged twice?")
