@@ -97,3 +97,8 @@ func (d *decoder) report(p *Policy, n *yaml.Node) {
 	}
 	p.Report = r
 }
+
+// Stale reports whether a plugin file changed on disk since the policy was
+// loaded (false for a nil Report): a process that keeps a loaded policy
+// (hookd) loads it again.
+func (r *Report) Stale() bool { return r != nil && r.Files.Changed() }

@@ -392,3 +392,16 @@ func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 	}
 	return nil
 }
+
+// Changed reports whether any file's content on disk differs from what was
+// loaded (or the file cannot be read any more): a runtime that keeps
+// loaded plugin files between sessions loads them again.
+func (fs PluginFiles) Changed() bool {
+	for _, f := range fs {
+		data, err := os.ReadFile(f.File)
+		if err != nil || !bytes.Equal(data, f.content) {
+			return true
+		}
+	}
+	return false
+}

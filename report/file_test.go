@@ -250,3 +250,27 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+func TestPluginFilesChanged(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p.yaml")
+	src := "name: p\nschema: {type: object}\nlong_instruction: x\nshort_instruction: y\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := report.LoadPlugins(dir, []string{"p.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Changed() {
+		t.Fatal("changed right after loading")
+	}
+	os.WriteFile(p, []byte(src+"example: {}\n"), 0o644)
+	if !fs.Changed() {
+		t.Error("an edit is not a change")
+	}
+	os.Remove(p)
+	if !fs.Changed() {
+		t.Error("a removed file is not a change")
+	}
+}

@@ -289,7 +289,8 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 }
 
 // engine returns the compiled policy for a project, compiling it again
-// when the policy file or the intents file changed since.
+// when the policy file, the intents file or a report plugin file changed
+// since.
 func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 	if policyFile == "" {
 		f, err := policy.Find(cwd)
@@ -320,7 +321,7 @@ func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 		}
 		sum = sha256.Sum256(data)
 	}
-	if c != nil && c.policy == sum && intentsSum(c.eng.Policy()) == c.intents {
+	if c != nil && c.policy == sum && intentsSum(c.eng.Policy()) == c.intents && !c.eng.Policy().Report.Stale() {
 		s.mu.Lock()
 		c.used = time.Now()
 		s.mu.Unlock()
