@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,29 +18,23 @@ import (
 )
 
 // reportPolicy holds every session to a final report with one plugin,
-// whose on-complete command appends what it gets to completed.jsonl.
+// reportgate/testdata/report/support.yaml, whose on-complete command
+// appends what it gets to completed.jsonl.
 const reportPolicy = `version: 1
 report:
   plugins: [report/support.yaml]
   retries: 2
 `
 
-const supportPluginFile = `name: support
-schema:
-  type: object
-  properties:
-    language: {type: string, enum: [en, de, fr]}
-    solved: {type: boolean}
-  required: [language, solved]
-  additionalProperties: false
-long_instruction: Say which language the user wrote in and whether the request was solved.
-short_instruction: the user's language and whether the request was solved
-example: {language: en, solved: true}
-on_complete:
-  command: [./done.sh]
-`
-
-const doneScript = "#!/bin/sh\ncat >> \"$(dirname \"$0\")/../completed.jsonl\"\necho >> \"$(dirname \"$0\")/../completed.jsonl\"\n"
+// reportPlugin copies the report gate's test plugin into the project.
+func (e *env) reportPlugin() {
+	e.t.Helper()
+	_, self, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(filepath.Dir(self)), "reportgate", "testdata", "report")
+	if out, err := exec.Command("cp", "-r", src, e.project).CombinedOutput(); err != nil {
+		e.t.Fatalf("copy the plugin: %v %s", err, out)
+	}
+}
 
 // retryMarker heads the retry text (report.Session.feedback).
 const retryMarker = "Final answer not accepted yet"
@@ -108,9 +104,7 @@ func testReportGate(t *testing.T, h reportHost, hookBin string) {
 			}},
 	)
 	e.write("warden.yaml", reportPolicy)
-	e.write("report/support.yaml", supportPluginFile)
-	e.write("report/done.sh", doneScript)
-	os.Chmod(filepath.Join(e.project, "report", "done.sh"), 0o755)
+	e.reportPlugin()
 	h.setup(e, bin)
 	if hookBin == wardenHookBin {
 		e.useHookd()
@@ -230,9 +224,7 @@ func TestReportGateLimits(t *testing.T) {
 		}
 		e := newEnv(t, turns...)
 		e.write("warden.yaml", reportPolicy)
-		e.write("report/support.yaml", supportPluginFile)
-		e.write("report/done.sh", doneScript)
-		os.Chmod(filepath.Join(e.project, "report", "done.sh"), 0o755)
+		e.reportPlugin()
 		if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
 			t.Fatalf("warden init: %v\n%s", err, out)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -19,37 +20,18 @@ import (
 var ctx = context.Background()
 
 // project writes a policy (with the given report section, "" for none)
-// and the plugin file "support" whose on-complete command appends its
-// input to completed.jsonl, and opens the project's SQLite store.
+// next to a copy of testdata/report: the plugin "support", whose
+// on-complete command appends its input to completed.jsonl. It opens the
+// project's SQLite store.
 func project(t *testing.T, section string) (*policy.Policy, warden.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(rel, content string, mode os.FileMode) {
-		t.Helper()
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), mode); err != nil {
-			t.Fatal(err)
-		}
+	if out, err := exec.Command("cp", "-r", filepath.Join("testdata", "report"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("copy the plugin: %v %s", err, out)
 	}
-	write("report/done.sh", "#!/bin/sh\ncat >> \"$(dirname \"$0\")/../completed.jsonl\"\necho >> \"$(dirname \"$0\")/../completed.jsonl\"\n", 0o755)
-	write("report/support.yaml", `name: support
-schema:
-  type: object
-  properties:
-    language: {type: string, enum: [en, de, fr]}
-    solved: {type: boolean}
-  required: [language, solved]
-  additionalProperties: false
-long_instruction: Say which language the user wrote in and whether the request was solved.
-short_instruction: the user's language and whether the request was solved
-example: {language: en, solved: true}
-on_complete:
-  command: [./done.sh]
-`, 0o644)
-	write("warden.yaml", "version: 1\n"+section, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\n"+section), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	pol, err := policy.Load(filepath.Join(dir, "warden.yaml"))
 	if err != nil {
 		t.Fatal(err)
