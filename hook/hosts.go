@@ -204,7 +204,7 @@ func decodeOpenCode(data []byte) (Event, error) {
 		return Event{}, err
 	}
 	ev := Event{Name: in.Event, Session: in.SessionID, Cwd: in.Directory, Prompt: in.Prompt,
-		Output: in.Output, AgentType: in.Agent, Parent: in.ParentID}
+		Output: in.Output, AgentType: in.Agent, Parent: in.ParentID, Message: in.Message}
 	switch in.Event {
 	case opencode.SessionCreated:
 		ev.Kind, ev.Source = SessionStart, "startup"

@@ -59,6 +59,8 @@ type Input struct {
 	// ParentID the parent session of a subagent session.
 	Agent    string `json:"agent,omitempty"`
 	ParentID string `json:"parent_id,omitempty"`
+	// session.idle: the text of the session's last assistant message.
+	Message string `json:"message,omitempty"`
 }
 
 // ParseInput decodes the plugin's stdin.

@@ -54,6 +54,22 @@ function textOf(parts) {
     .join("\n");
 }
 
+// lastAssistantText returns the text of a session's last assistant
+// message, or "" when it cannot be read.
+async function lastAssistantText(ctx, sid) {
+  try {
+    const res = await ctx.client.session.messages({ path: { id: sid } });
+    const msgs = (res && res.data) || [];
+    for (let i = msgs.length - 1; i >= 0; i--) {
+      const m = msgs[i];
+      if (m && m.info && m.info.role === "assistant") {
+        return textOf(m.parts);
+      }
+    }
+  } catch (e) {}
+  return "";
+}
+
 export const WardenPlugin = async (ctx) => {
   const directory = ctx.directory || process.cwd();
   const send = (input) => callWarden(directory, { directory, ...input });
@@ -130,8 +146,13 @@ export const WardenPlugin = async (ctx) => {
             parent_id: (p.info && p.info.parentID) || "",
           });
           break;
+        case "session.idle": {
+          // warden's report gate checks the last assistant message.
+          const sid = p.sessionID || (p.info && p.info.id);
+          await quiet({ event: "session.idle", session_id: sid, message: await lastAssistantText(ctx, sid) });
+          break;
+        }
         case "session.compacted":
-        case "session.idle":
         case "session.deleted":
           await quiet({ event: event.type, session_id: p.sessionID || (p.info && p.info.id) });
           break;

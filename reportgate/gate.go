@@ -92,6 +92,9 @@ type Turn struct {
 	Host    string
 	// Message is the text of the last assistant message.
 	Message string
+	// CannotHold: the host cannot hold the turn open (OpenCode's run):
+	// the report is checked and kept as when it is not required.
+	CannotHold bool
 }
 
 // Verdict is the gate's answer at the end of a turn.
@@ -184,7 +187,7 @@ func (g *Gate) Stop(ctx context.Context, in Turn) (Verdict, error) {
 		switch {
 		case turn.Done:
 			r.Status, r.Problem = warden.ReportFinal, ""
-		case !rp.Required:
+		case !rp.Required || in.CannotHold:
 			r.Problem = reason
 		case r.Retries < rp.Retries:
 			r.Retries++

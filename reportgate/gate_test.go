@@ -221,6 +221,15 @@ func TestGateProblems(t *testing.T) {
 			t.Fatalf("%+v %v", v, err)
 		}
 	})
+	t.Run("host cannot hold the turn", func(t *testing.T) {
+		pol, st, _ := project(t, section)
+		start(t, pol, st, "s")
+		g := &reportgate.Gate{Policy: pol, Store: st}
+		v, err := g.Stop(ctx, reportgate.Turn{Session: warden.Session{ID: "s"}, Host: "opencode", Message: "no report", CannotHold: true})
+		if err != nil || v.Block || v.Report.Status != warden.ReportPending || v.Report.Retries != 0 || !strings.Contains(v.Report.Problem, "The final report is missing") {
+			t.Fatalf("%+v %v", v, err)
+		}
+	})
 	t.Run("roles", func(t *testing.T) {
 		pol, st, _ := project(t, "roles:\n  coder: {}\n"+section+"  roles: [coder]\n")
 		g := &reportgate.Gate{Policy: pol, Store: st}

@@ -12,6 +12,7 @@ import (
 	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/reportgate"
 	"github.com/warden-run/warden/session"
 )
@@ -48,8 +49,8 @@ func withReport(ctx context.Context, tr *session.Tracker, st warden.Store, sid, 
 // reportStop runs the report gate at the end of a turn of session sid and
 // returns the retry text when the turn is held open. The last assistant
 // message is the one the host reports (Claude Code's and Codex's
-// last_assistant_message, Gemini CLI's prompt_response), else the last one
-// in the transcript.
+// last_assistant_message, Gemini CLI's prompt_response, the text warden's
+// OpenCode plugin reads), else the last one in the transcript.
 func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hook.Host, ev hook.Event, opt options, sid string) (string, error) {
 	pol := tr.Engine.Policy()
 	if pol.Report == nil || sid == "" {
@@ -70,7 +71,10 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 			fmt.Fprintf(os.Stderr, "warden hook %s: report on-complete for session %s: %v\n", h.Name(), sid, err)
 		}
 	}}
-	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg})
+	// OpenCode's plugin reports the last message when the session goes
+	// idle, but `opencode run` exits then: a retry could not reach the
+	// model, so the report is checked and kept, never held for.
+	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, CannotHold: h.Name() == opencode.Host})
 	if err != nil || !v.Block {
 		return "", err
 	}
