@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -147,6 +149,92 @@ func TestHookdReloadsPolicy(t *testing.T) {
 	os.WriteFile(file, []byte(hookTestPolicy), 0o644)
 	if d, _ := decide(); d != "allow" {
 		t.Errorf("fixed policy: %s, want allow", d)
+	}
+}
+
+// TestHookdReportGate: through hookd, the report gate answers as `warden
+// hook` does (the instructions at session start, the block with the retry
+// text at the end of a turn, the end of the turn once the report is
+// complete), and a plugin file edited on disk is loaded again.
+func TestHookdReportGate(t *testing.T) {
+	sock := startHookd(t)
+	reportProject := func() (cwd, plugin string) {
+		cwd = project(t, hookTestPolicy+"report:\n  plugins: [report/support.yaml]\n")
+		root := filepath.Dir(filepath.Dir(cwd))
+		if out, err := exec.Command("cp", "-r", filepath.Join("..", "..", "reportgate", "testdata", "report"), root).CombinedOutput(); err != nil {
+			t.Fatalf("copy the plugin: %v %s", err, out)
+		}
+		return cwd, filepath.Join(root, "report", "support.yaml")
+	}
+	direct, _ := reportProject()
+	served, plugin := reportProject()
+	nonceRe := regexp.MustCompile(`warden-([0-9a-f]{8})-`)
+	event := func(cwd, sid, name string, fields map[string]any) string {
+		m := map[string]any{"session_id": sid, "cwd": cwd, "hook_event_name": name}
+		for k, v := range fields {
+			m[k] = v
+		}
+		return claudeEvent(t, m)
+	}
+	// both runs one event on both projects and compares the answers, the
+	// nonces aside; it returns the answer through hookd and the nonces.
+	nonces := map[string]string{}
+	both := func(sid, name string, fields func(nonce string) map[string]any, host string) map[string]any {
+		t.Helper()
+		code1, m1, log1 := runHookCmd(t, event(direct, sid, name, fields(nonces[direct+sid])), host)
+		code2, m2, log2 := viaClient(t, sock, event(served, sid, name, fields(nonces[served+sid])), host)
+		a, _ := json.Marshal(m1)
+		b, _ := json.Marshal(m2)
+		for cwd, data := range map[string][]byte{direct: a, served: b} {
+			if n := nonceRe.FindSubmatch(data); n != nil && nonces[cwd+sid] == "" {
+				nonces[cwd+sid] = string(n[1])
+			}
+		}
+		if code1 != code2 || nonceRe.ReplaceAllString(string(a), "N") != nonceRe.ReplaceAllString(string(b), "N") {
+			t.Fatalf("%s %s:\nwarden hook: exit %d %s\n%s\nwarden-hook: exit %d %s\n%s", host, name, code1, a, log1, code2, b, log2)
+		}
+		return m2
+	}
+	none := func(string) map[string]any { return map[string]any{"source": "startup"} }
+	for _, host := range []string{"claude", "gemini"} {
+		sid := "r-" + host
+		stop, field := "Stop", "last_assistant_message"
+		if host == "gemini" {
+			stop, field = "AfterAgent", "prompt_response"
+		}
+		m := both(sid, "SessionStart", none, host)
+		if nonces[served+sid] == "" || !strings.Contains(fmt.Sprint(m), `plugin="support"`) {
+			t.Fatalf("%s session start through hookd: %v, want the report instructions", host, m)
+		}
+		m = both(sid, stop, func(n string) map[string]any {
+			return map[string]any{field: "Done.\n<warden-" + n + "-FINAL>\nfixed\n</warden-" + n + "-FINAL>\n"}
+		}, host)
+		if m["decision"] != "block" || !strings.Contains(fmt.Sprint(m["reason"]), "support") {
+			t.Fatalf("%s: a report without the metadata through hookd: %v, want a block naming the plugin", host, m)
+		}
+		m = both(sid, stop, func(n string) map[string]any {
+			return map[string]any{field: "<warden-" + n + `-META plugin="support">{"language": "de", "solved": true}</warden-` + n + "-META>"}
+		}, host)
+		if m["decision"] != nil {
+			t.Fatalf("%s: the metadata after the retry through hookd: %v, want the turn to end", host, m)
+		}
+	}
+
+	// The plugin's instruction changes on disk: the next session hears it.
+	data, err := os.ReadFile(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), "whether the request was solved", "whether the ticket was closed", 2)
+	if edited == string(data) {
+		t.Fatal("the test plugin no longer says \"whether the request was solved\"")
+	}
+	if err := os.WriteFile(plugin, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, m, _ := viaClient(t, sock, event(served, "r-after-edit", "SessionStart", none("")), "claude")
+	if !strings.Contains(fmt.Sprint(m), "whether the ticket was closed") {
+		t.Errorf("session start after the plugin file changed: %v, want the new instruction", m)
 	}
 }
 
