@@ -31,7 +31,11 @@
 //     context, an ask waits for or queues an approval, and the call's
 //     warden.AuditRecord is written to the store's audit log. A call that
 //     gets no decision (timeout, crash, no policy) is recorded there too,
-//     as the deny it is answered with.
+//     as the deny it is answered with. When the policy has a report
+//     section, the session-start and post-compaction texts carry the
+//     report instructions, and the end of a turn (Stop, SubagentStop,
+//     AfterAgent, session.idle) goes through the report gate (package
+//     reportgate), which may hold the turn open: Answer.Block.
 //  5. Host.Answer renders the decision or text in the host's JSON; the
 //     command prints it (from hookd: the client prints what hookd sent).
 package hook

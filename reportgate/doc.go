@@ -14,6 +14,10 @@
 // plugins' on-complete commands once), when the report is not required, or
 // when the retry limit is reached (the failure is stored and recorded).
 //
+// Package hook/handler calls it at the hook events, in `warden hook` and
+// in hookd alike; the host adapters (package hook) render a held turn in
+// each host's block shape.
+//
 // The gate never loops: the retry counter lives in the store and is
 // counted up before a turn is held open, and any failure (policy, store,
 // transcript) lets the turn end.
