@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Report is what the policy's report contract (seed 003) holds of one
+// Report is what the policy's report contract (package reportgate) holds of one
 // session: the nonce of its tags, the end-of-turn gate's progress, and the
 // final report with each plugin's metadata as they are accepted.
 type Report struct {

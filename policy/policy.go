@@ -43,7 +43,7 @@ type Policy struct {
 	Compiled *Compiled
 	// ModelErrors says how hosts give a deny or ask to the model.
 	ModelErrors ModelErrors
-	// Report is nil unless the policy has a report section (seed 003).
+	// Report is nil unless the policy has a report section (see Report).
 	Report *Report
 }
 

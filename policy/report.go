@@ -7,8 +7,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Report is the `report:` section: the final-report contract of seed 003
-// that warden holds agents to at the end of each turn (docs/policy.md,
+// Report is the `report:` section: the final-report contract (package
+// report) that warden holds agents to at the end of each turn (docs/policy.md,
 // "Final reports").
 type Report struct {
 	// Plugins are the plugin files as written, relative to the policy's

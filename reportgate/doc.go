@@ -1,6 +1,6 @@
 // Package reportgate holds agents on real hosts to the final-report
-// contract of seed 003 (package report) as the policy's `report:` section
-// configures it.
+// contract of package report (docs/policy.md, "Final reports") as the
+// policy's `report:` section configures it.
 //
 // Each session held to the contract gets a random nonce of its own, drawn
 // by warden and kept in the store (never taken from model output), and the
