@@ -3,6 +3,7 @@ package shell_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -170,12 +171,49 @@ func BenchmarkAdversarial(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				b.SetBytes(int64(len(line)))
+				b.ReportAllocs()
 				a := shell.Get()
 				defer shell.Put(a)
 				for b.Loop() {
 					a.Analyze(line)
 				}
 			})
+		}
+	}
+}
+
+// TestAnalysisMemoryCeiling: no command up to the line limit makes the
+// analysis allocate more than a fixed multiple of its size: every
+// adversarial shape at 1 MB, and brace expansions that would multiply it
+// (bounded per word, per word's parts and per line: past the bounds the
+// word is computed). The bound is 256 bytes per input byte plus 4 MiB: a
+// line of short commands (true && true && ...) yields a command, its words
+// and the parser's nodes for every 8 bytes, about 200 bytes per input
+// byte. A brace bomb of 33 bytes once allocated gigabytes, and a 1 MB word
+// of {1..9} ran for minutes.
+func TestAnalysisMemoryCeiling(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	lines := map[string]string{
+		"brace-bomb":    "echo {1..1000}{1..1000}{1..100}",
+		"brace-range":   "echo {1..1000000}",
+		"brace-many":    strings.Repeat("echo {a,b,c,d}{e,f,g,h}{i,j,k,l} ; ", 2000),
+		"brace-nested":  "echo " + strings.Repeat("{a,", 200) + "x" + strings.Repeat("}", 200),
+		"brace-at-size": "echo " + strings.Repeat("{1..9}", (shell.MaxLine-10)/6),
+	}
+	for _, tc := range adversarial {
+		lines[tc.name] = tc.make(1_000_000)
+	}
+	for name, line := range lines {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		shell.Analyze(line)
+		runtime.ReadMemStats(&after)
+		used := after.TotalAlloc - before.TotalAlloc
+		if limit := uint64(256*len(line) + 4<<20); used > limit {
+			t.Errorf("%s (%d bytes): the analysis allocated %d bytes, over %d", name, len(line), used, limit)
 		}
 	}
 }

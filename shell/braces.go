@@ -16,9 +16,24 @@ import (
 // thousand words for it.
 const maxBraceWords = 1024
 
-// expandBraces splits and expands the brace expressions of a word. Past
-// maxBraceWords the word is returned as one computed word.
-func expandBraces(w *syntax.Word) ([]*syntax.Word, bool) {
+// maxLineBraceWords bounds the words brace expansion makes in one line
+// (many words of {a,b,c,d}{e,f,g,h}); maxBraceParts the parts of the words
+// one expansion makes, so that a word of a hundred thousand {1..9} is
+// computed before its first word is built whole; maxBraceExprs the brace
+// expressions of one word.
+const (
+	maxLineBraceWords = 8192
+	maxBraceParts     = 1 << 16
+	maxBraceExprs     = 64
+)
+
+// expandBraces splits and expands the brace expressions of a word into at
+// most min(budget, maxBraceWords) words. Past the bounds the word is
+// returned as one computed word.
+func expandBraces(w *syntax.Word, budget int) ([]*syntax.Word, bool) {
+	if budget <= 0 {
+		return []*syntax.Word{tooMany(w)}, true
+	}
 	cp := *w
 	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
 	if !syntax.SplitBraces(&cp) {
@@ -29,11 +44,22 @@ func expandBraces(w *syntax.Word) ([]*syntax.Word, bool) {
 		}
 		return []*syntax.Word{w}, false
 	}
+	exprs := 0
+	for _, p := range cp.Parts {
+		if _, ok := p.(*syntax.BraceExp); ok {
+			exprs++
+		}
+	}
+	if exprs > maxBraceExprs {
+		return []*syntax.Word{tooMany(w)}, true
+	}
 	var out []*syntax.Word
+	parts := 0
 	for x, err := range expand.BracesSeq(nil, &cp) {
-		if err != nil || len(out) >= maxBraceWords {
+		if err != nil || len(out) >= min(budget, maxBraceWords) || parts > maxBraceParts {
 			return []*syntax.Word{tooMany(w)}, true
 		}
+		parts += len(x.Parts)
 		if maybeBraces(x) || seqBackslash(w, x) {
 			return []*syntax.Word{tooMany(w)}, false
 		}

@@ -163,7 +163,8 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	args := make([]string, 0, len(call.Args))
 	overflow := false
 	for _, a := range call.Args {
-		xs, over := braces(a)
+		xs, over := braces(a, maxLineBraceWords-w.a.braceWords)
+		w.a.braceWords += len(xs)
 		overflow = overflow || over
 		for _, x := range xs {
 			t, dyn := word(x)
@@ -278,11 +279,12 @@ func wordGlob(w *syntax.Word) bool {
 	return false
 }
 
-// braces expands brace expressions ({a,b}, {1..3}) the way bash does.
-func braces(w *syntax.Word) ([]*syntax.Word, bool) {
+// braces expands brace expressions ({a,b}, {1..3}) the way bash does,
+// into at most budget words.
+func braces(w *syntax.Word, budget int) ([]*syntax.Word, bool) {
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.ContainsRune(l.Value, '{') {
-			return expandBraces(w)
+			return expandBraces(w, budget)
 		}
 	}
 	return []*syntax.Word{w}, false

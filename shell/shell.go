@@ -128,7 +128,10 @@ type Analysis struct {
 	results []*progs.Result // per nesting level of add
 	nres    int
 	cdSeen  bool // a cd or pushd came earlier in the line
-	noFast  bool // tests: always use the full parser
+	// braceWords counts the words brace expansion made in this line, up to
+	// maxLineBraceWords; past it every further expansion is computed.
+	braceWords int
+	noFast     bool // tests: always use the full parser
 }
 
 func (a *Analysis) pushArg(w string) { a.buf = append(a.buf, w) }
@@ -181,6 +184,7 @@ func (a *Analysis) Reset() {
 	a.pipes = 0
 	a.nres = 0
 	a.cdSeen = false
+	a.braceWords = 0
 }
 
 // Analyze analyses a command line into a new Analysis.
