@@ -397,3 +397,50 @@ func Reject(ctx context.Context, store warden.ApprovalStore, id, message, by str
 	}
 	return store.ResolveApproval(ctx, id, warden.Resolution{Status: warden.ApprovalRejected, Message: message, DecidedBy: by}, nil)
 }
+
+// NewGrants makes the grants a person adds by hand (`warden grants add`,
+// warden serve): for a command or a path,
+// one per part the policy's engine finds in it, normalised exactly as a
+// call's parts are (so the grant covers that call and nothing wider); for
+// a pattern, one grant of the tool's subject (command for shell tools,
+// path for the others).
+func NewGrants(pol *policy.Policy, base warden.Grant, command, path, pattern string) ([]warden.Grant, error) {
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		return nil, err
+	}
+	shellTool := pol.KindOf(base.Tool) == "shell"
+	if pattern != "" {
+		g := base
+		g.Subject, g.Pattern = warden.SubjectPath, pattern
+		if shellTool {
+			g.Subject = warden.SubjectCommand
+		}
+		return []warden.Grant{g}, nil
+	}
+	call := warden.ToolCall{Tool: base.Tool, Role: base.Role, Args: map[string]any{"command": command}}
+	subject := warden.SubjectCommand
+	if path != "" {
+		call.Args = map[string]any{"file_path": path}
+		subject = warden.SubjectPath
+	}
+	if command != "" && !shellTool {
+		return nil, fmt.Errorf("--command: %s is not a shell tool in this policy (use --path or --pattern)", base.Tool)
+	}
+	tr := eng.Explain(call, nil)
+	var out []warden.Grant
+	seen := map[string]bool{}
+	for _, p := range tr.Parts {
+		if p.Subject != subject || p.Value == "" || seen[p.Value] {
+			continue
+		}
+		seen[p.Value] = true
+		g := base
+		g.Subject, g.Value = p.Subject, p.Value
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("found no %s in the call to grant", subject)
+	}
+	return out, nil
+}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/session"
 )
 
 const grantsUsage = `ls [--all] [--json | --ids] | revoke ID...
@@ -127,7 +127,7 @@ func runGrantsAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string
 		}
 		base.Expires = base.CreatedAt.Add(d)
 	}
-	grants, err := newGrants(pol, base, *command, *path, *pattern)
+	grants, err := session.NewGrants(pol, base, *command, *path, *pattern)
 	if err != nil {
 		return cmdError(env, "grants add", err)
 	}
@@ -161,52 +161,6 @@ func runGrantsRevoke(ctx context.Context, env *Env, fs *flag.FlagSet, args []str
 		fmt.Fprintf(env.Stdout, "revoked %s\n", id)
 	}
 	return code
-}
-
-// newGrants makes the grants `grants add` stores: for a command or a path,
-// one per part the policy's engine finds in it, normalised exactly as a
-// call's parts are (so the grant covers that call and nothing wider); for
-// a pattern, one grant of the tool's subject (command for shell tools,
-// path for the others).
-func newGrants(pol *policy.Policy, base warden.Grant, command, path, pattern string) ([]warden.Grant, error) {
-	eng, err := engine.Compile(pol)
-	if err != nil {
-		return nil, err
-	}
-	shellTool := pol.KindOf(base.Tool) == "shell"
-	if pattern != "" {
-		g := base
-		g.Subject, g.Pattern = warden.SubjectPath, pattern
-		if shellTool {
-			g.Subject = warden.SubjectCommand
-		}
-		return []warden.Grant{g}, nil
-	}
-	call := warden.ToolCall{Tool: base.Tool, Role: base.Role, Args: map[string]any{"command": command}}
-	subject := warden.SubjectCommand
-	if path != "" {
-		call.Args = map[string]any{"file_path": path}
-		subject = warden.SubjectPath
-	}
-	if command != "" && !shellTool {
-		return nil, fmt.Errorf("--command: %s is not a shell tool in this policy (use --path or --pattern)", base.Tool)
-	}
-	tr := eng.Explain(call, nil)
-	var out []warden.Grant
-	seen := map[string]bool{}
-	for _, p := range tr.Parts {
-		if p.Subject != subject || p.Value == "" || seen[p.Value] {
-			continue
-		}
-		seen[p.Value] = true
-		g := base
-		g.Subject, g.Value = p.Subject, p.Value
-		out = append(out, g)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("found no %s in the call to grant", subject)
-	}
-	return out, nil
 }
 
 // covers says what a grant allows, with secrets redacted.

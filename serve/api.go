@@ -1,0 +1,775 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/hook/handler"
+	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/serve/web"
+	"github.com/warden-run/warden/session"
+)
+
+// hookDeadline bounds a remote hook event beyond its own flags.
+const hookDeadline = hook.Deadline
+
+// MaxWait bounds how long one decide or hook request may wait for a human.
+const MaxWait = 30 * time.Minute
+
+// Handler is the service's HTTP API, its page and /metrics.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	agent := func(h http.HandlerFunc) http.HandlerFunc { return s.auth(h, KindAgent) }
+	person := func(h http.HandlerFunc) http.HandlerFunc { return s.auth(h, KindPerson) }
+
+	mux.HandleFunc("GET /healthz", s.health)
+	mux.Handle("GET /metrics", s.auth(s.m.handler().ServeHTTP))
+	mux.HandleFunc("GET /v1/whoami", s.auth(s.whoami))
+
+	mux.HandleFunc("POST /v1/decide", agent(s.decide))
+	mux.HandleFunc("POST /v1/hook", agent(s.hook))
+
+	mux.HandleFunc("GET /v1/events", person(s.events))
+	mux.HandleFunc("GET /v1/approvals", person(s.approvals))
+	mux.HandleFunc("GET /v1/approvals/{id}", person(s.approval))
+	mux.HandleFunc("POST /v1/approvals/{id}/approve", person(s.approve))
+	mux.HandleFunc("POST /v1/approvals/{id}/reject", person(s.reject))
+	mux.HandleFunc("GET /v1/grants", person(s.grants))
+	mux.HandleFunc("POST /v1/grants", person(s.addGrant))
+	mux.HandleFunc("POST /v1/grants/{id}/revoke", person(s.revokeGrant))
+	mux.HandleFunc("GET /v1/halts", person(s.halts))
+	mux.HandleFunc("POST /v1/halts", person(s.halt))
+	mux.HandleFunc("POST /v1/halts/resume", person(s.resume))
+	mux.HandleFunc("GET /v1/audit", person(s.audit))
+	mux.HandleFunc("GET /v1/audit/export", person(s.exportAudit))
+	mux.HandleFunc("GET /v1/sessions", person(s.sessions))
+	mux.HandleFunc("GET /v1/sessions/{id...}", person(s.session))
+	mux.HandleFunc("GET /v1/state", person(s.state))
+	mux.HandleFunc("POST /v1/policy/lint", person(s.lint))
+	mux.HandleFunc("POST /v1/policy/explain", person(s.explain))
+
+	mux.HandleFunc("POST /login", s.login)
+	mux.HandleFunc("POST /logout", s.auth(s.logout))
+	mux.Handle("GET /", web.Handler())
+	return s.limits(mux)
+}
+
+// limits caps every request body and sets the headers every answer has.
+func (s *Server) limits(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Referrer-Policy", "same-origin")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// httpError answers an error as JSON: {"error": message}.
+func httpError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(v)
+}
+
+// readJSON decodes a request body into v, refusing unknown fields. It
+// answers the error itself and reports false: 413 for a body over the
+// limit, 400 for anything that is not the JSON asked for.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
+			return false
+		}
+		httpError(w, http.StatusBadRequest, "unreadable request body: "+err.Error())
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		httpError(w, http.StatusBadRequest, "request body is not the JSON expected: "+err.Error())
+		return false
+	}
+	if dec.More() {
+		httpError(w, http.StatusBadRequest, "request body is not the JSON expected: more than one JSON value")
+		return false
+	}
+	return true
+}
+
+// storeStatus is the status for a store error: 404 and 409 for the
+// record's own state, 500 for a store that failed.
+func (s *Server) storeStatus(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, warden.ErrNotFound):
+		httpError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, warden.ErrConflict):
+		httpError(w, http.StatusConflict, err.Error())
+	default:
+		s.storeError(err)
+		httpError(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.engine(); err != nil {
+		httpError(w, http.StatusServiceUnavailable, "the policy does not load: "+err.Error())
+		return
+	}
+	writeJSON(w, map[string]any{"ok": true, "policy": s.file})
+}
+
+func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {
+	t := who(r.Context())
+	out := map[string]string{"name": t.Name, "kind": t.Kind}
+	if tok, cookie := token(r); cookie {
+		out["csrf"] = s.csrfFor(tok)
+	}
+	writeJSON(w, out)
+}
+
+// DecideRequest is the body of POST /v1/decide.
+type DecideRequest struct {
+	Call json.RawMessage `json:"call"`
+	// Wait is how long to wait for a human's answer to an ask (a Go
+	// duration: "30s"; empty: do not wait, the ask names the approval).
+	Wait string `json:"wait,omitempty"`
+	// HostPrompts: the caller asks its user itself; an ask is returned as
+	// it is and no approval is queued.
+	HostPrompts bool `json:"host_prompts,omitempty"`
+	// CallID makes a retried call get the decision on record.
+	CallID string `json:"call_id,omitempty"`
+}
+
+// DecideResponse is the answer of POST /v1/decide.
+type DecideResponse struct {
+	Decision warden.Decision  `json:"decision"`
+	Approval *warden.Approval `json:"approval,omitempty"`
+	AuditID  int64            `json:"audit_id,omitempty"`
+	Replayed bool             `json:"replayed,omitempty"`
+	// Error says why the decision is a failure deny.
+	Error string `json:"error,omitempty"`
+}
+
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	var req DecideRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if len(req.Call) == 0 {
+		httpError(w, http.StatusBadRequest, `request body is not the JSON expected: no "call"`)
+		return
+	}
+	call, err := warden.ParseToolCall(req.Call)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var wait time.Duration
+	if req.Wait != "" {
+		if wait, err = time.ParseDuration(req.Wait); err != nil || wait < 0 || wait > MaxWait {
+			httpError(w, http.StatusBadRequest, fmt.Sprintf("wait %q: want a duration from 0 to %s, such as 30s", req.Wait, MaxWait))
+			return
+		}
+	}
+	if call.Host == "" {
+		call.Host = "http"
+	}
+	start := time.Now()
+	var resp DecideResponse
+	eng, err := s.engine()
+	if err != nil {
+		// No policy: the call is denied and recorded as such.
+		d := warden.FailClosed(err)
+		res, rerr := session.RecordFailure(r.Context(), s.store, call, req.CallID, d)
+		if rerr != nil {
+			s.storeError(rerr)
+		}
+		resp.Decision, resp.AuditID, resp.Error = res.Decision, res.Audit.ID, err.Error()
+		if resp.Decision.Decision == "" {
+			resp.Decision = d
+		}
+	} else {
+		res, err := session.New(eng, s.store).Decide(r.Context(), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID})
+		if err != nil && r.Context().Err() != nil {
+			// The service is stopping (or the caller left) while the call
+			// waited: the deny is recorded with a context of its own.
+			err = warden.Errorf(warden.CodeTimeout, "warden serve stopped before the call was decided (%v); retry the call", context.Cause(r.Context()))
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			res, _ = session.RecordFailure(ctx, s.store, call, req.CallID, warden.FailClosed(err))
+			cancel()
+		} else if err != nil {
+			s.storeError(err)
+		}
+		resp.Decision, resp.Approval, resp.AuditID, resp.Replayed = res.Decision, res.Approval, res.Audit.ID, res.Replayed
+		if err != nil {
+			resp.Error = err.Error()
+			if resp.Decision.Decision != warden.Deny {
+				resp.Decision = warden.FailClosed(err)
+			}
+		}
+		if res.Approval != nil && res.Approval.Status == warden.ApprovalPending {
+			s.hub.publish("approvals")
+		}
+	}
+	s.m.decided(resp.Decision, time.Since(start).Seconds())
+	writeJSON(w, resp)
+}
+
+// hook answers a remote hook event (the body is the warden-hook client's
+// request, as it would send it to hookd) exactly as `warden hook` would
+// answer it locally, with the service's policy and store: the hook's own
+// --policy and --store flags are the service's business and are ignored.
+func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
+	var req hookd.Request
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if req.Op != hookd.OpHook || len(req.Args) == 0 {
+		httpError(w, http.StatusBadRequest, `request body is not a hook event: want {"op":"hook","args":["HOST",...],"stdin":...}`)
+		return
+	}
+	resp := hookd.Response{V: hookd.Version}
+	h, ok := hook.Lookup(req.Args[0])
+	var f hook.Flags
+	event := hook.EventName(req.Stdin)
+	switch {
+	case !ok:
+		resp = reply(handler.Fatal(hook.Claude, event, fmt.Errorf("warden serve: unknown host %q (want %s)", req.Args[0], hook.Want())))
+	case f.FlagSet(io.Discard).Parse(req.Args[1:]) != nil:
+		resp = reply(handler.Fatal(h, event, fmt.Errorf("warden serve: bad hook command line %q", req.Args[1:])))
+	case f.Wait > MaxWait:
+		resp = reply(handler.Fatal(h, event, fmt.Errorf("warden serve: --wait %s is over %s", f.Wait, MaxWait)))
+	default:
+		f.Policy, f.Store = "", ""
+		rt := &handler.Runtime{Dir: req.Dir, Interactive: func(hook.Host) bool { return req.Interactive }, CallID: req.CallID,
+			Engine: func(string, string) (*engine.Engine, error) { return s.engine() },
+			Store: func(context.Context, string, string) (warden.Store, func(), error) {
+				return s.store, func() {}, nil
+			}}
+		resp = reply(handler.Run(r.Context(), rt, h, req.Stdin, f))
+		s.hub.publish("approvals")
+	}
+	s.m.hooks.WithLabelValues(req.Args[0], strconv.Itoa(resp.Code)).Inc()
+	writeJSON(w, resp)
+}
+
+func reply(r handler.Reply) hookd.Response {
+	return hookd.Response{V: hookd.Version, Code: r.Code, Stdout: r.Stdout, Stderr: []byte(r.Stderr)}
+}
+
+// withExpiry fills in when each approval's lifetime ends.
+func (s *Server) withExpiry(list []warden.Approval) []warden.Approval {
+	var life time.Duration
+	if eng, err := s.engine(); err == nil {
+		life = session.ApprovalLifetime(eng.Policy())
+	} else {
+		life = session.ApprovalLifetime(nil)
+	}
+	for i := range list {
+		list[i].ExpiresAt = session.ApprovalExpiry(list[i], life)
+	}
+	return list
+}
+
+func (s *Server) approvals(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := warden.ApprovalFilter{Status: q.Get("status"), Session: q.Get("session")}
+	if f.Status == "" {
+		f.Status = warden.ApprovalPending
+	} else if f.Status == "all" {
+		f.Status = ""
+	}
+	list, err := s.store.Approvals(r.Context(), f)
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	if list == nil {
+		list = []warden.Approval{}
+	}
+	writeJSON(w, s.withExpiry(list))
+}
+
+// ApprovalDetail is an approval with its session's recent calls.
+type ApprovalDetail struct {
+	warden.Approval
+	History []warden.AuditRecord `json:"history"`
+}
+
+func (s *Server) approval(w http.ResponseWriter, r *http.Request) {
+	a, err := s.store.Approval(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	out := ApprovalDetail{Approval: s.withExpiry([]warden.Approval{a})[0], History: []warden.AuditRecord{}}
+	if a.Session != "" {
+		if out.History, err = s.store.Audit(r.Context(), warden.AuditFilter{Session: a.Session, Limit: 10}); err != nil {
+			s.storeStatus(w, err)
+			return
+		}
+	}
+	writeJSON(w, out)
+}
+
+// ApproveRequest is the body of POST /v1/approvals/{id}/approve.
+type ApproveRequest struct {
+	Scope   string `json:"scope"`
+	Pattern string `json:"pattern,omitempty"`
+	// Expires ends a session or always grant after this long ("8h", "7d").
+	Expires string `json:"expires,omitempty"`
+	Uses    int    `json:"uses,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
+	var req ApproveRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	a := session.Answer{Scope: req.Scope, Pattern: strings.TrimSpace(req.Pattern), Uses: req.Uses, Message: req.Message, By: who(r.Context()).Name}
+	if req.Expires != "" {
+		d, err := policy.ParseDuration(req.Expires)
+		if err != nil || d <= 0 {
+			httpError(w, http.StatusBadRequest, fmt.Sprintf("expires %q: want a positive duration such as 90m, 8h or 7d", req.Expires))
+			return
+		}
+		a.Expires = d
+	}
+	id := r.PathValue("id")
+	if _, err := s.store.Approval(r.Context(), id); err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	ap, err := session.Approve(r.Context(), s.store, id, a, time.Now().UTC())
+	if err != nil {
+		if errors.Is(err, warden.ErrConflict) || errors.Is(err, warden.ErrNotFound) {
+			s.storeStatus(w, err)
+		} else {
+			httpError(w, http.StatusBadRequest, err.Error())
+		}
+		return
+	}
+	s.m.answered.WithLabelValues(ap.Status, ap.Scope).Inc()
+	s.hub.publish("approvals")
+	writeJSON(w, ap)
+}
+
+// RejectRequest is the body of POST /v1/approvals/{id}/reject.
+type RejectRequest struct {
+	Message string `json:"message"`
+}
+
+func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
+	var req RejectRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if strings.TrimSpace(req.Message) == "" {
+		httpError(w, http.StatusBadRequest, "a rejection needs a message for the model: what to do instead")
+		return
+	}
+	ap, err := session.Reject(r.Context(), s.store, r.PathValue("id"), req.Message, who(r.Context()).Name)
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	s.m.answered.WithLabelValues(ap.Status, "").Inc()
+	s.hub.publish("approvals")
+	writeJSON(w, ap)
+}
+
+func (s *Server) grants(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.Grants(r.Context(), warden.GrantFilter{All: r.URL.Query().Get("all") == "1", Session: r.URL.Query().Get("session")})
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	if list == nil {
+		list = []warden.Grant{}
+	}
+	for i := range list {
+		list[i].Value, list[i].Pattern = warden.RedactString(list[i].Value), warden.RedactString(list[i].Pattern)
+	}
+	writeJSON(w, list)
+}
+
+// GrantRequest is the body of POST /v1/grants: exactly one of Command,
+// Path and Pattern.
+type GrantRequest struct {
+	Tool    string `json:"tool"`
+	Role    string `json:"role,omitempty"`
+	Session string `json:"session,omitempty"`
+	Command string `json:"command,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Pattern string `json:"pattern,omitempty"`
+	Expires string `json:"expires,omitempty"`
+	Uses    int    `json:"uses,omitempty"`
+}
+
+func (s *Server) addGrant(w http.ResponseWriter, r *http.Request) {
+	var req GrantRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	n := 0
+	for _, v := range []string{req.Command, req.Path, req.Pattern} {
+		if v != "" {
+			n++
+		}
+	}
+	switch {
+	case req.Tool == "":
+		httpError(w, http.StatusBadRequest, "tool: the host's tool name (Bash, Write, run_shell_command, ...) is required")
+		return
+	case n != 1:
+		httpError(w, http.StatusBadRequest, "give exactly one of command, path, pattern")
+		return
+	case req.Uses < 0:
+		httpError(w, http.StatusBadRequest, "uses must not be negative")
+		return
+	}
+	eng, err := s.engine()
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	base := warden.Grant{Tool: req.Tool, Role: req.Role, Session: req.Session, UsesLeft: req.Uses, CreatedBy: who(r.Context()).Name, CreatedAt: time.Now().UTC()}
+	if req.Expires != "" {
+		d, err := policy.ParseDuration(req.Expires)
+		if err != nil || d <= 0 {
+			httpError(w, http.StatusBadRequest, fmt.Sprintf("expires %q: want a positive duration such as 90m, 8h or 7d", req.Expires))
+			return
+		}
+		base.Expires = base.CreatedAt.Add(d)
+	}
+	list, err := session.NewGrants(eng.Policy(), base, req.Command, req.Path, req.Pattern)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	out := []warden.Grant{}
+	for _, g := range list {
+		g, err := s.store.AddGrant(r.Context(), g)
+		if err != nil {
+			s.storeStatus(w, err)
+			return
+		}
+		out = append(out, g)
+	}
+	s.hub.publish("grants")
+	writeJSON(w, out)
+}
+
+func (s *Server) revokeGrant(w http.ResponseWriter, r *http.Request) {
+	if err := s.store.RevokeGrant(r.Context(), r.PathValue("id")); err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	s.hub.publish("grants")
+	writeJSON(w, map[string]string{"revoked": r.PathValue("id")})
+}
+
+func (s *Server) halts(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.Halts(r.Context())
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	writeJSON(w, list)
+}
+
+// HaltRequest is the body of POST /v1/halts and /v1/halts/resume: an empty
+// Session is the whole project.
+type HaltRequest struct {
+	Session string `json:"session,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func (s *Server) halt(w http.ResponseWriter, r *http.Request) {
+	var req HaltRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	h, err := s.store.SetHalt(r.Context(), warden.Halt{Session: req.Session, Message: req.Message, By: who(r.Context()).Name})
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	writeJSON(w, h)
+}
+
+func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
+	var req HaltRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if err := s.store.ClearHalt(r.Context(), req.Session); err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	writeJSON(w, map[string]string{"resumed": req.Session})
+}
+
+// auditFilter reads the audit filters of a query: session, decision,
+// tool, rule, since and until (RFC 3339 or a duration back from now:
+// "1h"), limit.
+func auditFilter(r *http.Request, defLimit int) (warden.AuditFilter, error) {
+	q := r.URL.Query()
+	f := warden.AuditFilter{Session: q.Get("session"), Tool: q.Get("tool"), Rule: q.Get("rule"), Decision: warden.Effect(q.Get("decision")), Limit: defLimit}
+	switch f.Decision {
+	case "", warden.Allow, warden.Deny, warden.Ask:
+	default:
+		return f, fmt.Errorf("decision %q: want allow, deny or ask", f.Decision)
+	}
+	for _, p := range []struct {
+		name string
+		t    *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		v := q.Get(p.name)
+		if v == "" {
+			continue
+		}
+		if d, err := policy.ParseDuration(v); err == nil {
+			*p.t = time.Now().Add(-d)
+		} else if t, err := time.Parse(time.RFC3339, v); err == nil {
+			*p.t = t
+		} else {
+			return f, fmt.Errorf("%s %q: want a time (RFC 3339) or a duration back from now (1h, 7d)", p.name, v)
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return f, fmt.Errorf("limit %q: want a number", v)
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+	f, err := auditFilter(r, 200)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	list, err := s.store.Audit(r.Context(), f)
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	if list == nil {
+		list = []warden.AuditRecord{}
+	}
+	writeJSON(w, list)
+}
+
+// exportAudit writes the records the filters select as JSON lines, oldest
+// first (no limit unless one is given).
+func (s *Server) exportAudit(w http.ResponseWriter, r *http.Request) {
+	f, err := auditFilter(r, 0)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	list, err := s.store.Audit(r.Context(), f)
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Content-Disposition", `attachment; filename="warden-audit.jsonl"`)
+	enc := json.NewEncoder(w)
+	for _, rec := range list {
+		if err := enc.Encode(rec); err != nil {
+			return
+		}
+	}
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.Sessions(r.Context(), warden.SessionFilter{Status: r.URL.Query().Get("status"), Limit: 200})
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	if list == nil {
+		list = []warden.Session{}
+	}
+	writeJSON(w, list)
+}
+
+// SessionDetail is a session with its recent calls and its halt.
+type SessionDetail struct {
+	Session warden.Session       `json:"session"`
+	Recent  []warden.AuditRecord `json:"recent"`
+	Halt    *warden.Halt         `json:"halt,omitempty"`
+}
+
+func (s *Server) session(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	sess, err := s.store.Session(r.Context(), id)
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	out := SessionDetail{Session: sess}
+	if out.Recent, err = s.store.Audit(r.Context(), warden.AuditFilter{Session: id, Limit: 20}); err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	if h, ok, err := s.store.Halted(r.Context(), id); err != nil {
+		s.storeStatus(w, err)
+		return
+	} else if ok {
+		out.Halt = &h
+	}
+	writeJSON(w, out)
+}
+
+func (s *Server) state(w http.ResponseWriter, r *http.Request) {
+	st, err := s.store.State(r.Context())
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	writeJSON(w, st)
+}
+
+// PolicyRequest is the body of POST /v1/policy/lint and explain: Policy is
+// the text of a policy to try (lint needs it; explain without it uses the
+// live policy). Explain also takes a call, and a session to explain it in
+// (with the session's role, first tool and grants from the store).
+type PolicyRequest struct {
+	Policy  string          `json:"policy,omitempty"`
+	Call    json.RawMessage `json:"call,omitempty"`
+	Session string          `json:"session,omitempty"`
+}
+
+// Finding is one lint finding.
+type Finding struct {
+	Line     int    `json:"line,omitempty"`
+	Col      int    `json:"col,omitempty"`
+	Severity string `json:"severity"`
+	Field    string `json:"field,omitempty"`
+	Message  string `json:"message"`
+	Text     string `json:"text"`
+}
+
+// parsePolicy parses a posted policy as if it were the live policy file
+// (same workspace root and protected files). The engine is nil when it has
+// errors.
+func (s *Server) parsePolicy(text string) (*engine.Engine, []Finding) {
+	p, findings := policy.Parse(s.file, []byte(text))
+	out := []Finding{}
+	bad := false
+	for _, f := range findings {
+		out = append(out, Finding{Line: f.Pos.Line, Col: f.Pos.Col, Severity: f.Severity, Field: f.Field, Message: f.Message, Text: f.String()})
+		bad = bad || f.Severity == policy.SevError
+	}
+	if bad {
+		return nil, out
+	}
+	eng, err := engine.Compile(p)
+	if err != nil {
+		out = append(out, Finding{Severity: policy.SevError, Message: err.Error(), Text: "error: " + err.Error()})
+		return nil, out
+	}
+	return eng, out
+}
+
+func (s *Server) lint(w http.ResponseWriter, r *http.Request) {
+	var req PolicyRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if strings.TrimSpace(req.Policy) == "" {
+		httpError(w, http.StatusBadRequest, `request body is not the JSON expected: no "policy" text`)
+		return
+	}
+	eng, findings := s.parsePolicy(req.Policy)
+	writeJSON(w, map[string]any{"ok": eng != nil, "findings": findings})
+}
+
+// ExplainResponse is the answer of POST /v1/policy/explain.
+type ExplainResponse struct {
+	Decision warden.Decision `json:"decision"`
+	Tool     string          `json:"tool"`
+	Kind     string          `json:"kind"`
+	Parts    []engine.Part   `json:"parts"`
+	Checks   []engine.Check  `json:"checks"`
+	Grants   []string        `json:"grants,omitempty"`
+	Session  *warden.Session `json:"session,omitempty"`
+	// Policy says which policy decided: "live" or "posted".
+	Policy string `json:"policy"`
+}
+
+func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
+	var req PolicyRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if len(req.Call) == 0 {
+		httpError(w, http.StatusBadRequest, `request body is not the JSON expected: no "call"`)
+		return
+	}
+	call, err := warden.ParseToolCall(req.Call)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	which := "live"
+	var eng *engine.Engine
+	if req.Policy != "" {
+		which = "posted"
+		var findings []Finding
+		if eng, findings = s.parsePolicy(req.Policy); eng == nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			json.NewEncoder(w).Encode(map[string]any{"error": "the posted policy has errors", "findings": findings})
+			return
+		}
+	} else if eng, err = s.engine(); err != nil {
+		httpError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	out := ExplainResponse{Policy: which}
+	var tr *engine.Trace
+	if req.Session != "" {
+		call.Session = req.Session
+		var sess warden.Session
+		// Explain changes nothing in the store.
+		if tr, _, sess, err = session.New(eng, s.store).Explain(r.Context(), call); err != nil {
+			s.storeStatus(w, err)
+			return
+		}
+		out.Session = &sess
+	} else {
+		tr = eng.Explain(call, nil)
+	}
+	out.Decision, out.Tool, out.Kind, out.Parts, out.Checks, out.Grants = tr.Decision, tr.Tool, tr.Kind, tr.Parts, tr.Checks, tr.Grants
+	writeJSON(w, out)
+}

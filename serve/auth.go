@@ -1,0 +1,137 @@
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// cookieName is the page session's cookie: the person token itself,
+// HttpOnly and SameSite=Strict, set by the login form.
+const cookieName = "warden_token"
+
+// csrfHeader carries the page session's CSRF token on every POST the page
+// makes (form posts carry it in the field "csrf").
+const csrfHeader = "X-Warden-CSRF"
+
+type ctxKey struct{}
+
+// who is the token a request was authorised with.
+func who(ctx context.Context) Token {
+	t, _ := ctx.Value(ctxKey{}).(Token)
+	return t
+}
+
+// token returns the request's token and whether it came from the cookie.
+func token(r *http.Request) (tok string, cookie bool) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		if t, ok := strings.CutPrefix(h, "Bearer "); ok {
+			return strings.TrimSpace(t), false
+		}
+		return "", false
+	}
+	if c, err := r.Cookie(cookieName); err == nil {
+		return c.Value, true
+	}
+	return "", false
+}
+
+// sameOrigin reports whether a browser request comes from this service's
+// own page: its Origin (or, lacking one, its Referer) is this host.
+func sameOrigin(r *http.Request) bool {
+	src := r.Header.Get("Origin")
+	if src == "" {
+		src = r.Header.Get("Referer")
+	}
+	if src == "" || src == "null" {
+		return false
+	}
+	u, err := url.Parse(src)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}
+
+// auth admits a request with a token of one of the kinds (none: any
+// kind). A bearer token is a program's; the cookie is the page's, and a
+// state-changing request with it must also come from this origin and
+// carry the session's CSRF token: a cross-site form post has neither.
+func (s *Server) auth(h http.HandlerFunc, kinds ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		tok, cookie := token(r)
+		if tok == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)
+			httpError(w, http.StatusUnauthorized, "no token: send Authorization: Bearer TOKEN (make one with `warden serve token add`), or log in on the page")
+			return
+		}
+		t, err := s.tokens.Check(tok)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="warden", error="invalid_token"`)
+			httpError(w, http.StatusUnauthorized, "token refused: "+err.Error())
+			return
+		}
+		if cookie && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if !sameOrigin(r) {
+				httpError(w, http.StatusForbidden, "cross-site request refused: its Origin is not this service")
+				return
+			}
+			want := s.csrfFor(tok)
+			got := r.Header.Get(csrfHeader)
+			if got == "" {
+				got = r.URL.Query().Get("csrf")
+			}
+			if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+				httpError(w, http.StatusForbidden, "missing or wrong CSRF token: reload the page")
+				return
+			}
+		}
+		if len(kinds) > 0 {
+			ok := false
+			for _, k := range kinds {
+				ok = ok || t.Kind == k
+			}
+			if !ok {
+				httpError(w, http.StatusForbidden, "a "+t.Kind+" token may not do this: it needs a "+strings.Join(kinds, " or ")+" token")
+				return
+			}
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, t)))
+	}
+}
+
+// login takes a person token from the login form and sets the page
+// session's cookie.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		httpError(w, http.StatusForbidden, "cross-site login refused: its Origin is not this service")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		httpError(w, http.StatusBadRequest, "unreadable login form: "+err.Error())
+		return
+	}
+	tok := strings.TrimSpace(r.PostForm.Get("token"))
+	t, err := s.tokens.Check(tok)
+	if err != nil {
+		http.Redirect(w, r, "/?login=refused", http.StatusSeeOther)
+		return
+	}
+	if t.Kind != KindPerson {
+		http.Redirect(w, r, "/?login=agent", http.StatusSeeOther)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: tok, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// logout ends the page session.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}

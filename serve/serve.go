@@ -1,0 +1,257 @@
+// Package serve is `warden serve`: one decision service for a team, over
+// HTTP and JSON. Agents (remote hooks, the Go middleware, any program)
+// send their calls and session events to it with an agent token; people
+// answer approvals, manage grants, read the audit trail and sessions and
+// try policies with a person token, from the approvals web page it serves
+// (package serve/web) or any HTTP client. Every replica on one PostgreSQL
+// database behaves as one: approvals, grants, halts and the audit trail
+// live in the store, and each replica watches it for changes.
+//
+// The service decides with one policy file, loaded the way the hooks load
+// it (whole files only, policy.ReadStable) and loaded again when it
+// changes; a policy that stops loading fails closed: every call is denied
+// with the reason until it is fixed. Shutdown finishes every decision
+// under way, so that no acknowledged decision is lost.
+package serve
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/client"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/policy"
+)
+
+// MaxBody bounds a request body (the default of Config.MaxBody): a tool
+// call or hook event is at most warden.MaxInput, and a posted policy far
+// less.
+const MaxBody = warden.MaxInput + 1<<20
+
+// Config is how a service runs.
+type Config struct {
+	// Policy is the policy file every call is decided with.
+	Policy string
+	// Store is the store URL ("": .warden/warden.db next to the policy).
+	Store string
+	// Tokens is the tokens file ("": DefaultTokensFile).
+	Tokens string
+	// MaxBody bounds request bodies (0: MaxBody).
+	MaxBody int64
+	// Poll is how often the service looks at the store for approvals
+	// created or answered elsewhere (0: 500ms).
+	Poll time.Duration
+	// Grace is how long shutdown waits for calls waiting on a human before
+	// it answers them deny (0: 10s).
+	Grace time.Duration
+	Log   *log.Logger
+}
+
+// Server is one `warden serve` replica. Make one with New.
+type Server struct {
+	cfg    Config
+	file   string // the policy file, absolute
+	store  warden.Store
+	tokens *Tokens
+	log    *log.Logger
+	secret []byte // keys the CSRF tokens of this replica's page sessions
+	hub    *hub
+	m      *metrics
+
+	mu     sync.Mutex
+	eng    *engine.Engine
+	stamp  fileStamp // of the policy file the engine was compiled from
+	isum   [32]byte  // of the intents file compiled in
+	engErr error     // the policy as it is now does not load
+
+	base   context.Context // cancelled when shutdown's grace ends
+	cancel context.CancelFunc
+	closed chan struct{} // closed when shutdown starts: SSE streams end
+}
+
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	ino   os.FileInfo
+}
+
+// New opens the store and loads the policy. A policy that does not load is
+// an error here: the service does not start with one.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Policy == "" {
+		return nil, errors.New("serve: no policy file")
+	}
+	file, err := filepath.Abs(cfg.Policy)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = MaxBody
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 500 * time.Millisecond
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = 10 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = log.New(os.Stderr, "warden serve: ", log.LstdFlags)
+	}
+	if cfg.Tokens == "" {
+		cfg.Tokens = DefaultTokensFile(file)
+	}
+	s := &Server{cfg: cfg, file: file, tokens: OpenTokens(cfg.Tokens), log: cfg.Log, hub: newHub(), m: newMetrics(),
+		closed: make(chan struct{})}
+	s.secret = make([]byte, 32)
+	if _, err := rand.Read(s.secret); err != nil {
+		return nil, err
+	}
+	if _, err := s.engine(); err != nil {
+		return nil, err
+	}
+	st, err := client.OpenStore(ctx, file, cfg.Store)
+	if err != nil {
+		return nil, fmt.Errorf("serve: open the store: %w", err)
+	}
+	s.store = st
+	s.base, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// Store is the service's store (for tests and the CLI).
+func (s *Server) Store() warden.Store { return s.store }
+
+// Tokens is the service's tokens file.
+func (s *Server) Tokens() *Tokens { return s.tokens }
+
+// engine returns the compiled policy, compiling it again when the policy
+// file or its intents file changed. A policy that no longer loads is an
+// error (the call is denied with it), never the last good one: the file
+// on disk is the policy a person reads and means.
+func (s *Server) engine() (*engine.Engine, error) {
+	fi, err := os.Stat(s.file)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", s.file, err)
+	}
+	s.mu.Lock()
+	eng, st, isum, lastErr := s.eng, s.stamp, s.isum, s.engErr
+	s.mu.Unlock()
+	same := st.ino != nil && os.SameFile(fi, st.ino) && fi.Size() == st.size && fi.ModTime().Equal(st.mtime)
+	if same && lastErr == nil && eng != nil && intentsSum(eng.Policy()) == isum {
+		return eng, nil
+	}
+	if same && lastErr != nil {
+		return nil, lastErr
+	}
+	data, err := policy.ReadStable(s.file)
+	if err == nil {
+		var pol *policy.Policy
+		if pol, err = policy.LoadBytes(s.file, data); err == nil {
+			isum = intentsSum(pol)
+			if eng, err = engine.Compile(pol); err != nil {
+				err = fmt.Errorf("compile policy %s: %w", s.file, err)
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stamp = fileStamp{size: fi.Size(), mtime: fi.ModTime(), ino: fi}
+	if err != nil {
+		if s.engErr == nil {
+			s.log.Printf("the policy does not load: every call is denied until it does: %v", err)
+		}
+		s.engErr, s.eng = err, nil
+		return nil, err
+	}
+	if s.eng != nil || s.engErr != nil {
+		s.log.Printf("policy %s loaded again", s.file)
+	}
+	s.eng, s.isum, s.engErr = eng, isum, nil
+	return eng, nil
+}
+
+// intentsSum hashes the policy's intents file (all zero without one).
+func intentsSum(p *policy.Policy) [32]byte {
+	if p.Intents == nil || p.Intents.File == "" {
+		return [32]byte{}
+	}
+	data, err := os.ReadFile(p.Intents.File)
+	if err != nil {
+		return sha256.Sum256([]byte("unreadable: " + err.Error()))
+	}
+	return sha256.Sum256(data)
+}
+
+// csrfFor is the CSRF token of a page session: an HMAC of its cookie's
+// token hash under this replica's secret.
+func (s *Server) csrfFor(tok string) string {
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte(hashToken(tok)))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Serve serves HTTP on ln until ctx ends, then shuts down: it stops taking
+// requests, lets every decision under way finish (calls waiting on a human
+// get Config.Grace, then are answered deny and recorded), and closes the
+// store. tlsCert and tlsKey, when set, serve HTTPS.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey string) error {
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return s.base }}
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	go s.watch(watchCtx)
+	errc := make(chan error, 1)
+	go func() {
+		if tlsCert != "" {
+			errc <- hs.ServeTLS(ln, tlsCert, tlsKey)
+		} else {
+			errc <- hs.Serve(ln)
+		}
+	}()
+	s.log.Printf("serving %s (policy %s)", ln.Addr(), s.file)
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+	}
+	close(s.closed)
+	// Requests under way finish; calls waiting on a human get the grace
+	// period, then their context ends and they are answered deny (and
+	// recorded as such) before the response goes out.
+	timer := time.AfterFunc(s.cfg.Grace, s.cancel)
+	defer timer.Stop()
+	sdCtx, cancel := context.WithTimeout(context.Background(), s.cfg.Grace+hookDeadline)
+	defer cancel()
+	if serr := hs.Shutdown(sdCtx); serr != nil && err == nil {
+		err = serr
+	}
+	stopWatch()
+	s.cancel()
+	if cerr := s.store.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	s.log.Printf("stopped")
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// Close closes the store of a server that never served.
+func (s *Server) Close() error {
+	s.cancel()
+	return s.store.Close()
+}

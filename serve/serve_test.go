@@ -1,0 +1,389 @@
+package serve_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/serve"
+)
+
+const testPolicy = `version: 1
+default: deny
+rules:
+  - id: ask-touch
+    effect: ask
+    tool: shell
+    command: ["touch *"]
+    message: Creating files needs the user's approval.
+  - id: no-rm
+    effect: deny
+    tool: shell
+    command: ["rm *"]
+    message: Deleting is not allowed.
+    suggestion: Move it to the trash folder instead.
+  - id: echo
+    effect: allow
+    tool: shell
+    command: ["echo *"]
+  - id: files
+    effect: allow
+    path: ["**"]
+`
+
+type svc struct {
+	t             *testing.T
+	url           string
+	dir           string
+	s             *serve.Server
+	agent, person string
+	stop          context.CancelFunc
+	done          chan error
+}
+
+// start runs a service on a real loopback port with a SQLite store in a
+// temporary folder, and an agent and a person token.
+func start(t *testing.T, policyText string) *svc {
+	t.Helper()
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "warden.yaml")
+	if err := os.WriteFile(pf, []byte(policyText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := serve.New(context.Background(), serve.Config{Policy: pf, Poll: 50 * time.Millisecond, Grace: time.Second, MaxBody: 64 << 10,
+		Log: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := s.Tokens().Add("ci-bot", serve.KindAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	person, err := s.Tokens().Add("alice", serve.KindPerson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	v := &svc{t: t, url: "http://" + ln.Addr().String(), dir: dir, s: s, agent: agent, person: person, stop: cancel, done: make(chan error, 1)}
+	go func() { v.done <- s.Serve(ctx, ln, "", "") }()
+	t.Cleanup(func() {
+		cancel()
+		<-v.done
+	})
+	return v
+}
+
+// do sends a request with a bearer token ("" none) and returns the status
+// and body.
+func (v *svc) do(method, path, tok string, body any) (int, []byte) {
+	v.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, _ := json.Marshal(b)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, v.url+path, rd)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
+}
+
+func (v *svc) decide(call string, wait string) serve.DecideResponse {
+	v.t.Helper()
+	body := fmt.Sprintf(`{"call": %s, "wait": %q}`, call, wait)
+	code, data := v.do("POST", "/v1/decide", v.agent, body)
+	if code != 200 {
+		v.t.Fatalf("decide: %d %s", code, data)
+	}
+	var r serve.DecideResponse
+	if err := json.Unmarshal(data, &r); err != nil {
+		v.t.Fatalf("decide: %v: %s", err, data)
+	}
+	return r
+}
+
+// pending waits for n pending approvals and returns them.
+func (v *svc) pending(n int) []warden.Approval {
+	v.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		code, data := v.do("GET", "/v1/approvals", v.person, nil)
+		if code != 200 {
+			v.t.Fatalf("approvals: %d %s", code, data)
+		}
+		var list []warden.Approval
+		json.Unmarshal(data, &list)
+		if len(list) >= n {
+			return list
+		}
+	}
+	v.t.Fatalf("no %d pending approvals", n)
+	return nil
+}
+
+func TestDecideApproveAudit(t *testing.T) {
+	v := start(t, testPolicy)
+	if r := v.decide(`{"tool":"Bash","args":{"command":"echo hi"},"session":"s1"}`, ""); r.Decision.Decision != warden.Allow {
+		t.Fatalf("echo: %+v", r)
+	}
+	if r := v.decide(`{"tool":"Bash","args":{"command":"rm -rf x"},"session":"s1"}`, ""); r.Decision.Decision != warden.Deny || r.Decision.Rule != "no-rm" {
+		t.Fatalf("rm: %+v", r)
+	}
+	// A call waits for a human; the person approves it for the session
+	// with a narrow grant, and the call goes through.
+	var wg sync.WaitGroup
+	var waited serve.DecideResponse
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		waited = v.decide(`{"tool":"Bash","args":{"command":"touch a.txt"},"session":"s1"}`, "60s")
+	}()
+	list := v.pending(1)
+	a := list[0]
+	if a.Rule != "ask-touch" || a.Session != "s1" {
+		t.Fatalf("approval: %+v", a)
+	}
+	code, data := v.do("GET", "/v1/approvals/"+a.ID, v.person, nil)
+	var detail serve.ApprovalDetail
+	if code != 200 || json.Unmarshal(data, &detail) != nil || len(detail.History) == 0 {
+		t.Fatalf("approval detail: %d %s", code, data)
+	}
+	code, data = v.do("POST", "/v1/approvals/"+a.ID+"/approve", v.person, serve.ApproveRequest{Scope: "session", Uses: 2, Expires: "1h"})
+	if code != 200 {
+		t.Fatalf("approve: %d %s", code, data)
+	}
+	wg.Wait()
+	if waited.Decision.Decision != warden.Allow {
+		t.Fatalf("waiting call after approval: %+v", waited)
+	}
+	// Answering twice is a conflict.
+	if code, data = v.do("POST", "/v1/approvals/"+a.ID+"/approve", v.person, serve.ApproveRequest{Scope: "once"}); code != http.StatusConflict {
+		t.Fatalf("second answer: %d %s", code, data)
+	}
+	// The grant is as narrow as the call: a.txt, not b.txt.
+	code, data = v.do("GET", "/v1/grants", v.person, nil)
+	var grants []warden.Grant
+	if code != 200 || json.Unmarshal(data, &grants) != nil || len(grants) != 1 || grants[0].Value != "touch a.txt" || grants[0].CreatedBy != "alice" {
+		t.Fatalf("grants: %d %s", code, data)
+	}
+	if r := v.decide(`{"tool":"Bash","args":{"command":"touch b.txt"},"session":"s1"}`, ""); r.Decision.Decision != warden.Ask {
+		t.Fatalf("touch b.txt: %+v", r)
+	}
+	// Reject the new one with a message: the model sees it.
+	list = v.pending(1)
+	if code, data = v.do("POST", "/v1/approvals/"+list[0].ID+"/reject", v.person, serve.RejectRequest{Message: "use the tmp folder"}); code != 200 {
+		t.Fatalf("reject: %d %s", code, data)
+	}
+	if r := v.decide(`{"tool":"Bash","args":{"command":"touch b.txt"},"session":"s1"}`, ""); r.Decision.Decision != warden.Deny || !strings.Contains(r.Decision.Reason, "use the tmp folder") {
+		t.Fatalf("after reject: %+v", r)
+	}
+	// Revoke the grant: the call asks again.
+	if code, data = v.do("POST", "/v1/grants/"+grants[0].ID+"/revoke", v.person, "{}"); code != 200 {
+		t.Fatalf("revoke: %d %s", code, data)
+	}
+	if r := v.decide(`{"tool":"Bash","args":{"command":"touch a.txt"},"session":"s1"}`, ""); r.Decision.Decision != warden.Ask {
+		t.Fatalf("after revoke: %+v", r)
+	}
+	// The audit trail has every decision, filtered and exported.
+	code, data = v.do("GET", "/v1/audit?session=s1&decision=deny", v.person, nil)
+	var recs []warden.AuditRecord
+	if code != 200 || json.Unmarshal(data, &recs) != nil || len(recs) != 2 {
+		t.Fatalf("audit deny: %d %s", code, data)
+	}
+	code, data = v.do("GET", "/v1/audit/export", v.person, nil)
+	if lines := strings.Count(string(data), "\n"); code != 200 || lines != 6 {
+		t.Fatalf("export: %d, %d lines\n%s", code, lines, data)
+	}
+	code, data = v.do("GET", "/v1/sessions/s1", v.person, nil)
+	var sd serve.SessionDetail
+	if code != 200 || json.Unmarshal(data, &sd) != nil || sd.Session.Calls == 0 || len(sd.Recent) != 6 {
+		t.Fatalf("session: %d %s", code, data)
+	}
+	// Metrics count the decisions by outcome and rule.
+	code, data = v.do("GET", "/metrics", v.person, nil)
+	if code != 200 || !strings.Contains(string(data), `warden_decisions_total{code="RULE_DENY",outcome="deny",rule="no-rm"} 1`) ||
+		!strings.Contains(string(data), `warden_approvals_answered_total{scope="session",status="approved"} 1`) ||
+		!strings.Contains(string(data), "warden_decision_seconds_bucket") {
+		t.Fatalf("metrics: %d\n%s", code, data)
+	}
+}
+
+func TestPolicyEndpoints(t *testing.T) {
+	v := start(t, testPolicy)
+	code, data := v.do("POST", "/v1/policy/lint", v.person, serve.PolicyRequest{Policy: "version: 1\ndefault: maybe\n"})
+	if code != 200 || !strings.Contains(string(data), `"ok":false`) || !strings.Contains(string(data), `"line":2`) {
+		t.Fatalf("lint: %d %s", code, data)
+	}
+	code, data = v.do("POST", "/v1/policy/explain", v.person, `{"call":{"tool":"Bash","args":{"command":"rm x"}}}`)
+	if code != 200 || !strings.Contains(string(data), `"rule":"no-rm"`) || !strings.Contains(string(data), `"policy":"live"`) {
+		t.Fatalf("explain live: %d %s", code, data)
+	}
+	// What if rm were allowed?
+	code, data = v.do("POST", "/v1/policy/explain", v.person, serve.PolicyRequest{Policy: "version: 1\ndefault: allow\n",
+		Call: json.RawMessage(`{"tool":"Bash","args":{"command":"rm x"}}`)})
+	if code != 200 || !strings.Contains(string(data), `"decision":"allow"`) || !strings.Contains(string(data), `"policy":"posted"`) {
+		t.Fatalf("explain posted: %d %s", code, data)
+	}
+}
+
+func TestHotReloadFailsClosed(t *testing.T) {
+	v := start(t, testPolicy)
+	call := `{"tool":"Bash","args":{"command":"echo hi"}}`
+	if r := v.decide(call, ""); r.Decision.Decision != warden.Allow {
+		t.Fatalf("before: %+v", r)
+	}
+	pf := filepath.Join(v.dir, "warden.yaml")
+	if err := os.WriteFile(pf, []byte(strings.Replace(testPolicy, "effect: allow", "effect: deny\n    message: No printing.\n    suggestion: Print nothing.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := v.decide(call, ""); r.Decision.Decision != warden.Deny || r.Decision.Rule != "echo" {
+		t.Fatalf("after the edit: %+v", r)
+	}
+	if err := os.WriteFile(pf, []byte("version: 1\ndefault: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := v.decide(call, "")
+	if r.Decision.Decision != warden.Deny || r.Error == "" || r.AuditID == 0 {
+		t.Fatalf("broken policy: %+v", r)
+	}
+	if code, _ := v.do("GET", "/healthz", "", nil); code != http.StatusServiceUnavailable {
+		t.Fatalf("healthz with a broken policy: %d", code)
+	}
+	if err := os.WriteFile(pf, []byte(testPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := v.decide(call, ""); r.Decision.Decision != warden.Allow {
+		t.Fatalf("fixed: %+v", r)
+	}
+}
+
+// TestSecurity: each refused with the right status, nothing answered.
+func TestSecurity(t *testing.T) {
+	v := start(t, testPolicy)
+	v.decide(`{"tool":"Bash","args":{"command":"touch a.txt"},"session":"s1"}`, "")
+	a := v.pending(1)[0]
+	approve := "/v1/approvals/" + a.ID + "/approve"
+	once := `{"scope":"once"}`
+	for _, c := range []struct {
+		name, method, path, tok string
+		body                    any
+		want                    int
+	}{
+		{"no token", "POST", approve, "", once, 401},
+		{"wrong token", "POST", approve, "wdn_0123456789abcdef", once, 401},
+		{"not a token", "POST", approve, "hunter2", once, 401},
+		{"agent answers an approval", "POST", approve, v.agent, once, 403},
+		{"agent rejects an approval", "POST", "/v1/approvals/" + a.ID + "/reject", v.agent, `{"message":"no"}`, 403},
+		{"agent reads the audit", "GET", "/v1/audit", v.agent, nil, 403},
+		{"agent adds a grant", "POST", "/v1/grants", v.agent, `{"tool":"Bash","command":"touch a.txt"}`, 403},
+		{"person decides", "POST", "/v1/decide", v.person, `{"call":{"tool":"Bash","args":{"command":"echo"}}}`, 403},
+		{"malformed JSON", "POST", approve, v.person, `{"scope":`, 400},
+		{"unknown field", "POST", approve, v.person, `{"scope":"once","grant_everything":true}`, 400},
+		{"bad scope", "POST", approve, v.person, `{"scope":"forever"}`, 400},
+		{"oversized body", "POST", approve, v.person, `{"scope":"once","message":"` + strings.Repeat("x", 70<<10) + `"}`, 413},
+		{"malformed decide", "POST", "/v1/decide", v.agent, `{"call":{"tool":"Bash"}}`, 400},
+		{"reject without message", "POST", "/v1/approvals/" + a.ID + "/reject", v.person, `{"message":" "}`, 400},
+	} {
+		code, data := v.do(c.method, c.path, c.tok, c.body)
+		if code != c.want {
+			t.Errorf("%s: status %d, want %d (%s)", c.name, code, c.want, data)
+		}
+		if code >= 400 && !strings.Contains(string(data), `"error"`) {
+			t.Errorf("%s: no error message: %s", c.name, data)
+		}
+	}
+	// A cross-site form post with the person's cookie (what a browser
+	// sends from another site's page): refused, with or without Origin.
+	for _, origin := range []string{"http://evil.example", ""} {
+		form := url.Values{"scope": {"once"}}
+		req, _ := http.NewRequest("POST", v.url+approve, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(&http.Cookie{Name: "warden_token", Value: v.person})
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("cross-site form post (Origin %q): status %d, want 403", origin, resp.StatusCode)
+		}
+	}
+	// Same origin with the cookie but no CSRF token: refused too.
+	req, _ := http.NewRequest("POST", v.url+approve, strings.NewReader(once))
+	req.AddCookie(&http.Cookie{Name: "warden_token", Value: v.person})
+	req.Header.Set("Origin", v.url)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cookie without CSRF token: status %d, want 403", resp.StatusCode)
+	}
+	// Nothing was answered, no grant was made.
+	got, err := v.s.Store().Approval(context.Background(), a.ID)
+	if err != nil || got.Status != warden.ApprovalPending {
+		t.Fatalf("approval after the refused requests: %+v %v", got, err)
+	}
+	if gs, _ := v.s.Store().Grants(context.Background(), warden.GrantFilter{All: true}); len(gs) != 0 {
+		t.Fatalf("grants after the refused requests: %+v", gs)
+	}
+}
+
+// TestShutdownAnswersWaitingCalls: a call waiting for a human when the
+// service stops gets an answer (deny) and its audit record.
+func TestShutdownAnswersWaitingCalls(t *testing.T) {
+	v := start(t, testPolicy)
+	got := make(chan serve.DecideResponse, 1)
+	go func() { got <- v.decide(`{"tool":"Bash","args":{"command":"touch a.txt"}}`, "5m") }()
+	v.pending(1)
+	v.stop()
+	var r serve.DecideResponse
+	select {
+	case r = <-got:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the waiting call got no answer at shutdown")
+	}
+	if r.Decision.Decision != warden.Deny || r.AuditID == 0 {
+		t.Fatalf("waiting call at shutdown: %+v", r)
+	}
+	if err := <-v.done; err != nil {
+		t.Fatal(err)
+	}
+	v.done <- nil
+}

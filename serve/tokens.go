@@ -1,0 +1,225 @@
+package serve
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Token kinds. An agent token may decide calls and send the hooks' session
+// events; a person token may answer approvals, manage grants, read the
+// audit trail and sessions and try policies. Neither can do the other's
+// part.
+const (
+	KindAgent  = "agent"
+	KindPerson = "person"
+)
+
+// tokenPrefix starts every token, so that one is recognisable in a leak.
+const tokenPrefix = "wdn_"
+
+// Token is one entry of the tokens file: the token itself is never kept,
+// only its SHA-256.
+type Token struct {
+	Name    string    `json:"name"`
+	Kind    string    `json:"kind"`
+	Hash    string    `json:"sha256"`
+	Created time.Time `json:"created"`
+}
+
+// Tokens is the tokens file of a service: JSON, written 0600, read again
+// when it changes (a token added or revoked applies without a restart,
+// also to every replica that shares the file).
+type Tokens struct {
+	file string
+
+	mu     sync.Mutex
+	stamp  string // size and modification time of the file last read
+	byHash map[string]Token
+}
+
+// DefaultTokensFile is the tokens file next to a policy:
+// .warden/serve-tokens.json.
+func DefaultTokensFile(policyFile string) string {
+	abs, err := filepath.Abs(policyFile)
+	if err != nil {
+		abs = policyFile
+	}
+	return filepath.Join(filepath.Dir(abs), ".warden", "serve-tokens.json")
+}
+
+// OpenTokens returns the tokens kept in file (none yet when it does not
+// exist).
+func OpenTokens(file string) *Tokens { return &Tokens{file: file} }
+
+// File is the tokens file's path.
+func (t *Tokens) File() string { return t.file }
+
+func hashToken(tok string) string {
+	sum := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(sum[:])
+}
+
+// read loads the file when it changed since it was last read.
+func (t *Tokens) read() (map[string]Token, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fi, err := os.Stat(t.file)
+	if errors.Is(err, os.ErrNotExist) {
+		t.byHash, t.stamp = map[string]Token{}, ""
+		return t.byHash, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", t.file, err)
+	}
+	stamp := fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+	if t.byHash != nil && stamp == t.stamp {
+		return t.byHash, nil
+	}
+	list, err := t.load()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]Token, len(list))
+	for _, tk := range list {
+		m[tk.Hash] = tk
+	}
+	t.byHash, t.stamp = m, stamp
+	return m, nil
+}
+
+func (t *Tokens) load() ([]Token, error) {
+	data, err := os.ReadFile(t.file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", t.file, err)
+	}
+	var list []Token
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("tokens file %s: not a JSON list of tokens: %w", t.file, err)
+	}
+	for i, tk := range list {
+		if tk.Kind != KindAgent && tk.Kind != KindPerson {
+			return nil, fmt.Errorf("tokens file %s: token %d (%s): kind %q: want agent or person", t.file, i+1, tk.Name, tk.Kind)
+		}
+		if len(tk.Hash) != 64 {
+			return nil, fmt.Errorf("tokens file %s: token %d (%s): sha256 is not a SHA-256 in hex", t.file, i+1, tk.Name)
+		}
+	}
+	return list, nil
+}
+
+// Check returns the token tok names. A token the file does not hold, or a
+// file that cannot be read, is an error: never a pass.
+func (t *Tokens) Check(tok string) (Token, error) {
+	if !strings.HasPrefix(tok, tokenPrefix) {
+		return Token{}, errors.New("not a warden serve token")
+	}
+	m, err := t.read()
+	if err != nil {
+		return Token{}, err
+	}
+	tk, ok := m[hashToken(tok)]
+	if !ok {
+		return Token{}, errors.New("unknown or revoked token")
+	}
+	return tk, nil
+}
+
+// Add creates a token of a kind under a unique name and returns the token
+// itself: it is shown once and never stored.
+func (t *Tokens) Add(name, kind string) (string, error) {
+	if kind != KindAgent && kind != KindPerson {
+		return "", fmt.Errorf("token kind %q: want agent or person", kind)
+	}
+	if strings.TrimSpace(name) == "" {
+		return "", errors.New("a token needs a name (who or what uses it)")
+	}
+	list, err := t.load()
+	if err != nil {
+		return "", err
+	}
+	for _, tk := range list {
+		if tk.Name == name {
+			return "", fmt.Errorf("a token named %q exists already (revoke it first)", name)
+		}
+	}
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	tok := tokenPrefix + hex.EncodeToString(b[:])
+	list = append(list, Token{Name: name, Kind: kind, Hash: hashToken(tok), Created: time.Now().UTC()})
+	return tok, t.write(list)
+}
+
+// Revoke removes the token of a name.
+func (t *Tokens) Revoke(name string) error {
+	list, err := t.load()
+	if err != nil {
+		return err
+	}
+	out := list[:0]
+	for _, tk := range list {
+		if tk.Name != name {
+			out = append(out, tk)
+		}
+	}
+	if len(out) == len(list) {
+		return fmt.Errorf("no token named %q in %s", name, t.file)
+	}
+	return t.write(out)
+}
+
+// List returns the tokens, by name.
+func (t *Tokens) List() ([]Token, error) {
+	list, err := t.load()
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	return list, err
+}
+
+// write replaces the file atomically.
+func (t *Tokens) write(list []Token) error {
+	if list == nil {
+		list = []Token{}
+	}
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(t.file), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(t.file), ".serve-tokens-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), t.file)
+}
