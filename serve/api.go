@@ -36,7 +36,7 @@ func (s *Server) Handler() http.Handler {
 
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.Handle("GET /metrics", s.auth(s.m.handler().ServeHTTP))
-	mux.HandleFunc("GET /v1/whoami", s.auth(s.whoami))
+	mux.HandleFunc("GET /v1/whoami", s.whoamiOrNobody)
 
 	mux.HandleFunc("POST /v1/decide", agent(s.decide))
 	mux.HandleFunc("POST /v1/hook", agent(s.hook))
@@ -138,6 +138,16 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]any{"ok": true, "policy": s.file})
+}
+
+// whoamiOrNobody is whoami, or {"kind": ""} for a request with no token at
+// all (the page before its login: not an error).
+func (s *Server) whoamiOrNobody(w http.ResponseWriter, r *http.Request) {
+	if tok, _ := token(r); tok == "" && r.Header.Get("Authorization") == "" {
+		writeJSON(w, map[string]string{"kind": ""})
+		return
+	}
+	s.auth(s.whoami)(w, r)
 }
 
 func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {

@@ -68,7 +68,7 @@ function card(a) {
 function openAnswer(a) {
   current = a;
   document.getElementById("answer-id").textContent = a.id;
-  document.getElementById("answer-call").textContent = a.tool + ": " + (a.summary || callText(a.args));
+  document.getElementById("answer-call").textContent = a.summary || (a.tool + ": " + callText(a.args));
   document.getElementById("answer-parts").replaceChildren(...(a.parts || []).map(p => el("li", {}, p.subject + " ", el("code", {}, p.value))));
   for (const id of ["answer-pattern", "answer-expires", "answer-uses", "reject-msg"]) document.getElementById(id).value = "";
   document.querySelector('input[name=scope][value=once]').checked = true;
@@ -213,12 +213,13 @@ async function start() {
     me = await api("/v1/whoami");
   } catch (e) {
     document.getElementById("login").hidden = false;
-    const why = q.get("login");
-    document.getElementById("login-msg").textContent = why === "refused" ? "That token was refused." : why === "agent" ? "That is an agent token: log in with a person token." : "";
+    document.getElementById("login-msg").textContent = "Your session ended: log in again.";
     return;
   }
   if (me.kind !== "person") {
     document.getElementById("login").hidden = false;
+    const why = q.get("login");
+    document.getElementById("login-msg").textContent = why === "refused" ? "That token was refused." : why === "agent" ? "That is an agent token: log in with a person token." : "";
     return;
   }
   csrf = me.csrf || "";
