@@ -241,6 +241,9 @@ type Flags struct {
 	Timeout   time.Duration
 	Wait      time.Duration
 	Stateless bool
+	// Serve is the URL of a `warden serve` that decides and audits the
+	// events instead of this machine (see package internal/hookd).
+	Serve string
 }
 
 // FlagSet returns a flag set that parses the hook's flags into f.
@@ -252,6 +255,7 @@ func (f *Flags) FlagSet(out io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.Role, "role", "", "`role` of the top-level agent (subagents take their type as role)")
 	fs.StringVar(&f.Store, "store", "", "store `URL`: a SQLite file or postgres://... (default: .warden/warden.db next to the policy)")
 	fs.BoolVar(&f.Stateless, "stateless", false, "decide with the policy alone: no store, no session state, approvals or audit trail")
+	fs.StringVar(&f.Serve, "serve", "", "send the event to the warden service at this `URL` (warden serve), with the agent token in $WARDEN_SERVE_TOKEN; an unreachable service denies")
 	fs.DurationVar(&f.Wait, "wait", 0, "for hosts that cannot ask the user (codex, opencode): wait this `long` for a human to answer a queued approval")
 	return fs
 }

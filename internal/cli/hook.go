@@ -12,18 +12,21 @@ import (
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/internal/hookd/remote"
 )
 
 func runHook(ctx context.Context, env *Env) int {
 	rt := handler.Local()
 	// warden-hook gives the id of a call hookd may have taken already.
 	rt.CallID = os.Getenv(hookd.CallIDEnv)
-	return runHookWith(ctx, env, rt)
+	return runHookWith(ctx, env, rt, true)
 }
 
 // runHookWith is `warden hook` in the given runtime: its flags and its
-// printing; package hook/handler answers the event.
-func runHookWith(ctx context.Context, env *Env, rt *handler.Runtime) int {
+// printing; package hook/handler answers the event. forward lets a --serve
+// flag or $WARDEN_SERVE_URL send the event to a team's service (not
+// inside hookd, whose client did that already).
+func runHookWith(ctx context.Context, env *Env, rt *handler.Runtime, forward bool) int {
 	var f hook.Flags
 	fs := f.FlagSet(env.Stderr)
 	fs.Usage = func() {
@@ -64,6 +67,11 @@ func runHookWith(ctx context.Context, env *Env, rt *handler.Runtime) int {
 	}
 	if inErr != nil {
 		return printReply(env, handler.Fatal(h, event, fmt.Errorf("hook input from %s: %w", h.Name(), inErr)))
+	}
+	if url := hookd.ServeURL(env.Args[1:]); url != "" && forward {
+		// Not in hookd or warden serve (they decide here): the team's
+		// service decides and audits this event.
+		return remote.RunRemote(url, env.Args, data, rt.CallID, env.Stdout, env.Stderr)
 	}
 	return printReply(env, handler.Run(ctx, rt, h, data, f))
 }

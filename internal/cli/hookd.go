@@ -95,6 +95,6 @@ func runHookd(ctx context.Context, env *Env) int {
 // newHookd is a hookd that answers calls as `warden hook` does.
 func newHookd(socket string, idle time.Duration, logger *log.Logger) *server.Server {
 	return server.New(socket, idle, logger, func(ctx context.Context, rt *handler.Runtime, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return runHookWith(ctx, &Env{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr}, rt)
+		return runHookWith(ctx, &Env{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr}, rt, false)
 	})
 }

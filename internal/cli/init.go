@@ -101,7 +101,7 @@ func isTempBuild(p string) bool {
 	return strings.Contains(p, string(filepath.Separator)+"go-build")
 }
 
-const initUsage = `claude|codex|gemini|opencode [--dir DIR] [--bin PATH] [--role ROLE] [--wait D] [--no-policy]
+const initUsage = `claude|codex|gemini|opencode [--dir DIR] [--bin PATH] [--role ROLE] [--wait D] [--no-policy] [--serve URL]
        warden init HOST --remove [--dir DIR]
 
 Wires warden's hook into the host's configuration in the project folder, merging with
@@ -112,6 +112,9 @@ project and warden's hooks in Codex's own config (Codex skips untrusted hooks).
 It also registers warden's MCP server (warden mcp serve: select_active_intent and more) in
 the host's MCP config (.mcp.json, .codex/config.toml, .gemini/settings.json, opencode.json).
 --remove takes warden's hooks and server out again and keeps every other setting and hook.
+--serve URL sends every event to a team's warden serve, which decides with its policy and
+keeps the audit trail; the agent token comes from $WARDEN_SERVE_TOKEN or
+~/.config/warden/serve-token, never from the configuration.
 Run ` + "`warden doctor HOST`" + ` afterwards: it proves the wiring.`
 
 func runInit(ctx context.Context, env *Env) int {
@@ -121,6 +124,7 @@ func runInit(ctx context.Context, env *Env) int {
 	noPolicy := fset.Bool("no-policy", false, "do not write a starter warden.yaml when the project has none")
 	wait := fset.Duration("wait", 0, "when the host cannot ask the user (codex exec, opencode run, claude -p, gemini -p): let the hook wait this `long` for a human to answer an approval (warden approvals)")
 	role := fset.String("role", "", "`role` of the top-level agent (a role of the policy; subagents take their own type)")
+	serveURL := fset.String("serve", "", "send every event to the warden service at this `URL` (warden serve): it decides and audits; no local policy is written")
 	remove := fset.Bool("remove", false, "take warden's hooks out of the host's configuration, keeping everything else")
 	codexBin := fset.String("codex", "", "codex: the Codex `binary` whose app server records the trust (default: codex on PATH)")
 	noMCP := fset.Bool("no-mcp", false, "do not register warden's MCP server (warden mcp serve) in the host's MCP config")
@@ -178,7 +182,10 @@ func runInit(ctx context.Context, env *Env) int {
 	if err != nil {
 		return cmdError(env, "init "+host, err)
 	}
-	if !*noPolicy {
+	if *serveURL != "" && !strings.HasPrefix(*serveURL, "http://") && !strings.HasPrefix(*serveURL, "https://") {
+		return cmdError(env, "init", fmt.Errorf("--serve %q: want http://HOST:PORT or https://HOST", *serveURL))
+	}
+	if !*noPolicy && *serveURL == "" {
 		if _, ferr := policy.Find(root); ferr != nil {
 			p := filepath.Join(root, policy.FileName)
 			langs := detectLanguages(root)
@@ -192,7 +199,7 @@ func runInit(ctx context.Context, env *Env) int {
 			fmt.Fprintf(env.Stdout, "warden init %s: wrote a starter policy %s (%s; edit it: `warden lint` checks it, `warden test` runs its tests)\n", host, p, what)
 		}
 	}
-	if *role != "" {
+	if *role != "" && *serveURL == "" {
 		f, ferr := policy.Find(root)
 		if ferr != nil {
 			return cmdError(env, "init", fmt.Errorf("--role %s: %v", *role, ferr))
@@ -211,6 +218,9 @@ func runInit(ctx context.Context, env *Env) int {
 	}
 	if *wait > 0 {
 		flags = append(flags, "--wait", wait.String())
+	}
+	if *serveURL != "" {
+		flags = append(flags, "--serve", *serveURL)
 	}
 	cmd := hookCommand(binPath, host)
 	for _, f := range flags {

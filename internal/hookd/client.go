@@ -62,6 +62,12 @@ func (c *Client) Run(args []string) int {
 		socket = SocketPath()
 	}
 	callID := hook.NewCallID()
+	if ServeURL(args[1:]) != "" {
+		// A team's service decides and audits, never this machine or its
+		// hookd: `warden hook` sends the event (package
+		// internal/hookd/remote, which this small client does not link).
+		return c.runWarden(args, data, deadline, callID)
+	}
 	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
 		wd, _ := os.Getwd()
 		req := &Request{V: Version, Op: OpHook, Args: args, Dir: wd, Home: os.Getenv("HOME"), Stdin: data, CallID: callID}

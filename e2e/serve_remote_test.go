@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden"
+)
+
+// remoteHook runs warden-hook for Claude Code with a PreToolUse event for
+// a Bash command, in the service's project folder, with the environment
+// given, and returns its stdout, stderr and exit code.
+func remoteHook(t *testing.T, dir string, env []string, command string, flags ...string) (string, string, int) {
+	t.Helper()
+	in, _ := json.Marshal(map[string]any{"session_id": "s-remote", "hook_event_name": "PreToolUse", "cwd": dir,
+		"tool_name": "Bash", "tool_input": map[string]any{"command": command}})
+	cmd := exec.Command(wardenHookBin, append([]string{"claude"}, flags...)...)
+	cmd.Dir = dir
+	// Claude Code as `claude -p` runs it: it cannot prompt its user, so
+	// an ask waits in the service's approval queue.
+	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "WARDEN_HOOKD_SOCKET=" + dir + "/no-hookd.sock",
+		"CLAUDE_CODE_ENTRYPOINT=sdk-cli"}, env...)
+	cmd.Stdin = bytes.NewReader(in)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestServeRemoteHook: warden-hook with --serve (as `warden init claude
+// --serve URL` wires it) is decided and audited by the service, waits
+// there for a person's answer, and is denied, never allowed, when the
+// service is unreachable or refuses its token.
+func TestServeRemoteHook(t *testing.T) {
+	dir := serveProject(t, servePolicy)
+	agent := serveToken(t, dir, "agent", "laptop")
+	person := serveToken(t, dir, "person", "alice")
+	s := startServe(t, dir)
+	env := []string{"WARDEN_SERVE_TOKEN=" + agent}
+
+	out, _, code := remoteHook(t, dir, env, "echo hi", "--serve", s.url)
+	if code != 0 || !strings.Contains(out, `"permissionDecision":"allow"`) {
+		t.Fatalf("echo through the service: exit %d: %s", code, out)
+	}
+	out, _, code = remoteHook(t, dir, append(env, "WARDEN_SERVE_URL="+s.url), "git push origin main")
+	if !strings.Contains(out, `"permissionDecision":"deny"`) {
+		t.Fatalf("git push through the service (URL from the environment): exit %d: %s", code, out)
+	}
+
+	// An ask waits on the service; a person answers; the hook allows.
+	type res struct {
+		out  string
+		code int
+	}
+	done := make(chan res, 1)
+	go func() {
+		o, _, c := remoteHook(t, dir, env, "touch remote.txt", "--serve", s.url, "--wait", "90s")
+		done <- res{o, c}
+	}()
+	a := s.waitPending(person)
+	if a.Host != "claude" || a.Session != "s-remote" {
+		t.Fatalf("approval from the remote hook: %+v", a)
+	}
+	if code := s.call("POST", "/v1/approvals/"+a.ID+"/approve", person, map[string]any{"scope": "once"}, nil); code != 200 {
+		t.Fatalf("approve: %d", code)
+	}
+	select {
+	case r := <-done:
+		if !strings.Contains(r.out, `"permissionDecision":"allow"`) {
+			t.Fatalf("the waiting hook after the approval: exit %d: %s", r.code, r.out)
+		}
+	case <-time.After(120 * time.Second):
+		t.Fatal("the waiting hook got no answer")
+	}
+
+	// Every decision is in the service's audit trail.
+	var recs []warden.AuditRecord
+	s.call("GET", "/v1/audit?session=s-remote", person, nil, &recs)
+	if len(recs) != 3 || recs[0].Host != "claude" || recs[2].Decision != warden.Allow {
+		t.Fatalf("audit on the service: %+v", recs)
+	}
+
+	// Fail closed: a wrong token, an agent token that was revoked, no
+	// token, a service that is not there.
+	for _, c := range []struct {
+		name string
+		env  []string
+		url  string
+		want string
+	}{
+		{"wrong token", []string{"WARDEN_SERVE_TOKEN=wdn_nottherightone"}, s.url, "refused"},
+		{"no token", []string{"XDG_CONFIG_HOME=" + t.TempDir()}, s.url, "no agent token"},
+		{"person token", []string{"WARDEN_SERVE_TOKEN=" + person}, s.url, "agent"},
+		{"unreachable", env, "http://127.0.0.1:1", "unreachable"},
+	} {
+		out, stderr, code := remoteHook(t, dir, c.env, "echo hi", "--serve", c.url)
+		if code != 2 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out+stderr, c.want) {
+			t.Errorf("%s: exit %d, want 2 and a deny saying %q:\n%s\n%s", c.name, code, c.want, out, stderr)
+		}
+	}
+	// The service recorded none of the refused calls.
+	s.call("GET", "/v1/audit?session=s-remote", person, nil, &recs)
+	if len(recs) != 3 {
+		t.Fatalf("audit after the refused calls: %d records", len(recs))
+	}
+}

@@ -1,0 +1,99 @@
+// Package remote sends a hook event to a team's `warden serve` (package
+// serve) and prints its answer: `warden hook HOST --serve URL`, which
+// warden-hook runs when a service is configured. It is apart from package
+// internal/hookd because net/http and crypto/tls would double the start
+// time of warden-hook, which hosts start for every event, also where no
+// service is used.
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/claudecode"
+	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/internal/hookd"
+)
+
+// Remote answers a hook request by the service at url (POST /v1/hook with
+// the agent token): the service answers exactly as `warden hook` would,
+// with its policy and its store. Any failure to get that answer (no
+// service, a refused token, a broken answer) is an error, which the caller
+// answers deny: a remote hook never decides locally and never allows.
+func Remote(url, token string, req *hookd.Request, deadline time.Time) (hookd.Response, error) {
+	var resp hookd.Response
+	body, err := json.Marshal(req)
+	if err != nil {
+		return resp, err
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(url, "/")+"/v1/hook", strings.NewReader(string(body)))
+	if err != nil || (hr.URL.Scheme != "http" && hr.URL.Scheme != "https") {
+		return resp, fmt.Errorf("warden serve URL %q: want http://HOST:PORT or https://HOST", url)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Authorization", "Bearer "+token)
+	r, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return resp, warden.Errorf(warden.CodeTimeout, "the warden service at %s gave no answer in time", url)
+		}
+		return resp, warden.Errorf(warden.CodeTimeout, "the warden service at %s is unreachable (%v); no call is allowed until it answers", url, errors.Unwrap(err))
+	}
+	defer r.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(r.Body, hookd.MaxMessage+1))
+	if err != nil {
+		return resp, warden.Errorf(warden.CodeTimeout, "the warden service at %s: reading its answer: %v", url, err)
+	}
+	if r.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		json.Unmarshal(data, &e)
+		if e.Error == "" {
+			e.Error = strings.TrimSpace(string(data[:min(len(data), 200)]))
+		}
+		return resp, fmt.Errorf("the warden service at %s refused the call (HTTP %d: %s)", url, r.StatusCode, e.Error)
+	}
+	if err := json.Unmarshal(data, &resp); err != nil || len(resp.Stdout) == 0 {
+		return resp, fmt.Errorf("the warden service at %s sent no hook answer (%d bytes)", url, len(data))
+	}
+	return resp, nil
+}
+
+// RunRemote answers one hook event (args: the host and its flags; data:
+// the host's hook JSON) by the service at url, prints the answer and
+// returns the exit code. When the service gives no answer the call is
+// denied in the host's JSON (exit code 2), with the reason.
+func RunRemote(url string, args []string, data []byte, callID string, stdout, stderr io.Writer) int {
+	fail := func(err error) int {
+		d := warden.FailClosed(err)
+		event := hook.EventName(data)
+		stdout.Write(hook.Failure(args[0], event, d))
+		fmt.Fprintln(stderr, claudecode.ModelText(d))
+		return hook.FailCode(args[0], event)
+	}
+	token, err := hookd.ServeToken()
+	if err != nil {
+		return fail(err)
+	}
+	wd, _ := os.Getwd()
+	req := &hookd.Request{V: hookd.Version, Op: hookd.OpHook, Args: args, Dir: wd, Stdin: data, CallID: callID,
+		Interactive: hook.HostInteractive(args[0])}
+	resp, err := Remote(url, token, req, time.Now().Add(hook.CallDeadline(args[1:])+5*time.Second))
+	if err != nil {
+		return fail(err)
+	}
+	stdout.Write(resp.Stdout)
+	stderr.Write(resp.Stderr)
+	return resp.Code
+}
