@@ -240,7 +240,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if res.Approval != nil && res.Approval.Status == warden.ApprovalPending {
-			s.hub.publish("approvals")
+			s.changed("approvals")
 		}
 	}
 	s.m.decided(resp.Decision, time.Since(start).Seconds())
@@ -278,8 +278,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			Store: func(context.Context, string, string) (warden.Store, func(), error) {
 				return s.store, func() {}, nil
 			}}
+		// An approval this queued shows on the pages with the next look
+		// at the store (Server.watch): no notification per hook event.
 		resp = reply(handler.Run(r.Context(), rt, h, req.Stdin, f))
-		s.hub.publish("approvals")
 	}
 	s.m.hooks.WithLabelValues(req.Args[0], strconv.Itoa(resp.Code)).Inc()
 	writeJSON(w, resp)
@@ -383,7 +384,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.m.answered.WithLabelValues(ap.Status, ap.Scope).Inc()
-	s.hub.publish("approvals")
+	s.changed("approvals")
 	writeJSON(w, ap)
 }
 
@@ -407,7 +408,7 @@ func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.m.answered.WithLabelValues(ap.Status, "").Inc()
-	s.hub.publish("approvals")
+	s.changed("approvals")
 	writeJSON(w, ap)
 }
 
@@ -489,7 +490,7 @@ func (s *Server) addGrant(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, g)
 	}
-	s.hub.publish("grants")
+	s.changed("grants")
 	writeJSON(w, out)
 }
 
@@ -498,7 +499,7 @@ func (s *Server) revokeGrant(w http.ResponseWriter, r *http.Request) {
 		s.storeStatus(w, err)
 		return
 	}
-	s.hub.publish("grants")
+	s.changed("grants")
 	writeJSON(w, map[string]string{"revoked": r.PathValue("id")})
 }
 

@@ -19,6 +19,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -70,6 +71,8 @@ type Server struct {
 	secret []byte // keys the CSRF tokens of this replica's page sessions
 	hub    *hub
 	m      *metrics
+	// notifyDB tells the other replicas on PostgreSQL about changes.
+	notifyDB *sql.DB
 
 	mu     sync.Mutex
 	eng    *engine.Engine
@@ -127,6 +130,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: open the store: %w", err)
 	}
 	s.store = st
+	if isPostgres(cfg.Store) {
+		if s.notifyDB, err = openNotify(cfg.Store); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	return s, nil
 }
@@ -213,6 +222,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey str
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
 	go s.watch(watchCtx)
+	if s.notifyDB != nil {
+		go s.listen(watchCtx)
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if tlsCert != "" {
@@ -240,6 +252,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey str
 	}
 	stopWatch()
 	s.cancel()
+	if s.notifyDB != nil {
+		s.notifyDB.Close()
+	}
 	if cerr := s.store.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -253,5 +268,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey str
 // Close closes the store of a server that never served.
 func (s *Server) Close() error {
 	s.cancel()
+	if s.notifyDB != nil {
+		s.notifyDB.Close()
+	}
 	return s.store.Close()
 }
