@@ -22,7 +22,7 @@ import (
 // 127.0.0.1:5432 database test, or WARDEN_TEST_POSTGRES, and returns the
 // store URL with it as the search path. No PostgreSQL skips the test, or
 // fails it when CI is set.
-func pgSchema(t *testing.T) string {
+func pgSchema(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv("WARDEN_TEST_POSTGRES")
 	if base == "" {
