@@ -118,6 +118,21 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// readCall decodes the "call" of a request body as warden.ParseToolCall
+// does; it answers 400 itself and reports false for a missing or bad one.
+func readCall(w http.ResponseWriter, raw json.RawMessage) (warden.ToolCall, bool) {
+	if len(raw) == 0 {
+		httpError(w, http.StatusBadRequest, `request body is not the JSON expected: no "call"`)
+		return warden.ToolCall{}, false
+	}
+	call, err := warden.ParseToolCall(raw)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return warden.ToolCall{}, false
+	}
+	return call, true
+}
+
 // storeStatus is the status for a store error: 404 and 409 for the
 // record's own state, 500 for a store that failed.
 func (s *Server) storeStatus(w http.ResponseWriter, err error) {
@@ -187,15 +202,11 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
-	if len(req.Call) == 0 {
-		httpError(w, http.StatusBadRequest, `request body is not the JSON expected: no "call"`)
+	call, ok := readCall(w, req.Call)
+	if !ok {
 		return
 	}
-	call, err := warden.ParseToolCall(req.Call)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+	var err error
 	var wait time.Duration
 	if req.Wait != "" {
 		if wait, err = time.ParseDuration(req.Wait); err != nil || wait < 0 || wait > MaxWait {
@@ -743,15 +754,11 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
-	if len(req.Call) == 0 {
-		httpError(w, http.StatusBadRequest, `request body is not the JSON expected: no "call"`)
+	call, ok := readCall(w, req.Call)
+	if !ok {
 		return
 	}
-	call, err := warden.ParseToolCall(req.Call)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+	var err error
 	which := "live"
 	var eng *engine.Engine
 	if req.Policy != "" {

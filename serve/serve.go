@@ -34,6 +34,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/internal/hookd/server"
 	"github.com/warden-run/warden/policy"
 )
 
@@ -159,7 +160,7 @@ func (s *Server) engine() (*engine.Engine, error) {
 	eng, st, isum, lastErr := s.eng, s.stamp, s.isum, s.engErr
 	s.mu.Unlock()
 	same := st.ino != nil && os.SameFile(fi, st.ino) && fi.Size() == st.size && fi.ModTime().Equal(st.mtime)
-	if same && lastErr == nil && eng != nil && intentsSum(eng.Policy()) == isum {
+	if same && lastErr == nil && eng != nil && server.IntentsSum(eng.Policy()) == isum && !eng.Policy().Report.Stale() {
 		return eng, nil
 	}
 	if same && lastErr != nil {
@@ -169,7 +170,7 @@ func (s *Server) engine() (*engine.Engine, error) {
 	if err == nil {
 		var pol *policy.Policy
 		if pol, err = policy.LoadBytes(s.file, data); err == nil {
-			isum = intentsSum(pol)
+			isum = server.IntentsSum(pol)
 			if eng, err = engine.Compile(pol); err != nil {
 				err = fmt.Errorf("compile policy %s: %w", s.file, err)
 			}
@@ -190,18 +191,6 @@ func (s *Server) engine() (*engine.Engine, error) {
 	}
 	s.eng, s.isum, s.engErr = eng, isum, nil
 	return eng, nil
-}
-
-// intentsSum hashes the policy's intents file (all zero without one).
-func intentsSum(p *policy.Policy) [32]byte {
-	if p.Intents == nil || p.Intents.File == "" {
-		return [32]byte{}
-	}
-	data, err := os.ReadFile(p.Intents.File)
-	if err != nil {
-		return sha256.Sum256([]byte("unreadable: " + err.Error()))
-	}
-	return sha256.Sum256(data)
 }
 
 // csrfFor is the CSRF token of a page session: an HMAC of its cookie's

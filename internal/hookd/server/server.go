@@ -321,7 +321,7 @@ func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 		}
 		sum = sha256.Sum256(data)
 	}
-	if c != nil && c.policy == sum && intentsSum(c.eng.Policy()) == c.intents && !c.eng.Policy().Report.Stale() {
+	if c != nil && c.policy == sum && IntentsSum(c.eng.Policy()) == c.intents && !c.eng.Policy().Report.Stale() {
 		s.mu.Lock()
 		c.used = time.Now()
 		s.mu.Unlock()
@@ -333,7 +333,7 @@ func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 	}
 	// The intents file is read at compile time: hash it first, so that a
 	// change during the compile shows as a change on the next call.
-	isum := intentsSum(pol)
+	isum := IntentsSum(pol)
 	eng, err := engine.Compile(pol)
 	if err != nil {
 		return nil, fmt.Errorf("compile policy %s: %w", pol.File, err)
@@ -347,8 +347,8 @@ func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 	return eng, nil
 }
 
-// intentsSum hashes the policy's intents file (all zero without one).
-func intentsSum(p *policy.Policy) [32]byte {
+// IntentsSum hashes the policy's intents file (all zero without one).
+func IntentsSum(p *policy.Policy) [32]byte {
 	if p.Intents == nil || p.Intents.File == "" {
 		return [32]byte{}
 	}
