@@ -22,6 +22,17 @@ import (
 // queued) and a plain allow. e2e/testdata/hookbench.rego decides the same.
 var serveBenchCommands = []string{"git status && echo done", "rm -rf build", "git push origin main", "git log --oneline"}
 
+// serveBenchOnly, when set (WARDEN_BENCH_COMMAND), is the one command every
+// call sends: to see what one kind of decision costs.
+var serveBenchOnly = os.Getenv("WARDEN_BENCH_COMMAND")
+
+func serveBenchCommand(i int) string {
+	if serveBenchOnly != "" {
+		return serveBenchOnly
+	}
+	return serveBenchCommands[i%len(serveBenchCommands)]
+}
+
 // BenchmarkServeLoad drives `warden serve` (the audit write on, SQLite and
 // PostgreSQL) and `opa run --server` on the equivalent policy
 // (e2e/testdata/hookbench.rego) over loopback with 1, 16 and 64
@@ -37,10 +48,10 @@ func BenchmarkServeLoad(b *testing.B) {
 	}
 	wardenBody := func(client, i int) []byte {
 		return fmt.Appendf(nil, `{"call":{"tool":"Bash","args":{"command":%q},"session":"bench-%d"},"host_prompts":true}`,
-			serveBenchCommands[i%len(serveBenchCommands)], client)
+			serveBenchCommand(i), client)
 	}
 	opaBody := func(client, i int) []byte {
-		return fmt.Appendf(nil, `{"input":{"tool_input":{"command":%q}}}`, serveBenchCommands[i%len(serveBenchCommands)])
+		return fmt.Appendf(nil, `{"input":{"tool_input":{"command":%q}}}`, serveBenchCommand(i))
 	}
 	var agent string
 	wardenURL := func(store func(b *testing.B) string) func(b *testing.B) (string, func()) {
