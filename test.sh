@@ -19,7 +19,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 echo "== race tests on the concurrent code"
-go test -race -count=1 ./client/ ./mcpproxy/ ./mcpserve/ ./engine/ ./shell/ ./session/ ./sqlite/ ./report/ ./internal/scripted/ ./internal/cli/ ./internal/hookd/
+go test -race -count=1 ./client/ ./mcpproxy/ ./serve/ ./mcpserve/ ./engine/ ./shell/ ./session/ ./sqlite/ ./report/ ./internal/scripted/ ./internal/cli/ ./internal/hookd/
 
 echo "== fuzz targets, ${fuzztime} each"
 # Go 1.26's fuzz coordinator can report "context deadline exceeded" as the

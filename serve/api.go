@@ -261,7 +261,8 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 // hook answers a remote hook event (the body is the warden-hook client's
 // request, as it would send it to hookd) exactly as `warden hook` would
 // answer it locally, with the service's policy and store: the hook's own
-// --policy and --store flags are the service's business and are ignored.
+// --policy, --store and --stateless flags are the service's business and
+// are ignored.
 func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var req hookd.Request
 	if !readJSON(w, r, &req) {
@@ -283,7 +284,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	case f.Wait > MaxWait:
 		resp = reply(handler.Fatal(h, event, fmt.Errorf("warden serve: --wait %s is over %s", f.Wait, MaxWait)))
 	default:
-		f.Policy, f.Store = "", ""
+		// The service's policy and store decide, and every event is
+		// audited: a remote hook cannot ask for --stateless.
+		f.Policy, f.Store, f.Stateless, f.Serve = "", "", false, ""
 		rt := &handler.Runtime{Dir: req.Dir, Interactive: func(hook.Host) bool { return req.Interactive }, CallID: req.CallID,
 			Engine: func(string, string) (*engine.Engine, error) { return s.engine() },
 			Store: func(context.Context, string, string) (warden.Store, func(), error) {

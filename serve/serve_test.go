@@ -387,3 +387,26 @@ func TestShutdownAnswersWaitingCalls(t *testing.T) {
 	}
 	v.done <- nil
 }
+
+// TestHookEvent: a remote hook event is answered as `warden hook` would
+// answer it, and audited even when the hook asks for --stateless.
+func TestHookEvent(t *testing.T) {
+	v := start(t, testPolicy)
+	in := fmt.Sprintf(`{"session_id":"h1","hook_event_name":"PreToolUse","cwd":%q,"tool_name":"Bash","tool_input":{"command":"rm -rf x"}}`, v.dir)
+	body, _ := json.Marshal(map[string]any{"v": 1, "op": "hook", "args": []string{"claude", "--stateless"}, "dir": v.dir, "stdin": []byte(in)})
+	code, data := v.do("POST", "/v1/hook", v.agent, body)
+	var resp struct {
+		Code   int    `json:"code"`
+		Stdout []byte `json:"stdout"`
+	}
+	if code != 200 || json.Unmarshal(data, &resp) != nil || !strings.Contains(string(resp.Stdout), `"permissionDecision":"deny"`) {
+		t.Fatalf("hook: %d %s", code, data)
+	}
+	recs, err := v.s.Store().Audit(context.Background(), warden.AuditFilter{Session: "h1"})
+	if err != nil || len(recs) != 1 || recs[0].Rule != "no-rm" || recs[0].Host != "claude" {
+		t.Fatalf("audit of the hook event: %+v %v", recs, err)
+	}
+	if code, data := v.do("POST", "/v1/hook", v.person, body); code != 403 {
+		t.Fatalf("hook with a person token: %d %s", code, data)
+	}
+}
