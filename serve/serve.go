@@ -12,6 +12,35 @@
 // changes; a policy that stops loading fails closed: every call is denied
 // with the reason until it is fixed. Shutdown finishes every decision
 // under way, so that no acknowledged decision is lost.
+//
+// # Endpoints
+//
+// Bodies are JSON (unknown fields refused, at most Config.MaxBody bytes);
+// errors are {"error": "..."} with 400 (bad body), 401 (no or unknown
+// token), 403 (wrong kind of token, cross-site request, missing CSRF
+// token), 404, 409 (answered already), 413 (body too large).
+//
+//	agent token:
+//	POST /v1/decide                  DecideRequest -> DecideResponse
+//	POST /v1/hook                    a hook event as warden-hook sends it -> the hook's answer
+//	person token:
+//	GET  /v1/events                  server-sent events: approvals, audit, grants
+//	GET  /v1/approvals[?status=]     pending (or all) approvals
+//	GET  /v1/approvals/{id}          one, with its session's recent calls
+//	POST /v1/approvals/{id}/approve  ApproveRequest (scope, pattern, expires, uses)
+//	POST /v1/approvals/{id}/reject   RejectRequest (message)
+//	GET  /v1/grants, POST /v1/grants (GrantRequest), POST /v1/grants/{id}/revoke
+//	GET  /v1/halts, POST /v1/halts, POST /v1/halts/resume (HaltRequest)
+//	GET  /v1/audit[?session=&decision=&tool=&rule=&since=&until=&limit=]
+//	GET  /v1/audit/export[?same filters]   JSON lines
+//	GET  /v1/sessions, /v1/sessions/{id}, /v1/state
+//	POST /v1/policy/lint, /v1/policy/explain   PolicyRequest (what-if)
+//	any token: GET /metrics (Prometheus), GET /v1/whoami
+//	no token: GET /healthz, the page (GET /), POST /login
+//
+// The page's requests carry the person token in an HttpOnly,
+// SameSite=Strict cookie; every POST with it must come from this origin
+// and carry the session's CSRF token (header X-Warden-CSRF).
 package serve
 
 import (
