@@ -217,7 +217,6 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if call.Host == "" {
 		call.Host = "http"
 	}
-	start := time.Now()
 	var resp DecideResponse
 	eng, err := s.engine()
 	if err != nil {
@@ -254,7 +253,6 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			s.changed("approvals")
 		}
 	}
-	s.m.decided(resp.Decision, time.Since(start).Seconds())
 	writeJSON(w, resp)
 }
 

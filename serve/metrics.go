@@ -27,9 +27,9 @@ func newMetrics() *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "warden_decisions_total",
-			Help: "Calls decided by this replica, by outcome (allow, deny, ask), code and rule."}, []string{"outcome", "code", "rule"}),
+			Help: "Calls decided and recorded by this replica (decide requests and remote hooks), by outcome (allow, deny, ask), code and rule."}, []string{"outcome", "code", "rule"}),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "warden_decision_seconds",
-			Help:    "Time to decide one call, the audit write included (waiting for a human excluded when the call does not wait).",
+			Help:    "Time to decide one call, as its audit record has it (a wait for a human included).",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 5, 30}}),
 		pending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "warden_approvals_pending",
 			Help: "Approvals waiting for a human, in the store (all replicas)."}),

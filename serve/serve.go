@@ -159,7 +159,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: open the store: %w", err)
 	}
-	s.store = st
+	s.store = meter(st, s.m)
 	if isPostgres(cfg.Store) {
 		if s.notifyDB, err = openNotify(cfg.Store); err != nil {
 			st.Close()

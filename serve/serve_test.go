@@ -406,6 +406,9 @@ func TestHookEvent(t *testing.T) {
 	if err != nil || len(recs) != 1 || recs[0].Rule != "no-rm" || recs[0].Host != "claude" {
 		t.Fatalf("audit of the hook event: %+v %v", recs, err)
 	}
+	if code, data := v.do("GET", "/metrics", v.agent, nil); code != 200 || !strings.Contains(string(data), `warden_decisions_total{code="RULE_DENY",outcome="deny",rule="no-rm"} 1`) {
+		t.Fatalf("metrics after a hook event: %d\n%s", code, data)
+	}
 	if code, data := v.do("POST", "/v1/hook", v.person, body); code != 403 {
 		t.Fatalf("hook with a person token: %d %s", code, data)
 	}

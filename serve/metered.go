@@ -1,0 +1,60 @@
+package serve
+
+import (
+	"context"
+	"errors"
+
+	"github.com/warden-run/warden"
+)
+
+// metered counts every decision the service records, whichever way it
+// came (POST /v1/decide, a remote hook, a failure record), from its audit
+// record: outcome, code, rule and latency; and the store's failures.
+type metered struct {
+	warden.Store
+	m *metrics
+}
+
+// meteredWriter is metered for a store that writes a decision in one
+// transaction (warden.DecisionWriter), which the session layer then uses.
+type meteredWriter struct {
+	metered
+	w warden.DecisionWriter
+}
+
+func meter(st warden.Store, m *metrics) warden.Store {
+	base := metered{Store: st, m: m}
+	if w, ok := st.(warden.DecisionWriter); ok {
+		return &meteredWriter{metered: base, w: w}
+	}
+	return &base
+}
+
+func (s *metered) record(r warden.AuditRecord, err error) {
+	if err != nil {
+		if !errors.Is(err, warden.ErrConflict) && !errors.Is(err, warden.ErrNotFound) {
+			s.m.storeErrors.Inc()
+		}
+		return
+	}
+	if r.ID == 0 {
+		return
+	}
+	d := warden.Decision{Decision: r.Decision, Code: r.Code, Rule: r.Rule}
+	s.m.decided(d, r.Latency.Seconds())
+}
+
+func (s *metered) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
+	r, err := s.Store.AppendAudit(ctx, r)
+	s.record(r, err)
+	return r, err
+}
+
+func (s *meteredWriter) WriteDecision(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
+	sess, r, err := s.w.WriteDecision(ctx, id, fn)
+	s.record(r, err)
+	return sess, r, err
+}
+
+// Close closes the store itself.
+func (s *metered) Close() error { return s.Store.Close() }
