@@ -386,7 +386,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		s.storeStatus(w, err)
 		return
 	}
-	ap, err := session.Approve(r.Context(), s.store, id, a, time.Now().UTC())
+	ap, err := session.Approve(r.Context(), s.store, id, a, s.store.Now())
 	if err != nil {
 		if errors.Is(err, warden.ErrConflict) || errors.Is(err, warden.ErrNotFound) {
 			s.storeStatus(w, err)
@@ -479,7 +479,7 @@ func (s *Server) addGrant(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	base := warden.Grant{Tool: req.Tool, Role: req.Role, Session: req.Session, UsesLeft: req.Uses, CreatedBy: who(r.Context()).Name, CreatedAt: time.Now().UTC()}
+	base := warden.Grant{Tool: req.Tool, Role: req.Role, Session: req.Session, UsesLeft: req.Uses, CreatedBy: who(r.Context()).Name, CreatedAt: s.store.Now()}
 	if req.Expires != "" {
 		d, err := policy.ParseDuration(req.Expires)
 		if err != nil || d <= 0 {
