@@ -283,9 +283,11 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		resp = reply(handler.Fatal(h, event, fmt.Errorf("warden serve: --wait %s is over %s", f.Wait, MaxWait)))
 	default:
 		// The service's policy and store decide, and every event is
-		// audited: a remote hook cannot ask for --stateless.
-		f.Policy, f.Store, f.Stateless, f.Serve = "", "", false, ""
-		rt := &handler.Runtime{Dir: req.Dir, Interactive: func(hook.Host) bool { return req.Interactive }, CallID: req.CallID,
+		// audited: a remote hook cannot ask for --stateless. Paths are the
+		// service's own (a failure the store cannot take is spooled next
+		// to the service's SQLite store, never by the caller's folder).
+		f.Policy, f.Store, f.Stateless, f.Serve = s.file, s.cfg.Store, false, ""
+		rt := &handler.Runtime{Interactive: func(hook.Host) bool { return req.Interactive }, CallID: req.CallID,
 			Engine: func(string, string) (*engine.Engine, error) { return s.engine() },
 			Store: func(context.Context, string, string) (warden.Store, func(), error) {
 				return s.store, func() {}, nil
