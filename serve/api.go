@@ -17,6 +17,7 @@ import (
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/serve/web"
 	"github.com/warden-run/warden/session"
@@ -40,6 +41,7 @@ func (s *Server) Handler() http.Handler {
 
 	mux.HandleFunc("POST /v1/decide", agent(s.decide))
 	mux.HandleFunc("POST /v1/hook", agent(s.hook))
+	mux.HandleFunc("POST /v1/hidden", agent(s.hidden))
 
 	mux.HandleFunc("GET /v1/events", person(s.events))
 	mux.HandleFunc("GET /v1/approvals", person(s.approvals))
@@ -298,6 +300,34 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	s.m.hooks.WithLabelValues(req.Args[0], strconv.Itoa(resp.Code)).Inc()
 	writeJSON(w, resp)
+}
+
+// hidden answers which of the tools an MCP front end must not list for a
+// session's role (the tools it may not use at all), as `warden mcp proxy`
+// decides it locally (mcpproxy.SessionGate.Hidden).
+func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
+	var req HiddenRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	eng, err := s.engine()
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	g := &mcpproxy.SessionGate{Tracker: session.New(eng, s.store), Session: req.Session, Role: req.Role, Cwd: req.Cwd}
+	m, err := g.Hidden(r.Context(), req.Tools)
+	if err != nil {
+		s.storeStatus(w, err)
+		return
+	}
+	out := []string{}
+	for _, t := range req.Tools {
+		if m[t] {
+			out = append(out, t)
+		}
+	}
+	writeJSON(w, map[string][]string{"hidden": out})
 }
 
 func reply(r handler.Reply) hookd.Response {

@@ -20,9 +20,11 @@ import (
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/mcpserve"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/serve"
 	"github.com/warden-run/warden/session"
 )
 
@@ -55,6 +57,7 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	upURL := fs.String("upstream", "", "the upstream server's streamable HTTP `URL`, instead of a command")
 	var headers headerFlag
 	fs.Var(&headers, "header", "with --upstream: an HTTP `header` to send, \"Name: value\" (repeatable), such as an API token")
+	serveURL := fs.String("serve", "", "let the warden service at this `URL` (warden serve) decide and audit the calls (also $WARDEN_SERVE_URL; the agent token from $WARDEN_SERVE_TOKEN)")
 	upCmd := fs.String("upstream-cmd", "", "the upstream server's `command line`, as one string (also $"+upstreamEnv+"), instead of -- CMD ARGS...")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden mcp proxy [flags] -- CMD ARGS...\n"+
@@ -116,12 +119,27 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	if !validServerName(*name) {
 		return cmdError(env, "mcp proxy", fmt.Errorf("--name %q: use letters, digits, - and _ (and no __), as in the client's config", *name))
 	}
-	gate, st, own, err := mcpGate(ctx, sf, *sid, *role, *name)
-	if err != nil {
-		return cmdError(env, "mcp proxy", err)
+	if *serveURL == "" {
+		*serveURL = os.Getenv(hookd.ServeURLEnv)
 	}
-	defer st.Close()
-	*sid = gate.Session
+	var gate mcpproxy.Gate
+	var local *mcpproxy.SessionGate
+	own := false
+	if *serveURL != "" {
+		// The team's service decides and audits: no local policy or store.
+		remote, err := remoteMCPGate(*serveURL, *sid, *role, *name)
+		if err != nil {
+			return cmdError(env, "mcp proxy", err)
+		}
+		gate = remote
+	} else {
+		g, st, o, err := mcpGate(ctx, sf, *sid, *role, *name)
+		if err != nil {
+			return cmdError(env, "mcp proxy", err)
+		}
+		defer st.Close()
+		*sid, gate, local, own = g.Session, g, g, o
+	}
 
 	var up mcp.Transport
 	if *upURL != "" {
@@ -144,12 +162,33 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	p := &mcpproxy.Proxy{Name: *name, Gate: gate, Log: env.Stderr}
 	err = p.Run(ctx, clientConn, upConn)
 	if own {
-		endOwnSession(ctx, env, "mcp proxy", gate)
+		endOwnSession(ctx, env, "mcp proxy", local)
 	}
 	if err != nil {
 		return cmdError(env, "mcp proxy", err)
 	}
 	return ExitOK
+}
+
+// remoteMCPGate is the gate of `warden mcp proxy --serve URL`: the
+// session sid (else $WARDEN_SESSION, else a new one of this run) decided
+// by the service with the agent token.
+func remoteMCPGate(url, sid, role, name string) (*serve.MCPGate, error) {
+	token, err := hookd.ServeToken()
+	if err != nil {
+		return nil, err
+	}
+	if sid == "" {
+		sid = os.Getenv("WARDEN_SESSION")
+	}
+	if sid == "" {
+		sid = "mcp-" + name + "-" + randomHex(6)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return &serve.MCPGate{Client: &serve.Client{URL: url, Token: token}, Session: sid, Role: role, Cwd: wd}, nil
 }
 
 func runMCPServe(ctx context.Context, env *Env, args []string) int {
