@@ -23,6 +23,7 @@
 //	agent token:
 //	POST /v1/decide                  DecideRequest -> DecideResponse
 //	POST /v1/hook                    a hook event as warden-hook sends it -> the hook's answer
+//	POST /v1/hidden                  HiddenRequest -> the tools a role may not see (warden mcp proxy)
 //	person token:
 //	GET  /v1/events                  server-sent events: approvals, audit, grants
 //	GET  /v1/approvals[?status=]     pending (or all) approvals
