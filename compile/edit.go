@@ -142,6 +142,13 @@ func splice(old []byte, rules []yamlRule, cases []yamlCase, comp *yamlCompiled) 
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		tops = append(tops, top{key: root.Content[i], val: root.Content[i+1], start: root.Content[i].Line})
 	}
+	seen := map[string]int{}
+	for _, t := range tops {
+		if first, ok := seen[t.key.Value]; ok {
+			return nil, fmt.Errorf("line %d: the top-level key %q appears again (first on line %d); a policy holds each key once", t.start, t.key.Value, first)
+		}
+		seen[t.key.Value] = t.start
+	}
 	for i := range tops {
 		if i+1 < len(tops) {
 			tops[i].end = tops[i+1].start - 1
