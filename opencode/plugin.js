@@ -81,8 +81,33 @@ export const WardenPlugin = async (ctx) => {
       return {};
     }
   };
+  // OpenCode does not wait for its event bus: a subagent's first message
+  // and tool call can reach warden before its session.created event, and
+  // warden would take the subagent for a session of its own, without its
+  // parent and depth. So a session's start is reported once, before
+  // anything else of it: by the event, or else by asking OpenCode for the
+  // session's parent first.
+  const started = new Map();
+  const start = (sid, parentID) => {
+    if (!sid) return Promise.resolve();
+    if (!started.has(sid)) {
+      started.set(sid, (async () => {
+        let parent = parentID;
+        if (parent === undefined) {
+          parent = "";
+          try {
+            const res = await ctx.client.session.get({ path: { id: sid } });
+            parent = (res && res.data && res.data.parentID) || "";
+          } catch (e) {}
+        }
+        await quiet({ event: "session.created", session_id: sid, parent_id: parent });
+      })());
+    }
+    return started.get(sid);
+  };
   return {
     "tool.execute.before": async (input, output) => {
+      await start(input.sessionID);
       let answer;
       try {
         answer = await send({
@@ -114,6 +139,7 @@ export const WardenPlugin = async (ctx) => {
       }
     },
     "chat.message": async (input, output) => {
+      await start(input.sessionID);
       await quiet({
         event: "chat.message",
         session_id: input.sessionID,
@@ -140,11 +166,7 @@ export const WardenPlugin = async (ctx) => {
       const p = (event && event.properties) || {};
       switch (event && event.type) {
         case "session.created":
-          await quiet({
-            event: "session.created",
-            session_id: (p.info && p.info.id) || p.sessionID,
-            parent_id: (p.info && p.info.parentID) || "",
-          });
+          await start((p.info && p.info.id) || p.sessionID, (p.info && p.info.parentID) || "");
           break;
         case "session.idle": {
           // warden's report gate checks the last assistant message.
