@@ -100,6 +100,11 @@ func gitRepo(t *testing.T, dir string) {
 
 func runDifferential(t *testing.T, setup func(t *testing.T, dir string), cases []effectCase) {
 	t.Helper()
+	if raceEnabled {
+		// The real programs are the subject here, not concurrency: the plain
+		// run checks them, and under the race detector they only cost time.
+		t.Skip("the differential tests run in the plain test run")
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -166,7 +171,7 @@ func TestDifferentialCoreutils(t *testing.T) {
 	runDifferential(t, setup, []effectCase{
 		{"sort -o writes", "sort -o OUT in.txt", "OUT", writesPath("OUT")},
 		{"sort --output writes", "sort --output=OUT in.txt", "OUT", writesPath("OUT")},
-		{"sort --compress-program runs a program", "sort -S 1 --compress-program=./evil -T . in.txt in.txt in.txt >/dev/null; seq 1 200000 | sort -S 1K --compress-program=./evil -T . >/dev/null", "PWNED", risky("evil")},
+		{"sort --compress-program runs a program", "seq 1 200 | sort -S 1K --compress-program=./evil -T . >/dev/null", "PWNED", risky("evil")},
 		{"find -fprint writes", "find d -fprint OUT", "OUT", writesPath("OUT")},
 		{"find -fprintf writes", "find d -fprintf OUT '%p'", "OUT", writesPath("OUT")},
 		{"find -exec runs a command", "find d -exec ./evil {} \\;", "PWNED", func(a *shell.Analysis) bool {

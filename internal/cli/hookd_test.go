@@ -435,7 +435,9 @@ func TestHookdLargeInput(t *testing.T) {
 `)
 	js, _ := json.Marshal(map[string]any{"session_id": "big", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Write",
 		"tool_input": map[string]any{"file_path": filepath.Join(cwd, "big.txt"), "content": strings.Repeat("x", 5<<20)}})
-	code, m, stderr := viaClient(t, sock, string(js), "claude")
+	// The subject is the size, not the speed: a loaded machine (the race
+	// detector, every package testing at once) gets a long deadline.
+	code, m, stderr := viaClient(t, sock, string(js), "claude", "--timeout", "2m")
 	if d, r := permission(m); code != 0 || d != "allow" {
 		t.Errorf("5 MB write: exit %d %s %q (%s)", code, d, r, stderr)
 	}
