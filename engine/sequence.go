@@ -172,8 +172,8 @@ func (e *Engine) seqEval(st *state, r *rule, p *part) (bool, string) {
 	if st.s != nil {
 		hist, now = st.s.History, st.s.Now
 	}
-	if now.IsZero() {
-		now = time.Now()
+	if now.IsZero() && len(hist) > 0 {
+		now = time.Now() // only the history's times are compared with it
 	}
 	sq := r.seq
 	var notes []string
