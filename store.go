@@ -147,6 +147,13 @@ type AuditLog interface {
 	AppendAudit(ctx context.Context, r AuditRecord) (AuditRecord, error)
 	// Audit returns the records f selects, oldest first.
 	Audit(ctx context.Context, f AuditFilter) ([]AuditRecord, error)
+	// Recent returns the session's newest limit records, oldest first: the
+	// records Audit(AuditFilter{Session: session, Limit: limit}) returns.
+	// A store may keep records it read in memory between calls (the
+	// sequence rules read them on every decision); their outcomes are read
+	// fresh. The records' maps and slices are shared: callers must not
+	// change them.
+	Recent(ctx context.Context, session string, limit int) ([]AuditRecord, error)
 	// SetOutcome records what a call did on the audit record of the call:
 	// the session's record with o.ToolUse when it has one, otherwise the
 	// session's latest call of o.Tool that ran and has no outcome yet. No

@@ -107,7 +107,8 @@ type state struct {
 	// seqShown the rules whose history explain already shows.
 	past     []past
 	seqShown []*rule
-	key      string // the call's normalised form, for repeat
+	key      string         // the call's normalised form, for repeat
+	keyArgs  map[string]any // its arguments, redacted and cut
 }
 
 func (st *state) offer(it item) {

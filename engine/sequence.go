@@ -192,11 +192,9 @@ func (e *Engine) seqEval(st *state, r *rule, p *part) (bool, string) {
 	} else if sq.repeat != nil {
 		n := 0
 		if len(hist) > 0 {
-			key := st.callKey()
 			ps := st.pastCalls(e, hist)
 			for i := range ps {
-				h := ps[i].rec
-				if now.Sub(h.Time) <= sq.repeat.Within && h.Tool == st.call.Tool && ps[i].key() == key {
+				if now.Sub(ps[i].rec.Time) <= sq.repeat.Within && st.sameCall(&ps[i]) {
 					n++
 				}
 			}
@@ -285,7 +283,6 @@ func outcomeText(o string) string {
 // other calls in between, do not. With Within, only runs in the window
 // count.
 func (e *Engine) failuresInRow(st *state, w *policy.Window, hist []warden.AuditRecord, now time.Time) int {
-	key := st.callKey()
 	ps := st.pastCalls(e, hist)
 	n := 0
 	for i := len(ps) - 1; i >= 0; i-- {
@@ -293,7 +290,7 @@ func (e *Engine) failuresInRow(st *state, w *policy.Window, hist []warden.AuditR
 		if w.Within > 0 && now.Sub(pc.rec.Time) > w.Within {
 			break
 		}
-		if !pc.ran || pc.rec.Tool != st.call.Tool || pc.key() != key {
+		if !pc.ran || !st.sameCall(pc) {
 			continue
 		}
 		if pc.rec.Outcome != warden.OutcomeFail {
@@ -432,9 +429,36 @@ func (e *Engine) analysePast(st *state, pc *past) {
 // callKey is the decided call's normalised form, made once per decision.
 func (st *state) callKey() string {
 	if st.key == "" {
-		st.key = callKey(st.call.Tool, st.call.Args)
+		st.keyArgs = warden.RedactArgsCut(st.call.Args, 64<<10)
+		st.key = keyOf(st.call.Tool, st.keyArgs)
 	}
 	return st.key
+}
+
+// sameCall reports whether an earlier call is this one (the same
+// normalised form). Most earlier calls differ in an argument's text, which
+// is seen without making their normalised form.
+func (st *state) sameCall(pc *past) bool {
+	key := st.callKey()
+	if pc.rec.Tool != st.call.Tool || len(pc.rec.Args) != len(st.keyArgs) {
+		return false
+	}
+	strings := true
+	for k, v := range st.keyArgs {
+		pv, ok := pc.rec.Args[k]
+		if !ok {
+			return false
+		}
+		if s, ok := v.(string); ok {
+			if ps, ok := pv.(string); !ok || ps != s {
+				return false
+			}
+		} else {
+			strings = false
+		}
+	}
+	// The same names with the same texts are the same normalised form.
+	return strings || pc.key() == key
 }
 
 // key is an earlier call's normalised form, made once per decision. Its
@@ -448,9 +472,9 @@ func (pc *past) key() string {
 	return pc.k
 }
 
-// callKey is a call's normalised form for repeat: the tool and its
+// keyOf is a call's normalised form for repeat: the tool and its
 // arguments as the audit trail keeps them (redacted, long strings cut).
-func callKey(tool string, args map[string]any) string {
-	data, _ := json.Marshal(warden.RedactArgsCut(args, 64<<10))
+func keyOf(tool string, args map[string]any) string {
+	data, _ := json.Marshal(args)
 	return tool + " " + string(data)
 }

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -45,6 +46,7 @@ func BenchmarkTrackerDecide(b *testing.B) {
 	}
 	defer st.Close()
 	tr := session.New(eng, st)
+	runs := 0
 	for _, c := range []struct {
 		name string
 		cmd  string
@@ -64,16 +66,33 @@ func BenchmarkTrackerDecide(b *testing.B) {
 				eng.Decide(call)
 			}
 		})
-		b.Run("tracker/"+c.name, func(b *testing.B) {
-			if r, err := tr.Decide(ctx, call, session.Options{}); err != nil || r.Decision.Decision != c.want {
-				b.Fatalf("tracker: %v %+v, want %s", err, r.Decision, c.want)
+		// The tracker in a new session, and in one whose history already
+		// holds 500 calls (what the sequence rules read on every decision).
+		for _, hist := range []int{0, 500} {
+			name := "tracker/" + c.name
+			if hist > 0 {
+				name += fmt.Sprintf("/history-%d", hist)
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := tr.Decide(ctx, call, session.Options{}); err != nil {
-					b.Fatal(err)
+			b.Run(name, func(b *testing.B) {
+				runs++
+				call := call
+				call.Session = fmt.Sprintf("bench-%s-%d", c.name, runs)
+				for i := range hist {
+					if _, err := st.AppendAudit(ctx, warden.AuditRecord{Session: call.Session, Tool: "Bash", Decision: warden.Allow,
+						Args: map[string]any{"command": fmt.Sprintf("go test ./pkg%d/...", i)}, Mode: "enforce"}); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+				if r, err := tr.Decide(ctx, call, session.Options{}); err != nil || r.Decision.Decision != c.want {
+					b.Fatalf("tracker: %v %+v, want %s", err, r.Decision, c.want)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := tr.Decide(ctx, call, session.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

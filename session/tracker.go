@@ -551,7 +551,7 @@ func (t *Tracker) recentCalls(ctx context.Context, sid string) ([]warden.AuditRe
 	if !ok || !h.NeedsHistory() || sid == "" {
 		return nil, nil
 	}
-	recs, err := t.Store.Audit(ctx, warden.AuditFilter{Session: sid, Limit: maxHistory})
+	recs, err := t.Store.Recent(ctx, sid, maxHistory)
 	if err != nil {
 		return nil, fmt.Errorf("read the session's history: %w", err)
 	}

@@ -299,3 +299,115 @@ func TestGroupCommitPanic(t *testing.T) {
 		t.Errorf("%d records, want 19", len(recs))
 	}
 }
+
+// TestRecentSeesOtherProcesses: what one store keeps for Recent does not
+// hide what another process does to the same file (a hook process beside
+// hookd): its appended records, its outcomes, its purge.
+func TestRecentSeesOtherProcesses(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "warden.db")
+	a, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	base := time.Now().Add(-time.Hour)
+	appendVia := func(s *sqlite.Store, i int) {
+		t.Helper()
+		if _, err := s.AppendAudit(ctx, warden.AuditRecord{Time: base.Add(time.Duration(i) * time.Minute), Session: "s", Tool: "Bash",
+			Args: map[string]any{"command": fmt.Sprint("echo ", i)}, Decision: warden.Allow, ToolUse: fmt.Sprint("t", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(step string) {
+		t.Helper()
+		got, err := a.Recent(ctx, "s", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := b.Audit(ctx, warden.AuditFilter{Session: "s", Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Fatalf("%s:\n got %+v\nwant %+v", step, got, want)
+		}
+	}
+	for i := range 4 {
+		appendVia(a, i)
+	}
+	same("own records")
+	appendVia(b, 4)
+	appendVia(b, 5)
+	same("records the other store appended")
+	if err := b.SetOutcome(ctx, warden.Outcome{Session: "s", Tool: "Bash", ToolUse: "t3", OK: false}); err != nil {
+		t.Fatal(err)
+	}
+	same("an outcome the other store set")
+	if _, err := b.PurgeAudit(ctx, base.Add(150*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	same("the other store's purge")
+}
+
+// TestRecentConcurrent: decisions of one session and of others read Recent
+// while records are appended and outcomes set; every read is a window of
+// the session's records in id order, and at the end Recent is what Audit
+// reads, outcomes included (run under -race in ./test.sh).
+func TestRecentConcurrent(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			session := fmt.Sprint("s", w%2)
+			for i := range 30 {
+				tu := fmt.Sprint("w", w, "-", i)
+				if _, err := s.AppendAudit(ctx, warden.AuditRecord{Session: session, Tool: "Bash", Decision: warden.Allow,
+					Args: map[string]any{"command": tu}, ToolUse: tu}); err != nil {
+					errs <- err
+					return
+				}
+				if err := s.SetOutcome(ctx, warden.Outcome{Session: session, Tool: "Bash", ToolUse: tu, OK: i%2 == 0}); err != nil {
+					errs <- err
+					return
+				}
+				recs, err := s.Recent(ctx, session, 10)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for j := range recs {
+					if recs[j].Session != session || j > 0 && recs[j].ID <= recs[j-1].ID {
+						errs <- fmt.Errorf("read %d of worker %d: record %d of %d out of place: %+v", i, w, j, len(recs), recs[j])
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for _, session := range []string{"s0", "s1"} {
+		got, _ := s.Recent(ctx, session, 500)
+		want, _ := s.Audit(ctx, warden.AuditFilter{Session: session, Limit: 500})
+		if len(got) != 60 || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%s: Recent has %d records, Audit %d, or they differ", session, len(got), len(want))
+		}
+	}
+}

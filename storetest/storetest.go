@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -44,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"OneRecordPerCall", testOneRecordPerCall},
 		{"WriteDecisionCountsGrants", testWriteDecisionGrants},
 		{"Outcomes", testOutcomes},
+		{"Recent", testRecent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -599,6 +601,59 @@ func testAudit(t *testing.T, s warden.Store) {
 	}
 	if got := count(warden.AuditFilter{}); got != 2 {
 		t.Errorf("after purge: %d records, want 2", got)
+	}
+}
+
+// testRecent: Recent returns what Audit returns for the session's newest
+// records, whatever the store keeps between calls: after outcomes are set,
+// records appended, and records purged.
+func testRecent(t *testing.T, s warden.Store) {
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	big := strings.Repeat("x", 64<<10)
+	add := func(i int, session string, args map[string]any) warden.AuditRecord {
+		return must(s.AppendAudit(ctx, warden.AuditRecord{Time: base.Add(time.Duration(i) * time.Second), Session: session,
+			Tool: "Bash", Args: args, Decision: warden.Allow, Code: warden.CodeAllowed, Mode: "enforce",
+			ToolUse: fmt.Sprintf("tu-%d", i)}))(t)
+	}
+	same := func(step string, limit int) {
+		t.Helper()
+		got := must(s.Recent(ctx, "r", limit))(t)
+		want := must(s.Audit(ctx, warden.AuditFilter{Session: "r", Limit: limit}))(t)
+		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Fatalf("%s: Recent(r, %d) differs from Audit:\n got %+v\nwant %+v", step, limit, got, want)
+		}
+	}
+	for i := range 6 {
+		args := map[string]any{"command": fmt.Sprintf("echo %d", i)}
+		switch i {
+		case 2:
+			args["content"] = big // too large to keep: read again each time
+		case 3:
+			args["command"] = []any{"bash", "-lc", "echo 3", map[string]any{"nested": []any{1.0, true}}}
+		}
+		add(i, "r", args)
+		add(100+i, "other", map[string]any{"command": "ls"})
+	}
+	same("first read", 4)
+	same("again, from what the store kept", 4)
+	same("a wider window", 10)
+	check(t, s.SetOutcome(ctx, warden.Outcome{Session: "r", Tool: "Bash", ToolUse: "tu-4", OK: false}))
+	check(t, s.SetOutcome(ctx, warden.Outcome{Session: "r", Tool: "Bash", ToolUse: "tu-5", OK: true}))
+	same("outcomes set after the records were kept", 4)
+	if got := must(s.Recent(ctx, "r", 2))(t); len(got) != 2 || got[0].Outcome != warden.OutcomeFail || got[1].Outcome != warden.OutcomeOK {
+		t.Fatalf("outcomes: %+v", got)
+	}
+	add(6, "r", map[string]any{"command": "echo 6"})
+	same("a record appended", 4)
+	if n := must(s.PurgeAudit(ctx, base.Add(3500*time.Millisecond)))(t); n != 4 {
+		t.Fatalf("purged %d, want 4", n)
+	}
+	same("after a purge", 10)
+	if got := must(s.Recent(ctx, "r", 10))(t); len(got) != 3 {
+		t.Fatalf("after a purge: %d records, want 3", len(got))
+	}
+	if got := must(s.Recent(ctx, "nobody", 10))(t); len(got) != 0 {
+		t.Fatalf("a session with no records: %+v", got)
 	}
 }
 

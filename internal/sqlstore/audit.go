@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -84,6 +85,17 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
+	out, err := scanAudit(rows)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// scanAudit reads the records of a query that selects id and auditCols,
+// in the query's order, and closes the rows.
+func scanAudit(rows *sql.Rows) ([]warden.AuditRecord, error) {
 	defer rows.Close()
 	var out []warden.AuditRecord
 	for rows.Next() {
@@ -108,9 +120,6 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
 	}
 	return out, nil
 }

@@ -33,6 +33,8 @@ type Store struct {
 	Clock func() time.Time
 	// group is the group commit of WriteDecision (see groupWriter).
 	group groupWriter
+	// recent keeps sessions' decoded records for Recent.
+	recent recentCache
 }
 
 // DB returns the underlying database handle (for tests and tools).
