@@ -22,9 +22,7 @@ func TestClaudeHeadlessAskQueues(t *testing.T) {
 		scripted.Turn{Name: "final", Match: scripted.MinToolResults(1), Text: "Could not."},
 	)
 	e.write("warden.yaml", approvalPolicy)
-	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("claude")
 	r := h.run(e, bin, "Create asked.txt")
 	res := e.lastResults()
 	if r.err != nil || e.exists("asked.txt") || len(res) != 1 || !strings.Contains(res[0].Text, "is waiting for a human") {

@@ -33,9 +33,7 @@ roles:
     description: plans and delegates; never writes
     tools: [read, list, delegate, todo]
 `)
-	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("claude")
 	// The top-level agent is the coordinator.
 	settings := e.project + "/.claude/settings.json"
 	data, err := os.ReadFile(settings)
@@ -44,14 +42,7 @@ roles:
 	}
 	os.WriteFile(settings, []byte(strings.ReplaceAll(string(data), " hook claude", " hook claude --role coordinator")), 0o644)
 	r := e.runClaude(bin, "main-marker: get the file written")
-	fail := func(format string, args ...any) {
-		t.Helper()
-		e.dump(r)
-		t.Fatalf(format, args...)
-	}
-	if r.err != nil || len(e.model.Unplayed()) > 0 {
-		fail("claude: %v; unplayed turns %v", r.err, e.model.Unplayed())
-	}
+	fail := e.played("claude", r)
 	if e.exists("x.txt") {
 		fail("x.txt exists: the general-purpose subagent of a coordinator wrote a file")
 	}
@@ -80,18 +71,9 @@ func TestCodexPatchesToProtectedFiles(t *testing.T) {
 	e.write("warden.yaml", policy)
 	e.write(".env", "SECRET=1\n")
 	h.setup(e)
-	if out, err := e.warden("init", "codex", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("codex")
 	r := h.run(e, bin, "Update the files.")
-	fail := func(format string, args ...any) {
-		t.Helper()
-		e.dump(r)
-		t.Fatalf(format, args...)
-	}
-	if r.err != nil || len(e.model.Unplayed()) > 0 {
-		fail("codex: %v; unplayed turns %v", r.err, e.model.Unplayed())
-	}
+	fail := e.played("codex", r)
 	if got, _ := os.ReadFile(e.project + "/warden.yaml"); string(got) != policy {
 		fail("warden.yaml changed:\n%s", got)
 	}

@@ -258,6 +258,31 @@ func (e *env) run(timeout time.Duration, extraEnv []string, name string, args ..
 }
 
 // dump logs what a run and the model saw, for a failing test.
+// initHost wires warden into the host's settings in the project (warden
+// init HOST), or fails the test.
+func (e *env) initHost(host string) {
+	e.t.Helper()
+	if out, err := e.warden("init", host, "--bin", wardenBin); err != nil {
+		e.t.Fatalf("warden init: %v\n%s", err, out)
+	}
+}
+
+// played fails the test, showing the run, unless the host's run ended
+// well with every scripted turn played; it returns the function that
+// shows the run and fails, for the test's own checks.
+func (e *env) played(host string, r result) func(format string, args ...any) {
+	e.t.Helper()
+	fail := func(format string, args ...any) {
+		e.t.Helper()
+		e.dump(r)
+		e.t.Fatalf(format, args...)
+	}
+	if r.err != nil || len(e.model.Unplayed()) > 0 {
+		fail("%s: %v; unplayed turns %v", host, r.err, e.model.Unplayed())
+	}
+	return fail
+}
+
 func (e *env) dump(r result) {
 	e.t.Helper()
 	e.t.Logf("stdout:\n%s", tail(r.stdout, 6000))

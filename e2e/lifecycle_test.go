@@ -14,9 +14,7 @@ func TestClaudeResumeAndCompact(t *testing.T) {
 	bin := requireHost(t, h.spec)
 	e := newEnv(t)
 	e.write("warden.yaml", governedPolicy)
-	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("claude")
 	r := e.runClaude(bin, "first request marker-one")
 	var res struct {
 		SessionID string `json:"session_id"`

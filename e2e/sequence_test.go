@@ -36,18 +36,9 @@ rules:
     message: This exact command already ran twice; repeating it will not change the result.
     suggestion: Read the last output and change the approach, or ask the user.
 `)
-	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("claude")
 	r := e.runClaude(bin, "List the file.")
-	fail := func(format string, args ...any) {
-		t.Helper()
-		e.dump(r)
-		t.Fatalf(format, args...)
-	}
-	if r.err != nil || len(e.model.Unplayed()) > 0 {
-		fail("claude: %v; unplayed turns %v", r.err, e.model.Unplayed())
-	}
+	fail := e.played("claude", r)
 	res := e.lastResults()
 	if len(res) < 3 || !strings.Contains(res[2].Text, "already ran twice") || !strings.Contains(res[2].Text, "change the approach") {
 		fail("the third try did not get the loop guidance: %+v", res)
@@ -86,18 +77,9 @@ rules:
     message: This exact command failed twice in a row; running it again will fail the same way.
     suggestion: Read the last error and fix its cause, or ask the user.
 `)
-	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("claude")
 	r := e.runClaude(bin, "List the file.")
-	fail := func(format string, args ...any) {
-		t.Helper()
-		e.dump(r)
-		t.Fatalf(format, args...)
-	}
-	if r.err != nil || len(e.model.Unplayed()) > 0 {
-		fail("claude: %v; unplayed turns %v", r.err, e.model.Unplayed())
-	}
+	fail := e.played("claude", r)
 	res := e.lastResults()
 	if len(res) < 4 || !strings.Contains(res[3].Text, "failed twice in a row") || !strings.Contains(res[3].Text, "fix its cause") {
 		fail("the third try did not get the loop guidance: %+v", res)
@@ -137,18 +119,9 @@ func TestHaltStopsRunningSessions(t *testing.T) {
 		scripted.Turn{Name: "final", Match: scripted.MinToolResults(2), Text: "Stopped."},
 	)
 	e.write("warden.yaml", "version: 1\ndefault: allow\n")
-	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("claude")
 	r := e.runClaude(cbin, "Make two files.")
-	fail := func(format string, args ...any) {
-		t.Helper()
-		e.dump(r)
-		t.Fatalf(format, args...)
-	}
-	if r.err != nil || len(e.model.Unplayed()) > 0 {
-		fail("claude: %v; unplayed %v", r.err, e.model.Unplayed())
-	}
+	fail := e.played("claude", r)
 	if !strings.Contains(haltOut, "halted") || !e.exists("one.txt") || e.exists("two.txt") {
 		fail("halt %q; one.txt %v, two.txt %v (want the second call stopped)", haltOut, e.exists("one.txt"), e.exists("two.txt"))
 	}

@@ -44,18 +44,9 @@ func TestClaudeSubagentRole(t *testing.T) {
 	)
 	e.write("warden.yaml", subagentPolicy)
 	e.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code\ntools: Bash, Read\n---\nYou review code.\n")
-	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("claude")
 	r := e.runClaude(bin, "main-marker: get the files reviewed")
-	fail := func(format string, args ...any) {
-		t.Helper()
-		e.dump(r)
-		t.Fatalf(format, args...)
-	}
-	if r.err != nil || len(e.model.Unplayed()) > 0 {
-		fail("claude: %v; unplayed turns %v", r.err, e.model.Unplayed())
-	}
+	fail := e.played("claude", r)
 	if e.exists("sub.txt") {
 		fail("sub.txt exists: the reviewer ran Bash")
 	}
@@ -97,18 +88,9 @@ func TestOpenCodeSubagentRole(t *testing.T) {
 	e.write("warden.yaml", subagentPolicy)
 	e.write(".opencode/agent/reviewer.md", "---\ndescription: Reviews code\nmode: subagent\n---\nYou review code.\n")
 	h.setup(e)
-	if out, err := e.warden("init", "opencode", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init: %v\n%s", err, out)
-	}
+	e.initHost("opencode")
 	r := h.run(e, bin, "main-marker: get the files reviewed")
-	fail := func(format string, args ...any) {
-		t.Helper()
-		e.dump(r)
-		t.Fatalf(format, args...)
-	}
-	if r.err != nil || len(e.model.Unplayed()) > 0 {
-		fail("opencode: %v; unplayed turns %v", r.err, e.model.Unplayed())
-	}
+	fail := e.played("opencode", r)
 	if e.exists("sub.txt") {
 		fail("sub.txt exists: the reviewer ran bash")
 	}

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +12,16 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
+	"github.com/warden-run/warden/internal/hooktest"
 	"github.com/warden-run/warden/sqlite"
+)
+
+// The helpers every test of the hook layer shares.
+var (
+	project    = hooktest.Project
+	claudePre  = hooktest.ClaudePre
+	permission = hooktest.Permission
+	storeOf    = hooktest.StoreOf
 )
 
 const hookTestPolicy = `version: 1
@@ -48,41 +55,6 @@ func runHook(t *testing.T, stall func(), stdin string, args ...string) (int, map
 		t.Fatalf("hook %v answered no JSON (exit %d): %v\nstdout: %s\nstderr: %s", args, r.Code, err, r.Stdout, r.Stderr)
 	}
 	return r.Code, m, r.Stderr
-}
-
-func project(t *testing.T, policy string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte(policy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sub := filepath.Join(dir, "sub", "dir")
-	os.MkdirAll(sub, 0o755)
-	return sub // the policy is found from a subfolder
-}
-
-func claudePre(cwd, cmd string) string {
-	js, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
-		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "tool_use_id": "t1"})
-	return string(js)
-}
-
-func permission(m map[string]any) (string, string) {
-	hs, _ := m["hookSpecificOutput"].(map[string]any)
-	d, _ := hs["permissionDecision"].(string)
-	r, _ := hs["permissionDecisionReason"].(string)
-	return d, r
-}
-
-// storeOf opens a project's default store.
-func storeOf(t *testing.T, cwd string) *sqlite.Store {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(filepath.Dir(filepath.Dir(cwd)), ".warden", "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
 
 func TestHookPanicAndTimeoutDeny(t *testing.T) {

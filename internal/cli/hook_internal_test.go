@@ -12,7 +12,16 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/hooktest"
 	"github.com/warden-run/warden/sqlite"
+)
+
+// The helpers every test of the hook layer shares.
+var (
+	project    = hooktest.Project
+	claudePre  = hooktest.ClaudePre
+	permission = hooktest.Permission
+	storeOf    = hooktest.StoreOf
 )
 
 const hookTestPolicy = `version: 1
@@ -47,32 +56,6 @@ func runHookCmd(t *testing.T, stdin string, args ...string) (int, map[string]any
 		t.Fatalf("hook %v answered no JSON (exit %d): %v\nstdout: %s\nstderr: %s", args, code, err, out.String(), errb.String())
 	}
 	return code, m, errb.String()
-}
-
-func project(t *testing.T, policy string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if policy != "" {
-		if err := os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte(policy), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sub := filepath.Join(dir, "sub", "dir")
-	os.MkdirAll(sub, 0o755)
-	return sub // the policy is found from a subfolder
-}
-
-func claudePre(cwd, cmd string) string {
-	js, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
-		"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "tool_use_id": "t1"})
-	return string(js)
-}
-
-func permission(m map[string]any) (string, string) {
-	hs, _ := m["hookSpecificOutput"].(map[string]any)
-	d, _ := hs["permissionDecision"].(string)
-	r, _ := hs["permissionDecisionReason"].(string)
-	return d, r
 }
 
 func TestHookClaudeDecides(t *testing.T) {

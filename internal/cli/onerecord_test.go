@@ -13,17 +13,6 @@ import (
 	"github.com/warden-run/warden/sqlite"
 )
 
-// storeOf opens a project's default store.
-func storeOf(t *testing.T, cwd string) *sqlite.Store {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(filepath.Dir(filepath.Dir(cwd)), ".warden", "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 // TestHookDecidesACallOnce: `warden hook` given the id of a call decided
 // before (hookd took it, then died) answers the decision on record: no
 // second record, no second use of a grant.
