@@ -139,10 +139,8 @@ func TestHaltStopsRunningSessions(t *testing.T) {
 		scripted.Turn{Name: "codex-final", Match: scripted.All(scripted.Contains("codex-marker"), scripted.MinToolResults(1)), Text: "Stopped."},
 	)
 	codex.setup(e)
-	if out, err := e.warden("init", "codex", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init codex: %v\n%s", err, out)
-	}
-	r = codex.run(e, xbin, "codex-marker: make a file")
+	e.initHost("codex")
+	fail = e.played("codex", codex.run(e, xbin, "codex-marker: make a file"))
 	if e.exists("three.txt") {
 		fail("three.txt exists: the halted project ran Codex's call")
 	}
