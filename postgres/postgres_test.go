@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -127,5 +128,44 @@ func TestUnreachable(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "hunter2secret") {
 		t.Errorf("password in error: %v", err)
+	}
+}
+
+// TestConcurrentViolations writes many denied decisions at once, each with
+// its history entry and the trim of the live history in its transaction,
+// from separate sessions: none fails (two trims once deadlocked, and the
+// call was denied with the store's error), and every entry is kept.
+func TestConcurrentViolations(t *testing.T) {
+	s := freshStore(t, admin(t))
+	defer s.Close()
+	ctx := context.Background()
+	const workers, each, keep = 16, 15, 5
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sid := fmt.Sprintf("s%d", w)
+			for range each {
+				_, _, err := s.WriteDecision(ctx, sid, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+					x.Calls++
+					h := warden.HistoryEntry{Session: sid, Action: "violation:deny:Bash", Result: "fail", Time: s.Now()}
+					return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: sid, Tool: "Bash", Decision: warden.Deny, Mode: "enforce"},
+						History: &h, HistoryKeep: keep}, nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var all, live int
+	if err := s.DB().QueryRow(`SELECT COUNT(*), COUNT(*) FILTER (WHERE archived = 0) FROM history`).Scan(&all, &live); err != nil {
+		t.Fatal(err)
+	}
+	if all != workers*each || live < keep {
+		t.Errorf("history: %d entries, %d live; want %d, at least %d live", all, live, workers*each, keep)
 	}
 }

@@ -100,8 +100,17 @@ func (s *Store) archiveHistory(ctx context.Context, q querier, keep int) (int, e
 	}
 	// Everything up to the newest entry beyond the first keep; nothing
 	// when there are no more than keep.
-	res, err := q.ExecContext(ctx, s.d.Rebind(`UPDATE history SET archived = 1 WHERE archived = 0 AND id <=
-		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT 1 OFFSET ?)`), keep)
+	query := `UPDATE history SET archived = 1 WHERE archived = 0 AND id <=
+		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT 1 OFFSET ?)`
+	if s.d.ForUpdate != "" {
+		// Where writers lock rows, two decisions that archive at once
+		// would lock the same rows in different orders (a deadlock, and a
+		// failed decision): each archives the rows no other transaction
+		// holds, in id order, and leaves the rest to the one that does.
+		query = `UPDATE history SET archived = 1 WHERE id IN (SELECT id FROM history WHERE archived = 0 AND id <=
+		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT 1 OFFSET ?) ORDER BY id` + s.d.ForUpdate + ` SKIP LOCKED)`
+	}
+	res, err := q.ExecContext(ctx, s.d.Rebind(query), keep)
 	if err != nil {
 		return 0, fmt.Errorf("archive history: %w", err)
 	}
