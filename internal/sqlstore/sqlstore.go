@@ -223,9 +223,18 @@ type Dialect struct {
 	GroupCommit bool
 }
 
+// MaxIdleConns is how many idle connections a store keeps open for the
+// next queries.
+const MaxIdleConns = 32
+
 // Open wraps an open database and brings its schema up to date.
 func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	s := &Store{db: db, d: d}
+	// database/sql keeps 2 idle connections by default: under concurrent
+	// decisions every other query opened a connection (a PostgreSQL
+	// backend, or a SQLite file with its pragmas) and prepared its
+	// statements again.
+	db.SetMaxIdleConns(MaxIdleConns)
 	if err := db.PingContext(ctx); err != nil {
 		return nil, err
 	}
