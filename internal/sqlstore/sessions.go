@@ -97,19 +97,28 @@ func (s *Store) explain(err error) error {
 // writeDecision is one WriteDecision inside the transaction of q.
 func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
 	var rec warden.AuditRecord
-	res, err := q.ExecContext(ctx, s.d.Rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
+	// The session is read (and locked) first: it exists for every call
+	// but its first, which then inserts it (one statement less a call).
+	lock := s.d.Rebind(`SELECT ` + sessionCols + ` FROM sessions WHERE id = ?` + s.d.ForUpdate)
+	created := false
+	x, err := scanSession(q.QueryRowContext(ctx, lock, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		var res sql.Result
+		res, err = q.ExecContext(ctx, s.d.Rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
+		if err != nil {
+			return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
+		}
+		created = n == 1
+		x, err = scanSession(q.QueryRowContext(ctx, lock, id))
+	}
 	if err != nil {
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
-	}
-	x, err := scanSession(q.QueryRowContext(ctx, s.d.Rebind(`SELECT `+sessionCols+` FROM sessions WHERE id = ?`+s.d.ForUpdate), id))
-	if err != nil {
-		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
-	}
-	dr, err := fn(&x, n == 1)
+	dr, err := fn(&x, created)
 	if err != nil {
 		return warden.Session{}, rec, err
 	}
