@@ -1,0 +1,143 @@
+package serve_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden/serve"
+)
+
+// benchPolicy is e2e's hook benchmark policy in short: an allow, a deny
+// and an ask.
+const benchPolicy = `version: 1
+default: deny
+rules:
+  - id: no-rm
+    effect: deny
+    tool: shell
+    command: ["rm *"]
+    message: Deleting files is blocked in this project.
+    suggestion: Move the file into the attic folder instead.
+  - id: allow-git-read
+    effect: allow
+    tool: shell
+    command: ["git status *", "git log *", "echo *"]
+  - id: ask-push
+    effect: ask
+    tool: shell
+    command: ["git push *"]
+    message: Pushing needs the user's approval.
+`
+
+var benchCommands = []string{"git status && echo done", "rm -rf build", "git push origin main", "git log --oneline"}
+
+// benchPostgres returns the URL of a fresh schema in the test database,
+// or skips.
+func benchPostgres(b *testing.B) string {
+	base := os.Getenv("WARDEN_TEST_POSTGRES")
+	if base == "" {
+		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	}
+	db, err := sql.Open("pgx", base)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = db.PingContext(ctx)
+		cancel()
+	}
+	if err != nil {
+		b.Skipf("PostgreSQL unreachable: %v", err)
+	}
+	var r [6]byte
+	rand.Read(r[:])
+	schema := "warden_bench_" + hex.EncodeToString(r[:])
+	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		db.Exec("DROP SCHEMA " + schema + " CASCADE")
+		db.Close()
+	})
+	u, _ := url.Parse(base)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// BenchmarkDecideHTTP is POST /v1/decide over loopback from 16 concurrent
+// clients (one session each), the audit write on: the in-process form of
+// e2e's BenchmarkServeLoad, for profiles (-cpuprofile).
+func BenchmarkDecideHTTP(b *testing.B) {
+	for _, store := range []string{"sqlite", "postgres"} {
+		b.Run(store, func(b *testing.B) {
+			dir := b.TempDir()
+			pf := filepath.Join(dir, "warden.yaml")
+			if err := os.WriteFile(pf, []byte(benchPolicy), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			cfg := serve.Config{Policy: pf, Log: log.New(io.Discard, "", 0)}
+			if store == "postgres" {
+				cfg.Store = benchPostgres(b)
+			}
+			s, err := serve.New(context.Background(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tok, err := s.Tokens().Add("bench", serve.KindAgent)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.Serve(ctx, ln, "", "") }()
+			defer func() { cancel(); <-done }()
+			u := "http://" + ln.Addr().String() + "/v1/decide"
+			tr := &http.Transport{MaxIdleConnsPerHost: 64}
+			defer tr.CloseIdleConnections()
+			hc := &http.Client{Transport: tr}
+			var clients, seq atomic.Int64
+			b.SetParallelism(8) // 16 clients on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				c := clients.Add(1)
+				for pb.Next() {
+					i := seq.Add(1)
+					body := fmt.Appendf(nil, `{"call":{"tool":"Bash","args":{"command":%q},"session":"bench-%d"},"host_prompts":true}`,
+						benchCommands[i%int64(len(benchCommands))], c)
+					req, _ := http.NewRequest("POST", u, bytes.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+tok)
+					resp, err := hc.Do(req)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					data, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 || !bytes.Contains(data, []byte(`"decision"`)) || bytes.Contains(data, []byte(`"error"`)) {
+						b.Errorf("%d %s", resp.StatusCode, data)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
+	}
+}
