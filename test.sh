@@ -58,5 +58,35 @@ if [ -f bench/go.mod ]; then
   (cd bench && go vet ./... && go test -count=1 ./...)
 fi
 
+echo "== serve load: warden serve beside opa run --server (e2e/servebench.sh, short)"
+# The table of bench/README.md in short (1,000 requests a row). It fails
+# when warden serve, the audit write on, does fewer requests/s than OPA at
+# 16 clients, on SQLite or (when reachable) PostgreSQL. OPA comes from
+# $OPA_BIN or PATH (.ci/run installs it); without it the check is skipped,
+# unless CI is set.
+opa_bin="${OPA_BIN:-$(command -v opa || true)}"
+if [ -z "$opa_bin" ] && [ -x "$HOME/go/bin/opa" ]; then opa_bin="$HOME/go/bin/opa"; fi
+if [ -z "$opa_bin" ]; then
+  if [ -n "${CI:-}" ]; then
+    echo "serve load: no opa binary in CI (.ci/run installs it: go install github.com/open-policy-agent/opa@v1.22.2)"; exit 1
+  fi
+  echo "serve load: SKIPPED: no opa binary (go install github.com/open-policy-agent/opa@v1.22.2, or set OPA_BIN)"
+else
+  table=$(OPA_BIN="$opa_bin" bash e2e/servebench.sh 1000)
+  echo "$table"
+  echo "$table" | awk -F'|' '
+    { gsub(/[ ,]/, "", $2); gsub(/[ ,]/, "", $3); gsub(/[ ,]/, "", $4) }
+    $3 == "16" { rate[$2] = $4 }
+    END {
+      if (!("opa" in rate) || !("warden-sqlite" in rate)) { print "serve load: the 16-client rows are missing"; exit 1 }
+      bad = 0
+      for (k in rate) if (k != "opa") {
+        printf "serve load: %s at 16 clients: %.2fx OPA'"'"'s requests/s\n", k, rate[k] / rate["opa"]
+        if (rate[k] + 0 <= rate["opa"] + 0) { printf "serve load: %s is not faster than OPA at 16 clients\n", k; bad = 1 }
+      }
+      exit bad
+    }'
+fi
+
 echo "== all tests"
 go test -count=1 ./...
