@@ -413,3 +413,41 @@ func TestHookEvent(t *testing.T) {
 		t.Fatalf("hook with a person token: %d %s", code, data)
 	}
 }
+
+// TestTokensFile: a token added is known at once, one revoked is refused
+// at once (the file is read again when it changes), and a file with a
+// hash that is not hex is refused whole: never a pass.
+func TestTokensFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "serve-tokens.json")
+	tk := serve.OpenTokens(file)
+	a, err := tk.Add("bot", serve.KindAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tk.Check(a); err != nil || got.Name != "bot" || got.Kind != serve.KindAgent {
+		t.Fatalf("check: %+v %v", got, err)
+	}
+	p, err := tk.Add("alice", serve.KindPerson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tk.Check(p); err != nil || got.Name != "alice" {
+		t.Fatalf("check the second token: %+v %v", got, err)
+	}
+	if err := tk.Revoke("bot"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tk.Check(a); err == nil {
+		t.Fatal("a revoked token passed")
+	}
+	if _, err := tk.Check(p + "x"); err == nil {
+		t.Fatal("a wrong token passed")
+	}
+	bad := `[{"name":"x","kind":"agent","sha256":"` + strings.Repeat("zz", 32) + `","created":"2026-01-01T00:00:00Z"}]`
+	if err := os.WriteFile(file, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tk.Check(p); err == nil || !strings.Contains(err.Error(), "not a SHA-256") {
+		t.Fatalf("a tokens file with a bad hash: %v", err)
+	}
+}
