@@ -23,6 +23,7 @@ var dialect = sqlstore.Dialect{
 	ForUpdate:      " FOR UPDATE",
 	Rebind:         rebind,
 	LockMigrations: lockMigrations,
+	ModifyingCTE:   true,
 }
 
 // rebind turns the shared queries' ? placeholders into $1, $2, ...

@@ -23,6 +23,12 @@ func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.A
 }
 
 func (s *Store) appendAudit(ctx context.Context, q querier, r warden.AuditRecord) (warden.AuditRecord, error) {
+	return s.insertAudit(ctx, q, r, "", nil)
+}
+
+// insertAudit is appendAudit with a prefix to its INSERT (a WITH clause)
+// and the prefix's arguments.
+func (s *Store) insertAudit(ctx context.Context, q querier, r warden.AuditRecord, prefix string, prefixArgs []any) (warden.AuditRecord, error) {
 	if r.Time.IsZero() {
 		r.Time = s.Now()
 	}
@@ -30,12 +36,13 @@ func (s *Store) appendAudit(ctx context.Context, q querier, r warden.AuditRecord
 	if r.Args == nil {
 		r.Args = map[string]any{}
 	}
-	err := q.QueryRowContext(ctx, s.d.Rebind(`INSERT INTO audit (`+auditCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`),
+	args := append(prefixArgs[:len(prefixArgs):len(prefixArgs)],
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
 		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
-		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome).Scan(&r.ID)
+		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome)
+	err := q.QueryRowContext(ctx, s.d.Rebind(prefix+`INSERT INTO audit (`+auditCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`), args...).Scan(&r.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("append audit: call %s was decided already: %w", r.CallID, warden.ErrConflict)
 	}

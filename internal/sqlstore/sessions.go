@@ -123,14 +123,20 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 		return warden.Session{}, rec, err
 	}
 	x.ID = id
-	_, err = q.ExecContext(ctx, s.d.Rebind(`UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
+	update := `UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
 		calls = ?, violations = ?, governance = ?, compactions = ?, resumes = ?, intent_id = ?, intent = ?,
-		status = ?, started_at = ?, last_seen = ?, ended_at = ?, archived = ? WHERE id = ?`),
-		x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations, b2i(x.GovernanceInjected),
+		status = ?, started_at = ?, last_seen = ?, ended_at = ?, archived = ? WHERE id = ?`
+	updateArgs := []any{x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations, b2i(x.GovernanceInjected),
 		x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status, ts(x.StartedAt), ts(x.LastSeen),
-		ts(x.EndedAt), b2i(x.Archived), id)
-	if err != nil {
-		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
+		ts(x.EndedAt), b2i(x.Archived), id}
+	// Where the database runs an UPDATE inside a WITH (PostgreSQL), the
+	// session's update goes with the audit record's insert, below: one
+	// round trip less a decision.
+	joint := dr != nil && s.d.ModifyingCTE
+	if !joint {
+		if _, err = q.ExecContext(ctx, s.d.Rebind(update), updateArgs...); err != nil {
+			return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
+		}
 	}
 	if dr != nil {
 		for _, g := range dr.UseGrants {
@@ -152,7 +158,12 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 				return warden.Session{}, rec, err
 			}
 		}
-		if rec, err = s.appendAudit(ctx, q, dr.Audit); err != nil {
+		if joint {
+			rec, err = s.insertAudit(ctx, q, dr.Audit, `WITH u AS (`+update+`) `, updateArgs)
+		} else {
+			rec, err = s.appendAudit(ctx, q, dr.Audit)
+		}
+		if err != nil {
 			return warden.Session{}, rec, err
 		}
 	}

@@ -221,6 +221,10 @@ type Dialect struct {
 	// time (SQLite); where writers lock rows, a group could deadlock with
 	// another process's.
 	GroupCommit bool
+	// ModifyingCTE: the database runs an UPDATE inside a WITH clause of
+	// another statement (PostgreSQL), so that a decision's session update
+	// and its audit record's insert are one statement.
+	ModifyingCTE bool
 }
 
 // MaxIdleConns is how many idle connections a store keeps open for the
