@@ -229,7 +229,7 @@ type Dialect struct {
 
 // MaxIdleConns is how many idle connections a store keeps open for the
 // next queries.
-const MaxIdleConns = 32
+const MaxIdleConns = 64
 
 // Open wraps an open database and brings its schema up to date.
 func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
@@ -238,7 +238,9 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	// decisions every other query opened a connection (a PostgreSQL
 	// backend, or a SQLite file with its pragmas) and prepared its
 	// statements again.
+	// Past a burst, the idle connections are let go again.
 	db.SetMaxIdleConns(MaxIdleConns)
+	db.SetConnMaxIdleTime(time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		return nil, err
 	}
