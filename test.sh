@@ -72,7 +72,9 @@ if [ -z "$opa_bin" ]; then
   fi
   echo "serve load: SKIPPED: no opa binary (go install github.com/open-policy-agent/opa@v1.22.2, or set OPA_BIN)"
 else
-  table=$(OPA_BIN="$opa_bin" bash e2e/servebench.sh 1000)
+  if ! table=$(OPA_BIN="$opa_bin" bash e2e/servebench.sh 1000 2>&1); then
+    echo "$table"; echo "serve load: the load test failed"; exit 1
+  fi
   echo "$table"
   echo "$table" | awk -F'|' '
     { gsub(/[ ,]/, "", $2); gsub(/[ ,]/, "", $3); gsub(/[ ,]/, "", $4) }
