@@ -33,8 +33,11 @@ type handshakeHost struct {
 	spec   hostSpec
 	intent string // warden's select_active_intent as the host names it
 	write  func(path string) scripted.ToolCall
-	setup  func(e *env)
-	run    func(e *env, bin, prompt string) result
+	// writeTool is the write's tool as the host's hook reports it (""
+	// for write(...).Name).
+	writeTool string
+	setup     func(e *env, bin string)
+	run       func(e *env, bin, prompt string) result
 }
 
 var handshakeHosts = []handshakeHost{
@@ -43,7 +46,7 @@ var handshakeHosts = []handshakeHost{
 		write: func(path string) scripted.ToolCall {
 			return scripted.ToolCall{Name: "Write", Args: map[string]any{"file_path": path, "content": "# notes\n"}}
 		},
-		setup: func(e *env) {},
+		setup: func(e *env, bin string) {},
 		// claude -p starts the servers of the project's .mcp.json, where
 		// warden init registered warden's.
 		run: func(e *env, bin, prompt string) result { return e.runClaude(bin, prompt) },
@@ -53,7 +56,7 @@ var handshakeHosts = []handshakeHost{
 		write: func(path string) scripted.ToolCall {
 			return scripted.ToolCall{Name: "write_file", Args: map[string]any{"file_path": path, "content": "# notes\n"}}
 		},
-		setup: func(e *env) { e.setupGemini() },
+		setup: func(e *env, bin string) { e.setupGemini() },
 		run:   func(e *env, bin, prompt string) result { return e.runGemini(bin, prompt) },
 	},
 	{
@@ -61,8 +64,25 @@ var handshakeHosts = []handshakeHost{
 		write: func(path string) scripted.ToolCall {
 			return scripted.ToolCall{Name: "write", Args: map[string]any{"filePath": path, "content": "# notes\n"}}
 		},
-		setup: func(e *env) { e.setupOpenCode() },
+		setup: func(e *env, bin string) { e.setupOpenCode() },
 		run:   func(e *env, bin, prompt string) result { return e.runOpenCode(bin, prompt) },
+	},
+	{
+		// Set up as a user has it: warden init codex alone registers the
+		// server in the project's .codex/config.toml and trusts the
+		// project's hooks (no hook-trust bypass). Codex offers the server's
+		// tools to the model in a namespace (codexNamespaces).
+		name: "codex", spec: codexSpec, intent: "mcp__warden__select_active_intent",
+		write: func(path string) scripted.ToolCall {
+			return governedHosts[1].shell("printf '# notes\\n' > " + path)
+		},
+		writeTool: "Bash",
+		setup: func(e *env, bin string) {
+			e.setupCodexAsUser()
+			e.codexNamespaces()
+			e.pathWith("codex", bin)
+		},
+		run: func(e *env, bin, prompt string) result { return e.runCodexAsUser(bin, prompt) },
 	},
 }
 
@@ -85,7 +105,7 @@ func TestMCPServeHandshake(t *testing.T) {
 				scripted.Turn{Name: "write-out-of-scope", Match: scripted.MinToolResults(2), ToolCalls: []scripted.ToolCall{h.write(outOfScope)}},
 				scripted.Turn{Name: "final", Match: scripted.MinToolResults(3), Text: "Done."},
 			)
-			h.setup(e)
+			h.setup(e, bin)
 			e.write("warden.yaml", mcpServePolicy)
 			e.write(".orchestration/active_intents.yaml", mcpServeIntents)
 			mustMkdir(t, filepath.Join(e.project, "docs"))
@@ -133,8 +153,12 @@ func TestMCPServeHandshake(t *testing.T) {
 					got = append(got, a.Tool+" "+string(a.Decision)+" "+string(a.Code))
 				}
 			}
+			writeTool := h.writeTool
+			if writeTool == "" {
+				writeTool = h.write("").Name
+			}
 			want := []string{h.intent + " allow DEFAULT", "server mcp__warden__select_active_intent allow",
-				h.write("").Name + " allow DEFAULT", h.write("").Name + " deny SCOPE_VIOLATION"}
+				writeTool + " allow DEFAULT", writeTool + " deny SCOPE_VIOLATION"}
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				fail("audit:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
