@@ -15,14 +15,18 @@ func (s *Store) SetOutcome(ctx context.Context, o warden.Outcome) error {
 	if o.OK {
 		outcome = warden.OutcomeOK
 	}
-	q := `UPDATE audit SET outcome = ? WHERE id = (SELECT MAX(id) FROM audit WHERE session = ? AND tool_use = ?)`
+	// The newest match first: the call is nearly always the session's
+	// latest, so the search stops there. A prepared statement: a host
+	// reports an outcome for every call.
+	q := `UPDATE audit SET outcome = ? WHERE id = (SELECT id FROM audit WHERE session = ? AND tool_use = ?
+		ORDER BY id DESC LIMIT 1)`
 	args := []any{outcome, o.Session, o.ToolUse}
 	if o.ToolUse == "" {
-		q = `UPDATE audit SET outcome = ? WHERE id = (SELECT MAX(id) FROM audit
-			WHERE session = ? AND tool = ? AND decision = 'allow' AND outcome = '')`
+		q = `UPDATE audit SET outcome = ? WHERE id = (SELECT id FROM audit
+			WHERE session = ? AND tool = ? AND decision = 'allow' AND outcome = '' ORDER BY id DESC LIMIT 1)`
 		args = []any{outcome, o.Session, o.Tool}
 	}
-	res, err := s.exec(ctx, q, args...)
+	res, err := prepared{s: s}.ExecContext(ctx, s.d.Rebind(q), args...)
 	if err != nil {
 		return fmt.Errorf("outcome of %s: %w", o.Tool, err)
 	}
