@@ -91,6 +91,11 @@ func BenchmarkHookLoad(b *testing.B) {
 			times := make([]time.Duration, 0, total)
 			var timeouts, failures atomic.Int64
 			var wg sync.WaitGroup
+			hookdPID := 0
+			if os.Getenv("WARDEN_HOOKD") != "off" {
+				hookdPID = hookdPid(b, sock)
+			}
+			cpu0, hookd0 := cpuNow(), procCPU(hookdPID)
 			b.ResetTimer()
 			start := time.Now()
 			for w := range conc {
@@ -113,6 +118,7 @@ func BenchmarkHookLoad(b *testing.B) {
 			wg.Wait()
 			wall := time.Since(start)
 			b.StopTimer()
+			cpu1, hookd1 := cpuNow(), procCPU(hookdPID)
 
 			st, err := sqlite.Open(context.Background(), filepath.Join(dir, ".warden", "warden.db"))
 			if err != nil {
@@ -133,6 +139,13 @@ func BenchmarkHookLoad(b *testing.B) {
 			b.ReportMetric(float64(records), "records")
 			b.ReportMetric(float64(total), "calls")
 			b.ReportMetric(float64(failures.Load()), "unanswered")
+			// CPU time per call, which the load of other processes on the
+			// machine does not change much, unlike wall time: the clients
+			// (and `warden hook` when it runs), the generator, and hookd.
+			perCall := func(d time.Duration) float64 { return ms(d) / float64(total) }
+			b.ReportMetric(perCall(cpu1.children-cpu0.children), "client-cpu-ms/call")
+			b.ReportMetric(perCall(cpu1.self-cpu0.self), "gen-cpu-ms/call")
+			b.ReportMetric(perCall(hookd1-hookd0), "hookd-cpu-ms/call")
 			if records != total {
 				b.Logf("%d audit records for %d calls", records, total)
 			}

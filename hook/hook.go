@@ -41,7 +41,6 @@
 package hook
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -264,6 +263,9 @@ func (f *Flags) FlagSet(out io.Writer) *flag.FlagSet {
 // arguments after the host): its --timeout plus its --wait. Flags that do
 // not parse give Deadline: the hook answers such a call at once.
 func CallDeadline(args []string) time.Duration {
+	if len(args) == 0 {
+		return Deadline // the usual case, without building a flag set
+	}
 	var f Flags
 	if err := f.FlagSet(io.Discard).Parse(args); err != nil || f.Timeout < 0 || f.Wait < 0 {
 		return Deadline
@@ -288,7 +290,7 @@ func AskWithoutPrompt(d warden.Decision, host string) warden.Decision {
 // session.Options.CallID).
 func NewCallID() string {
 	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if err := randomBytes(b[:]); err != nil {
 		return ""
 	}
 	return "c-" + hex.EncodeToString(b[:])

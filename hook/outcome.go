@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/claudecode"
@@ -53,9 +54,9 @@ func geminiOutcome(failed bool, text string) string {
 		return exitOutcome(code)
 	}
 	switch {
-	case exitLine.MatchString(text):
+	case exitLine().MatchString(text):
 		return "" // exit lines that disagree
-	case signalLine.MatchString(text):
+	case signalLine().MatchString(text):
 		return warden.OutcomeFail // killed by a signal: no exit code line
 	case strings.Contains(text, "was cancelled"), strings.HasPrefix(text, "Command moved to background"):
 		return "" // it did not finish
@@ -64,7 +65,9 @@ func geminiOutcome(failed bool, text string) string {
 }
 
 // signalLine is Gemini CLI's report of a command killed by a signal.
-var signalLine = regexp.MustCompile(`(?m)^Signal: \S`)
+// Compiled on first use, as exitLine: the warden-hook client links this
+// package and starts for every hook event, and never uses either.
+var signalLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Signal: \S`) })
 
 func exitOutcome(code int) string {
 	if code == 0 {
@@ -74,7 +77,9 @@ func exitOutcome(code int) string {
 }
 
 // exitLine finds a shell tool's report of a command's exit code.
-var exitLine = regexp.MustCompile(`(?mi)^\s*(?:Exit Code|exit code|Exit status)\s*:?\s*(-?\d+)\b`)
+var exitLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?mi)^\s*(?:Exit Code|exit code|Exit status)\s*:?\s*(-?\d+)\b`)
+})
 
 // exitCode returns the exit code a shell tool's text reports, if it does.
 // The text holds the command's own output too, which may print such a line
@@ -82,7 +87,7 @@ var exitLine = regexp.MustCompile(`(?mi)^\s*(?:Exit Code|exit code|Exit status)\
 // prints "Exit Code: 0" and fails never passes for a success, whether the
 // host writes its line before the output (Codex) or after it (Gemini CLI).
 func exitCode(text string) (int, bool) {
-	all := exitLine.FindAllStringSubmatch(text, -1)
+	all := exitLine().FindAllStringSubmatch(text, -1)
 	if all == nil {
 		return 0, false
 	}

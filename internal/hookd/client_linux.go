@@ -1,8 +1,6 @@
 package hookd
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,11 @@ import (
 // ask sends one request to the hookd listening on socket and returns its
 // answer. sent reports whether the request reached a hookd: before that,
 // nothing was decided and the caller may run the hook another way.
+//
+// It waits for the answer in Go's network poller, not in a blocking read:
+// a process blocked in a system call keeps the runtime's monitor thread
+// waking every few microseconds, which on a busy machine costs the
+// short-lived client more than its own work.
 func ask(socket string, req *Request, deadline time.Time) (resp Response, sent bool, err error) {
 	if err := CheckDir(dirOf(socket)); err != nil {
 		return resp, false, fmt.Errorf("%w: %v", errNoServer, err)
@@ -22,92 +25,70 @@ func ask(socket string, req *Request, deadline time.Time) (resp Response, sent b
 	if err != nil {
 		return resp, false, err
 	}
-	defer syscall.Close(fd)
 	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: socket}); err != nil {
+		syscall.Close(fd)
 		return resp, false, fmt.Errorf("%w: %v", errNoServer, err)
 	}
 	// Only a hookd of this user may answer: anything else could say allow.
 	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 	if err != nil {
+		syscall.Close(fd)
 		return resp, false, fmt.Errorf("%w: %v", errNoServer, err)
 	}
 	if int(cred.Uid) != os.Getuid() {
+		syscall.Close(fd)
 		return resp, false, fmt.Errorf("%w: the process on %s belongs to user %d", errNoServer, socket, cred.Uid)
 	}
-	msg, err := json.Marshal(req)
-	if err != nil {
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
 		return resp, false, err
 	}
-	if err := writeAll(fd, msg, deadline); err != nil {
+	// A non-blocking descriptor: os.File waits on it in the poller, and
+	// honours the deadline.
+	conn := os.NewFile(uintptr(fd), socket)
+	defer conn.Close()
+	if err := conn.SetDeadline(deadline); err != nil {
+		return resp, false, err
+	}
+	if _, err := conn.Write(encodeRequest(req)); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			err = errTimeout
+		}
 		return resp, false, err
 	}
 	if err := syscall.Shutdown(fd, syscall.SHUT_WR); err != nil {
 		return resp, true, err
 	}
-	var buf bytes.Buffer
-	chunk := make([]byte, 64<<10)
+	buf := make([]byte, 0, 4096)
 	for {
-		if err := setTimeout(fd, syscall.SO_RCVTIMEO, deadline); err != nil {
-			return resp, true, err
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := syscall.Read(fd, chunk)
-		if err == syscall.EINTR {
-			continue
+		n, err := conn.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > MaxMessage {
+			return resp, true, errors.New("hookd's answer is too long")
 		}
-		if err == syscall.EAGAIN {
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return resp, true, errTimeout
 		}
 		if err != nil {
 			return resp, true, err
 		}
-		if n == 0 {
-			break
-		}
-		buf.Write(chunk[:n])
-		if buf.Len() > MaxMessage {
-			return resp, true, errors.New("hookd's answer is too long")
-		}
 	}
-	if buf.Len() == 0 {
+	if len(buf) == 0 {
 		return resp, true, io.ErrUnexpectedEOF
 	}
-	if err := json.Unmarshal(buf.Bytes(), &resp); err != nil {
-		return resp, true, fmt.Errorf("hookd's answer is not JSON: %w", err)
+	if resp, err = decodeResponse(buf); err != nil {
+		return resp, true, err
 	}
 	if resp.Refused != "" {
 		return resp, true, fmt.Errorf("%w: %s", errRefused, resp.Refused)
 	}
 	return resp, true, nil
-}
-
-func writeAll(fd int, b []byte, deadline time.Time) error {
-	for len(b) > 0 {
-		if err := setTimeout(fd, syscall.SO_SNDTIMEO, deadline); err != nil {
-			return err
-		}
-		n, err := syscall.Write(fd, b)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err == syscall.EAGAIN {
-			return errTimeout
-		}
-		if err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
-}
-
-// setTimeout bounds the next blocking read or write by the deadline.
-func setTimeout(fd, opt int, deadline time.Time) error {
-	left := time.Until(deadline)
-	if left <= 0 {
-		return errTimeout
-	}
-	tv := syscall.NsecToTimeval(left.Nanoseconds())
-	return syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv)
 }
 
 // CheckPeer refuses a connection from another user: hookd answers only the

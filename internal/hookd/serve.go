@@ -54,7 +54,7 @@ func ServeToken() (string, error) {
 // else "" (decide here).
 func ServeURL(flags []string) string {
 	var f hook.Flags
-	if f.FlagSet(io.Discard).Parse(flags) == nil && f.Serve != "" {
+	if len(flags) > 0 && f.FlagSet(io.Discard).Parse(flags) == nil && f.Serve != "" {
 		return f.Serve
 	}
 	return os.Getenv(ServeURLEnv)
