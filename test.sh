@@ -52,6 +52,7 @@ fuzz ./internal/glob/ FuzzPath
 fuzz ./report/ FuzzFilter
 fuzz ./compile/ FuzzSplice
 fuzz . FuzzRedactSkipsOnlyWhatCannotMatch
+fuzz ./internal/hookd/ FuzzDecodeResponse
 
 if [ -f bench/go.mod ]; then
   echo "== bench module: correctness of warden, OPA and cedar-go"
