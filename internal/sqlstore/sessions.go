@@ -108,12 +108,12 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 		if err != nil {
 			return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
+		var n int64
+		if n, err = res.RowsAffected(); err != nil {
 			return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 		}
 		created = n == 1
-		x, err = scanSession(q.QueryRowContext(ctx, lock, id))
+		x, err = scanSession(q.QueryRowContext(ctx, lock, id)) // checked below
 	}
 	if err != nil {
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
