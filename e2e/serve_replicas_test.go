@@ -1,61 +1,17 @@
 package e2e
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/pgtest"
 )
-
-// pgSchema creates a PostgreSQL schema for one test (dropped after it) on
-// 127.0.0.1:5432 database test, or WARDEN_TEST_POSTGRES, and returns the
-// store URL with it as the search path. No PostgreSQL skips the test, or
-// fails it when CI is set.
-func pgSchema(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv("WARDEN_TEST_POSTGRES")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	db, err := sql.Open("pgx", base)
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = db.PingContext(ctx)
-		cancel()
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("PostgreSQL unreachable in CI: %v", err)
-		}
-		t.Skipf("PostgreSQL unreachable: %v", err)
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "warden_e2e_" + hex.EncodeToString(b[:])
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
-		db.Close()
-	})
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema
-}
 
 // TestServeReplicas runs two `warden serve` processes on one PostgreSQL
 // database: a call waiting on replica A is released by a person who
@@ -63,7 +19,7 @@ func pgSchema(t testing.TB) string {
 // on A; calls sent to both at once, and retried on the other replica with
 // the same call id, leave exactly one audit record each.
 func TestServeReplicas(t *testing.T) {
-	store := pgSchema(t)
+	store := pgtest.Schema(t)
 	dir := serveProject(t, servePolicy)
 	agent := serveToken(t, dir, "agent", "ci-bot")
 	person := serveToken(t, dir, "person", "alice")

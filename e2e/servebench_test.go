@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/warden-run/warden/internal/pgtest"
 )
 
 // serveBenchCommands are the calls of the load test, in turn: an allow of
@@ -70,7 +72,7 @@ func BenchmarkServeLoad(b *testing.B) {
 	}
 	targets := []target{
 		{name: "warden-sqlite", url: wardenURL(nil), body: wardenBody},
-		{name: "warden-postgres", url: wardenURL(func(b *testing.B) string { return pgSchema(b) }), body: wardenBody},
+		{name: "warden-postgres", url: wardenURL(func(b *testing.B) string { return pgtest.Schema(b) }), body: wardenBody},
 		{name: "opa", url: func(b *testing.B) (string, func()) {
 			opa := opaBin()
 			if opa == "" {

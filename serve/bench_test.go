@@ -3,20 +3,17 @@ package serve_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/warden-run/warden/internal/pgtest"
 
 	"github.com/warden-run/warden/serve"
 )
@@ -45,39 +42,6 @@ rules:
 
 var benchCommands = []string{"git status && echo done", "rm -rf build", "git push origin main", "git log --oneline"}
 
-// benchPostgres returns the URL of a fresh schema in the test database,
-// or skips.
-func benchPostgres(b *testing.B) string {
-	base := os.Getenv("WARDEN_TEST_POSTGRES")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	db, err := sql.Open("pgx", base)
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = db.PingContext(ctx)
-		cancel()
-	}
-	if err != nil {
-		b.Skipf("PostgreSQL unreachable: %v", err)
-	}
-	var r [6]byte
-	rand.Read(r[:])
-	schema := "warden_bench_" + hex.EncodeToString(r[:])
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
-		db.Close()
-	})
-	u, _ := url.Parse(base)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // BenchmarkDecideHTTP is POST /v1/decide over loopback from 16 concurrent
 // clients (one session each), the audit write on: the in-process form of
 // e2e's BenchmarkServeLoad, for profiles (-cpuprofile).
@@ -91,7 +55,7 @@ func BenchmarkDecideHTTP(b *testing.B) {
 			}
 			cfg := serve.Config{Policy: pf, Log: log.New(io.Discard, "", 0)}
 			if store == "postgres" {
-				cfg.Store = benchPostgres(b)
+				cfg.Store = pgtest.Schema(b)
 			}
 			s, err := serve.New(context.Background(), cfg)
 			if err != nil {

@@ -3,15 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/warden-run/warden/internal/pgtest"
 )
 
 const statePolicy = `version: 1
@@ -297,29 +296,7 @@ func TestStateAnchorPurgeCommands(t *testing.T) {
 // --store postgres://... (skipped when PostgreSQL is unreachable, except in
 // CI).
 func TestPostgresStore(t *testing.T) {
-	base := os.Getenv("WARDEN_TEST_POSTGRES")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	db, err := sql.Open("pgx", base)
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = db.PingContext(ctx)
-		cancel()
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("PostgreSQL unreachable in CI: %v", err)
-		}
-		t.Skipf("PostgreSQL unreachable: %v", err)
-	}
-	defer db.Close()
-	schema := fmt.Sprintf("warden_cli_test_%d", time.Now().UnixNano())
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Exec("DROP SCHEMA " + schema + " CASCADE")
-	url := base + "&search_path=" + schema
+	url := pgtest.Schema(t)
 	pol := stProject(t)
 	args := []string{"--policy", pol, "--store", url}
 	code, out, errs := stRun(t, `{"tool":"Bash","role":"builder","args":{"command":"git push origin main"}}`, append([]string{"check", "--session", "PG"}, args...)...)
