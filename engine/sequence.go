@@ -429,22 +429,29 @@ func (e *Engine) analysePast(st *state, pc *past) {
 // callKey is the decided call's normalised form, made once per decision.
 func (st *state) callKey() string {
 	if st.key == "" {
-		st.keyArgs = warden.RedactArgsCut(st.call.Args, 64<<10)
-		st.key = keyOf(st.call.Tool, st.keyArgs)
+		st.key = keyOf(st.call.Tool, st.auditArgs())
 	}
 	return st.key
+}
+
+// auditArgs are the call's arguments as the audit trail keeps them.
+func (st *state) auditArgs() map[string]any {
+	if st.keyArgs == nil {
+		st.keyArgs = warden.RedactArgsCut(st.call.Args, 64<<10)
+	}
+	return st.keyArgs
 }
 
 // sameCall reports whether an earlier call is this one (the same
 // normalised form). Most earlier calls differ in an argument's text, which
 // is seen without making their normalised form.
 func (st *state) sameCall(pc *past) bool {
-	key := st.callKey()
-	if pc.rec.Tool != st.call.Tool || len(pc.rec.Args) != len(st.keyArgs) {
+	args := st.auditArgs()
+	if pc.rec.Tool != st.call.Tool || len(pc.rec.Args) != len(args) {
 		return false
 	}
 	strings := true
-	for k, v := range st.keyArgs {
+	for k, v := range args {
 		pv, ok := pc.rec.Args[k]
 		if !ok {
 			return false
@@ -458,7 +465,7 @@ func (st *state) sameCall(pc *past) bool {
 		}
 	}
 	// The same names with the same texts are the same normalised form.
-	return strings || pc.key() == key
+	return strings || pc.key() == st.callKey()
 }
 
 // key is an earlier call's normalised form, made once per decision. Its

@@ -2,90 +2,40 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/pgtest"
 	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/postgres"
 	"github.com/warden-run/warden/storetest"
 )
 
-// baseURL is the test database: WARDEN_TEST_POSTGRES, or the machine's
-// PostgreSQL on 127.0.0.1:5432 (trust auth, database test).
-func baseURL() string {
-	if u := os.Getenv("WARDEN_TEST_POSTGRES"); u != "" {
-		return u
-	}
-	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-}
-
-// admin connects to the test database, skipping the test when PostgreSQL is
-// unreachable, except in CI (CI set), where that is a failure.
-func admin(t *testing.T) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("pgx", baseURL())
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = db.PingContext(ctx)
-		cancel()
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("PostgreSQL unreachable in CI: %v", err)
-		}
-		t.Skipf("PostgreSQL unreachable (set CI to make this a failure): %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // freshStore opens a store in a new schema that is dropped after the test.
 func freshStore(t *testing.T, db *sql.DB) *postgres.Store {
 	t.Helper()
-	s, err := postgres.Open(context.Background(), schemaURL(t, db))
+	s, err := postgres.Open(context.Background(), pgtest.SchemaOn(t, db))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-// schemaURL creates a new schema, dropped after the test, and returns the
-// URL of the test database with it as the search path.
-func schemaURL(t *testing.T, db *sql.DB) string {
-	t.Helper()
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "warden_test_" + hex.EncodeToString(b[:])
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
-	sep := "?"
-	if strings.Contains(baseURL(), "?") {
-		sep = "&"
-	}
-	return baseURL() + sep + "search_path=" + schema
-}
-
 func TestContract(t *testing.T) {
-	db := admin(t)
+	db := pgtest.Admin(t)
 	storetest.Run(t, func(t *testing.T) warden.Store { return freshStore(t, db) })
 }
 
 // TestConcurrentOpen opens one new schema from many connections at once:
 // the migration runs exactly once.
 func TestConcurrentOpen(t *testing.T) {
-	db := admin(t)
-	url := schemaURL(t, db)
+	db := pgtest.Admin(t)
+	url := pgtest.SchemaOn(t, db)
 	stores := make(chan *postgres.Store, 8)
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
@@ -136,7 +86,7 @@ func TestUnreachable(t *testing.T) {
 // from separate sessions: none fails (two trims once deadlocked, and the
 // call was denied with the store's error), and every entry is kept.
 func TestConcurrentViolations(t *testing.T) {
-	s := freshStore(t, admin(t))
+	s := freshStore(t, pgtest.Admin(t))
 	defer s.Close()
 	ctx := context.Background()
 	const workers, each, keep = 16, 15, 5

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-run/warden/internal/pgtest"
+
 	"github.com/warden-run/warden/postgres"
 	"github.com/warden-run/warden/storetest"
 )
@@ -21,8 +23,8 @@ func TestUpgradeFromSchema5(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := admin(t)
-	url := schemaURL(t, db)
+	db := pgtest.Admin(t)
+	url := pgtest.SchemaOn(t, db)
 	schema := url[strings.LastIndex(url, "=")+1:]
 	if _, err := db.ExecContext(ctx, strings.ReplaceAll(string(dump), "fixture_v5.", schema+".")); err != nil {
 		t.Fatal(err)
@@ -34,7 +36,7 @@ func TestUpgradeFromSchema5(t *testing.T) {
 	defer st.Close()
 	storetest.CheckUpgraded(t, st)
 
-	freshURL := schemaURL(t, db)
+	freshURL := pgtest.SchemaOn(t, db)
 	fresh, err := postgres.Open(ctx, freshURL)
 	if err != nil {
 		t.Fatal(err)

@@ -24,13 +24,11 @@ func URL() string {
 	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 }
 
-// Schema creates a schema for one test (dropped after it) and returns the
-// store URL with it as the search path. No PostgreSQL skips the test, or
-// fails it when CI is set.
-func Schema(t testing.TB) string {
+// Admin connects to the test database for the test (closed after it). No
+// PostgreSQL skips the test, or fails it when CI is set.
+func Admin(t testing.TB) *sql.DB {
 	t.Helper()
-	base := URL()
-	db, err := sql.Open("pgx", base)
+	db, err := sql.Open("pgx", URL())
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		err = db.PingContext(ctx)
@@ -40,22 +38,32 @@ func Schema(t testing.TB) string {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("PostgreSQL unreachable in CI: %v", err)
 		}
-		t.Skipf("PostgreSQL unreachable: %v", err)
+		t.Skipf("PostgreSQL unreachable (set CI to make this a failure): %v", err)
 	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Schema creates a schema for one test (dropped after it) and returns the
+// store URL with it as the search path.
+func Schema(t testing.TB) string {
+	t.Helper()
+	return SchemaOn(t, Admin(t))
+}
+
+// SchemaOn is Schema through a connection the test holds already.
+func SchemaOn(t testing.TB, db *sql.DB) string {
+	t.Helper()
 	var b [6]byte
 	rand.Read(b[:])
 	schema := "warden_t_" + hex.EncodeToString(b[:])
 	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		db.Close()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
-		db.Close()
-	})
+	t.Cleanup(func() { db.Exec("DROP SCHEMA " + schema + " CASCADE") })
 	sep := "?"
-	if strings.Contains(base, "?") {
+	if strings.Contains(URL(), "?") {
 		sep = "&"
 	}
-	return base + sep + "search_path=" + schema
+	return URL() + sep + "search_path=" + schema
 }

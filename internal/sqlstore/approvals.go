@@ -107,19 +107,8 @@ func (s *Store) Approvals(ctx context.Context, f warden.ApprovalFilter) ([]warde
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
 	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("approvals: %w", err)
-	}
-	defer rows.Close()
-	var out []warden.Approval
-	for rows.Next() {
-		a, err := scanApproval(rows)
-		if err != nil {
-			return nil, fmt.Errorf("approvals: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	out, err := collect(rows, err, "approvals", scanApproval)
+	return out, err
 }
 
 // ResolveApproval implements warden.ApprovalStore.

@@ -75,19 +75,8 @@ func (s *Store) Grants(ctx context.Context, f warden.GrantFilter) ([]warden.Gran
 	}
 	q += ` ORDER BY created_at, id`
 	rows, err := prepared{s: s}.QueryContext(ctx, s.d.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("grants: %w", err)
-	}
-	defer rows.Close()
-	var out []warden.Grant
-	for rows.Next() {
-		g, err := scanGrant(rows)
-		if err != nil {
-			return nil, fmt.Errorf("grants: %w", err)
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	out, err := collect(rows, err, "grants", scanGrant)
+	return out, err
 }
 
 // useGrant counts one use of a grant that is in force.

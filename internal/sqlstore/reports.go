@@ -12,7 +12,7 @@ import (
 
 const reportCols = `session, nonce, status, turns, retries, final_report, metas, problem, completed, created_at, updated_at`
 
-func scanReport(row interface{ Scan(...any) error }) (warden.Report, error) {
+func scanReport(row scanner) (warden.Report, error) {
 	var r warden.Report
 	var metas string
 	var completed int
@@ -106,17 +106,12 @@ func (s *Store) Reports(ctx context.Context, f warden.ReportFilter) ([]warden.Re
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
 	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
+	out, err := collect(rows, err, "reports", scanReport)
 	if err != nil {
-		return nil, s.explain(fmt.Errorf("reports: %w", err))
+		return nil, s.explain(err)
 	}
-	defer rows.Close()
-	out := []warden.Report{}
-	for rows.Next() {
-		r, err := scanReport(rows)
-		if err != nil {
-			return nil, fmt.Errorf("reports: %w", err)
-		}
-		out = append(out, r)
+	if out == nil {
+		out = []warden.Report{}
 	}
-	return out, rows.Err()
+	return out, nil
 }

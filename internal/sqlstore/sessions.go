@@ -188,19 +188,8 @@ func (s *Store) Sessions(ctx context.Context, f warden.SessionFilter) ([]warden.
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
 	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("sessions: %w", err)
-	}
-	defer rows.Close()
-	var out []warden.Session
-	for rows.Next() {
-		x, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sessions: %w", err)
-		}
-		out = append(out, x)
-	}
-	return out, rows.Err()
+	out, err := collect(rows, err, "sessions", scanSession)
+	return out, err
 }
 
 // ArchiveSessions implements warden.SessionStore.

@@ -184,6 +184,27 @@ func notFound(res sql.Result, what, id string) error {
 
 type scanner interface{ Scan(dest ...any) error }
 
+// collect scans every row of a query's result with scan and closes the
+// rows; what names the records in an error.
+func collect[T any](rows *sql.Rows, err error, what string, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		x, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, x)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
 // querier is a database or a transaction.
 type querier interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
