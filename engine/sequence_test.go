@@ -62,6 +62,13 @@ func TestSequenceRules(t *testing.T) {
 		return rec(ago, "Edit", map[string]any{"file_path": p, "old_string": "a", "new_string": "b"}, warden.Allow)
 	}
 	editCall := warden.ToolCall{Tool: "Edit", Args: map[string]any{"file_path": "src/a.go", "old_string": "a", "new_string": "b"}}
+	timed := func(cmd string, timeout float64) warden.ToolCall {
+		return warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": cmd, "timeout": timeout}}
+	}
+	runTimed := func(ago time.Duration, cmd string, timeout float64) warden.AuditRecord {
+		return rec(ago, "Bash", map[string]any{"command": cmd, "timeout": timeout}, warden.Allow)
+	}
+	type H = []warden.AuditRecord
 	for _, c := range []struct {
 		name string
 		call warden.ToolCall
@@ -78,6 +85,11 @@ func TestSequenceRules(t *testing.T) {
 		{"push after a test", bash("git push origin main"), []warden.AuditRecord{edit(5*time.Minute, "src/a.go"), run(time.Minute, "go test ./...")}, warden.Allow, ""},
 		{"push after an edit that came after the test", bash("git push origin main"), []warden.AuditRecord{run(5*time.Minute, "go test ./..."), edit(time.Minute, "src/a.go")}, warden.Deny, "test-before-push"},
 		{"a loop", bash("make"), []warden.AuditRecord{run(3*time.Minute, "make"), run(2*time.Minute, "make"), run(time.Minute, "make")}, warden.Deny, "no-loops"},
+		// Arguments that are not text (a timeout) are compared as the audit
+		// trail keeps them; another argument makes another call.
+		{"a loop with a number argument", timed("make", 600), H{runTimed(3*time.Minute, "make", 600), runTimed(2*time.Minute, "make", 600), runTimed(time.Minute, "make", 600)}, warden.Deny, "no-loops"},
+		{"another number is another call", timed("make", 600), H{runTimed(3*time.Minute, "make", 300), runTimed(2*time.Minute, "make", 600), runTimed(time.Minute, "make", 600)}, warden.Allow, ""},
+		{"one more argument is another call", timed("make", 600), H{run(3*time.Minute, "make"), run(2*time.Minute, "make"), run(time.Minute, "make")}, warden.Allow, ""},
 		{"twice is not a loop", bash("make"), []warden.AuditRecord{run(2*time.Minute, "make"), run(time.Minute, "make")}, warden.Allow, ""},
 		{"old repeats are outside the window", bash("make"), []warden.AuditRecord{run(30*time.Minute, "make"), run(20*time.Minute, "make"), run(15*time.Minute, "make")}, warden.Allow, ""},
 		{"allow only after the build", bash("make deploy"), []warden.AuditRecord{run(time.Minute, "make build")}, warden.Allow, "deploy-after-build"},
