@@ -24,6 +24,9 @@ var dialect = sqlstore.Dialect{
 	Rebind:         rebind,
 	LockMigrations: lockMigrations,
 	ModifyingCTE:   true,
+	// The server keeps the commit's order and writes it within a few
+	// wal_writer_delay periods, or with the next synchronous commit.
+	Unsynced: [2]string{"SET synchronous_commit TO off", "RESET synchronous_commit"},
 }
 
 // rebind turns the shared queries' ? placeholders into $1, $2, ...

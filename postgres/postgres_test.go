@@ -119,3 +119,11 @@ func TestConcurrentViolations(t *testing.T) {
 		t.Errorf("history: %d entries, %d live; want %d, at least %d live", all, live, workers*each, keep)
 	}
 }
+
+// TestOutcomesLeaveSync: a connection that wrote an outcome with
+// synchronous_commit off has it on again before a decision uses it.
+func TestOutcomesLeaveSync(t *testing.T) {
+	s := freshStore(t, pgtest.Admin(t))
+	defer s.Close()
+	storetest.OutcomesLeaveSync(t, s, s.DB(), "SHOW synchronous_commit", "on")
+}

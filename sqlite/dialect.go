@@ -49,6 +49,10 @@ var dialect = sqlstore.Dialect{
 	LockMigrations: func(context.Context, *sql.Tx) error { return nil },
 	// One writer at a time: concurrent decisions share a transaction.
 	GroupCommit: true,
+	// In WAL mode, a commit under synchronous=NORMAL is in the file (it
+	// survives a crash of the process) and reaches the disk with the next
+	// synchronous=FULL commit's sync of the same log.
+	Unsynced: [2]string{"PRAGMA synchronous=NORMAL", "PRAGMA synchronous=FULL"},
 }
 
 // newborn is how long a store file may stay empty while the process that

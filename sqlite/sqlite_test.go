@@ -411,3 +411,14 @@ func TestRecentConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestOutcomesLeaveSync: a connection that wrote an outcome without a sync
+// goes back to synchronous=FULL (2) before the pool hands it to a decision.
+func TestOutcomesLeaveSync(t *testing.T) {
+	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.OutcomesLeaveSync(t, s, s.DB(), "PRAGMA synchronous", "2")
+}

@@ -246,6 +246,10 @@ type Dialect struct {
 	// another statement (PostgreSQL), so that a decision's session update
 	// and its audit record's insert are one statement.
 	ModifyingCTE bool
+	// Unsynced is the pair of statements that make a connection's commits
+	// stop waiting for the disk, and then wait again. A call's outcome is
+	// written so (see SetOutcome); empty: every commit waits.
+	Unsynced [2]string
 }
 
 // MaxIdleConns is how many idle connections a store keeps open for the
