@@ -422,3 +422,24 @@ func TestOutcomesLeaveSync(t *testing.T) {
 	defer s.Close()
 	storetest.OutcomesLeaveSync(t, s, s.DB(), "PRAGMA synchronous", "2")
 }
+
+// BenchmarkSetOutcome is the outcome a host reports after each call it
+// ran: one update of the call's record, committed without a sync.
+func BenchmarkSetOutcome(b *testing.B) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "warden.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for b.Loop() {
+		b.StopTimer()
+		if _, err := st.AppendAudit(ctx, warden.AuditRecord{Time: time.Now(), Session: "s", Tool: "Bash", Decision: warden.Allow}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := st.SetOutcome(ctx, warden.Outcome{Session: "s", Tool: "Bash", OK: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
