@@ -374,9 +374,11 @@ func (r *run) decide(ctx context.Context, req *jsonrpc.Request) (v Verdict, stop
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := oneReading(req.Params); err != nil {
-		return Verdict{Decision: refusal("the parameters of the tools/call request can be read in more than one way ("+err.Error()+
+		d := refusal("the parameters of the tools/call request can be read in more than one way ("+err.Error()+
 			"), so warden cannot tell which call the server would run",
-			"Send each key of the parameters and of the arguments once, spelled as the tool's schema spells it.")}, true
+			"Send each key of the parameters and of the arguments once, spelled as the tool's schema spells it.")
+		d.Code = warden.CodeBadInput
+		return Verdict{Decision: d}, true
 	}
 	if err := json.Unmarshal(req.Params, &params); err != nil || params.Name == "" {
 		return Verdict{Decision: refusal("the tools/call request has no tool name or its parameters are not valid JSON",
