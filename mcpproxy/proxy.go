@@ -182,6 +182,12 @@ func (r *run) fromClient(ctx context.Context) error {
 			continue
 		}
 		req, ok := msg.(*jsonrpc.Request)
+		if ok && !req.ID.IsValid() && req.Method == "tools/call" {
+			// A call sent as a notification: it has no answer to carry a
+			// decision, and a server that ran it would run it ungoverned.
+			r.logf("dropped a tools/call without an id (a notification): a call needs an id to be decided and answered")
+			continue
+		}
 		if !ok || !req.ID.IsValid() {
 			// A response to the upstream's request, or a notification
 			// (initialized, cancelled, progress, roots changed).

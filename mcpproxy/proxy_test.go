@@ -2,6 +2,7 @@ package mcpproxy_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/warden-run/warden"
@@ -696,4 +698,64 @@ func TestServerName(t *testing.T) {
 	if got := mcpproxy.ServerNameURL("https://mcp.linear.app/mcp"); got != "linear" {
 		t.Errorf("ServerNameURL = %q, want linear", got)
 	}
+}
+
+// TestCallAsNotificationIsNotForwarded: a tools/call without an id (a
+// notification) has no answer to carry warden's decision; a server that
+// ran it anyway would run it ungoverned, so the proxy drops it. The raw
+// upstream connection sees the next request, not the call.
+func TestCallAsNotificationIsNotForwarded(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clientEnd, proxyClientT := mcp.NewInMemoryTransports()
+	proxyUpT, serverEnd := mcp.NewInMemoryTransports()
+	cc, err := proxyClientT.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uc, err := proxyUpT.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go (&mcpproxy.Proxy{Name: "files", Gate: engineGate{eng: compileTestPolicy(t), role: "builder", cwd: t.TempDir()}}).Run(ctx, cc, uc)
+	client, err := clientEnd.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := serverEnd.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := &jsonrpc.Request{Method: "tools/call", Params: json.RawMessage(`{"name":"write_file","arguments":{"path":"docs/a.txt","content":"x"}}`)}
+	ping, _ := jsonrpc.MakeID(float64(7))
+	for _, m := range []jsonrpc.Message{call, &jsonrpc.Request{ID: ping, Method: "ping"}} {
+		if err := client.Write(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := server.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req, ok := got.(*jsonrpc.Request); !ok || req.Method != "ping" {
+		t.Fatalf("the upstream got %#v first, want the ping (the call without an id dropped)", got)
+	}
+}
+
+// compileTestPolicy compiles testPolicy.
+func compileTestPolicy(t *testing.T) *engine.Engine {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "warden.yaml")
+	if err := os.WriteFile(f, []byte(testPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }
