@@ -13,7 +13,6 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/mcpproxy"
-	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
 )
@@ -89,25 +88,7 @@ func benchClient(b *testing.B, gate mcpproxy.Gate) *mcp.ClientSession {
 // other work keeps busy, where a latency grows with the CPU time it needs.
 func BenchmarkProxyOverhead(b *testing.B) {
 	dir := b.TempDir()
-	polFile := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(polFile, []byte(testPolicy), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	// A policy file as a proxy meets it: not written in the last moments,
-	// which Policy would read again on every call until its stamp can be
-	// trusted (racyWindow).
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(polFile, old, old); err != nil {
-		b.Fatal(err)
-	}
-	pol, err := policy.Load(polFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	eng, err := engine.Compile(pol)
-	if err != nil {
-		b.Fatal(err)
-	}
+	polFile, eng := writePolicy(b, dir, testPolicy)
 	st, err := sqlite.Open(b.Context(), filepath.Join(dir, ".warden", "warden.db"))
 	if err != nil {
 		b.Fatal(err)
@@ -186,25 +167,7 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 // audit record in SQLite, no MCP traffic.
 func BenchmarkGateDecide(b *testing.B) {
 	dir := b.TempDir()
-	polFile := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(polFile, []byte(testPolicy), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	// A policy file as a proxy meets it: not written in the last moments,
-	// which Policy would read again on every call until its stamp can be
-	// trusted (racyWindow).
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(polFile, old, old); err != nil {
-		b.Fatal(err)
-	}
-	pol, err := policy.Load(polFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	eng, err := engine.Compile(pol)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, eng := writePolicy(b, dir, testPolicy)
 	st, err := sqlite.Open(b.Context(), filepath.Join(dir, ".warden", "warden.db"))
 	if err != nil {
 		b.Fatal(err)

@@ -157,18 +157,7 @@ func newFixture(t *testing.T, o options) *fixture {
 			t.Fatal(err)
 		}
 	}
-	polFile := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(polFile, []byte(testPolicy+"tools:\n  mcp__files__slow_read: read\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Load(polFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.Compile(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, eng := writePolicy(t, dir, testPolicy+"tools:\n  mcp__files__slow_read: read\n")
 	st, err := sqlite.Open(ctx, filepath.Join(dir, ".warden", "warden.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -707,6 +696,8 @@ func TestServerName(t *testing.T) {
 func TestCallAsNotificationIsNotForwarded(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
+	dir := t.TempDir()
+	_, eng := writePolicy(t, dir, testPolicy)
 	clientEnd, proxyClientT := mcp.NewInMemoryTransports()
 	proxyUpT, serverEnd := mcp.NewInMemoryTransports()
 	cc, err := proxyClientT.Connect(ctx)
@@ -717,7 +708,7 @@ func TestCallAsNotificationIsNotForwarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go (&mcpproxy.Proxy{Name: "files", Gate: engineGate{eng: compileTestPolicy(t), role: "builder", cwd: t.TempDir()}}).Run(ctx, cc, uc)
+	go (&mcpproxy.Proxy{Name: "files", Gate: engineGate{eng: eng, role: "builder", cwd: dir}}).Run(ctx, cc, uc)
 	client, err := clientEnd.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -742,20 +733,27 @@ func TestCallAsNotificationIsNotForwarded(t *testing.T) {
 	}
 }
 
-// compileTestPolicy compiles testPolicy.
-func compileTestPolicy(t *testing.T) *engine.Engine {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "warden.yaml")
-	if err := os.WriteFile(f, []byte(testPolicy), 0o644); err != nil {
-		t.Fatal(err)
+// writePolicy writes the policy text to dir/warden.yaml, its modification
+// time an hour ago (a file a proxy meets: not one written in the last
+// moments, which Policy reads again on every call until its stamp can be
+// trusted), and returns the file and the compiled policy.
+func writePolicy(tb testing.TB, dir, text string) (string, *engine.Engine) {
+	tb.Helper()
+	f := filepath.Join(dir, "warden.yaml")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(f, old, old); err != nil {
+		tb.Fatal(err)
 	}
 	pol, err := policy.Load(f)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	eng, err := engine.Compile(pol)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return eng
+	return f, eng
 }

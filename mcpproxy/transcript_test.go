@@ -13,9 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/mcpproxy"
-	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
 )
@@ -29,18 +27,7 @@ var update = flag.Bool("update", false, "rewrite testdata/transcript.golden")
 func TestTranscript(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
-	polFile := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(polFile, []byte(testPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Load(polFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.Compile(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, eng := writePolicy(t, dir, testPolicy)
 	st, err := sqlite.Open(ctx, filepath.Join(dir, ".warden", "warden.db"))
 	if err != nil {
 		t.Fatal(err)
