@@ -18,7 +18,9 @@ import (
 // they are written to policy/testdata/hosttools/HOST.json, which
 // policy's TestToolTableCoversHostTools checks the table against. Without
 // it, a host that offers a tool the file does not list fails here: a new
-// or renamed tool is noticed.
+// or renamed tool is noticed. A host's tools can differ with what is
+// installed beside it (Gemini CLI's grep_search takes six more arguments
+// when ripgrep is on the PATH): the file holds every variant seen.
 
 // toolDefs is a host's tools and each tool's argument names.
 type toolDefs map[string][]string
