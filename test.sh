@@ -53,6 +53,7 @@ fuzz ./report/ FuzzFilter
 fuzz ./compile/ FuzzSplice
 fuzz . FuzzRedactSkipsOnlyWhatCannotMatch
 fuzz ./internal/hookd/ FuzzDecodeResponse
+fuzz ./mcpproxy/ FuzzOneReading
 
 if [ -f bench/go.mod ]; then
   echo "== bench module: correctness of warden, OPA and cedar-go"

@@ -1,13 +1,10 @@
 package mcpproxy
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // oneReading reports JSON that different readers may read differently:
@@ -18,64 +15,142 @@ import (
 // match case exactly. The proxy forwards a call's parameters as the client
 // sent them, so warden must decide the call the server will run: it
 // refuses such parameters rather than guess how the server reads them.
+//
+// It scans the bytes once and decodes only keys; it does not validate the
+// JSON otherwise (the decoding that follows does). It runs on every call,
+// so it allocates little: a key without escapes is compared in place.
 func oneReading(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	// One set of folded keys per open object; nil for an array.
-	var open []map[string]string
-	// expectKey: the next string token in the innermost object is a key.
-	expectKey := false
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				open = append(open, map[string]string{})
-				expectKey = true
-				continue
-			case '[':
-				open = append(open, nil)
-			case '}', ']':
-				open = open[:len(open)-1]
-			}
-		case string:
-			if expectKey {
-				keys := open[len(open)-1]
-				f := foldKey(t)
-				if prev, ok := keys[f]; ok {
-					if prev == t {
-						return fmt.Errorf("the key %q appears twice in one object", t)
-					}
-					return fmt.Errorf("the keys %q and %q differ only in case", prev, t)
-				}
-				keys[f] = t
-				expectKey = false
-				continue
-			}
-		}
-		// After a value, the innermost object (if that is what is open)
-		// expects a key again.
-		expectKey = len(open) > 0 && open[len(open)-1] != nil
+	type frame struct {
+		obj  bool
+		keys [][2]string // folded, as written
+		set  map[string]string
 	}
+	var stack []frame
+	expectKey := false
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{':
+			stack = append(stack, frame{obj: true})
+			expectKey = true
+		case '[':
+			stack = append(stack, frame{})
+			expectKey = false
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1].obj
+		case ':':
+			expectKey = false
+		case '"':
+			end, escaped := stringEnd(data, i)
+			if end < 0 {
+				return fmt.Errorf("a string is not closed")
+			}
+			if expectKey && len(stack) > 0 && stack[len(stack)-1].obj {
+				key := string(data[i+1 : end])
+				if escaped {
+					if err := json.Unmarshal(data[i:end+1], &key); err != nil {
+						return fmt.Errorf("the key %s cannot be read: %v", data[i:end+1], err)
+					}
+				}
+				f := &stack[len(stack)-1]
+				folded := foldKey(key)
+				prev, dup := "", false
+				if f.set != nil {
+					prev, dup = f.set[folded]
+				} else {
+					for _, k := range f.keys {
+						if k[0] == folded {
+							prev, dup = k[1], true
+							break
+						}
+					}
+				}
+				if dup {
+					if prev == key {
+						return fmt.Errorf("the key %q appears twice in one object", key)
+					}
+					return fmt.Errorf("the keys %q and %q differ only in case", prev, key)
+				}
+				// Past a few keys, a map keeps the check linear.
+				if f.set == nil && len(f.keys) >= 16 {
+					f.set = make(map[string]string, 2*len(f.keys))
+					for _, k := range f.keys {
+						f.set[k[0]] = k[1]
+					}
+				}
+				if f.set != nil {
+					f.set[folded] = key
+				} else {
+					f.keys = append(f.keys, [2]string{folded, key})
+				}
+			}
+			expectKey = false
+			i = end
+		}
+	}
+	return nil
+}
+
+// stringEnd returns the index of the quote that closes the string opening
+// at data[start] (-1 if none), and whether the string has escapes.
+func stringEnd(data []byte, start int) (int, bool) {
+	escaped := false
+	for j := start + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return -1, escaped
 }
 
 // foldKey maps s to one spelling per class of strings that are equal under
 // Unicode simple case folding (as encoding/json compares field names: "K",
-// "k" and the Kelvin sign are one class).
+// "k" and the Kelvin sign are one class): each letter becomes the least
+// rune of its folding orbit, which for ASCII letters is the upper case.
 func foldKey(s string) string {
-	var b strings.Builder
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'a' <= c && c <= 'z' {
+			ascii = ascii && c < utf8.RuneSelf
+			if !ascii {
+				break
+			}
+		}
+	}
+	if ascii {
+		lower := false
+		for i := 0; i < len(s); i++ {
+			if 'a' <= s[i] && s[i] <= 'z' {
+				lower = true
+				break
+			}
+		}
+		if !lower {
+			return s
+		}
+		b := []byte(s)
+		for i, c := range b {
+			if 'a' <= c && c <= 'z' {
+				b[i] = c - 'a' + 'A'
+			}
+		}
+		return string(b)
+	}
+	b := make([]rune, 0, len(s))
 	for _, r := range s {
 		m := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 			m = min(m, f)
 		}
-		b.WriteRune(m)
+		b = append(b, m)
 	}
-	return b.String()
+	return string(b)
 }
