@@ -88,6 +88,18 @@ func init() {
 	for _, n := range []string{"fetch", "pull", "push", "clone"} {
 		table["git"].Sub(n).Special = gitExtRemote
 	}
+	table["git"].Sub("fetch").Special = gitFetch
+	// git branch -D, -M, -C and -f move or delete a branch whatever its
+	// commits (git-branch(1)): the commits only that branch held are lost.
+	table["git"].Sub("branch").Special = func(r *Result, _ []string) {
+		for _, f := range r.Flags {
+			switch f {
+			case "-D", "-M", "-C", "-f":
+				r.risk("git branch %s deletes or overwrites a branch even when it holds commits no other branch has", f)
+				return
+			}
+		}
+	}
 	// Pathspecs are read: git diff --no-index .env, git blame .env and
 	// git show HEAD:.env print a file's content. A REV:PATH operand reads
 	// PATH.
@@ -163,9 +175,62 @@ func gitExtRemote(r *Result, _ []string) {
 	}
 }
 
+// gitFetch: a refspec whose destination is forced (+SRC:DST, or -f) or
+// pruned (--prune) rewrites or deletes local branches whatever their
+// commits (git-fetch(1): git fetch . +HEAD~5:refs/heads/main, git fetch
+// --prune origin 'refs/heads/*:refs/heads/*'); --refmap and --stdin give
+// refspecs too, and --update-head-ok (for git pull's own use) lets the
+// current branch move under the work tree.
+func gitFetch(r *Result, args []string) {
+	gitExtRemote(r, args)
+	force := hasFlag(r, "-f", "-p", "-P", "-u")
+	if hasFlag(r, "-u") {
+		r.risk("git fetch --update-head-ok moves the current branch under the work tree")
+	}
+	if hasFlag(r, "--stdin") {
+		r.risk("git fetch --stdin reads refspecs warden cannot see")
+	}
+	specs := r.Values("--refmap")
+	if len(r.Ops) > 2 {
+		specs = append(specs, r.Ops[2:]...) // fetch REPOSITORY REFSPEC...
+	}
+	for _, sp := range specs {
+		if IsDyn(sp) {
+			r.risk("a refspec of git fetch is computed at run time")
+			return
+		}
+		_, dst, hasDst := strings.Cut(strings.TrimPrefix(sp, "+"), ":")
+		if strings.HasPrefix(sp, "+") || force && hasDst && dst != "" && !strings.HasPrefix(dst, "refs/remotes/") {
+			r.risk("git fetch %s forces or prunes local refs, which loses the commits only they held", sp)
+			return
+		}
+	}
+}
+
 // gitRevPaths adds the PATH of every REV:PATH operand (HEAD:.env, :.env)
 // as a read.
 func gitRevPaths(r *Result, _ []string) {
+	// git diff --no-index compares two folders whole (git-diff(1)).
+	if r.Sub == "diff" && hasFlag(r, "--no-index") {
+		r.Tree = true
+	}
+	// git log -L RANGE:FILE prints the history of FILE's lines: FILE is
+	// read. RANGE may hold a colon (-L:funcname:FILE, -L/re:x/,+2:FILE), so
+	// both the text after the first colon and after the last are reads.
+	if r.Sub != "blame" {
+		for _, v := range r.Values("-L") {
+			if IsDyn(v) {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "git " + r.Sub + " -L"})
+				continue
+			}
+			if i := strings.IndexByte(v, ':'); i >= 0 {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: v[i+1:], Via: "git " + r.Sub + " -L"})
+			}
+			if j := strings.LastIndexByte(v, ':'); j >= 0 && j != strings.IndexByte(v, ':') {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: v[j+1:], Via: "git " + r.Sub + " -L"})
+			}
+		}
+	}
 	for _, op := range r.Ops {
 		if IsDyn(op) {
 			continue
@@ -271,7 +336,9 @@ func gitWorktree(r *Result, args []string) {
 		computed = has("--hard", "--merge", "--keep")
 	case "stash":
 		paths = nil
-		if len(ops) > 0 && (ops[0] == "list" || ops[0] == "show") {
+		// git stash list and show; git stash -- show PATH is git stash
+		// push -- show PATH.
+		if len(ops) > 0 && (ops[0] == "list" || ops[0] == "show") && (!dd || indexOf(args, ops[0]) < indexOf(args, "--")) {
 			computed = false
 		}
 	case "clean":
@@ -279,6 +346,15 @@ func gitWorktree(r *Result, args []string) {
 		computed = !has("-n")
 	default: // merge, rebase, pull, cherry-pick, revert
 		paths = nil
+	}
+	// git switch -C and git checkout -B reset a branch that exists to the
+	// start point: the commits only it held are lost. -f (--force,
+	// --discard-changes) throws away the changes of the work tree.
+	if (sub == "switch" || sub == "checkout") && has("-C", "-B") {
+		r.risk("git %s -C/-B resets an existing branch, which loses the commits only it held", sub)
+	}
+	if (sub == "switch" || sub == "checkout") && has("-f") {
+		computed = true
 	}
 	for _, p := range paths {
 		r.Effects = append(r.Effects, Effect{Arg: Write, Val: p, Via: "git " + sub})

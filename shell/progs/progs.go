@@ -50,6 +50,7 @@ const (
 	AtFile  Arg = '@' // data, or a file read when it starts with "@" (curl -d @FILE)
 	Pair    Arg = '2' // two values: a name, then a path read (jq --rawfile NAME FILE)
 	Pair2   Arg = 'V' // two plain values (jq --arg NAME VALUE)
+	Tool    Arg = 'G' // go's -gcflags/-ldflags: flags for the compiler or linker, checked against the harmless ones
 )
 
 // Flag is the effect of an option that takes no value.
@@ -346,6 +347,25 @@ type Result struct {
 	// reads (grep --include, --exclude, --exclude-dir): a file's or a
 	// folder's base name.
 	Filter func(name string, dir bool) bool
+	// Vals are the values given to options, by canonical spelling, in the
+	// order of the call (grep -d ACTION, git log -L RANGE:FILE).
+	Vals []OptVal
+}
+
+// OptVal is the value given to an option.
+type OptVal struct {
+	Opt, Val string
+}
+
+// Values returns the values the call gave to the option canon.
+func (r *Result) Values(canon string) []string {
+	var out []string
+	for _, v := range r.Vals {
+		if v.Opt == canon {
+			out = append(out, v.Val)
+		}
+	}
+	return out
 }
 
 func (r *Result) risk(format string, a ...any) {
@@ -663,6 +683,7 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 	if !hasVal {
 		return
 	}
+	r.Vals = append(r.Vals, OptVal{Opt: o.Canon, Val: val})
 	switch o.Arg {
 	case Plain, Pattern:
 	case Exec, Shell, Unsafe:
@@ -689,6 +710,8 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 		}
 	case Config:
 		gitConfig(r, name, val)
+	case Tool:
+		goToolFlags(r, o.Canon, val)
 	case AtFile:
 		if strings.HasPrefix(val, "@") && len(val) > 1 {
 			r.Effects = append(r.Effects, Effect{Arg: Read, Val: val[1:], Via: name})
