@@ -26,7 +26,7 @@ func (e *Engine) inside(abs string) (hit string, tooLarge bool) {
 		return "", false
 	}
 	for _, pa := range e.protectedAbs {
-		if pa != abs && under(pa, abs) {
+		if !strings.EqualFold(pa, abs) && underFold(pa, abs) {
 			return pa, false
 		}
 	}
@@ -73,7 +73,7 @@ func (e *Engine) guarded(abs string) bool {
 // (the policy, the store folder, the intents file) or inside one.
 func (e *Engine) ownAbs(abs string) bool {
 	for _, pa := range e.protectedAbs {
-		if under(abs, pa) {
+		if underFold(abs, pa) {
 			return true
 		}
 	}

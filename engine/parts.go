@@ -283,6 +283,7 @@ func (e *Engine) shellParts(st *state) int {
 		return len(a.Commands)
 	}
 	e.writeParts(st, a, cds)
+	e.dirParts(st, cds)
 	for _, r := range a.Reads {
 		e.readPart(st, r, cds)
 		if len(a.Globs) > 0 && a.IsGlob(r.Path) {
@@ -319,6 +320,42 @@ func (e *Engine) wardenCommand(st *state, c *shell.Command) {
 	}
 	st.own = true
 	st.check("warden", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: "warden's own state (warden " + sub + ")"})
+}
+
+// dirParts checks the folders a line works in (cd DIR, make -C DIR, go -C
+// DIR, env -C DIR) as a shell tool's working folder is checked: the
+// commands after them read and run what is there, and a build tool runs
+// the recipes it finds (cd ~/other && make deploy runs another project's
+// Makefile). A folder is resolved as written from the call's folder and
+// after the folders before it on the line: outside either way, it takes
+// workspace.outside (a private one is denied); outside one way only (cd
+// src && cd .., where a cd that fails or runs in a subshell leaves the
+// second in the call's parent), and a folder computed at run time, ask.
+func (e *Engine) dirParts(st *state, cds []string) {
+	if len(cds) == 0 {
+		return
+	}
+	base := e.cwd(&st.call)
+	cur := base
+	for _, d := range cds {
+		if shell.IsDyn(d) || strings.HasPrefix(d, "-") {
+			st.check("folder", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: shell.Display(d),
+				extra: "the line changes into a folder computed at run time (" + shell.Display(d) + "), so warden cannot tell where its commands run"})
+			continue
+		}
+		_, _, in := e.resolve(d, base)
+		abs, _, inCur := e.resolve(d, cur)
+		cur = abs
+		switch {
+		case !in && !inCur || filepath.IsAbs(d) || strings.HasPrefix(d, "~"):
+			e.readPart(st, shell.Write{Path: d, Op: "working folder"}, nil)
+		case !in || !inCur:
+			if e.pol.Workspace.Outside != warden.Allow {
+				st.check("folder", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: d,
+					extra: "the line changes into " + d + ", which is outside the workspace unless the folders before it on the line were entered"})
+			}
+		}
+	}
 }
 
 // readPart checks a path a shell line reads: a private path is denied, and
@@ -804,6 +841,12 @@ func (e *Engine) grantPattern(st *state, g *warden.Grant, p *part) bool {
 // dir + "/".
 func under(p, dir string) bool {
 	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// underFold is under for warden's own files, ignoring case: on a file
+// system that ignores it (macOS, Windows), WARDEN.yaml is warden.yaml.
+func underFold(p, dir string) bool {
+	return len(p) >= len(dir) && (len(p) == len(dir) || p[len(dir)] == '/') && strings.EqualFold(p[:len(dir)], dir)
 }
 
 // hasPathArgs reports whether any argument is one that paths or patches are
