@@ -113,8 +113,8 @@ func init() {
 			Opts: "-a|--append -i|--ignore-interrupts -p --output-error[=]" + commonGNU},
 		&Spec{Name: "mv", Source: src("mv", coreSrc), Operands: "D... W",
 			Opts: "--backup[=] -b -f|--force -i|--interactive -n|--no-clobber --no-copy --strip-trailing-slashes -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -Z|--context" + commonGNU},
-		&Spec{Name: "cp", Source: src("cp", coreSrc), Operands: "R... W", Special: treeIf("-r", "-a"),
-			Opts: "-a|--archive --attributes-only --backup[=] -b --copy-contents -d -f|--force -i|--interactive -H -l|--link -L|--dereference -n|--no-clobber -P|--no-dereference -p --preserve[=] --no-preserve= --parents -r|-R|--recursive --reflink[=] --remove-destination --sparse= --strip-trailing-slashes -s|--symbolic-link -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -x|--one-file-system -Z --context[=]" + commonGNU},
+		&Spec{Name: "cp", Source: src("cp", coreSrc) + "; -l and -s make links, not copies: the sources are written through them (cp -l .git/config src/cfg, then a write of src/cfg)", Operands: "R... W", Special: treeIf("-r", "-a"),
+			Opts: "-a|--archive --attributes-only --backup[=] -b --copy-contents -d -f|--force -i|--interactive -H -l|--link:I -L|--dereference -n|--no-clobber -P|--no-dereference -p --preserve[=] --no-preserve= --parents -r|-R|--recursive --reflink[=] --remove-destination --sparse= --strip-trailing-slashes -s|--symbolic-link:I -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -x|--one-file-system -Z --context[=]" + commonGNU},
 		&Spec{Name: "install", Source: src("install", coreSrc), Operands: "R... W",
 			Opts: "--backup[=] -b -c -C|--compare -d|--directory -D -g=|--group= -m=|--mode= -o=|--owner= -p|--preserve-timestamps -s|--strip --strip-program=X -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -v|--verbose --preserve-context -Z --context[=]" + commonGNU},
 		// A link's target is written through the link: every operand counts

@@ -738,6 +738,7 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 	roles := s.roles
 	skipFirst := false
 	inPlace, target := false, false
+	ipVia := s.Name + " -i"
 	for _, o := range seen {
 		if o == nil {
 			continue
@@ -750,6 +751,9 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 		}
 		if o.Flag == InPlace {
 			inPlace = true
+			if o.Canon != "-i" && o.Canon != "--in-place" {
+				ipVia = s.Name + " " + o.Canon // cp -l: the sources are written through the links
+			}
 		}
 	}
 	for _, e := range r.Effects {
@@ -801,7 +805,7 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 		}
 		via := s.Name
 		if inPlace && role == Read {
-			role, via = Write, s.Name+" -i"
+			role, via = Write, ipVia
 		}
 		if role == Plain {
 			continue
