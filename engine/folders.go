@@ -201,7 +201,7 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 // is none, and tooLarge when the folder holds more files than the check
 // looks at. With skipHidden, entries whose name starts with a dot are left
 // out, as the program reading the folder leaves them out.
-func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool) (hit string, tooLarge bool) {
+func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool, match func(string) bool) (hit string, tooLarge bool) {
 	if len(e.private) == 0 {
 		return "", false
 	}
@@ -219,6 +219,11 @@ func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, 
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		if match != nil {
+			if r, err := filepath.Rel(abs, path); err == nil && !match(filepath.ToSlash(r)) {
+				return nil // not read; a folder's files are still looked at
+			}
 		}
 		n++
 		if n > maxWalk {
@@ -241,7 +246,7 @@ func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, 
 // that holds a private path, naming that path; a folder too large to look
 // through asks.
 func (e *Engine) treeReadCheck(st *state, p *part, r shell.Write) {
-	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter)
+	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter, r.Match)
 	switch {
 	case hit != "":
 		st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(hit) + " (inside " + p.display() + ")", extra: "read"})

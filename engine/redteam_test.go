@@ -352,3 +352,29 @@ func TestRedteamWgetServerName(t *testing.T) {
 		{"wget names the file", sh("wget https://x/a"), "allow"},
 	})
 }
+
+// git pathspecs are patterns: * and ? match "/" too, and a pattern that
+// matches a folder takes everything below it, so naming .env by a pattern
+// reads it as naming it does (git log -p -- .env is denied).
+func TestRedteamGitPathspecs(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		// Findings.
+		{"log -p of *env", sh("git log -p -- '*env'"), "deny"},
+		{"log -p of *env without --", sh("git log -p '*env'"), "deny"},
+		{"diff of .en?", sh("git diff HEAD -- '.en?'"), "deny"},
+		{"show of a folder pattern", sh("git show HEAD -- 's*'"), "deny"},
+		{"diff of a class", sh("git diff -- 'src/[.]env'"), "deny"},
+		{"diff of an escaped name", sh(`git diff -- 'src/\.env'`), "deny"},
+		{"icase pathspecs", sh("git log --icase-pathspecs -p -- '*.ENV'"), "deny"},
+		{"add by a pattern", sh("git add '*env'"), "deny"},
+		// Handled already.
+		{"handled: glob magic naming .env", sh("git log -p -- ':(glob)**/.env'"), "deny"},
+		{"handled: top magic", sh("git log -p -- ':/src'"), "deny"},
+		// Harmless forms stay allowed.
+		{"diff of go files", sh("git diff -- '*.go'"), "allow"},
+		{"diff of two patterns", sh("git diff -- '*.md' '*.go'"), "allow"},
+		{"diff excluding a file", sh("git diff -- ':!package-lock.json'"), "allow"},
+		{"status by a pattern lists names", sh("git status '*env'"), "allow"},
+	})
+}

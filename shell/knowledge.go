@@ -330,6 +330,9 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 			if e.Arg == progs.Read && r.Tree && r.Spec != nil && (e.Via == r.Spec.Name || e.Via == "tar") {
 				w.Tree, w.SkipHidden, w.Filter = true, r.SkipHidden, r.Filter
 			}
+			if e.Match != nil {
+				w.Tree, w.Match = true, e.Match
+			}
 			a.addRead(w)
 		}
 		if copies && e.Via == prog && e.Arg != progs.Plain {

@@ -98,6 +98,9 @@ type Write struct {
 	// Filter, when set, tells which entries of a folder read whole are
 	// read, by base name (grep --include, --exclude, --exclude-dir).
 	Filter func(name string, dir bool) bool
+	// Match, when set, tells which files of a folder read whole are read,
+	// by their path below it (git's pathspec globs: *env reads src/.env).
+	Match func(rel string) bool
 	// Sources are what a copy, move or link puts at this destination
 	// (cp SRC... DEST): into it, under their names, when it is a folder.
 	Sources []string

@@ -1,6 +1,9 @@
 package progs
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // git 2.39.5 (Debian 12): git --help, git help -a, git-<cmd>(1) and
 // git-config(1). git accepts unique abbreviations of long options
@@ -214,6 +217,7 @@ func gitRevPaths(r *Result, _ []string) {
 	if r.Sub == "diff" && hasFlag(r, "--no-index") {
 		r.Tree = true
 	}
+	gitPathspecs(r)
 	// git log -L RANGE:FILE prints the history of FILE's lines: FILE is
 	// read. RANGE may hold a colon (-L:funcname:FILE, -L/re:x/,+2:FILE), so
 	// both the text after the first colon and after the last are reads.
@@ -381,4 +385,134 @@ func afterDD(args, ops []string) []string {
 		n = len(ops)
 	}
 	return ops[len(ops)-n:]
+}
+
+// gitPathspecs reads the pathspecs of git diff, log, show, grep and add
+// that name files by a pattern (gitglossary(7), pathspec): * and ? match
+// "/" too, and a pattern that matches a folder takes everything below it,
+// so git log -p -- '*env' prints the history of src/.env as surely as git
+// log -p -- src/.env does. Such a pathspec is a read of the working folder
+// whole, of the files the pattern matches. Magic other than exclusion
+// (:(glob), :(icase), :/) and --icase-pathspecs or --glob-pathspecs read
+// every file; exclusions alone add nothing (they match what no pathspec
+// matches).
+func gitPathspecs(r *Result) {
+	if r.Sub == "blame" || r.Sub == "cat-file" || r.Sub == "status" || hasFlag(r, "--literal-pathspecs") {
+		return
+	}
+	ops := r.Ops
+	if i := indexOf(ops, r.Sub); i >= 0 {
+		ops = ops[i+1:]
+	}
+	every := hasFlag(r, "--icase-pathspecs", "--glob-pathspecs")
+	all := func(string) bool { return true }
+	for _, op := range ops {
+		if IsDyn(op) || op == "" {
+			continue
+		}
+		pat := op
+		if op[0] == ':' {
+			magic, rest := op[1:], ""
+			if strings.HasPrefix(magic, "(") {
+				i := strings.IndexByte(magic, ')')
+				if i < 0 {
+					continue
+				}
+				magic, rest = magic[1:i], magic[i+1:]
+				if strings.Contains(magic, "exclude") {
+					continue
+				}
+				if magic != "literal" && magic != "" {
+					r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: all})
+					continue
+				}
+				if magic == "literal" {
+					continue // a path as written: read as an operand
+				}
+			} else {
+				j := 0
+				for j < len(magic) && strings.IndexByte("!^/", magic[j]) >= 0 {
+					j++
+				}
+				flags := magic[:j]
+				rest = strings.TrimPrefix(magic[j:], ":")
+				if strings.ContainsAny(flags, "!^") {
+					continue
+				}
+				if flags != "" {
+					r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: all})
+					continue
+				}
+			}
+			pat = rest
+		}
+		if !strings.ContainsAny(pat, "*?[\\") {
+			continue
+		}
+		if every {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: all})
+			continue
+		}
+		r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: pathspecMatch(pat)})
+	}
+}
+
+// pathspecMatch returns git's match of a wildcard pathspec against a path
+// below the working folder: fnmatch(3) without FNM_PATHNAME, anchored, and
+// a path also matches when one of the folders above it does.
+func pathspecMatch(pat string) func(string) bool {
+	var b strings.Builder
+	b.WriteString("^(?:")
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '\\':
+			if i+1 < len(pat) {
+				i++
+				b.WriteString(regexp.QuoteMeta(pat[i : i+1]))
+			}
+		case '[':
+			j := i + 1
+			if j < len(pat) && (pat[j] == '!' || pat[j] == '^') {
+				j++
+			}
+			if j < len(pat) && pat[j] == ']' {
+				j++
+			}
+			for j < len(pat) && pat[j] != ']' {
+				j++
+			}
+			if j >= len(pat) {
+				b.WriteString(regexp.QuoteMeta("["))
+				continue
+			}
+			class := pat[i+1 : j]
+			if class != "" && class[0] == '!' {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, "\\", "\\\\") + "]")
+			i = j
+		default:
+			b.WriteString(regexp.QuoteMeta(pat[i : i+1]))
+		}
+	}
+	b.WriteString(")$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return func(string) bool { return true }
+	}
+	return func(rel string) bool {
+		if re.MatchString(rel) {
+			return true
+		}
+		for i := 0; i < len(rel); i++ {
+			if rel[i] == '/' && re.MatchString(rel[:i]) {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -320,6 +320,9 @@ type Effect struct {
 	Val  string // the path, program or line (may be a computed word)
 	Via  string // the option or variable that carries it ("--output", "GIT_EXTERNAL_DIFF")
 	Flag Flag   // for effects of flags without a value
+	// Match, for a read, makes it a read of the folder Val whole, of the
+	// files whose path below it Match accepts (git's pathspec globs).
+	Match func(rel string) bool
 }
 
 // Result is what Parse found in one command's words.
