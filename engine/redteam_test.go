@@ -378,3 +378,17 @@ func TestRedteamGitPathspecs(t *testing.T) {
 		{"status by a pattern lists names", sh("git status '*env'"), "allow"},
 	})
 }
+
+// make reading its makefile from its input: the recipes are in the call.
+func TestRedteamMakeStdin(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		{"make -f - from a pipe", sh("echo 'x:;touch /tmp/p' | make -f - x"), "notAllow"},
+		{"make -f /dev/stdin from a here-string", sh("make -f /dev/stdin x <<< 'x:;touch p'"), "notAllow"},
+		{"make --file=-", sh("make --file=- x"), "notAllow"},
+		{"git --shallow-file", sh("git --shallow-file=.git/x fetch --depth=1"), "notAllow"},
+		{"handled: make -f of a process substitution", sh("make -f <(echo 'x:;touch p') x"), "notAllow"},
+		{"make -f Makefile", sh("make -f Makefile test"), "allow"},
+		{"make", sh("make test"), "allow"},
+	})
+}

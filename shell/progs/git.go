@@ -26,11 +26,11 @@ func init() {
 	register(&Spec{
 		Name:      "git",
 		EnvPrefix: "GIT_",
-		Source:    "git 2.39.5 (Debian 12), git(1) and git-config(1)",
+		Source:    "git 2.39.5 (Debian 12), git(1) and git-config(1); --shallow-file is undocumented (internal to git's own commands) and names a file git rewrites",
 		Style:     "posix", // global options end at the subcommand
 		SubsOnly:  true,
 		Opts: "-v|--version -h|--help -C=C -c=K --config-env=! --exec-path[=!] --html-path --man-path --info-path -p|--paginate -P|--no-pager --no-replace-objects --bare " +
-			"--git-dir=! --work-tree=C --namespace= --super-prefix= --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks --list-cmds= --attr-source= --shallow-file=R",
+			"--git-dir=! --work-tree=C --namespace= --super-prefix= --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks --list-cmds= --attr-source= --shallow-file=!",
 		// Variables that make git run a program, read another config, or
 		// write a file (git(1), ENVIRONMENT).
 		Env: "GIT_EXTERNAL_DIFF=X GIT_DIFF_OPTS GIT_PAGER=S PAGER=S GIT_EDITOR=S EDITOR=S VISUAL=S GIT_SEQUENCE_EDITOR=S GIT_SSH=X GIT_SSH_COMMAND=S GIT_ASKPASS=X SSH_ASKPASS=X " +

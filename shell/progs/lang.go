@@ -159,9 +159,17 @@ func init() {
 
 	// GNU make 4.3: make --help. The recipes are the Makefile's; the rule
 	// for make vouches for them. --eval and -f change what runs.
-	register(&Spec{Name: "make gmake", Source: "GNU Make 4.3 (Debian 12), make --help; make reads every variable of its environment as a make variable", Operands: "-...", EnvPrefix: "*",
+	register(&Spec{Name: "make gmake", Source: "GNU Make 4.3 (Debian 12), make --help; make reads every variable of its environment as a make variable; -f - reads the makefile from standard input", Operands: "-...", EnvPrefix: "*",
 		Opts: "-b -m -B|--always-make -C=C|--directory=C -d --debug[=] -e|--environment-overrides -E=!|--eval=! -f=R|--file=R|--makefile=R -h|--help -i|--ignore-errors -I=|--include-dir= -j|--jobs[=] -k|--keep-going -l|--load-average[=] -L|--check-symlink-times -n|--just-print|--dry-run|--recon -o=|--old-file=|--assume-old= -O|--output-sync[=] -p|--print-data-base -q|--question -r|--no-builtin-rules -R|--no-builtin-variables -s|--silent|--quiet --no-silent -S|--no-keep-going|--stop -t|--touch --trace -v|--version -w|--print-directory --no-print-directory -W=|--what-if=|--new-file=|--assume-new= --warn-undefined-variables",
 		Special: func(r *Result, args []string) {
+			// make -f - (or /dev/stdin, /dev/fd/N) reads the makefile from
+			// its input: recipes written in the call itself (echo 'x:;cmd'
+			// | make -f - x), commands no rule has seen.
+			for _, v := range r.Values("-f") {
+				if v == "-" || strings.HasPrefix(v, "/dev/") || strings.HasPrefix(v, "/proc/") || IsDyn(v) {
+					r.risk("make -f %s reads a makefile from its input, whose recipes are commands warden cannot vouch for", strings.TrimPrefix(v, "\x00"))
+				}
+			}
 			// VAR=value operands override the Makefile's variables, which
 			// may be the commands it runs (CC=, SHELL=).
 			for _, op := range r.Ops {
