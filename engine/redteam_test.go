@@ -392,3 +392,18 @@ func TestRedteamMakeStdin(t *testing.T) {
 		{"make", sh("make test"), "allow"},
 	})
 }
+
+// Options a program reads from its environment, and variables every TLS
+// program reads.
+func TestRedteamProgramEnv(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"TAR_OPTIONS runs a compressor", sh("TAR_OPTIONS='--use-compress-program=/tmp/x' tar -czf src/x.tgz pkg"), "notAllow"},
+		{"TAPE names the archive written", sh("TAPE=.git/config tar -c pkg"), "notAllow"},
+		{"SSLKEYLOGFILE writes a file", sh("SSLKEYLOGFILE=.git/x curl https://x"), "notAllow"},
+		{"OPENSSL_CONF loads an engine", sh("OPENSSL_CONF=src/x.cnf curl https://x"), "notAllow"},
+		{"GREP_OPTIONS (BSD grep)", sh("GREP_OPTIONS=-r grep KEY ."), "notAllow"},
+		{"GIT_ICASE_PATHSPECS", sh("GIT_ICASE_PATHSPECS=1 git log -p -- '*.ENV'"), "notAllow"},
+		{"TAR_OPTIONS harmless", sh("TAR_OPTIONS=-v tar -czf src/x.tgz pkg/app"), "allow"},
+	})
+}

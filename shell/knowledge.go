@@ -241,7 +241,11 @@ var lookupEnv = map[string]bool{"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PA
 	// less, the pager git and man run, reads commands and an input
 	// preprocessor from these (less(1): LESS='+!cmd', LESSOPEN='|cmd %s').
 	"LESS": true, "LESSOPEN": true, "LESSCLOSE": true, "LESSKEY": true, "LESSKEYIN": true, "LESSEDIT": true,
-	"MANPAGER": true}
+	"MANPAGER": true,
+	// OpenSSL loads the engines and providers its configuration names
+	// (shared libraries) in every program that speaks TLS (curl, git,
+	// wget); SSLKEYLOGFILE makes them append TLS secrets to a file.
+	"OPENSSL_CONF": true, "OPENSSL_MODULES": true, "OPENSSL_ENGINES": true, "SSLKEYLOGFILE": true}
 
 // safeEnv are variables any program may be given: they change language,
 // colours, time zone and the like.

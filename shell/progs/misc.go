@@ -22,7 +22,8 @@ func init() {
 			Special: findSpecial},
 		&Spec{Name: "xargs", Source: "GNU findutils 4.9.0 (Debian 12), xargs --help", Style: "posix", Operands: "X -...", Rest: 1,
 			Opts: "-0|--null -a=R|--arg-file=R -d=|--delimiter= -E= -e[=]|--eof[=] -I= -i[=]|--replace[=] -L=|--max-lines= -l[=] -n=|--max-args= -o|--open-tty -P=|--max-procs= -p|--interactive --process-slot-var= -r|--no-run-if-empty -s=|--max-chars= --show-limits -t|--verbose -x|--exit --help --version"},
-		&Spec{Name: "tar", Source: "GNU tar 1.34 (Debian 12), tar --help", Operands: "-...", Special: tarSpecial,
+		&Spec{Name: "tar", Source: "GNU tar 1.34 (Debian 12), tar --help and info tar (TAR_OPTIONS holds options read before the command line's; TAPE names the archive when -f does not)", Operands: "-...", Special: tarSpecial,
+			Env: "TAR_OPTIONS=Ftar TAPE=!",
 			Opts: "-A|--catenate|--concatenate -c|--create -d|--diff|--compare --delete -r|--append -t|--list --test-label -u|--update -x|--extract|--get:E " +
 				"-C=C|--directory=C -f=|--file= -z|--gzip|--gunzip|--ungzip -j|--bzip2 -J|--xz --lzip --lzma --lzop --zstd -Z|--compress|--uncompress -a|--auto-compress -I=X|--use-compress-program=X " +
 				"-v|--verbose -k|--keep-old-files --keep-newer-files --keep-directory-symlink --skip-old-files --overwrite --overwrite-dir --recursive-unlink --remove-files --no-overwrite-dir -U|--unlink-first -O|--to-stdout --to-command=S --ignore-command-error --no-ignore-command-error " +

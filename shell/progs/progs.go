@@ -689,8 +689,11 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 	r.Vals = append(r.Vals, OptVal{Opt: o.Canon, Val: val})
 	switch o.Arg {
 	case Plain, Pattern:
-	case Exec, Shell, Unsafe:
+	case Exec, Shell:
 		r.risk("option %s of %s runs another program", name, s.Name)
+		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
+	case Unsafe:
+		r.risk("option %s of %s can run another program, load code or change what the program reads or writes", name, s.Name)
 		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
 	case Flags:
 		sub := table[o.Sub]
