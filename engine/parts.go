@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/warden-run/warden"
@@ -290,6 +291,9 @@ func (e *Engine) shellParts(st *state) int {
 			for _, m := range e.globMatches(st, r.Path) {
 				e.readPart(st, shell.Write{Path: m, Op: r.Op, Private: r.Private}, nil)
 			}
+			if root, match := starStar(r.Path); match != nil {
+				e.readPart(st, shell.Write{Path: root, Op: r.Op, Private: r.Private, Tree: true, Match: match}, cds)
+			}
 		}
 	}
 	return len(a.Commands) + len(a.Writes)
@@ -479,6 +483,61 @@ func (e *Engine) globMatches(st *state, raw string) []string {
 		return []string{shell.Dyn + raw} // too many to check one by one: computed
 	}
 	return ms
+}
+
+// starStar reads a glob with "**" as zsh (and bash with globstar) reads
+// it: "**/" matches any number of folders, so cat pkg/**/.* reads
+// pkg/a/b/.env, which filepath.Glob (** as *) does not reach. It returns
+// the folder before the first glob character and the match of the paths
+// below it, or nil when the glob has no "**".
+func starStar(glob string) (string, func(string) bool) {
+	if !strings.Contains(glob, "**") {
+		return "", nil
+	}
+	i := strings.IndexAny(glob, "*?[")
+	root, pat := ".", glob
+	if j := strings.LastIndexByte(glob[:i], '/'); j >= 0 {
+		root, pat = glob[:j], glob[j+1:]
+		if root == "" {
+			root = "/"
+		}
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for k := 0; k < len(pat); k++ {
+		switch c := pat[k]; {
+		case strings.HasPrefix(pat[k:], "**/"):
+			b.WriteString("(?:.*/)?")
+			k += 2
+		case strings.HasPrefix(pat[k:], "**"):
+			b.WriteString(".*")
+			k++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			end := strings.IndexByte(pat[k+1:], ']')
+			if end < 0 {
+				b.WriteString(regexp.QuoteMeta("["))
+				continue
+			}
+			class := pat[k+1 : k+1+end]
+			if class != "" && class[0] == '!' {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			k += end + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(pat[k : k+1]))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return root, func(string) bool { return true }
+	}
+	return root, re.MatchString
 }
 
 // traceOnly runs f for the trace alone: the parts it evaluates are recorded

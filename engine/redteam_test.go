@@ -407,3 +407,31 @@ func TestRedteamProgramEnv(t *testing.T) {
 		{"TAR_OPTIONS harmless", sh("TAR_OPTIONS=-v tar -czf src/x.tgz pkg/app"), "allow"},
 	})
 }
+
+// Lines a zsh host (Codex's shell, macOS) reads otherwise than bash: glob
+// qualifiers run commands, cd OLD NEW substitutes in the working folder,
+// and ** descends any number of folders.
+func TestRedteamZshReadings(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		{"glob qualifier runs a command", sh("echo *(e:'touch /tmp/x':)"), "notAllow"},
+		{"cd OLD NEW", sh("cd app other && make deploy"), "notAllow"},
+		{"cat src/*.go", sh("cat src/*.go"), "allow"},
+	})
+	e, dir := newEngine(t, codingPolicy(t))
+	os.MkdirAll(filepath.Join(dir, "pkg/app/sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pkg/app/sub/.env"), []byte("S=1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pkg/app/sub/a.go"), []byte("package a\n"), 0o644)
+	for _, c := range []struct {
+		cmd  string
+		want warden.Effect
+	}{
+		{"cat pkg/**/.*", warden.Deny},
+		{"head pkg/**/.e*", warden.Deny},
+		{"cat pkg/**/*.go", warden.Allow},
+	} {
+		if d := e.Decide(sh(c.cmd)); d.Decision != c.want {
+			t.Errorf("%s: %s %s (%s), want %s", c.cmd, d.Decision, d.Code, d.Reason, c.want)
+		}
+	}
+}

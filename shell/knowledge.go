@@ -72,7 +72,11 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if info&kFree != 0 && a.Commands[n].Risk == "" {
 		a.Commands[n].Free = true
 	}
-	if info&kCd != 0 && len(c.Ops) > 0 {
+	if info&kCd != 0 && len(c.Ops) > 1 && c.Prog == "cd" {
+		// cd OLD NEW (zsh, ksh) enters $PWD with OLD replaced by NEW:
+		// cd rtws other leads to ../other. bash refuses it.
+		a.Dirs = append(a.Dirs, "-")
+	} else if info&kCd != 0 && len(c.Ops) > 0 {
 		a.Dirs = append(a.Dirs, c.Ops[len(c.Ops)-1])
 	} else if info&kCd != 0 {
 		// cd alone goes home; pushd alone swaps with the folder before.

@@ -58,6 +58,12 @@ func (w *walker) visit(n syntax.Node) bool {
 	// select loop, ${NAME:=VALUE} and ${NAME=VALUE}, and arithmetic
 	// (( NAME=1 )). Each sets the variable as an assignment would
 	// (for CDPATH in /root; do cd .aws; ... sets CDPATH).
+	case *syntax.ExtGlob:
+		// An extended glob: bash without extglob refuses the line, and
+		// zsh reads *(e:'cmd':) as a glob qualifier that runs cmd for each
+		// file (echo *(e:'touch x':)). No rule vouches for it.
+		w.a.Commands = append(w.a.Commands, Command{Args: []string{"(extended glob)"}, Prog: "(extended glob)", Via: w.where(), Pipe: -1,
+			Risk: "an extended glob, which bash refuses without extglob and zsh reads as glob qualifiers that can run commands"})
 	case *syntax.ForClause:
 		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
 			w.assigned(wi.Name.Value)
