@@ -435,3 +435,19 @@ func TestRedteamZshReadings(t *testing.T) {
 		}
 	}
 }
+
+// go build without -o writes the executable of a main package into the
+// folder it runs in, named after the package: in .git/hooks, a hook that
+// the next git commit runs.
+func TestRedteamGoBuildOutput(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		{"go build in .git/hooks", sh("cd .git/hooks && go build ../../cmd/pre-commit"), "deny"},
+		{"go build -C .git/hooks", sh("go build -C .git/hooks ../../cmd/pre-commit"), "deny"},
+		{"go build of the folder in .git/hooks", sh("cd .git/hooks && go build"), "deny"},
+		{"handled: go test -c in .git/hooks", sh("cd .git/hooks && go test -c ../../cmd/x"), "notAllow"},
+		{"go build", sh("go build ./cmd/x"), "allow"},
+		{"go build ./...", sh("go build ./..."), "allow"},
+		{"go build in src", sh("cd src && go build"), "allow"},
+	})
+}

@@ -333,6 +333,10 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 	copies := prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" || prog == "rsync" || prog == "scp"
 	for _, e := range r.Effects {
 		switch e.Arg {
+		case progs.Output:
+			// A file the program names itself, in the folder it runs in:
+			// checked against the protected and private paths.
+			a.addRead(Write{Path: e.Val, Op: prog + " " + e.Via, Maybe: true})
 		case progs.Read, progs.List, progs.PatFile:
 			w := Write{Path: e.Val, Op: prog + " " + e.Via}
 			if e.Arg == progs.Read && r.Tree && r.Spec != nil && (e.Via == r.Spec.Name || e.Via == "tar") {

@@ -1,6 +1,9 @@
 package progs
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Language toolchains: go 1.26 (go help build, go help test, go help
 // testflag), npm 9.2 (npm help config), node 20, Python 3.11, pip 23,
@@ -73,6 +76,29 @@ func init() {
 	}
 	table["go"].Sub("tool").Special = func(r *Result, _ []string) {
 		r.risk("go tool runs a tool program")
+	}
+	// go build without -o writes the executable of a single main package
+	// into the working folder, named after the package's folder or its
+	// first file (go help build): cd .git/hooks && go build
+	// ../../cmd/pre-commit writes an executable hook.
+	table["go"].Sub("build").Special = func(r *Result, _ []string) {
+		if hasFlag(r, "-o") {
+			return
+		}
+		r.Effects = append(r.Effects, Effect{Arg: Output, Val: ".", Via: "go build"})
+		for _, op := range r.Ops {
+			if op == "build" || strings.Contains(op, "...") || op == "." || op == "./" {
+				continue
+			}
+			name := path.Base(strings.TrimSuffix(op, "/"))
+			if IsDyn(op) {
+				name = op
+			}
+			r.Effects = append(r.Effects, Effect{Arg: Output, Val: strings.TrimSuffix(name, ".go"), Via: "go build"})
+			if strings.HasSuffix(op, ".go") {
+				break // the executable is named after the first file
+			}
+		}
 	}
 	table["go"].Sub("install").Special = func(r *Result, _ []string) {
 		r.risk("go install writes a program into GOBIN, outside the workspace, where a later command may run it")

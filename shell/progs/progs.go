@@ -51,6 +51,7 @@ const (
 	Pair    Arg = '2' // two values: a name, then a path read (jq --rawfile NAME FILE)
 	Pair2   Arg = 'V' // two plain values (jq --arg NAME VALUE)
 	Tool    Arg = 'G' // go's -gcflags/-ldflags: flags for the compiler or linker, checked against the harmless ones
+	Output  Arg = 'O' // a file written where the call runs, named by the program (go build's executable): checked against the protected paths
 )
 
 // Flag is the effect of an option that takes no value.
