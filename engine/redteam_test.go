@@ -451,3 +451,19 @@ func TestRedteamGoBuildOutput(t *testing.T) {
 		{"go build in src", sh("cd src && go build"), "allow"},
 	})
 }
+
+// Restoring folders from a commit writes what the commit holds there.
+func TestRedteamRestoreFromCommit(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		{"restore -W a folder from FETCH_HEAD", sh("git restore --staged --worktree --source=FETCH_HEAD src"), "notAllow"},
+		{"restore -W -s of pkg", sh("git restore --staged -W -s FETCH_HEAD -- pkg"), "notAllow"},
+		{"restore --staged from a commit", sh("git restore --staged --source=HEAD~1 src/a.go"), "allow"},
+		{"restore --staged", sh("git restore --staged src"), "allow"},
+	})
+	pol := strings.Replace(allowListPolicy, `"head *"]`, `"head *", "git checkout *"]`, 1)
+	checkSoundPolicy(t, pol, []soundCase{
+		{"checkout REV -- folder", sh("git checkout FETCH_HEAD -- src"), "notAllow"},
+		{"checkout -- a src file from the index", sh("git checkout -- src/a.go"), "allow"},
+	})
+}

@@ -319,9 +319,11 @@ func gitWorktree(r *Result, args []string) {
 		switch {
 		case dd:
 			// git checkout [REV] -- PATHS: the paths after the first
-			// operand when a revision precedes --.
+			// operand when a revision precedes --. From a revision, what
+			// a folder or a pattern among them writes is decided by the
+			// commit (src/.env included).
 			paths = afterDD(args, ops)
-			computed = false
+			computed = len(ops) > len(paths)
 		case has("-b", "-B", "--orphan") && len(ops) == 0:
 			computed = false
 		}
@@ -331,9 +333,11 @@ func gitWorktree(r *Result, args []string) {
 			computed = false
 		}
 	case "restore":
-		computed = false
+		// git restore --source=REV PATH: the files a folder or a pattern
+		// holds in REV are written, src/.env included.
+		computed = has("-s")
 		if has("-S") && !has("-W") {
-			paths = nil // the index only
+			paths, computed = nil, false // the index only
 		}
 	case "reset":
 		paths = nil
