@@ -203,7 +203,10 @@ func gitFetch(r *Result, args []string) {
 			return
 		}
 		_, dst, hasDst := strings.Cut(strings.TrimPrefix(sp, "+"), ":")
-		if strings.HasPrefix(sp, "+") || force && hasDst && dst != "" && !strings.HasPrefix(dst, "refs/remotes/") {
+		if !hasDst || dst == "" || strings.HasPrefix(dst, "refs/remotes/") {
+			continue // FETCH_HEAD, or the remote-tracking branches
+		}
+		if strings.HasPrefix(sp, "+") || force {
 			r.risk("git fetch %s forces or prunes local refs, which loses the commits only they held", sp)
 			return
 		}
