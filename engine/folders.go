@@ -200,16 +200,27 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 // privateInside returns a private path inside the folder abs, "" when there
 // is none, and tooLarge when the folder holds more files than the check
 // looks at. With skipHidden, entries whose name starts with a dot are left
-// out, as the program reading the folder leaves them out.
+// out, as the program reading the folder leaves them out. A symbolic link
+// inside is followed (grep -R, rg -L, diff -r, tar -h and cp -rL read
+// through it): a link to a private file, or to a folder holding one, is a
+// hit.
 func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool, match func(string) bool) (hit string, tooLarge bool) {
 	if len(e.private) == 0 {
 		return "", false
 	}
+	n := 0
+	return e.privateWalk(abs, "", skipHidden, filter, match, &n, 0)
+}
+
+// privateWalk is privateInside for the folder abs, reached as the path
+// prefix below the folder read (for match); n counts the entries looked at
+// and depth the links followed.
+func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, n *int, depth int) (hit string, tooLarge bool) {
 	fi, err := os.Stat(abs)
-	if err != nil || !fi.IsDir() || !e.globsCouldMatchUnder(abs) {
+	if err != nil || !fi.IsDir() {
 		return "", false
 	}
-	n := 0
+	could := e.globsCouldMatchUnder(abs)
 	filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == abs {
 			return nil
@@ -220,19 +231,38 @@ func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, 
 			}
 			return nil
 		}
-		if match != nil {
-			if r, err := filepath.Rel(abs, path); err == nil && !match(filepath.ToSlash(r)) {
-				return nil // not read; a folder's files are still looked at
-			}
+		rel := prefix
+		if r, err := filepath.Rel(abs, path); err == nil {
+			rel = filepath.ToSlash(filepath.Join(prefix, r))
 		}
-		n++
-		if n > maxWalk {
+		*n++
+		if *n > maxWalk {
 			tooLarge = true
 			return filepath.SkipAll
 		}
-		rel, in := e.relTo(path)
+		if d.Type()&fs.ModeSymlink != 0 && depth < 8 {
+			if target, err := filepath.EvalSymlinks(path); err == nil {
+				trel, tin := e.relTo(target)
+				if match == nil || match(rel) {
+					for _, g := range e.private {
+						if g.match(target, trel, tin) {
+							hit = target
+							return filepath.SkipAll
+						}
+					}
+				}
+				if h, large := e.privateWalk(target, rel, skipHidden, filter, match, n, depth+1); h != "" || large {
+					hit, tooLarge = h, large
+					return filepath.SkipAll
+				}
+			}
+		}
+		if !could || match != nil && !match(rel) {
+			return nil // not read; a folder's files are still looked at
+		}
+		prel, in := e.relTo(path)
 		for _, g := range e.private {
-			if g.match(path, rel, in) {
+			if g.match(path, prel, in) {
 				hit = path
 				return filepath.SkipAll
 			}

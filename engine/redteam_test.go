@@ -469,3 +469,34 @@ func TestRedteamRestoreFromCommit(t *testing.T) {
 		{"checkout -- a src file from the index", sh("git checkout -- src/a.go"), "allow"},
 	})
 }
+
+// A folder read whole is read through the links inside it: grep -R, rg -L,
+// diff -r and cp -rL follow them.
+func TestRedteamTreeReadsFollowLinks(t *testing.T) {
+	t.Parallel()
+	e, dir := newEngine(t, codingPolicy(t))
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("S=1\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "lk"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "secrets"), 0o755)
+	os.WriteFile(filepath.Join(dir, "secrets/.env"), []byte("S=1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "lk/a.txt"), []byte("x\n"), 0o644)
+	os.Symlink("../.env", filepath.Join(dir, "lk/e"))
+	os.MkdirAll(filepath.Join(dir, "lk2"), 0o755)
+	os.Symlink("../secrets", filepath.Join(dir, "lk2/s"))
+	os.MkdirAll(filepath.Join(dir, "clean"), 0o755)
+	os.Symlink("../lk/a.txt", filepath.Join(dir, "clean/a"))
+	for _, c := range []struct {
+		cmd  string
+		want warden.Effect
+	}{
+		{"grep -R KEY lk", warden.Deny},
+		{"rg -L KEY lk", warden.Deny},
+		{"diff -rN lk pkg", warden.Deny},
+		{"grep -R KEY lk2", warden.Deny},
+		{"grep -R KEY clean", warden.Allow},
+	} {
+		if d := e.Decide(sh(c.cmd)); d.Decision != c.want {
+			t.Errorf("%s: %s %s (%s), want %s", c.cmd, d.Decision, d.Code, d.Reason, c.want)
+		}
+	}
+}
