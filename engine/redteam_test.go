@@ -500,3 +500,14 @@ func TestRedteamTreeReadsFollowLinks(t *testing.T) {
 		}
 	}
 }
+
+// Variables that name a file a program reads or code it loads.
+func TestRedteamReadEnv(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		{"MAGIC prints .env in file's warnings", sh("MAGIC=.env file src/a.go"), "deny"},
+		{"GNUPGHOME for git commit -S", sh("GNUPGHOME=src/g git commit -S -m x"), "notAllow"},
+		{"PYTHONUSERBASE for pytest", sh("PYTHONUSERBASE=src/ub pytest"), "notAllow"},
+		{"MAGIC of a source file", sh("MAGIC=src/m file src/a.go"), "allow"},
+	})
+}

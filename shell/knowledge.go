@@ -249,7 +249,11 @@ var lookupEnv = map[string]bool{"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PA
 	// OpenSSL loads the engines and providers its configuration names
 	// (shared libraries) in every program that speaks TLS (curl, git,
 	// wget); SSLKEYLOGFILE makes them append TLS secrets to a file.
-	"OPENSSL_CONF": true, "OPENSSL_MODULES": true, "OPENSSL_ENGINES": true, "SSLKEYLOGFILE": true}
+	"OPENSSL_CONF": true, "OPENSSL_MODULES": true, "OPENSSL_ENGINES": true, "SSLKEYLOGFILE": true,
+	// gpg (git commit -S) reads its configuration and gpg-agent's
+	// (pinentry-program) from GNUPGHOME; python runs the .pth files of
+	// PYTHONUSERBASE's site-packages (pytest is python).
+	"GNUPGHOME": true, "PYTHONUSERBASE": true, "PYTHONPLATLIBDIR": true}
 
 // safeEnv are variables any program may be given: they change language,
 // colours, time zone and the like.
