@@ -723,12 +723,14 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 		if strings.HasPrefix(val, "@") && len(val) > 1 {
 			r.Effects = append(r.Effects, Effect{Arg: Read, Val: val[1:], Via: name})
 		} else if i := strings.Index(val, "=@"); i >= 0 {
-			// -F name=@file
-			f, _, _ := strings.Cut(val[i+2:], ";")
-			r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+			// -F name=@file, name=@"file", name=@file1,file2
+			for _, f := range formFiles(val[i+2:], true) {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+			}
 		} else if i := strings.Index(val, "=<"); i >= 0 {
-			f, _, _ := strings.Cut(val[i+2:], ";")
-			r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+			for _, f := range formFiles(val[i+2:], false) {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+			}
 		} else if IsDyn(val) {
 			r.risk("option %s of %s is computed at run time and could name a file to send", name, s.Name)
 		}
@@ -819,4 +821,48 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 		}
 		r.Effects = append(r.Effects, Effect{Arg: role, Val: op, Via: via})
 	}
+}
+
+// formFiles returns the files of curl's -F name=@FILES or name=<FILE
+// (man curl, -F): a name may be double-quoted (backslash escapes a quote),
+// ";type=..." and the like follow it, and with @ several files are
+// separated by commas (f=@src/a.go,.env sends both).
+func formFiles(s string, multi bool) []string {
+	var out []string
+	for s != "" {
+		var f string
+		if s[0] == '"' {
+			var b strings.Builder
+			i := 1
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				b.WriteByte(s[i])
+			}
+			f = b.String()
+			if i < len(s) {
+				i++
+			}
+			s = s[i:]
+		} else {
+			end := strings.IndexByte(s, ';')
+			if multi {
+				if j := strings.IndexByte(s, ','); j >= 0 && (end < 0 || j < end) {
+					end = j
+				}
+			}
+			if end < 0 {
+				end = len(s)
+			}
+			f, s = s[:end], s[end:]
+		}
+		out = append(out, f)
+		j := strings.IndexByte(s, ',')
+		if !multi || j < 0 {
+			break
+		}
+		s = s[j+1:]
+	}
+	return out
 }
