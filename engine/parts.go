@@ -462,6 +462,12 @@ func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 			vk = "delete"
 		}
 		e.pathPart(st, w.Path, true, vk, w.Op, cds)
+		if w.TreeWrite && !shell.IsDyn(w.Path) {
+			// chmod -R DIR: every path inside is written.
+			p := part{op: w.Op, subject: warden.SubjectPath, raw: w.Path, write: true, vkind: vk}
+			p.abs, p.rel, p.inside = e.resolve(w.Path, e.cwd(&st.call))
+			e.folderCheck(st, &p)
+		}
 		if len(w.Sources) > 0 {
 			e.copyCheck(st, w)
 		}

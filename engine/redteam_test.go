@@ -515,3 +515,14 @@ func TestRedteamReadEnv(t *testing.T) {
 		{"MAGIC of a source file", sh("MAGIC=src/m file src/a.go"), "allow"},
 	})
 }
+
+// chmod -R changes every file below a folder.
+func TestRedteamRecursiveChmod(t *testing.T) {
+	t.Parallel()
+	checkSound(t, []soundCase{
+		{"chmod -R 777 of a folder holding .env", sh("chmod -R 777 src"), "deny"},
+		{"chmod --recursive", sh("chmod --recursive 644 src"), "deny"},
+		{"chmod of the folder alone", sh("chmod 755 src"), "allow"},
+		{"chmod of a file", sh("chmod 644 src/a.go"), "allow"},
+	})
+}

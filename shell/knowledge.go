@@ -366,7 +366,7 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 		}
 		switch e.Arg {
 		case progs.Write:
-			w := Write{Path: e.Val, Op: op}
+			w := Write{Path: e.Val, Op: op, TreeWrite: r.TreeWrite && r.Spec != nil && e.Via == r.Spec.Name}
 			if copies && e.Via == prog {
 				w.Sources = sources
 			}

@@ -95,6 +95,10 @@ type Write struct {
 	// (grep -r DIR, cp -r DIR, tar -c DIR); SkipHidden leaves out entries
 	// whose name starts with a dot (rg without --hidden).
 	Tree, SkipHidden bool
+	// TreeWrite marks a write of a folder whole, everything below it
+	// included (chmod -R DIR): a protected or private path inside is
+	// written.
+	TreeWrite bool
 	// Filter, when set, tells which entries of a folder read whole are
 	// read, by base name (grep --include, --exclude, --exclude-dir).
 	Filter func(name string, dir bool) bool

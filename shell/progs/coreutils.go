@@ -222,6 +222,9 @@ func redo(r *Result, args []string, _ string, files func(ops []string, ref bool)
 	for _, op := range files(ops, ref) {
 		r.Effects = append(r.Effects, Effect{Arg: Write, Val: op, Via: r.Spec.Name})
 	}
+	// chmod -R and chown -R change every file below a folder: chmod -R 777
+	// src makes src/.env world-readable.
+	r.TreeWrite = hasFlag(r, "-R")
 }
 
 // isMode reports whether w is a symbolic chmod mode that starts with "-"

@@ -347,6 +347,10 @@ type Result struct {
 	// a private file inside such a folder is read. SkipHidden: entries
 	// whose name starts with a dot are left out (rg without --hidden).
 	Tree, SkipHidden bool
+	// TreeWrite reports that the folders among the paths the program
+	// writes are changed whole, everything below them included (chmod -R):
+	// a protected or private path inside is written.
+	TreeWrite bool
 	// Filter, when set, tells which entries of such a folder the program
 	// reads (grep --include, --exclude, --exclude-dir): a file's or a
 	// folder's base name.
