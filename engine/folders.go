@@ -200,16 +200,20 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 // privateInside returns a private path inside the folder abs, "" when there
 // is none, and tooLarge when the folder holds more files than the check
 // looks at. With skipHidden, entries whose name starts with a dot are left
-// out, as the program reading the folder leaves them out. A symbolic link
-// inside is followed (grep -R, rg -L, diff -r, tar -h and cp -rL read
-// through it): a link to a private file, or to a folder holding one, is a
-// hit.
-func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool, match func(string) bool) (hit string, tooLarge bool) {
+// out, as the program reading the folder leaves them out. With follow, a
+// symbolic link inside is followed (grep -R, rg -L, diff -r, tar -h and
+// cp -rL read through it): a link to a private file, or to a folder
+// holding one, is a hit.
+func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, follow bool) (hit string, tooLarge bool) {
 	if len(e.private) == 0 {
 		return "", false
 	}
 	n := 0
-	return e.privateWalk(abs, "", skipHidden, filter, match, &n, 0)
+	depth := 8 // links are not followed
+	if follow {
+		depth = 0
+	}
+	return e.privateWalk(abs, "", skipHidden, filter, match, &n, depth)
 }
 
 // privateWalk is privateInside for the folder abs, reached as the path
@@ -221,6 +225,9 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 		return "", false
 	}
 	could := e.globsCouldMatchUnder(abs)
+	if !could && depth >= 8 {
+		return "", false // no private path below, and no link followed
+	}
 	filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == abs {
 			return nil
@@ -276,7 +283,7 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 // that holds a private path, naming that path; a folder too large to look
 // through asks.
 func (e *Engine) treeReadCheck(st *state, p *part, r shell.Write) {
-	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter, r.Match)
+	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter, r.Match, r.Follow)
 	switch {
 	case hit != "":
 		st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(hit) + " (inside " + p.display() + ")", extra: "read"})

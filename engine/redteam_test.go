@@ -498,6 +498,7 @@ func TestRedteamTreeReadsFollowLinks(t *testing.T) {
 		{"diff -rN lk pkg", warden.Deny},
 		{"grep -R KEY lk2", warden.Deny},
 		{"grep -R KEY clean", warden.Allow},
+		{"rg KEY lk", warden.Allow}, // rg follows links only with -L
 	} {
 		if d := e.Decide(sh(c.cmd)); d.Decision != c.want {
 			t.Errorf("%s: %s %s (%s), want %s", c.cmd, d.Decision, d.Code, d.Reason, c.want)

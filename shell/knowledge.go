@@ -344,7 +344,7 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 		case progs.Read, progs.List, progs.PatFile:
 			w := Write{Path: e.Val, Op: prog + " " + e.Via}
 			if e.Arg == progs.Read && r.Tree && r.Spec != nil && (e.Via == r.Spec.Name || e.Via == "tar") {
-				w.Tree, w.SkipHidden, w.Filter = true, r.SkipHidden, r.Filter
+				w.Tree, w.SkipHidden, w.Filter, w.Follow = true, r.SkipHidden, r.Filter, r.Follow
 			}
 			if e.Match != nil {
 				w.Tree, w.Match = true, e.Match

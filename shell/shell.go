@@ -95,6 +95,8 @@ type Write struct {
 	// (grep -r DIR, cp -r DIR, tar -c DIR); SkipHidden leaves out entries
 	// whose name starts with a dot (rg without --hidden).
 	Tree, SkipHidden bool
+	// Follow: a folder read whole is read through the links inside it.
+	Follow bool
 	// TreeWrite marks a write of a folder whole, everything below it
 	// included (chmod -R DIR): a protected or private path inside is
 	// written.

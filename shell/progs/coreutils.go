@@ -113,7 +113,10 @@ func init() {
 			Opts: "-a|--append -i|--ignore-interrupts -p --output-error[=]" + commonGNU},
 		&Spec{Name: "mv", Source: src("mv", coreSrc), Operands: "D... W",
 			Opts: "--backup[=] -b -f|--force -i|--interactive -n|--no-clobber --no-copy --strip-trailing-slashes -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -Z|--context" + commonGNU},
-		&Spec{Name: "cp", Source: src("cp", coreSrc) + "; -l and -s make links, not copies: the sources are written through them (cp -l .git/config src/cfg, then a write of src/cfg)", Operands: "R... W", Special: treeIf("-r", "-a"),
+		&Spec{Name: "cp", Source: src("cp", coreSrc) + "; -l and -s make links, not copies: the sources are written through them (cp -l .git/config src/cfg, then a write of src/cfg); -L follows the links of the folders it copies", Operands: "R... W", Special: func(r *Result, a []string) {
+			treeIf("-r", "-a")(r, a)
+			r.Follow = hasFlag(r, "-L")
+		},
 			Opts: "-a|--archive --attributes-only --backup[=] -b --copy-contents -d -f|--force -i|--interactive -H -l|--link:I -L|--dereference -n|--no-clobber -P|--no-dereference -p --preserve[=] --no-preserve= --parents -r|-R|--recursive --reflink[=] --remove-destination --sparse= --strip-trailing-slashes -s|--symbolic-link:I -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -x|--one-file-system -Z --context[=]" + commonGNU},
 		&Spec{Name: "install", Source: src("install", coreSrc), Operands: "R... W",
 			Opts: "--backup[=] -b -c -C|--compare -d|--directory -D -g=|--group= -m=|--mode= -o=|--owner= -p|--preserve-timestamps -s|--strip --strip-program=X -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -v|--verbose --preserve-context -Z --context[=]" + commonGNU},
@@ -384,6 +387,7 @@ func treeIf(flags ...string) func(*Result, []string) {
 // the same way.
 func diffTree(r *Result, _ []string) {
 	r.Tree = true
+	r.Follow = !hasFlag(r, "--no-dereference")
 	if !hasFlag(r, "-r") {
 		r.Filter = func(_ string, dir bool) bool { return !dir }
 	}
@@ -436,6 +440,7 @@ func grepTree(r *Result, args []string) {
 		return
 	}
 	r.Tree = true
+	r.Follow = hasFlag(r, "-R")
 	r.Filter = grepFilter(args)
 	for _, e := range r.Effects {
 		if e.Arg == Read && e.Via == r.Spec.Name {
@@ -514,6 +519,7 @@ func grepFilter(args []string) func(string, bool) bool {
 // given none; without --hidden (or -uu) it leaves out hidden entries.
 func rgTree(r *Result, _ []string) {
 	r.Tree = true
+	r.Follow = hasFlag(r, "-L")
 	r.SkipHidden = !hasFlag(r, "--hidden", "-u", "--files")
 	if hasFlag(r, "--files") {
 		r.SkipHidden = false

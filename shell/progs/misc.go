@@ -193,6 +193,7 @@ func tarSpecial(r *Result, args []string) {
 	}
 	if create {
 		r.Tree = true
+		r.Follow = hasFlag(r, "-h")
 		for _, op := range r.Ops {
 			if op != archive {
 				r.Effects = append(r.Effects, Effect{Arg: Read, Val: op, Via: "tar"})

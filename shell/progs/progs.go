@@ -347,6 +347,9 @@ type Result struct {
 	// a private file inside such a folder is read. SkipHidden: entries
 	// whose name starts with a dot are left out (rg without --hidden).
 	Tree, SkipHidden bool
+	// Follow: the folders read whole are read through the symbolic links
+	// inside them (grep -R, rg -L, diff -r, tar -h, cp -rL).
+	Follow bool
 	// TreeWrite reports that the folders among the paths the program
 	// writes are changed whole, everything below them included (chmod -R):
 	// a protected or private path inside is written.
