@@ -152,6 +152,7 @@ func TestRedteamReadPrograms(t *testing.T) {
 		{"tree -L", sh("tree -L 2 src"), "allow"},
 		{"file", sh("file src/a.go"), "allow"},
 		{"jq", sh("jq '.a' src/a.json"), "allow"},
+		{"jq of a field named include", sh("jq -r '.include[]' src/tsconfig.json"), "allow"},
 	})
 }
 

@@ -2,6 +2,7 @@ package progs
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -417,10 +418,14 @@ func jqScript(r *Result, _ []string) {
 	switch {
 	case IsDyn(p):
 		r.risk("the jq program is computed at run time")
-	case strings.Contains(p, "import") || strings.Contains(p, "include"):
+	case jqImport.MatchString(p):
 		r.risk("the jq program imports modules or data files, which read files the call does not name")
 	}
 }
+
+// jqImport finds an import or include directive in a jq program: the
+// keyword, then the path as a string (a field named .include is not one).
+var jqImport = regexp.MustCompile(`(^|[^.$\w])(import|include)\s*"`)
 
 // grepTree: grep -r, -R, -d recurse and --directories=recurse read the
 // folders they are given whole, and the working folder when given none.
