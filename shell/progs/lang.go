@@ -265,7 +265,11 @@ func goToolFlags(r *Result, opt, val string) {
 		v = v[i+1:] // all=-N -l
 	}
 	safe := goToolSafe[opt]
-	words := strings.Fields(v)
+	words, ok := splitQuoted(v)
+	if !ok {
+		r.risk("option %s of go has a quote warden cannot read", opt)
+		return
+	}
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if !strings.HasPrefix(w, "-") {
@@ -327,4 +331,40 @@ func pytestSpecial(r *Result, _ []string) {
 		}
 		r.Effects = append(r.Effects, Effect{Arg: Write, Val: dest, Via: "--cov-report"})
 	}
+}
+
+// splitQuoted splits a flag list as the go command does (cmd/internal/
+// quoted): words are separated by spaces, and a word may be quoted with '
+// or ". ok is false for an unclosed quote.
+func splitQuoted(s string) (words []string, ok bool) {
+	var b strings.Builder
+	in := false
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0 && c == q:
+			q = 0
+		case q != 0:
+			b.WriteByte(c)
+		case c == '\'' || c == '"':
+			q, in = c, true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if in {
+				words = append(words, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteByte(c)
+			in = true
+		}
+	}
+	if q != 0 {
+		return nil, false
+	}
+	if in {
+		words = append(words, b.String())
+	}
+	return words, true
 }

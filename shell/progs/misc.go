@@ -252,10 +252,13 @@ func curlSpecial(r *Result, args []string) {
 // one computed at run time, reads a path warden cannot name.
 func fileURL(u string, globs bool) (string, bool) {
 	if IsDyn(u) {
-		if strings.Contains(strings.ToLower(u), "file:") {
-			return u, true
+		// A computed URL may be a file: URL (curl -- "$U"), unless its
+		// scheme is written and is another one (https://x/$ID).
+		t := strings.TrimLeft(u[1:], `"'`)
+		if i := strings.Index(t, "://"); i > 0 && strings.Trim(strings.ToLower(t[:i]), "abcdefghijklmnopqrstuvwxyz0123456789+.-") == "" && !strings.EqualFold(t[:i], "file") {
+			return "", false
 		}
-		return "", false
+		return u, true
 	}
 	if len(u) < 5 || !strings.EqualFold(u[:5], "file:") {
 		return "", false
