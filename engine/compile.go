@@ -47,6 +47,10 @@ type argMatcher struct{ name, glob string }
 type pathGlob struct {
 	g   glob.Path
 	abs bool
+	// fold, for the protected and private globs, matches the path with
+	// its letters lowered: on a file system that ignores case (macOS,
+	// Windows) .ENV and .Git/config are .env and .git/config.
+	fold *glob.Path
 }
 
 type roleInfo struct {
@@ -81,14 +85,14 @@ func Compile(p *policy.Policy) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("protected %q: %w", s, err)
 		}
-		e.protected = append(e.protected, g)
+		e.protected = append(e.protected, e.folded(g, s))
 	}
 	for _, s := range p.Private {
 		g, err := e.compilePath(s)
 		if err != nil {
 			return nil, fmt.Errorf("private %q: %w", s, err)
 		}
-		e.private = append(e.private, g)
+		e.private = append(e.private, e.folded(g, s))
 	}
 	e.protectedAbs = []string{p.File, filepath.Join(p.Dir, ".warden")}
 	if p.Intents != nil {
@@ -262,6 +266,15 @@ func (e *Engine) compilePath(s string) (pathGlob, error) {
 	}
 	g, err := glob.CompilePath(s)
 	return pathGlob{g: g, abs: abs}, err
+}
+
+// folded adds to a protected or private glob the lowered pattern its
+// match also tries (pathGlob.fold).
+func (e *Engine) folded(g pathGlob, s string) pathGlob {
+	if l, err := e.compilePath(strings.ToLower(s)); err == nil {
+		g.fold = &l.g
+	}
+	return g
 }
 
 // evalPrefix resolves the symlinks of the longest existing prefix of an

@@ -26,7 +26,7 @@ func (e *Engine) inside(abs string) (hit string, tooLarge bool) {
 		return "", false
 	}
 	for _, pa := range e.protectedAbs {
-		if pa != abs && under(pa, abs) {
+		if !strings.EqualFold(pa, abs) && underFold(pa, abs) {
 			return pa, false
 		}
 	}
@@ -73,7 +73,7 @@ func (e *Engine) guarded(abs string) bool {
 // (the policy, the store folder, the intents file) or inside one.
 func (e *Engine) ownAbs(abs string) bool {
 	for _, pa := range e.protectedAbs {
-		if under(abs, pa) {
+		if underFold(abs, pa) {
 			return true
 		}
 	}
@@ -200,16 +200,34 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 // privateInside returns a private path inside the folder abs, "" when there
 // is none, and tooLarge when the folder holds more files than the check
 // looks at. With skipHidden, entries whose name starts with a dot are left
-// out, as the program reading the folder leaves them out.
-func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool) (hit string, tooLarge bool) {
+// out, as the program reading the folder leaves them out. With follow, a
+// symbolic link inside is followed (grep -R, rg -L, diff -r, tar -h and
+// cp -rL read through it): a link to a private file, or to a folder
+// holding one, is a hit.
+func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, follow bool) (hit string, tooLarge bool) {
 	if len(e.private) == 0 {
 		return "", false
 	}
+	n := 0
+	depth := 8 // links are not followed
+	if follow {
+		depth = 0
+	}
+	return e.privateWalk(abs, "", skipHidden, filter, match, &n, depth)
+}
+
+// privateWalk is privateInside for the folder abs, reached as the path
+// prefix below the folder read (for match); n counts the entries looked at
+// and depth the links followed.
+func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, n *int, depth int) (hit string, tooLarge bool) {
 	fi, err := os.Stat(abs)
-	if err != nil || !fi.IsDir() || !e.globsCouldMatchUnder(abs) {
+	if err != nil || !fi.IsDir() {
 		return "", false
 	}
-	n := 0
+	could := e.globsCouldMatchUnder(abs)
+	if !could && depth >= 8 {
+		return "", false // no private path below, and no link followed
+	}
 	filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == abs {
 			return nil
@@ -220,14 +238,38 @@ func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, 
 			}
 			return nil
 		}
-		n++
-		if n > maxWalk {
+		rel := prefix
+		if r, err := filepath.Rel(abs, path); err == nil {
+			rel = filepath.ToSlash(filepath.Join(prefix, r))
+		}
+		*n++
+		if *n > maxWalk {
 			tooLarge = true
 			return filepath.SkipAll
 		}
-		rel, in := e.relTo(path)
+		if d.Type()&fs.ModeSymlink != 0 && depth < 8 {
+			if target, err := filepath.EvalSymlinks(path); err == nil {
+				trel, tin := e.relTo(target)
+				if match == nil || match(rel) {
+					for _, g := range e.private {
+						if g.match(target, trel, tin) {
+							hit = target
+							return filepath.SkipAll
+						}
+					}
+				}
+				if h, large := e.privateWalk(target, rel, skipHidden, filter, match, n, depth+1); h != "" || large {
+					hit, tooLarge = h, large
+					return filepath.SkipAll
+				}
+			}
+		}
+		if !could || match != nil && !match(rel) {
+			return nil // not read; a folder's files are still looked at
+		}
+		prel, in := e.relTo(path)
 		for _, g := range e.private {
-			if g.match(path, rel, in) {
+			if g.match(path, prel, in) {
 				hit = path
 				return filepath.SkipAll
 			}
@@ -241,7 +283,7 @@ func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, 
 // that holds a private path, naming that path; a folder too large to look
 // through asks.
 func (e *Engine) treeReadCheck(st *state, p *part, r shell.Write) {
-	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter)
+	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter, r.Match, r.Follow)
 	switch {
 	case hit != "":
 		st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(hit) + " (inside " + p.display() + ")", extra: "read"})

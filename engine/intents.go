@@ -93,9 +93,21 @@ func (in *intent) owns(abs, rel string, inside bool) bool {
 
 func (g pathGlob) match(abs, rel string, inside bool) bool {
 	if g.abs {
-		return g.g.Match(strings.TrimPrefix(abs, "/"))
+		p := strings.TrimPrefix(abs, "/")
+		return g.g.Match(p) || g.fold != nil && hasUpper(p) && g.fold.Match(strings.ToLower(p))
 	}
-	return inside && g.g.Match(rel)
+	return inside && (g.g.Match(rel) || g.fold != nil && hasUpper(rel) && g.fold.Match(strings.ToLower(rel)))
+}
+
+// hasUpper reports whether s has a letter lowering could change (an ASCII
+// capital or any byte beyond ASCII).
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // intentIDs lists the active intents' ids, "INT-001 (JWT migration),

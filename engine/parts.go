@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/warden-run/warden"
@@ -283,11 +284,15 @@ func (e *Engine) shellParts(st *state) int {
 		return len(a.Commands)
 	}
 	e.writeParts(st, a, cds)
+	e.dirParts(st, cds)
 	for _, r := range a.Reads {
 		e.readPart(st, r, cds)
 		if len(a.Globs) > 0 && a.IsGlob(r.Path) {
 			for _, m := range e.globMatches(st, r.Path) {
 				e.readPart(st, shell.Write{Path: m, Op: r.Op, Private: r.Private}, nil)
+			}
+			if root, match := starStar(r.Path); match != nil {
+				e.readPart(st, shell.Write{Path: root, Op: r.Op, Private: r.Private, Tree: true, Match: match}, cds)
 			}
 		}
 	}
@@ -319,6 +324,42 @@ func (e *Engine) wardenCommand(st *state, c *shell.Command) {
 	}
 	st.own = true
 	st.check("warden", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: "warden's own state (warden " + sub + ")"})
+}
+
+// dirParts checks the folders a line works in (cd DIR, make -C DIR, go -C
+// DIR, env -C DIR) as a shell tool's working folder is checked: the
+// commands after them read and run what is there, and a build tool runs
+// the recipes it finds (cd ~/other && make deploy runs another project's
+// Makefile). A folder is resolved as written from the call's folder and
+// after the folders before it on the line: outside either way, it takes
+// workspace.outside (a private one is denied); outside one way only (cd
+// src && cd .., where a cd that fails or runs in a subshell leaves the
+// second in the call's parent), and a folder computed at run time, ask.
+func (e *Engine) dirParts(st *state, cds []string) {
+	if len(cds) == 0 {
+		return
+	}
+	base := e.cwd(&st.call)
+	cur := base
+	for _, d := range cds {
+		if shell.IsDyn(d) || strings.HasPrefix(d, "-") {
+			st.check("folder", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: shell.Display(d),
+				extra: "the line changes into a folder computed at run time (" + shell.Display(d) + "), so warden cannot tell where its commands run"})
+			continue
+		}
+		_, _, in := e.resolve(d, base)
+		abs, _, inCur := e.resolve(d, cur)
+		cur = abs
+		switch {
+		case !in && !inCur || filepath.IsAbs(d) || strings.HasPrefix(d, "~"):
+			e.readPart(st, shell.Write{Path: d, Op: "working folder"}, nil)
+		case !in || !inCur:
+			if e.pol.Workspace.Outside != warden.Allow {
+				st.check("folder", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: d,
+					extra: "the line changes into " + d + ", which is outside the workspace unless the folders before it on the line were entered"})
+			}
+		}
+	}
 }
 
 // readPart checks a path a shell line reads: a private path is denied, and
@@ -421,6 +462,12 @@ func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 			vk = "delete"
 		}
 		e.pathPart(st, w.Path, true, vk, w.Op, cds)
+		if w.TreeWrite && !shell.IsDyn(w.Path) {
+			// chmod -R DIR: every path inside is written.
+			p := part{op: w.Op, subject: warden.SubjectPath, raw: w.Path, write: true, vkind: vk}
+			p.abs, p.rel, p.inside = e.resolve(w.Path, e.cwd(&st.call))
+			e.folderCheck(st, &p)
+		}
 		if len(w.Sources) > 0 {
 			e.copyCheck(st, w)
 		}
@@ -442,6 +489,61 @@ func (e *Engine) globMatches(st *state, raw string) []string {
 		return []string{shell.Dyn + raw} // too many to check one by one: computed
 	}
 	return ms
+}
+
+// starStar reads a glob with "**" as zsh (and bash with globstar) reads
+// it: "**/" matches any number of folders, so cat pkg/**/.* reads
+// pkg/a/b/.env, which filepath.Glob (** as *) does not reach. It returns
+// the folder before the first glob character and the match of the paths
+// below it, or nil when the glob has no "**".
+func starStar(glob string) (string, func(string) bool) {
+	if !strings.Contains(glob, "**") {
+		return "", nil
+	}
+	i := strings.IndexAny(glob, "*?[")
+	root, pat := ".", glob
+	if j := strings.LastIndexByte(glob[:i], '/'); j >= 0 {
+		root, pat = glob[:j], glob[j+1:]
+		if root == "" {
+			root = "/"
+		}
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for k := 0; k < len(pat); k++ {
+		switch c := pat[k]; {
+		case strings.HasPrefix(pat[k:], "**/"):
+			b.WriteString("(?:.*/)?")
+			k += 2
+		case strings.HasPrefix(pat[k:], "**"):
+			b.WriteString(".*")
+			k++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			end := strings.IndexByte(pat[k+1:], ']')
+			if end < 0 {
+				b.WriteString(regexp.QuoteMeta("["))
+				continue
+			}
+			class := pat[k+1 : k+1+end]
+			if class != "" && class[0] == '!' {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			k += end + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(pat[k : k+1]))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return root, func(string) bool { return true }
+	}
+	return root, re.MatchString
 }
 
 // traceOnly runs f for the trace alone: the parts it evaluates are recorded
@@ -804,6 +906,12 @@ func (e *Engine) grantPattern(st *state, g *warden.Grant, p *part) bool {
 // dir + "/".
 func under(p, dir string) bool {
 	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// underFold is under for warden's own files, ignoring case: on a file
+// system that ignores it (macOS, Windows), WARDEN.yaml is warden.yaml.
+func underFold(p, dir string) bool {
+	return len(p) >= len(dir) && (len(p) == len(dir) || p[len(dir)] == '/') && strings.EqualFold(p[:len(dir)], dir)
 }
 
 // hasPathArgs reports whether any argument is one that paths or patches are

@@ -57,15 +57,34 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			a.privateReads(c.Args[1:])
 		}
 	}
+	if setsVars[c.Prog] {
+		if name := assignsDangerous(c.Prog, c.Args[1:]); name != "" {
+			setRisk(&a.Commands[len(a.Commands)-1], c.Prog+" assigns "+name+", which changes which program later commands run or what they load")
+		}
+	}
 	if info == 0 {
 		return
 	}
 	n := len(a.Commands) - 1
+	if c.Prog == "set" && setsKeyword(c.Args[1:]) {
+		setRisk(&a.Commands[n], "set -k makes every NAME=VALUE word of a later command a variable of its environment (set -k; git diff GIT_EXTERNAL_DIFF=x)")
+	}
 	if info&kFree != 0 && a.Commands[n].Risk == "" {
 		a.Commands[n].Free = true
 	}
-	if info&kCd != 0 && len(c.Ops) > 0 {
+	if info&kCd != 0 && len(c.Ops) > 1 && c.Prog == "cd" {
+		// cd OLD NEW (zsh, ksh) enters $PWD with OLD replaced by NEW:
+		// cd rtws other leads to ../other. bash refuses it.
+		a.Dirs = append(a.Dirs, "-")
+	} else if info&kCd != 0 && len(c.Ops) > 0 {
 		a.Dirs = append(a.Dirs, c.Ops[len(c.Ops)-1])
+	} else if info&kCd != 0 {
+		// cd alone goes home; pushd alone swaps with the folder before.
+		if c.Prog == "cd" {
+			a.Dirs = append(a.Dirs, "~")
+		} else {
+			a.Dirs = append(a.Dirs, "-")
+		}
 	}
 	if info&kCd != 0 {
 		a.cdSeen = true
@@ -109,8 +128,8 @@ func (a *Analysis) result() *progs.Result {
 	}
 	r := a.results[a.nres]
 	a.nres++
-	effects := r.Effects[:0]
-	*r = progs.Result{Effects: effects}
+	effects, vals := r.Effects[:0], r.Vals[:0]
+	*r = progs.Result{Effects: effects, Vals: vals}
 	return r
 }
 
@@ -215,7 +234,26 @@ var lookupEnv = map[string]bool{"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PA
 	"EDITOR": true, "VISUAL": true, "PAGER": true, "BROWSER": true, "SHELL": true, "SUDO_ASKPASS": true,
 	"SSH_ASKPASS": true, "CC": true, "CXX": true, "RUSTC_WRAPPER": true, "RUSTFLAGS": true, "MAKEFLAGS": true,
 	"NPM_CONFIG_SCRIPT_SHELL": true, "npm_config_script_shell": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
-	"DYLD_INSERT_LIBRARIES": true, "TMPDIR": false}
+	"DYLD_INSERT_LIBRARIES": true, "TMPDIR": false,
+	// cd and pushd look a relative folder up in CDPATH (bash(1)): CDPATH=~
+	// cd .aws enters ~/.aws where warden sees ./.aws.
+	"CDPATH": true,
+	// GNU programs stop reading options at the first operand (getopt(3)):
+	// head src/a.go -n .env then reads .env, which warden reads as -n's
+	// value.
+	"POSIXLY_CORRECT": true,
+	// less, the pager git and man run, reads commands and an input
+	// preprocessor from these (less(1): LESS='+!cmd', LESSOPEN='|cmd %s').
+	"LESS": true, "LESSOPEN": true, "LESSCLOSE": true, "LESSKEY": true, "LESSKEYIN": true, "LESSEDIT": true,
+	"MANPAGER": true,
+	// OpenSSL loads the engines and providers its configuration names
+	// (shared libraries) in every program that speaks TLS (curl, git,
+	// wget); SSLKEYLOGFILE makes them append TLS secrets to a file.
+	"OPENSSL_CONF": true, "OPENSSL_MODULES": true, "OPENSSL_ENGINES": true, "SSLKEYLOGFILE": true,
+	// gpg (git commit -S) reads its configuration and gpg-agent's
+	// (pinentry-program) from GNUPGHOME; python runs the .pth files of
+	// PYTHONUSERBASE's site-packages (pytest is python).
+	"GNUPGHOME": true, "PYTHONUSERBASE": true, "PYTHONPLATLIBDIR": true}
 
 // safeEnv are variables any program may be given: they change language,
 // colours, time zone and the like.
@@ -299,10 +337,17 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 	copies := prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" || prog == "rsync" || prog == "scp"
 	for _, e := range r.Effects {
 		switch e.Arg {
+		case progs.Output:
+			// A file the program names itself, in the folder it runs in:
+			// checked against the protected and private paths.
+			a.addRead(Write{Path: e.Val, Op: prog + " " + e.Via, Maybe: true})
 		case progs.Read, progs.List, progs.PatFile:
 			w := Write{Path: e.Val, Op: prog + " " + e.Via}
 			if e.Arg == progs.Read && r.Tree && r.Spec != nil && (e.Via == r.Spec.Name || e.Via == "tar") {
-				w.Tree, w.SkipHidden, w.Filter = true, r.SkipHidden, r.Filter
+				w.Tree, w.SkipHidden, w.Filter, w.Follow = true, r.SkipHidden, r.Filter, r.Follow
+			}
+			if e.Match != nil {
+				w.Tree, w.Match = true, e.Match
 			}
 			a.addRead(w)
 		}
@@ -321,7 +366,7 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 		}
 		switch e.Arg {
 		case progs.Write:
-			w := Write{Path: e.Val, Op: op}
+			w := Write{Path: e.Val, Op: op, TreeWrite: r.TreeWrite && r.Spec != nil && e.Via == r.Spec.Name}
 			if copies && e.Via == prog {
 				w.Sources = sources
 			}
@@ -466,4 +511,76 @@ func genericWords(prog string, args []string) (flags, ops []string) {
 		ops = append(ops, w)
 	}
 	return flags, ops
+}
+
+// setsVars are the builtins that assign the variables their words name
+// (bash(1): read NAME, read -a NAME, mapfile NAME, getopts OPTS NAME, let
+// EXPR, printf -v NAME).
+var setsVars = map[string]bool{"read": true, "mapfile": true, "readarray": true, "getopts": true, "let": true, "printf": true}
+
+// assignsDangerous returns a variable a read, mapfile, getopts, let or
+// printf -v call may assign whose name changes what later commands run
+// (read PATH <<< src), or a description when the name is computed.
+func assignsDangerous(prog string, words []string) string {
+	for i, w := range words {
+		if IsDyn(w) {
+			if prog == "printf" && (i == 0 || words[i-1] != "-v") {
+				continue
+			}
+			return "a variable named at run time"
+		}
+		if prog == "let" {
+			for _, t := range strings.FieldsFunc(w, func(r rune) bool {
+				return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+			}) {
+				if dangerousName(t) || strings.HasPrefix(t, "GIT_") {
+					return t
+				}
+			}
+			continue
+		}
+		name := w
+		if prog == "printf" {
+			switch {
+			case i > 0 && words[i-1] == "-v":
+			case strings.HasPrefix(w, "-v") && len(w) > 2:
+				name = w[2:]
+			default:
+				continue
+			}
+		} else if strings.HasPrefix(w, "-") && len(w) > 2 {
+			name = w[2:] // read -aNAME
+		}
+		if dangerousName(name) || strings.HasPrefix(name, "GIT_") {
+			return name
+		}
+	}
+	return ""
+}
+
+// setsKeyword reports whether set's words turn on the keyword option
+// (bash(1): set -k, set -o keyword): assignment words anywhere in a
+// command are then placed in its environment, so a word warden reads as
+// an operand (git diff GIT_EXTERNAL_DIFF=./x) sets a variable.
+func setsKeyword(words []string) bool {
+	for i, w := range words {
+		switch {
+		case IsDyn(w):
+			return true
+		case w == "--" || w == "-":
+			return false
+		case w == "-o" || w == "+o":
+			if i+1 < len(words) && (IsDyn(words[i+1]) || strings.HasPrefix("keyword", words[i+1]) && words[i+1] != "") {
+				return w == "-o" || IsDyn(words[i+1])
+			}
+		case len(w) > 1 && w[0] == '-' && w[1] != '-':
+			if strings.IndexByte(w, 'k') > 0 {
+				return true
+			}
+			if strings.IndexByte(w, 'o') > 0 && i+1 < len(words) && words[i+1] == "keyword" {
+				return true
+			}
+		}
+	}
+	return false
 }

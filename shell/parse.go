@@ -54,8 +54,45 @@ func (w *walker) visit(n syntax.Node) bool {
 		}
 	case *syntax.Stmt:
 		w.stmt(n)
+	// Assignments that are not NAME=VALUE words: the name of a for or
+	// select loop, ${NAME:=VALUE} and ${NAME=VALUE}, and arithmetic
+	// (( NAME=1 )). Each sets the variable as an assignment would
+	// (for CDPATH in /root; do cd .aws; ... sets CDPATH).
+	case *syntax.ExtGlob:
+		// An extended glob: bash without extglob refuses the line, and
+		// zsh reads *(e:'cmd':) as a glob qualifier that runs cmd for each
+		// file (echo *(e:'touch x':)). No rule vouches for it.
+		w.a.Commands = append(w.a.Commands, Command{Args: []string{"(extended glob)"}, Prog: "(extended glob)", Via: w.where(), Pipe: -1,
+			Risk: "an extended glob, which bash refuses without extglob and zsh reads as glob qualifiers that can run commands"})
+	case *syntax.ForClause:
+		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+			w.assigned(wi.Name.Value)
+		}
+	case *syntax.ParamExp:
+		if n.Exp != nil && n.Param != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+			w.assigned(n.Param.Value)
+		}
+	case *syntax.BinaryArithm:
+		switch n.Op {
+		case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+			syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+			if x, ok := n.X.(*syntax.Word); ok {
+				if t, dyn := word(x); !dyn {
+					w.assigned(t)
+				}
+			}
+		}
 	}
 	return true
+}
+
+// assigned records an assignment made by a loop, an expansion or
+// arithmetic: one of a name that changes what later commands run is a part
+// no rule can allow (bare).
+func (w *walker) assigned(name string) {
+	if dangerousName(name) || strings.HasPrefix(name, "GIT_") {
+		w.a.bare([]string{name + "="}, w.depth, w.where(), -1, 0)
+	}
 }
 
 // isPipeStage reports whether the pipe n is itself a stage of an enclosing
@@ -140,14 +177,59 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	if d, ok := s.Cmd.(*syntax.DeclClause); ok {
 		// export/declare/local/readonly NAME=VALUE: assignments.
 		var env []string
+		nameref := d.Variant.Value == "nameref"
 		for _, as := range d.Args {
-			if as.Name != nil && as.Value != nil {
+			switch {
+			case as.Name != nil && as.Value != nil:
 				env = append(env, assignText(as))
-			} else if as.Name != nil && as.Naked && dangerousName(as.Name.Value) && d.Variant.Value == "export" {
+			case as.Name != nil && as.Naked && dangerousName(as.Name.Value) && d.Variant.Value == "export":
 				env = append(env, as.Name.Value+"=")
+			case as.Name == nil && as.Value != nil:
+				// An option (-n, -x), or an assignment the parser could
+				// not name: declare "PATH=src", declare "$n=src".
+				t, dyn := word(as.Value)
+				switch {
+				case dyn:
+					nameref = true
+				case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
+					// declare -n REF=NAME makes REF another name for NAME:
+					// REF=src then sets PATH. (export -n only unexports.)
+					if strings.ContainsRune(t, 'n') && d.Variant.Value != "export" {
+						nameref = true
+					}
+				case isAssign(t):
+					env = append(env, t)
+				}
 			}
 		}
+		if nameref {
+			w.a.Commands = append(w.a.Commands, Command{Args: []string{d.Variant.Value}, Prog: d.Variant.Value, Via: w.where(), Pipe: pipe, Stage: stage,
+				Risk: d.Variant.Value + " makes a name reference or a computed name, which can assign any variable (PATH, CDPATH)"})
+		}
 		w.a.bare(env, w.depth, w.where(), pipe, stage)
+		return
+	}
+	if l, ok := s.Cmd.(*syntax.LetClause); ok {
+		// let EXPR...: the parser reads the expressions (a quoted one is
+		// a word, read as arithmetic when it runs); the command is a part
+		// like any other, and assigns what its words name (let 'PATH=1').
+		args := []string{"let"}
+		for _, x := range l.Exprs {
+			if wd, ok := x.(*syntax.Word); ok {
+				if t, dyn := word(wd); !dyn {
+					args = append(args, t)
+				} else {
+					args = append(args, Dyn+printWord(wd))
+				}
+				continue
+			}
+			var b strings.Builder
+			printerMu.Lock()
+			printer.Print(&b, x)
+			printerMu.Unlock()
+			args = append(args, b.String())
+		}
+		w.a.add(nil, args, w.depth, w.where(), pipe, stage)
 		return
 	}
 	call, ok := s.Cmd.(*syntax.CallExpr)

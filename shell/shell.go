@@ -95,9 +95,18 @@ type Write struct {
 	// (grep -r DIR, cp -r DIR, tar -c DIR); SkipHidden leaves out entries
 	// whose name starts with a dot (rg without --hidden).
 	Tree, SkipHidden bool
+	// Follow: a folder read whole is read through the links inside it.
+	Follow bool
+	// TreeWrite marks a write of a folder whole, everything below it
+	// included (chmod -R DIR): a protected or private path inside is
+	// written.
+	TreeWrite bool
 	// Filter, when set, tells which entries of a folder read whole are
 	// read, by base name (grep --include, --exclude, --exclude-dir).
 	Filter func(name string, dir bool) bool
+	// Match, when set, tells which files of a folder read whole are read,
+	// by their path below it (git's pathspec globs: *env reads src/.env).
+	Match func(rel string) bool
 	// Sources are what a copy, move or link puts at this destination
 	// (cp SRC... DEST): into it, under their names, when it is a folder.
 	Sources []string

@@ -2,6 +2,7 @@ package progs
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -78,9 +79,9 @@ func init() {
 			Opts: "-0|--null -a|--all --apparent-size -B=|--block-size= -b|--bytes -c|--total -D|--dereference-args -d=|--max-depth= --files0-from=R -H -h|--human-readable --inodes -k -L|--dereference -l|--count-links -m -P|--no-dereference -S|--separate-dirs --si -s|--summarize -t=|--threshold= --time[=] --time-style= -X=R|--exclude-from=R --exclude= -x|--one-file-system" + commonGNU},
 		&Spec{Name: "df", Source: src("df", coreSrc), Operands: "L...",
 			Opts: "-a|--all -B=|--block-size= -h|--human-readable -H|--si -i|--inodes -k -l|--local --no-sync --output[=] -P|--portability --sync --total -t=|--type= -T|--print-type -x=|--exclude-type=" + commonGNU},
-		&Spec{Name: "file", Source: "file 5.44 (Debian 12), man file", Operands: "L...",
-			Opts: "-b|--brief -C|--compile -c|--checking-printout -d -E -e=|--exclude= --exclude-quiet= -F=|--separator= -f=R|--files-from=R -h|--no-dereference -i|--mime --mime-type --mime-encoding -k|--keep-going -l|--list -L|--dereference -m=R|--magic-file=R -N|--no-pad -n|--no-buffer -p|--preserve-date -P=|--parameter= -r|--raw -s|--special-files -S|--no-sandbox -v -z|--uncompress -Z|--uncompress-noreport -0|--print0" + commonGNU},
-		&Spec{Name: "diff", Source: "GNU diffutils 3.8 (Debian 12), diff --help", Operands: "R...", Special: treeIf("-r"),
+		&Spec{Name: "file", Source: "file 5.44 (Debian 12), man file; -C writes NAME.mgc in the working folder for each magic file -m names (magic.mgc without -m); MAGIC names the magic files, whose lines its warnings print", Operands: "L...", Env: "MAGIC=R",
+			Opts: "-b|--brief -C|--compile:W -c|--checking-printout -d -E -e=|--exclude= --exclude-quiet= -F=|--separator= -f=R|--files-from=R -h|--no-dereference -i|--mime --mime-type --mime-encoding -k|--keep-going -l|--list -L|--dereference -m=R|--magic-file=R -N|--no-pad -n|--no-buffer -p|--preserve-date -P=|--parameter= -r|--raw -s|--special-files -S|--no-sandbox -v -z|--uncompress -Z|--uncompress-noreport -0|--print0" + commonGNU},
+		&Spec{Name: "diff", Source: "GNU diffutils 3.8 (Debian 12), diff --help and info diff (Comparing Directories: without -r, diff compares the files two folders share, and with -N every file of either)", Operands: "R...", Special: diffTree,
 			Opts: "--normal -q|--brief -s|--report-identical-files -c -C=|--context[=] -u -U=|--unified[=] -e|--ed -n|--rcs -y|--side-by-side -W=|--width= --left-column --suppress-common-lines -p|--show-c-function -F=|--show-function-line= --label= --expand-tabs -t -T|--initial-tab --tabsize= --suppress-blank-empty -l|--paginate -r|--recursive --no-dereference -N|--new-file --unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case -x=|--exclude= -X=R|--exclude-from=R -S=|--starting-file= --from-file=R --to-file=R -i|--ignore-case -E|--ignore-tab-expansion -Z|--ignore-trailing-space -b|--ignore-space-change -w|--ignore-all-space -B|--ignore-blank-lines -I=|--ignore-matching-lines= -a|--text --strip-trailing-cr -D=|--ifdef= --GTYPE-group-format= --line-format= --LTYPE-line-format= -d|--minimal --horizon-lines= --speed-large-files --color[=] --palette=" + commonGNU},
 		&Spec{Name: "cmp", Source: "GNU diffutils 3.8 (Debian 12), cmp --help", Operands: "R R - -",
 			Opts: "-b|--print-bytes -i=|--ignore-initial= -l|--verbose -n=|--bytes= -s|--quiet|--silent" + commonGNU},
@@ -90,8 +91,8 @@ func init() {
 		&Spec{Name: "printenv", Source: src("printenv", coreSrc), Operands: "-...", Opts: "-0|--null" + commonGNU},
 		&Spec{Name: "seq", Source: src("seq", coreSrc), Operands: "-...", Opts: "-f=|--format= -s=|--separator= -w|--equal-width" + commonGNU},
 		&Spec{Name: "sleep", Source: src("sleep", coreSrc), Operands: "-...", Opts: commonGNU},
-		&Spec{Name: "tree", Source: "tree 2.1.0 (Debian 12), man tree", Operands: "L...",
-			Opts: "-a -d -l -f -x -L= -R -P= -I= --gitignore --gitfile=R --ignore-case --matchdirs --metafirst --prune --info --infofile=R --noreport --charset= --filelimit= -o=W -q -N -Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r --dirsfirst --filesfirst --sort= -i -A -S -n -C -X -J -H= -T= --nolinks --fromfile --fromtabfile" + commonGNU},
+		&Spec{Name: "tree", Source: "tree 2.1.0 (Debian 12), man tree; -R runs tree again in each folder it lists, adding -o 00Tree.html (a file written in every folder, .git too with -a)", Operands: "L...",
+			Opts: "-a -d -l -f -x -L= -R:W -P= -I= --gitignore --gitfile=R --ignore-case --matchdirs --metafirst --prune --info --infofile=R --noreport --charset= --filelimit= -o=W -q -N -Q -p -u -g -s -h --si --du -D --timefmt= -F --inodes --device -v -t -c -U -r --dirsfirst --filesfirst --sort= -i -A -S -n -C -X -J -H= -T= --nolinks --fromfile --fromtabfile" + commonGNU},
 
 		// Programs that write through their operands.
 		&Spec{Name: "rm", Source: src("rm", coreSrc), Operands: "D...",
@@ -113,8 +114,11 @@ func init() {
 			Opts: "-a|--append -i|--ignore-interrupts -p --output-error[=]" + commonGNU},
 		&Spec{Name: "mv", Source: src("mv", coreSrc), Operands: "D... W",
 			Opts: "--backup[=] -b -f|--force -i|--interactive -n|--no-clobber --no-copy --strip-trailing-slashes -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -Z|--context" + commonGNU},
-		&Spec{Name: "cp", Source: src("cp", coreSrc), Operands: "R... W", Special: treeIf("-r", "-a"),
-			Opts: "-a|--archive --attributes-only --backup[=] -b --copy-contents -d -f|--force -i|--interactive -H -l|--link -L|--dereference -n|--no-clobber -P|--no-dereference -p --preserve[=] --no-preserve= --parents -r|-R|--recursive --reflink[=] --remove-destination --sparse= --strip-trailing-slashes -s|--symbolic-link -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -x|--one-file-system -Z --context[=]" + commonGNU},
+		&Spec{Name: "cp", Source: src("cp", coreSrc) + "; -l and -s make links, not copies: the sources are written through them (cp -l .git/config src/cfg, then a write of src/cfg); -L follows the links of the folders it copies", Operands: "R... W", Special: func(r *Result, a []string) {
+			treeIf("-r", "-a")(r, a)
+			r.Follow = hasFlag(r, "-L")
+		},
+			Opts: "-a|--archive --attributes-only --backup[=] -b --copy-contents -d -f|--force -i|--interactive -H -l|--link:I -L|--dereference -n|--no-clobber -P|--no-dereference -p --preserve[=] --no-preserve= --parents -r|-R|--recursive --reflink[=] --remove-destination --sparse= --strip-trailing-slashes -s|--symbolic-link:I -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -x|--one-file-system -Z --context[=]" + commonGNU},
 		&Spec{Name: "install", Source: src("install", coreSrc), Operands: "R... W",
 			Opts: "--backup[=] -b -c -C|--compare -d|--directory -D -g=|--group= -m=|--mode= -o=|--owner= -p|--preserve-timestamps -s|--strip --strip-program=X -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -v|--verbose --preserve-context -Z --context[=]" + commonGNU},
 		// A link's target is written through the link: every operand counts
@@ -128,15 +132,15 @@ func init() {
 		&Spec{Name: "dd", Source: src("dd", coreSrc), Operands: "-...", Special: ddOperands, Opts: commonGNU},
 
 		// Text tools whose first operand is a pattern or a script.
-		&Spec{Name: "grep egrep fgrep", Source: "GNU grep 3.8 (Debian 12), grep --help", Operands: "- R...", Special: grepTree,
+		&Spec{Name: "grep egrep fgrep", Source: "GNU grep 3.8 (Debian 12), grep --help; BSD grep 2.6 (macOS) reads GREP_OPTIONS as options placed first", Operands: "- R...", Special: grepTree, Env: "GREP_OPTIONS=!",
 			Opts: "-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp -P|--perl-regexp -e=P|--regexp=P -f=Q|--file=Q -i|-y|--ignore-case --no-ignore-case -w|--word-regexp -x|--line-regexp -z|--null-data -s|--no-messages -v|--invert-match -V|--version --help -m=|--max-count= -b|--byte-offset -n|--line-number --line-buffered -H|--with-filename -h|--no-filename --label= -o|--only-matching -q|--quiet|--silent --binary-files= -a|--text -I -d=|--directories= -D=|--devices= -r|--recursive -R|--dereference-recursive --include= --exclude= --exclude-from=R --exclude-dir= -L|--files-without-match -l|--files-with-matches -c|--count -T|--initial-tab -Z|--null -A=|--after-context= -B=|--before-context= -C=|--context= -NUM --group-separator= --no-group-separator --color[=] --colour[=] -U|--binary", Digits: true},
-		&Spec{Name: "rg", Source: "ripgrep 13.0.0 (Debian 12), rg --help", Operands: "- R...", Special: rgTree,
+		&Spec{Name: "rg", Source: "ripgrep 13.0.0 (Debian 12), rg --help; RIPGREP_CONFIG_PATH names a file of options (--pre runs a program)", Operands: "- R...", Special: rgTree, Env: "RIPGREP_CONFIG_PATH=!",
 			Opts: "-e=P|--regexp=P -f=Q|--file=Q -A=|--after-context= -B=|--before-context= -C=|--context= -c|--count --count-matches --color= --colors= --column -E=|--encoding= -F|--fixed-strings -L|--follow -g=|--glob= --iglob= -h|--help --hidden -i|--ignore-case --ignore-file=R -l|--files-with-matches --files-without-match -M=|--max-columns= -m=|--max-count= --max-depth= --max-filesize= -n|--line-number -N|--no-line-number --no-heading --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-global --no-ignore-parent --no-messages -o|--only-matching -p|--pretty -q|--quiet -s|--case-sensitive -S|--smart-case --sort= --sortr= -t=|--type= -T=|--type-not= --type-list -u|--unrestricted -v|--invert-match -V|--version -w|--word-regexp -x|--line-regexp --json --files --trim --vimgrep -U|--multiline --multiline-dotall -P|--pcre2 -a|--text -z|--search-zip --pre=X --pre-glob= --heading --stats -0|--null --null-data --passthru -r=|--replace= --max-columns-preview -j=|--threads= --no-config --debug --trace"},
 		&Spec{Name: "sed", Source: "GNU sed 4.9 (Debian 12), sed --help; the w/W/e commands and the s///w and s///e flags of a script write files or run commands", Operands: "- R...", Special: sedScript,
 			Opts: "-n|--quiet|--silent --debug -e=P|--expression=P -f=Q|--file=Q --follow-symlinks -i[=]:I --in-place[=]:I -l=|--line-length= --posix -E|-r|--regexp-extended -s|--separate --sandbox -u|--unbuffered -z|--null-data" + commonGNU},
 		&Spec{Name: "awk gawk mawk", Source: "GNU Awk 5.2.1 (Debian 12), gawk --help; system(), | getline and print > file run programs and write files", Operands: "- R...", Special: awkScript,
 			Opts: "-f=Q|--file=Q -F=|--field-separator= -v=|--assign= -b|--characters-as-bytes -c|--traditional -C|--copyright -d|--dump-variables[=W] -D|--debug[=] -e=P|--source=P -E=Q|--exec=Q -g|--gen-pot -h|--help -i=!|--include=! -I|--trace -k|--csv -l=!|--load=! -L|--lint[=] -M|--bignum -N|--use-lc-numeric -n|--non-decimal-data -o|--pretty-print[=W] -O|--optimize -p|--profile[=W] -P|--posix -r|--re-interval -s|--no-optimize -S|--sandbox -t|--lint-old -V|--version"},
-		&Spec{Name: "jq", Source: "jq 1.6 (Debian 12), man jq", Operands: "- R...",
+		&Spec{Name: "jq", Source: "jq 1.6 (Debian 12), man jq (MODULES: import and include read files from the search path, ~/.jq, $ORIGIN/../lib/jq and $ORIGIN/../lib, whose first component may be ..)", Operands: "- R...", Special: jqScript,
 			Opts: "--seq --stream --stream-errors --slurp -s --raw-input -R --null-input -n --compact-output -c --tab --indent= --color-output -C --monochrome-output -M --ascii-output -a --unbuffered --sort-keys -S --raw-output -r --join-output -j -f=Q --from-file=Q -L=R -e --exit-status --arg=V --argjson=V --slurpfile=2 --rawfile=2 --args --jsonargs --run-tests[=R]" + commonGNU},
 		&Spec{Name: "less more most", Source: "less 590 (Debian 12), man less; its ! and | commands run programs, but only interactively", Operands: "R...",
 			Opts: "-N -S -R -r -F -X -i -I -n -s -M -m -e -E -f -g -G -q -Q -w -W -K -c -C -~ -+= -p= -x= -y= -z= -j= -h= -b= -P= -o=W -O=W -T=R -t= -k=R --no-init --quit-if-one-screen --RAW-CONTROL-CHARS --chop-long-lines --LINE-NUMBERS --ignore-case --IGNORE-CASE"},
@@ -222,6 +226,9 @@ func redo(r *Result, args []string, _ string, files func(ops []string, ref bool)
 	for _, op := range files(ops, ref) {
 		r.Effects = append(r.Effects, Effect{Arg: Write, Val: op, Via: r.Spec.Name})
 	}
+	// chmod -R and chown -R change every file below a folder: chmod -R 777
+	// src makes src/.env world-readable.
+	r.TreeWrite = hasFlag(r, "-R")
 }
 
 // isMode reports whether w is a symbolic chmod mode that starts with "-"
@@ -373,12 +380,64 @@ func treeIf(flags ...string) func(*Result, []string) {
 	}
 }
 
+// diffTree: diff -r reads the folders it compares whole. Without -r a
+// folder operand is still read one level deep: diff . pkg prints the
+// differences of every file the two folders share (with -N or
+// --unidirectional-new-file, every file of either), ./.env included. The
+// files of --from-file and --to-file are compared with every operand in
+// the same way.
+func diffTree(r *Result, _ []string) {
+	r.Tree = true
+	r.Follow = !hasFlag(r, "--no-dereference")
+	if !hasFlag(r, "-r") {
+		r.Filter = func(_ string, dir bool) bool { return !dir }
+	}
+	for _, o := range []string{"--from-file", "--to-file"} {
+		for _, v := range r.Values(o) {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: r.Spec.Name})
+		}
+	}
+}
+
+// jqScript: a jq program can read files the call does not name: import
+// "PATH" as $NAME; reads PATH.json and import "PATH" as NAME; and include
+// read PATH.jq, looked up in the search path (the working folder, ~/.jq,
+// $ORIGIN/../lib/jq, $ORIGIN/../lib, -L). jq 1.6 lets the first component
+// be "..": with a ~/.jq folder, import "../.docker/config" as $c; reads
+// ~/.docker/config.json. A program that may import, or one read from a
+// file, is not vouched for.
+func jqScript(r *Result, _ []string) {
+	if hasFlag(r, "-f", "--from-file") {
+		r.risk("the jq program is read from a file and may import modules or data files")
+		return
+	}
+	if len(r.Ops) == 0 {
+		return
+	}
+	p := r.Ops[0]
+	switch {
+	case IsDyn(p):
+		r.risk("the jq program is computed at run time")
+	case jqImport.MatchString(p):
+		r.risk("the jq program imports modules or data files, which read files the call does not name")
+	}
+}
+
+// jqImport finds an import or include directive in a jq program: the
+// keyword, then the path as a string (a field named .include is not one).
+var jqImport = regexp.MustCompile(`(^|[^.$\w])(import|include)\s*"`)
+
 // grepTree: grep -r, -R, -d recurse and --directories=recurse read the
 // folders they are given whole, and the working folder when given none.
+//
+// grep reads the ACTION of -d as getopt_long reads the option itself: any
+// unambiguous prefix (-d rec, --dir=rec, -nd recurse), so the values are
+// taken from the parsed options, and any ACTION that is not a prefix of
+// read or skip alone counts as recurse.
 func grepTree(r *Result, args []string) {
 	rec := hasFlag(r, "-r", "-R")
-	for i, w := range args[1:] {
-		if w == "--directories=recurse" || w == "-drecurse" || (w == "-d" || w == "--directories") && i+2 < len(args) && args[i+2] == "recurse" {
+	for _, v := range r.Values("-d") {
+		if IsDyn(v) || v == "" || !strings.HasPrefix("read", v) && !strings.HasPrefix("skip", v) || v == "r" {
 			rec = true
 		}
 	}
@@ -386,6 +445,7 @@ func grepTree(r *Result, args []string) {
 		return
 	}
 	r.Tree = true
+	r.Follow = hasFlag(r, "-R")
 	r.Filter = grepFilter(args)
 	for _, e := range r.Effects {
 		if e.Arg == Read && e.Via == r.Spec.Name {
@@ -464,6 +524,7 @@ func grepFilter(args []string) func(string, bool) bool {
 // given none; without --hidden (or -uu) it leaves out hidden entries.
 func rgTree(r *Result, _ []string) {
 	r.Tree = true
+	r.Follow = hasFlag(r, "-L")
 	r.SkipHidden = !hasFlag(r, "--hidden", "-u", "--files")
 	if hasFlag(r, "--files") {
 		r.SkipHidden = false

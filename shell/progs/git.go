@@ -1,6 +1,9 @@
 package progs
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // git 2.39.5 (Debian 12): git --help, git help -a, git-<cmd>(1) and
 // git-config(1). git accepts unique abbreviations of long options
@@ -23,11 +26,11 @@ func init() {
 	register(&Spec{
 		Name:      "git",
 		EnvPrefix: "GIT_",
-		Source:    "git 2.39.5 (Debian 12), git(1) and git-config(1)",
+		Source:    "git 2.39.5 (Debian 12), git(1) and git-config(1); --shallow-file is undocumented (internal to git's own commands) and names a file git rewrites",
 		Style:     "posix", // global options end at the subcommand
 		SubsOnly:  true,
 		Opts: "-v|--version -h|--help -C=C -c=K --config-env=! --exec-path[=!] --html-path --man-path --info-path -p|--paginate -P|--no-pager --no-replace-objects --bare " +
-			"--git-dir=! --work-tree=C --namespace= --super-prefix= --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks --list-cmds= --attr-source= --shallow-file=R",
+			"--git-dir=! --work-tree=C --namespace= --super-prefix= --literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-optional-locks --list-cmds= --attr-source= --shallow-file=!",
 		// Variables that make git run a program, read another config, or
 		// write a file (git(1), ENVIRONMENT).
 		Env: "GIT_EXTERNAL_DIFF=X GIT_DIFF_OPTS GIT_PAGER=S PAGER=S GIT_EDITOR=S EDITOR=S VISUAL=S GIT_SEQUENCE_EDITOR=S GIT_SSH=X GIT_SSH_COMMAND=S GIT_ASKPASS=X SSH_ASKPASS=X " +
@@ -35,7 +38,7 @@ func init() {
 			"GIT_DIR=! GIT_WORK_TREE=C GIT_INDEX_FILE=W GIT_OBJECT_DIRECTORY=! GIT_ALTERNATE_OBJECT_DIRECTORIES=! GIT_EXEC_PATH=! GIT_TEMPLATE_DIR=! GIT_CEILING_DIRECTORIES GIT_DISCOVERY_ACROSS_FILESYSTEM " +
 			"GIT_TRACE=W GIT_TRACE2=W GIT_TRACE2_EVENT=W GIT_TRACE2_PERF=W GIT_TRACE_PACKET=W GIT_TRACE_PERFORMANCE=W GIT_TRACE_SETUP=W GIT_TRACE_PACK_ACCESS=W GIT_TRACE_SHALLOW=W GIT_TRACE_CURL=W GIT_TRACE_FSMONITOR=W GIT_TRACE_REFS=W " +
 			"GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE GIT_TERMINAL_PROMPT GIT_OPTIONAL_LOCKS GIT_FLUSH GIT_MERGE_VERBOSITY GIT_REDIRECT_STDOUT=W GIT_REDIRECT_STDERR=W " +
-			"GIT_PROTOCOL_FROM_USER GIT_ALLOW_PROTOCOL GIT_PROXY_COMMAND=X GIT_NO_REPLACE_OBJECTS GIT_LITERAL_PATHSPECS GIT_GLOB_PATHSPECS GIT_NOGLOB_PATHSPECS GIT_ICASE_PATHSPECS GIT_DEFAULT_HASH",
+			"GIT_PROTOCOL_FROM_USER GIT_ALLOW_PROTOCOL GIT_PROXY_COMMAND=X GIT_NO_REPLACE_OBJECTS GIT_LITERAL_PATHSPECS GIT_GLOB_PATHSPECS=! GIT_NOGLOB_PATHSPECS GIT_ICASE_PATHSPECS=! GIT_DEFAULT_HASH",
 		Subs: []*Spec{
 			sub("status", "-s|--short -b|--branch --show-stash --porcelain[=] --long -v|--verbose -u|--untracked-files[=] --ignore-submodules[=] --ignored[=] -z --column[=] --no-column --ahead-behind --renames --find-renames[=] --no-renames", "R..."),
 			sub("diff", gitDiffOpts, "R..."),
@@ -87,6 +90,18 @@ func init() {
 	// A remote of the ext:: transport runs a command (git-remote-ext).
 	for _, n := range []string{"fetch", "pull", "push", "clone"} {
 		table["git"].Sub(n).Special = gitExtRemote
+	}
+	table["git"].Sub("fetch").Special = gitFetch
+	// git branch -D, -M, -C and -f move or delete a branch whatever its
+	// commits (git-branch(1)): the commits only that branch held are lost.
+	table["git"].Sub("branch").Special = func(r *Result, _ []string) {
+		for _, f := range r.Flags {
+			switch f {
+			case "-D", "-M", "-C", "-f":
+				r.risk("git branch %s deletes or overwrites a branch even when it holds commits no other branch has", f)
+				return
+			}
+		}
 	}
 	// Pathspecs are read: git diff --no-index .env, git blame .env and
 	// git show HEAD:.env print a file's content. A REV:PATH operand reads
@@ -163,9 +178,66 @@ func gitExtRemote(r *Result, _ []string) {
 	}
 }
 
+// gitFetch: a refspec whose destination is forced (+SRC:DST, or -f) or
+// pruned (--prune) rewrites or deletes local branches whatever their
+// commits (git-fetch(1): git fetch . +HEAD~5:refs/heads/main, git fetch
+// --prune origin 'refs/heads/*:refs/heads/*'); --refmap and --stdin give
+// refspecs too, and --update-head-ok (for git pull's own use) lets the
+// current branch move under the work tree.
+func gitFetch(r *Result, args []string) {
+	gitExtRemote(r, args)
+	force := hasFlag(r, "-f", "-p", "-P", "-u")
+	if hasFlag(r, "-u") {
+		r.risk("git fetch --update-head-ok moves the current branch under the work tree")
+	}
+	if hasFlag(r, "--stdin") {
+		r.risk("git fetch --stdin reads refspecs warden cannot see")
+	}
+	specs := r.Values("--refmap")
+	if len(r.Ops) > 2 {
+		specs = append(specs, r.Ops[2:]...) // fetch REPOSITORY REFSPEC...
+	}
+	for _, sp := range specs {
+		if IsDyn(sp) {
+			r.risk("a refspec of git fetch is computed at run time")
+			return
+		}
+		_, dst, hasDst := strings.Cut(strings.TrimPrefix(sp, "+"), ":")
+		if !hasDst || dst == "" || strings.HasPrefix(dst, "refs/remotes/") {
+			continue // FETCH_HEAD, or the remote-tracking branches
+		}
+		if strings.HasPrefix(sp, "+") || force {
+			r.risk("git fetch %s forces or prunes local refs, which loses the commits only they held", sp)
+			return
+		}
+	}
+}
+
 // gitRevPaths adds the PATH of every REV:PATH operand (HEAD:.env, :.env)
 // as a read.
 func gitRevPaths(r *Result, _ []string) {
+	// git diff --no-index compares two folders whole (git-diff(1)).
+	if r.Sub == "diff" && hasFlag(r, "--no-index") {
+		r.Tree = true
+	}
+	gitPathspecs(r)
+	// git log -L RANGE:FILE prints the history of FILE's lines: FILE is
+	// read. RANGE may hold a colon (-L:funcname:FILE, -L/re:x/,+2:FILE), so
+	// both the text after the first colon and after the last are reads.
+	if r.Sub != "blame" {
+		for _, v := range r.Values("-L") {
+			if IsDyn(v) {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "git " + r.Sub + " -L"})
+				continue
+			}
+			if i := strings.IndexByte(v, ':'); i >= 0 {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: v[i+1:], Via: "git " + r.Sub + " -L"})
+			}
+			if j := strings.LastIndexByte(v, ':'); j >= 0 && j != strings.IndexByte(v, ':') {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: v[j+1:], Via: "git " + r.Sub + " -L"})
+			}
+		}
+	}
 	for _, op := range r.Ops {
 		if IsDyn(op) {
 			continue
@@ -250,9 +322,11 @@ func gitWorktree(r *Result, args []string) {
 		switch {
 		case dd:
 			// git checkout [REV] -- PATHS: the paths after the first
-			// operand when a revision precedes --.
+			// operand when a revision precedes --. From a revision, what
+			// a folder or a pattern among them writes is decided by the
+			// commit (src/.env included).
 			paths = afterDD(args, ops)
-			computed = false
+			computed = len(ops) > len(paths)
 		case has("-b", "-B", "--orphan") && len(ops) == 0:
 			computed = false
 		}
@@ -262,16 +336,20 @@ func gitWorktree(r *Result, args []string) {
 			computed = false
 		}
 	case "restore":
-		computed = false
+		// git restore --source=REV PATH: the files a folder or a pattern
+		// holds in REV are written, src/.env included.
+		computed = has("-s")
 		if has("-S") && !has("-W") {
-			paths = nil // the index only
+			paths, computed = nil, false // the index only
 		}
 	case "reset":
 		paths = nil
 		computed = has("--hard", "--merge", "--keep")
 	case "stash":
 		paths = nil
-		if len(ops) > 0 && (ops[0] == "list" || ops[0] == "show") {
+		// git stash list and show; git stash -- show PATH is git stash
+		// push -- show PATH.
+		if len(ops) > 0 && (ops[0] == "list" || ops[0] == "show") && (!dd || indexOf(args, ops[0]) < indexOf(args, "--")) {
 			computed = false
 		}
 	case "clean":
@@ -279,6 +357,15 @@ func gitWorktree(r *Result, args []string) {
 		computed = !has("-n")
 	default: // merge, rebase, pull, cherry-pick, revert
 		paths = nil
+	}
+	// git switch -C and git checkout -B reset a branch that exists to the
+	// start point: the commits only it held are lost. -f (--force,
+	// --discard-changes) throws away the changes of the work tree.
+	if (sub == "switch" || sub == "checkout") && has("-C", "-B") {
+		r.risk("git %s -C/-B resets an existing branch, which loses the commits only it held", sub)
+	}
+	if (sub == "switch" || sub == "checkout") && has("-f") {
+		computed = true
 	}
 	for _, p := range paths {
 		r.Effects = append(r.Effects, Effect{Arg: Write, Val: p, Via: "git " + sub})
@@ -305,4 +392,134 @@ func afterDD(args, ops []string) []string {
 		n = len(ops)
 	}
 	return ops[len(ops)-n:]
+}
+
+// gitPathspecs reads the pathspecs of git diff, log, show, grep and add
+// that name files by a pattern (gitglossary(7), pathspec): * and ? match
+// "/" too, and a pattern that matches a folder takes everything below it,
+// so git log -p -- '*env' prints the history of src/.env as surely as git
+// log -p -- src/.env does. Such a pathspec is a read of the working folder
+// whole, of the files the pattern matches. Magic other than exclusion
+// (:(glob), :(icase), :/) and --icase-pathspecs or --glob-pathspecs read
+// every file; exclusions alone add nothing (they match what no pathspec
+// matches).
+func gitPathspecs(r *Result) {
+	if r.Sub == "blame" || r.Sub == "cat-file" || r.Sub == "status" || hasFlag(r, "--literal-pathspecs") {
+		return
+	}
+	ops := r.Ops
+	if i := indexOf(ops, r.Sub); i >= 0 {
+		ops = ops[i+1:]
+	}
+	every := hasFlag(r, "--icase-pathspecs", "--glob-pathspecs")
+	all := func(string) bool { return true }
+	for _, op := range ops {
+		if IsDyn(op) || op == "" {
+			continue
+		}
+		pat := op
+		if op[0] == ':' {
+			magic, rest := op[1:], ""
+			if strings.HasPrefix(magic, "(") {
+				i := strings.IndexByte(magic, ')')
+				if i < 0 {
+					continue
+				}
+				magic, rest = magic[1:i], magic[i+1:]
+				if strings.Contains(magic, "exclude") {
+					continue
+				}
+				if magic != "literal" && magic != "" {
+					r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: all})
+					continue
+				}
+				if magic == "literal" {
+					continue // a path as written: read as an operand
+				}
+			} else {
+				j := 0
+				for j < len(magic) && strings.IndexByte("!^/", magic[j]) >= 0 {
+					j++
+				}
+				flags := magic[:j]
+				rest = strings.TrimPrefix(magic[j:], ":")
+				if strings.ContainsAny(flags, "!^") {
+					continue
+				}
+				if flags != "" {
+					r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: all})
+					continue
+				}
+			}
+			pat = rest
+		}
+		if !strings.ContainsAny(pat, "*?[\\") {
+			continue
+		}
+		if every {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: all})
+			continue
+		}
+		r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: pathspecMatch(pat)})
+	}
+}
+
+// pathspecMatch returns git's match of a wildcard pathspec against a path
+// below the working folder: fnmatch(3) without FNM_PATHNAME, anchored, and
+// a path also matches when one of the folders above it does.
+func pathspecMatch(pat string) func(string) bool {
+	var b strings.Builder
+	b.WriteString("^(?:")
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '\\':
+			if i+1 < len(pat) {
+				i++
+				b.WriteString(regexp.QuoteMeta(pat[i : i+1]))
+			}
+		case '[':
+			j := i + 1
+			if j < len(pat) && (pat[j] == '!' || pat[j] == '^') {
+				j++
+			}
+			if j < len(pat) && pat[j] == ']' {
+				j++
+			}
+			for j < len(pat) && pat[j] != ']' {
+				j++
+			}
+			if j >= len(pat) {
+				b.WriteString(regexp.QuoteMeta("["))
+				continue
+			}
+			class := pat[i+1 : j]
+			if class != "" && class[0] == '!' {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, "\\", "\\\\") + "]")
+			i = j
+		default:
+			b.WriteString(regexp.QuoteMeta(pat[i : i+1]))
+		}
+	}
+	b.WriteString(")$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return func(string) bool { return true }
+	}
+	return func(rel string) bool {
+		if re.MatchString(rel) {
+			return true
+		}
+		for i := 0; i < len(rel); i++ {
+			if rel[i] == '/' && re.MatchString(rel[:i]) {
+				return true
+			}
+		}
+		return false
+	}
 }

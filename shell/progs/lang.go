@@ -1,13 +1,22 @@
 package progs
 
+import (
+	"path"
+	"strings"
+)
+
 // Language toolchains: go 1.26 (go help build, go help test, go help
 // testflag), npm 9.2 (npm help config), node 20, Python 3.11, pip 23,
 // uv 0.5, cargo 1.8x, GNU make 4.3.
 
 // go build flags shared by build, test, run, install, vet, list
 // (go help build). -toolexec and -exec run programs; -o, -coverprofile and
-// friends write files.
-const goBuildFlags = " -C=C -a -n -p= -race -msan -asan -cover -covermode= -coverpkg= -v -work -x -asmflags= -buildmode= -buildvcs[=] -compiler= -gccgoflags= -gcflags= -installsuffix= -json -ldflags= -linkshared -mod= -modcacherw -modfile=R -overlay=R -pgo= -pkgdir=W -tags= -trimpath -toolexec=S -o=W"
+// friends write files. -gcflags, -ldflags, -asmflags and -gccgoflags pass
+// flags to the compiler and the linker, some of which run a program or
+// write a file (go tool link: -extld, -extldflags, -o, -cpuprofile; go
+// tool compile: -o, -cpuprofile, -bench): only the harmless ones are
+// vouched for (goToolFlags).
+const goBuildFlags = " -C=C -a -n -p= -race -msan -asan -cover -covermode= -coverpkg= -v -work -x -asmflags=G -buildmode= -buildvcs[=] -compiler= -gccgoflags=G -gcflags=G -installsuffix= -json -ldflags=G -linkshared -mod= -modcacherw -modfile=R -overlay=R -pgo= -pkgdir=W -tags= -trimpath -toolexec=S -o=W"
 
 // go test flags (go help testflag), also spelled -test.NAME.
 const goTestFlags = " -bench= -benchmem -benchtime= -blockprofile=W -blockprofilerate= -count= -coverprofile=W -cpu= -cpuprofile=W -failfast -fullpath -fuzz= -fuzzminimizetime= -fuzztime= -list= -memprofile=W -memprofilerate= -mutexprofile=W -mutexprofilefraction= -outputdir=C -parallel= -run= -short -shuffle= -skip= -timeout= -trace=W -artifacts -c:W -exec=X -i -args -vet= -test.v= -test.run= -test.short -test.count= -test.timeout= -test.bench="
@@ -68,6 +77,29 @@ func init() {
 	table["go"].Sub("tool").Special = func(r *Result, _ []string) {
 		r.risk("go tool runs a tool program")
 	}
+	// go build without -o writes the executable of a single main package
+	// into the working folder, named after the package's folder or its
+	// first file (go help build): cd .git/hooks && go build
+	// ../../cmd/pre-commit writes an executable hook.
+	table["go"].Sub("build").Special = func(r *Result, _ []string) {
+		if hasFlag(r, "-o") {
+			return
+		}
+		r.Effects = append(r.Effects, Effect{Arg: Output, Val: ".", Via: "go build"})
+		for _, op := range r.Ops {
+			if op == "build" || strings.Contains(op, "...") || op == "." || op == "./" {
+				continue
+			}
+			name := path.Base(strings.TrimSuffix(op, "/"))
+			if IsDyn(op) {
+				name = op
+			}
+			r.Effects = append(r.Effects, Effect{Arg: Output, Val: strings.TrimSuffix(name, ".go"), Via: "go build"})
+			if strings.HasSuffix(op, ".go") {
+				break // the executable is named after the first file
+			}
+		}
+	}
 	table["go"].Sub("install").Special = func(r *Result, _ []string) {
 		r.risk("go install writes a program into GOBIN, outside the workspace, where a later command may run it")
 	}
@@ -117,9 +149,11 @@ func init() {
 	// Python 3.11: python3 --help. -c runs code, -m runs a module; the
 	// words after the script or module are the program's.
 	register(&Spec{
-		Name: "python python3 python3.11 python3.12 python3.13", Source: "Python 3.11 (python3 --help)", EnvPrefix: "PYTHON", Style: "posix", Operands: "R -...", Rest: 1, RestAfter: "-m",
+		Name: "python python3 python3.11 python3.12 python3.13", Source: "Python 3.11 (python3 --help)", EnvPrefix: "PYTHON PYTEST_", Style: "posix", Operands: "R -...", Rest: 1, RestAfter: "-m",
 		Opts: "-b -B -d -E -h|-?|--help -i -I -O -OO -P -q -s -S -u -v -V|--version -W= -x -X= --check-hash-based-pycs= --help-env --help-xoptions --help-all -c=!",
-		Env:  "PYTHONSTARTUP=X PYTHONPATH=! PYTHONHOME=! PYTHONINSPECT PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONWARNINGS PYTHONHASHSEED PYTHONIOENCODING PYTHONUTF8 PYTHONBREAKPOINT=X PYTHONSAFEPATH PYTHONNOUSERSITE PYTHONUSERBASE=!",
+		Env: "PYTHONSTARTUP=X PYTHONPATH=! PYTHONHOME=! PYTHONINSPECT PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONWARNINGS PYTHONHASHSEED PYTHONIOENCODING PYTHONUTF8 PYTHONBREAKPOINT=X PYTHONSAFEPATH PYTHONNOUSERSITE PYTHONUSERBASE=! " +
+			"PYTEST_ADDOPTS=Fpytest PYTEST_PLUGINS=! PYTEST_DISABLE_PLUGIN_AUTOLOAD PYTEST_DEBUG PYTEST_THEME PYTEST_THEME_MODE PYTEST_DEBUG_TEMPROOT=W",
+		Special: pythonModule,
 	})
 	// python -m MODULE: the module's name is the first word after -m; the
 	// rule names it (python -m pytest *). RestAfter keeps the module's words
@@ -140,20 +174,28 @@ func init() {
 	// cargo: cargo --help, cargo help build. Build scripts run as part of any
 	// build; the rule for cargo build vouches for that. --config can set a
 	// runner or linker (programs).
-	cargoOpts := " -V|--version --list --explain= -v|--verbose -q|--quiet --color= -C=C --locked --offline --frozen --config=! -Z=! -h|--help -p=|--package= --workspace --all --exclude= --lib --bins --bin= --examples --example= --tests --test= --benches --bench= --all-targets -F=|--features= --all-features --no-default-features -r|--release --profile= -j=|--jobs= --keep-going --target= --target-dir=W --manifest-path=R --lockfile-path=R --message-format= --timings[=] --ignore-rust-version --no-run --no-fail-fast --future-incompat-report --doc --unit-graph -o|--open --out-dir=W --artifact-dir=W"
+	cargoOpts := " -V|--version --list --explain= -v|--verbose -q|--quiet --color= -C=C --locked --offline --frozen --config=! -Z=! -h|--help -p=|--package= --workspace --all --exclude= --lib --bins --bin= --examples --example= --tests --test= --benches --bench= --all-targets -F=|--features= --all-features --no-default-features -r|--release --profile= -j=|--jobs= --keep-going --target= --target-dir=W --manifest-path=R --lockfile-path=W --message-format= --timings[=] --ignore-rust-version --no-run --no-fail-fast --future-incompat-report --doc --unit-graph -o|--open --out-dir=W --artifact-dir=W"
 	cargoSub := func(name string) *Spec {
 		return &Spec{Name: name, Opts: cargoOpts, Operands: "-..."}
 	}
-	register(&Spec{Name: "cargo", Source: "cargo 1.8x (cargo --help, cargo help build)", SubsOnly: true, Opts: cargoOpts, EnvPrefix: "CARGO_ RUST",
+	register(&Spec{Name: "cargo", Source: "cargo 1.8x (cargo --help, cargo help build; --lockfile-path names the lockfile cargo writes)", SubsOnly: true, Opts: cargoOpts, EnvPrefix: "CARGO_ RUST",
 		Env: "RUSTFLAGS=! RUSTC=X RUSTC_WRAPPER=X RUSTDOC=X CARGO_TARGET_DIR=W CARGO_HOME=! CARGO_BUILD_RUSTC_WRAPPER=X CARGO_INCREMENTAL CARGO_TERM_COLOR RUST_BACKTRACE RUST_LOG",
 		Subs: []*Spec{cargoSub("build b"), cargoSub("check c"), cargoSub("test t"), cargoSub("bench"), cargoSub("doc d"), cargoSub("clippy"), cargoSub("fmt"), cargoSub("tree"), cargoSub("metadata"), cargoSub("update"), cargoSub("fetch"), cargoSub("clean"), cargoSub("new"), cargoSub("init"), cargoSub("add"), cargoSub("remove"), cargoSub("search"), cargoSub("publish"), cargoSub("install"), cargoSub("uninstall"), cargoSub("version"), cargoSub("help"),
 			cargoSub("run r")}})
 
 	// GNU make 4.3: make --help. The recipes are the Makefile's; the rule
 	// for make vouches for them. --eval and -f change what runs.
-	register(&Spec{Name: "make gmake", Source: "GNU Make 4.3 (Debian 12), make --help; make reads every variable of its environment as a make variable", Operands: "-...", EnvPrefix: "*",
+	register(&Spec{Name: "make gmake", Source: "GNU Make 4.3 (Debian 12), make --help; make reads every variable of its environment as a make variable; -f - reads the makefile from standard input", Operands: "-...", EnvPrefix: "*",
 		Opts: "-b -m -B|--always-make -C=C|--directory=C -d --debug[=] -e|--environment-overrides -E=!|--eval=! -f=R|--file=R|--makefile=R -h|--help -i|--ignore-errors -I=|--include-dir= -j|--jobs[=] -k|--keep-going -l|--load-average[=] -L|--check-symlink-times -n|--just-print|--dry-run|--recon -o=|--old-file=|--assume-old= -O|--output-sync[=] -p|--print-data-base -q|--question -r|--no-builtin-rules -R|--no-builtin-variables -s|--silent|--quiet --no-silent -S|--no-keep-going|--stop -t|--touch --trace -v|--version -w|--print-directory --no-print-directory -W=|--what-if=|--new-file=|--assume-new= --warn-undefined-variables",
 		Special: func(r *Result, args []string) {
+			// make -f - (or /dev/stdin, /dev/fd/N) reads the makefile from
+			// its input: recipes written in the call itself (echo 'x:;cmd'
+			// | make -f - x), commands no rule has seen.
+			for _, v := range r.Values("-f") {
+				if v == "-" || strings.HasPrefix(v, "/dev/") || strings.HasPrefix(v, "/proc/") || IsDyn(v) {
+					r.risk("make -f %s reads a makefile from its input, whose recipes are commands warden cannot vouch for", strings.TrimPrefix(v, "\x00"))
+				}
+			}
 			// VAR=value operands override the Makefile's variables, which
 			// may be the commands it runs (CC=, SHELL=).
 			for _, op := range r.Ops {
@@ -171,11 +213,13 @@ func init() {
 			Opts: "-d -e -l -r= -s -w:I -cpuprofile=W"},
 		// pytest 7 (pytest --help). The rule for pytest vouches for the
 		// tests it runs; -p and -o load plugins or override configuration.
-		&Spec{Name: "pytest py.test", Source: "pytest 7.2 (Debian 12), pytest --help", Operands: "R...",
+		&Spec{Name: "pytest py.test", Source: "pytest 7.2 (Debian 12), pytest --help and the environment variables of docs.pytest.org/en/stable/reference/reference.html: --basetemp removes the folder it names if it exists; PYTEST_ADDOPTS holds more options, PYTEST_PLUGINS plugins to load; pytest-cov's --cov-report=TYPE:DEST writes DEST; --pastebin sends the session's output to a paste service",
+			Operands: "R...", EnvPrefix: "PYTEST_", Special: pytestSpecial,
+			Env: "PYTEST_ADDOPTS=Fpytest PYTEST_PLUGINS=! PYTEST_DISABLE_PLUGIN_AUTOLOAD PYTEST_DEBUG PYTEST_THEME PYTEST_THEME_MODE PYTEST_DEBUG_TEMPROOT=W",
 			Opts: "-k= -m= --markers -x|--exitfirst --fixtures|--funcargs --fixtures-per-test --pdb --pdbcls=! --trace --capture= -s --runxfail --lf|--last-failed --ff|--failed-first --nf|--new-first --cache-show[=] --cache-clear --lfnf=|--last-failed-no-failures= --sw|--stepwise --sw-skip|--stepwise-skip " +
-				"--durations= --durations-min= -v|--verbose --no-header --no-summary -q|--quiet --verbosity= -r= --disable-warnings|--disable-pytest-warnings -l|--showlocals --no-showlocals --tb= --show-capture= --full-trace --color= --code-highlight= --pastebin= --junitxml=W|--junit-xml=W --junitprefix= " +
+				"--durations= --durations-min= -v|--verbose --no-header --no-summary -q|--quiet --verbosity= -r= --disable-warnings|--disable-pytest-warnings -l|--showlocals --no-showlocals --tb= --show-capture= --full-trace --color= --code-highlight= --pastebin=! --junitxml=W|--junit-xml=W --junitprefix= " +
 				"-W=|--pythonwarnings= --maxfail= --strict-config --strict-markers --strict -c=!|--config-file=! --continue-on-collection-errors --rootdir=C --collect-only|--co --pyargs --ignore= --ignore-glob= --deselect= --confcutdir=! --noconftest --keep-duplicates --collect-in-virtualenv --import-mode= --doctest-modules --doctest-report= --doctest-glob= --doctest-ignore-import-errors --doctest-continue-on-failure " +
-				"--basetemp=W -V|--version -h|--help -p=! --trace-config --debug[=W] -o=!|--override-ini=! --assert= --setup-only --setup-show --setup-plan --log-level= --log-format= --log-date-format= --log-cli-level= --log-cli-format= --log-cli-date-format= --log-file=W --log-file-level= --log-file-format= --log-file-date-format= --log-auto-indent= " +
+				"--basetemp=D -V|--version -h|--help -p=! --trace-config --debug[=W] -o=!|--override-ini=! --assert= --setup-only --setup-show --setup-plan --log-level= --log-format= --log-date-format= --log-cli-level= --log-cli-format= --log-cli-date-format= --log-file=W --log-file-level= --log-file-format= --log-file-date-format= --log-auto-indent= " +
 				"-n=|--numprocesses= --dist= --cov[=] --cov-report= --cov-fail-under= --cov-append --no-cov --timeout="},
 	)
 }
@@ -197,4 +241,130 @@ func goEnv(r *Result, _ []string) {
 			r.risk("go env %s changes the settings of every later go command", f)
 		}
 	}
+}
+
+// goToolSafe lists the compiler and linker flags (go tool compile -help,
+// go tool link -help, go 1.26) that change only the code built: true when
+// the flag takes its value as the next word (-X main.version=1).
+var goToolSafe = map[string]map[string]bool{
+	"-ldflags": {"-s": false, "-w": false, "-X": true, "-buildid": true, "-v": false, "-compressdwarf": false, "-checklinkname": false},
+	"-gcflags": {"-N": false, "-l": false, "-m": false, "-S": false, "-B": false, "-C": false, "-e": false, "-L": false, "-w": false,
+		"-live": false, "-wb": false, "-dwarf": false, "-std": false, "-complete": false, "-smallframes": false},
+}
+
+// goToolFlags checks the value of -gcflags, -ldflags, -asmflags or
+// -gccgoflags: "[pattern=]FLAGS". A flag the table does not know (-extld
+// runs a linker, -o and -cpuprofile write files) stops an allow.
+func goToolFlags(r *Result, opt, val string) {
+	if IsDyn(val) {
+		r.risk("option %s of go is computed at run time and could pass any flag to the compiler or linker", opt)
+		return
+	}
+	v := val
+	if i := strings.IndexByte(v, '='); i >= 0 && !strings.HasPrefix(v, "-") && !strings.ContainsAny(v[:i], " \t") {
+		v = v[i+1:] // all=-N -l
+	}
+	safe := goToolSafe[opt]
+	words, ok := splitQuoted(v)
+	if !ok {
+		r.risk("option %s of go has a quote warden cannot read", opt)
+		return
+	}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w, "-") {
+			r.risk("option %s of go passes %q to the compiler or linker, which warden does not know", opt, w)
+			return
+		}
+		name, _, hasVal := strings.Cut("-"+strings.TrimLeft(w, "-"), "=")
+		next, ok := safe[name]
+		if !ok {
+			r.risk("option %s of go passes %s to the compiler or linker, which can run a program or write a file", opt, name)
+			return
+		}
+		if next && !hasVal {
+			i++
+		}
+	}
+}
+
+// pyModules are the modules python -m runs as programs warden has a table
+// for: their words are read with it.
+var pyModules = map[string]string{"pytest": "pytest", "pip": "pip", "pip3": "pip"}
+
+// pythonModule: python -m MODULE ARGS runs MODULE as a program; the words
+// after it are that program's options (python -m pytest --basetemp=. is
+// pytest --basetemp=.) and are read with its table.
+func pythonModule(r *Result, args []string) {
+	i := indexOf(args, "-m")
+	if i < 0 || i+1 >= len(args) {
+		return
+	}
+	name, ok := pyModules[args[i+1]]
+	if !ok {
+		return
+	}
+	sub := table[name]
+	var inner Result
+	sub.Parse(&inner, args[i+1:], false)
+	if inner.Risk != "" {
+		r.risk("python -m %s: %s", args[i+1], inner.Risk)
+	}
+	for _, e := range inner.Effects {
+		e.Via = "-m " + args[i+1] + " " + e.Via
+		r.Effects = append(r.Effects, e)
+	}
+}
+
+// pytestSpecial: pytest-cov's --cov-report=TYPE:DEST writes DEST (a file
+// for xml, json and lcov, a folder for html and annotate); term and
+// term-missing take a modifier (skip-covered), not a path.
+func pytestSpecial(r *Result, _ []string) {
+	for _, v := range r.Values("--cov-report") {
+		if IsDyn(v) {
+			r.risk("option --cov-report of pytest is computed at run time and could name a file to write")
+			continue
+		}
+		typ, dest, ok := strings.Cut(v, ":")
+		if !ok || typ == "term" || typ == "term-missing" {
+			continue
+		}
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: dest, Via: "--cov-report"})
+	}
+}
+
+// splitQuoted splits a flag list as the go command does (cmd/internal/
+// quoted): words are separated by spaces, and a word may be quoted with '
+// or ". ok is false for an unclosed quote.
+func splitQuoted(s string) (words []string, ok bool) {
+	var b strings.Builder
+	in := false
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0 && c == q:
+			q = 0
+		case q != 0:
+			b.WriteByte(c)
+		case c == '\'' || c == '"':
+			q, in = c, true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if in {
+				words = append(words, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteByte(c)
+			in = true
+		}
+	}
+	if q != 0 {
+		return nil, false
+	}
+	if in {
+		words = append(words, b.String())
+	}
+	return words, true
 }

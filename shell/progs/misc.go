@@ -1,6 +1,9 @@
 package progs
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // findutils 4.9.0, GNU tar 1.34, curl 7.88.1, GNU Wget 1.21.3, OpenSSH 9.2,
 // rsync 3.2.7, Docker 2x, kubectl 1.3x, and the wrappers of coreutils 9.1
@@ -19,17 +22,18 @@ func init() {
 			Special: findSpecial},
 		&Spec{Name: "xargs", Source: "GNU findutils 4.9.0 (Debian 12), xargs --help", Style: "posix", Operands: "X -...", Rest: 1,
 			Opts: "-0|--null -a=R|--arg-file=R -d=|--delimiter= -E= -e[=]|--eof[=] -I= -i[=]|--replace[=] -L=|--max-lines= -l[=] -n=|--max-args= -o|--open-tty -P=|--max-procs= -p|--interactive --process-slot-var= -r|--no-run-if-empty -s=|--max-chars= --show-limits -t|--verbose -x|--exit --help --version"},
-		&Spec{Name: "tar", Source: "GNU tar 1.34 (Debian 12), tar --help", Operands: "-...", Special: tarSpecial,
+		&Spec{Name: "tar", Source: "GNU tar 1.34 (Debian 12), tar --help and info tar (TAR_OPTIONS holds options read before the command line's; TAPE names the archive when -f does not)", Operands: "-...", Special: tarSpecial,
+			Env: "TAR_OPTIONS=Ftar TAPE=!",
 			Opts: "-A|--catenate|--concatenate -c|--create -d|--diff|--compare --delete -r|--append -t|--list --test-label -u|--update -x|--extract|--get:E " +
 				"-C=C|--directory=C -f=|--file= -z|--gzip|--gunzip|--ungzip -j|--bzip2 -J|--xz --lzip --lzma --lzop --zstd -Z|--compress|--uncompress -a|--auto-compress -I=X|--use-compress-program=X " +
 				"-v|--verbose -k|--keep-old-files --keep-newer-files --keep-directory-symlink --skip-old-files --overwrite --overwrite-dir --recursive-unlink --remove-files --no-overwrite-dir -U|--unlink-first -O|--to-stdout --to-command=S --ignore-command-error --no-ignore-command-error " +
 				"-p|--preserve-permissions|--same-permissions --no-same-permissions --same-owner --no-same-owner --numeric-owner --owner= --group= --mode= --mtime= --atime-preserve[=] --delay-directory-restore --no-delay-directory-restore -m|--touch --sort= --format= -H= --posix -V=|--label= -W|--verify --exclude= --exclude-from=R -X=R --exclude-vcs --exclude-vcs-ignores --exclude-caches --exclude-backups --anchored --no-anchored --wildcards --no-wildcards --wildcards-match-slash --ignore-case --no-ignore-case " +
 				"-T=R|--files-from=R --null --no-null --unquote --no-unquote -P|--absolute-names -h|--dereference --hard-dereference -l|--check-links --one-file-system --strip-components= --transform=|--xform= -S|--sparse --sparse-version= -b=|--blocking-factor= -B|--read-full-records -i|--ignore-zeros -M|--multi-volume -L=|--tape-length= -F=X|--info-script=X|--new-volume-script=X --rsh-command=X --rmt-command=X --force-local --checkpoint[=] --checkpoint-action=! --totals[=] --show-transformed-names --show-stored-names --show-defaults --show-omitted-dirs --index-file=W --no-recursion --recursion -N=|--newer=|--after-date= --newer-mtime= --backup[=] --suffix= -w|--interactive|--confirmation -g=W|--listed-incremental=W -G|--incremental --level= --warning= -R|--block-number --utc --full-time -s|--preserve-order --quoting-style= --quote-chars= --no-quote-chars --acls --no-acls --xattrs --no-xattrs --selinux --no-selinux --xattrs-include= --xattrs-exclude= --help --usage --version -?"},
 
-		&Spec{Name: "curl", Source: "curl 7.88.1 (Debian 12), curl --help all; CURL_HOME and HOME hold .curlrc, which can set any option", Operands: "-...", Special: curlSpecial, EnvPrefix: "CURL_", Env: "CURL_HOME=!",
+		&Spec{Name: "curl", Source: "curl 7.88.1 (Debian 12), curl --help all and man curl; CURL_HOME and HOME hold .curlrc, which can set any option; a URL's scheme is read without case, file:/PATH and file://HOST/PATH read PATH after %XX decoding, {a,b} and [a-z] are globs unless -g; --data-urlencode NAME@FILE and -w @FILE read FILE", Operands: "-...", Special: curlSpecial, EnvPrefix: "CURL_", Env: "CURL_HOME=!",
 			Opts: "-o=W|--output=W --output-dir=C -O|--remote-name:U --remote-name-all:U -J|--remote-header-name:U -D=W|--dump-header=W -c=W|--cookie-jar=W --trace=W --trace-ascii=W --stderr=W --libcurl=W -K=!|--config=! -q|--disable --create-dirs --create-file-mode= -T=R|--upload-file=R -b=|--cookie= " +
-				"-s|--silent -S|--show-error -f|--fail --fail-with-body --fail-early -L|--location --max-redirs= -v|--verbose -i|--include -I|--head -X=|--request= -H=@|--header=@ -d=@|--data=@ --data-raw= --data-binary=@ --data-ascii=@ --data-urlencode=@ --json=@ -F=@|--form=@ --form-string= -G|--get -u=|--user= -A=|--user-agent= -e=|--referer= -k|--insecure --cacert=R --capath=R -E=|--cert= --cert-type= --key=R --key-type= --pass= --compressed -m=|--max-time= --connect-timeout= --retry= --retry-delay= --retry-max-time= --retry-all-errors --retry-connrefused -w=|--write-out= -x=|--proxy= --noproxy= -U=|--proxy-user= --http1.1 --http2 --http1.0 --http3 -4|--ipv4 -6|--ipv6 -#|--progress-bar --no-progress-meter -Z|--parallel --parallel-max= --resolve= --connect-to= -r=|--range= -C=|--continue-at= -z=|--time-cond= -n|--netrc --netrc-file=R --netrc-optional --oauth2-bearer= --basic --digest --negotiate --ntlm --anyauth --tlsv1.2 --tlsv1.3 --ssl --ssl-reqd --url= --path-as-is -N|--no-buffer --raw --tcp-nodelay -l|--list-only -a|--append -Q=|--quote= -y=|--speed-time= -Y=|--speed-limit= --limit-rate= -g|--globoff -h|--help -V|--version -M|--manual"},
-		&Spec{Name: "wget", Source: "GNU Wget 1.21.3 (Debian 12), wget --help; WGETRC names a startup file that can set any option", Operands: "U...", Special: wgetSpecial, EnvPrefix: "WGET", Env: "WGETRC=!",
+				"-s|--silent -S|--show-error -f|--fail --fail-with-body --fail-early -L|--location --max-redirs= -v|--verbose -i|--include -I|--head -X=|--request= -H=@|--header=@ -d=@|--data=@ --data-raw= --data-binary=@ --data-ascii=@ --data-urlencode= --json=@ -F=@|--form=@ --form-string= -G|--get -u=|--user= -A=|--user-agent= -e=|--referer= -k|--insecure --cacert=R --capath=R -E=|--cert= --cert-type= --key=R --key-type= --pass= --compressed -m=|--max-time= --connect-timeout= --retry= --retry-delay= --retry-max-time= --retry-all-errors --retry-connrefused -w=@|--write-out=@ -x=|--proxy= --noproxy= -U=|--proxy-user= --http1.1 --http2 --http1.0 --http3 -4|--ipv4 -6|--ipv6 -#|--progress-bar --no-progress-meter -Z|--parallel --parallel-max= --resolve= --connect-to= -r=|--range= -C=|--continue-at= -z=|--time-cond= -n|--netrc --netrc-file=R --netrc-optional --oauth2-bearer= --basic --digest --negotiate --ntlm --anyauth --tlsv1.2 --tlsv1.3 --ssl --ssl-reqd --url= --path-as-is -N|--no-buffer --raw --tcp-nodelay -l|--list-only -a|--append -Q=|--quote= -y=|--speed-time= -Y=|--speed-limit= --limit-rate= -g|--globoff -h|--help -V|--version -M|--manual"},
+		&Spec{Name: "wget", Source: "GNU Wget 1.21.3 (Debian 12), wget --help and man wget; WGETRC names a startup file that can set any option; --default-page names the file a URL ending in / is saved as, --content-disposition saves under the server's name", Operands: "U...", Special: wgetSpecial, EnvPrefix: "WGET", Env: "WGETRC=!",
 			Opts: "-V|--version -h|--help -b|--background -e=!|--execute=! -o=W|--output-file=W -a=W|--append-output=W -d|--debug -q|--quiet -v|--verbose -nv|--no-verbose --report-speed= -i=R|--input-file=R -F|--force-html -B=|--base= --config=! --no-config --rejected-log=W " +
 				"-t=|--tries= --retry-connrefused --retry-on-host-error --retry-on-http-error= -O=W|--output-document=W -nc|--no-clobber --no-netrc -c|--continue --start-pos= --progress= --show-progress -N|--timestamping --no-if-modified-since --no-use-server-timestamps -S|--server-response --spider -T=|--timeout= --dns-timeout= --connect-timeout= --read-timeout= -w=|--wait= --waitretry= --random-wait --no-proxy -Q=|--quota= --bind-address= --limit-rate= --no-dns-cache --restrict-file-names= --ignore-case -4|--inet4-only -6|--inet6-only --prefer-family= --user= --password= --ask-password --use-askpass=X --no-iri --local-encoding= --remote-encoding= --unlink " +
 				"-nd|--no-directories -x|--force-directories -nH|--no-host-directories --protocol-directories -P=C|--directory-prefix=C --cut-dirs= --default-page= -E|--adjust-extension --http-user= --http-password= --no-http-keep-alive --no-cache --no-cookies --load-cookies=R --save-cookies=W --keep-session-cookies --ignore-length --header= --compression= --max-redirect= --proxy-user= --proxy-password= --referer= --save-headers -U=|--user-agent= --content-disposition --content-on-error --auth-no-challenge --post-data= --post-file=R --method= --body-data= --body-file=R " +
@@ -147,7 +151,17 @@ func tarSpecial(r *Result, args []string) {
 				}
 			}
 		case len(w) > 0 && w[0] != '-' && i == 1:
-			// Old style: tar cf ARCHIVE ... (the first word is the options).
+			// Old style: tar cf ARCHIVE ... (the first word is the options;
+			// each letter that takes a value takes the next word in turn:
+			// tar cfI x.tar PROG runs PROG as the compressor).
+			k := i + 1
+			val := func() string {
+				if k < len(args) {
+					k++
+					return args[k-1]
+				}
+				return ""
+			}
 			for j := 0; j < len(w); j++ {
 				switch w[j] {
 				case 'c', 'r', 'u', 'A':
@@ -155,9 +169,17 @@ func tarSpecial(r *Result, args []string) {
 				case 'x':
 					r.Effects = append(r.Effects, Effect{Flag: Extract, Via: "tar x"})
 				case 'f':
-					if i+1 < len(args) {
-						archive = args[i+1]
-					}
+					archive = val()
+				case 'I', 'F':
+					r.risk("option %c of tar runs a program (%s)", w[j], strings.TrimPrefix(val(), "\x00"))
+				case 'C':
+					r.Effects = append(r.Effects, Effect{Arg: Dir, Val: val(), Via: "tar C"})
+				case 'T', 'X':
+					r.Effects = append(r.Effects, Effect{Arg: Read, Val: val(), Via: "tar " + string(w[j])})
+				case 'g':
+					r.Effects = append(r.Effects, Effect{Arg: Write, Val: val(), Via: "tar g"})
+				case 'b', 'H', 'L', 'N', 'V':
+					val()
 				}
 			}
 		}
@@ -171,6 +193,7 @@ func tarSpecial(r *Result, args []string) {
 	}
 	if create {
 		r.Tree = true
+		r.Follow = hasFlag(r, "-h")
 		for _, op := range r.Ops {
 			if op != archive {
 				r.Effects = append(r.Effects, Effect{Arg: Read, Val: op, Via: "tar"})
@@ -181,13 +204,19 @@ func tarSpecial(r *Result, args []string) {
 
 // curlSpecial: -O writes each URL's last path segment in the output folder.
 func curlSpecial(r *Result, args []string) {
-	// A file:// URL reads a local file.
-	for _, op := range r.Ops {
-		if p, ok := strings.CutPrefix(op, "file://"); ok {
-			if i := strings.IndexByte(p, '/'); i > 0 {
-				p = p[i:] // file://host/path
-			}
+	// A file: URL reads a local file.
+	globs := !hasFlag(r, "-g")
+	for _, op := range append(r.Ops, r.Values("--url")...) {
+		if p, ok := fileURL(op, globs); ok {
 			r.Effects = append(r.Effects, Effect{Arg: Read, Val: p, Via: "curl file://"})
+		}
+	}
+	// --data-urlencode NAME@FILE and @FILE send FILE's content.
+	for _, v := range r.Values("--data-urlencode") {
+		if i := strings.IndexByte(v, '@'); i >= 0 && !strings.Contains(v[:i], "=") {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: v[i+1:], Via: "--data-urlencode"})
+		} else if IsDyn(v) {
+			r.risk("option --data-urlencode of curl is computed at run time and could name a file to send")
 		}
 	}
 	// -b/--cookie names a file to read when its value has no "=".
@@ -217,6 +246,46 @@ func curlSpecial(r *Result, args []string) {
 	}
 }
 
+// fileURL returns the path a file: URL reads (curl takes the scheme in
+// any case, file:/PATH and file://HOST/PATH, decodes %XX, and drops the
+// query and fragment); a URL with a glob ({a,b}, [a-z]) curl expands, or
+// one computed at run time, reads a path warden cannot name.
+func fileURL(u string, globs bool) (string, bool) {
+	if IsDyn(u) {
+		// A computed URL may be a file: URL (curl -- "$U"), unless its
+		// scheme is written and is another one (https://x/$ID).
+		t := strings.TrimLeft(u[1:], `"'`)
+		if i := strings.Index(t, "://"); i > 0 && strings.Trim(strings.ToLower(t[:i]), "abcdefghijklmnopqrstuvwxyz0123456789+.-") == "" && !strings.EqualFold(t[:i], "file") {
+			return "", false
+		}
+		return u, true
+	}
+	if len(u) < 5 || !strings.EqualFold(u[:5], "file:") {
+		return "", false
+	}
+	p := u[5:]
+	if rest, ok := strings.CutPrefix(p, "//"); ok {
+		p = rest
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			p = p[i:] // file://host/path
+		} else {
+			p = "/"
+		}
+	}
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	if d, err := url.PathUnescape(p); err == nil {
+		p = d
+	} else {
+		return "\x00" + u, true
+	}
+	if globs && strings.ContainsAny(p, "{}[]") {
+		return "\x00" + u, true
+	}
+	return p, true
+}
+
 // wgetSpecial: without -O, wget writes each URL's last path segment (or
 // index.html) in the current folder, or below -P's folder.
 func wgetSpecial(r *Result, args []string) {
@@ -226,6 +295,12 @@ func wgetSpecial(r *Result, args []string) {
 			named = true
 		}
 	}
+	// --default-page names the file a URL ending in "/" is saved as;
+	// --content-disposition saves under the name the server sends.
+	def := "index.html"
+	if v := r.Values("--default-page"); len(v) > 0 {
+		def = v[len(v)-1]
+	}
 	for i := range r.Effects {
 		if r.Effects[i].Arg == URL {
 			r.Effects[i].Arg = Write
@@ -233,8 +308,11 @@ func wgetSpecial(r *Result, args []string) {
 				r.Effects[i].Arg = Plain
 				continue
 			}
-			r.Effects[i].Val = urlFile(r.Effects[i].Val, "index.html")
+			r.Effects[i].Val = urlFile(r.Effects[i].Val, def)
 		}
+	}
+	if !named && hasFlag(r, "--content-disposition") {
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the file name the server sends)", Via: "wget --content-disposition"})
 	}
 	for _, f := range r.Flags {
 		switch f {

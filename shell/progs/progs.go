@@ -50,6 +50,8 @@ const (
 	AtFile  Arg = '@' // data, or a file read when it starts with "@" (curl -d @FILE)
 	Pair    Arg = '2' // two values: a name, then a path read (jq --rawfile NAME FILE)
 	Pair2   Arg = 'V' // two plain values (jq --arg NAME VALUE)
+	Tool    Arg = 'G' // go's -gcflags/-ldflags: flags for the compiler or linker, checked against the harmless ones
+	Output  Arg = 'O' // a file written where the call runs, named by the program (go build's executable): checked against the protected paths
 )
 
 // Flag is the effect of an option that takes no value.
@@ -319,6 +321,9 @@ type Effect struct {
 	Val  string // the path, program or line (may be a computed word)
 	Via  string // the option or variable that carries it ("--output", "GIT_EXTERNAL_DIFF")
 	Flag Flag   // for effects of flags without a value
+	// Match, for a read, makes it a read of the folder Val whole, of the
+	// files whose path below it Match accepts (git's pathspec globs).
+	Match func(rel string) bool
 }
 
 // Result is what Parse found in one command's words.
@@ -342,10 +347,36 @@ type Result struct {
 	// a private file inside such a folder is read. SkipHidden: entries
 	// whose name starts with a dot are left out (rg without --hidden).
 	Tree, SkipHidden bool
+	// Follow: the folders read whole are read through the symbolic links
+	// inside them (grep -R, rg -L, diff -r, tar -h, cp -rL).
+	Follow bool
+	// TreeWrite reports that the folders among the paths the program
+	// writes are changed whole, everything below them included (chmod -R):
+	// a protected or private path inside is written.
+	TreeWrite bool
 	// Filter, when set, tells which entries of such a folder the program
 	// reads (grep --include, --exclude, --exclude-dir): a file's or a
 	// folder's base name.
 	Filter func(name string, dir bool) bool
+	// Vals are the values given to options, by canonical spelling, in the
+	// order of the call (grep -d ACTION, git log -L RANGE:FILE).
+	Vals []OptVal
+}
+
+// OptVal is the value given to an option.
+type OptVal struct {
+	Opt, Val string
+}
+
+// Values returns the values the call gave to the option canon.
+func (r *Result) Values(canon string) []string {
+	var out []string
+	for _, v := range r.Vals {
+		if v.Opt == canon {
+			out = append(out, v.Val)
+		}
+	}
+	return out
 }
 
 func (r *Result) risk(format string, a ...any) {
@@ -663,10 +694,14 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 	if !hasVal {
 		return
 	}
+	r.Vals = append(r.Vals, OptVal{Opt: o.Canon, Val: val})
 	switch o.Arg {
 	case Plain, Pattern:
-	case Exec, Shell, Unsafe:
+	case Exec, Shell:
 		r.risk("option %s of %s runs another program", name, s.Name)
+		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
+	case Unsafe:
+		r.risk("option %s of %s can run another program, load code or change what the program reads or writes", name, s.Name)
 		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
 	case Flags:
 		sub := table[o.Sub]
@@ -689,16 +724,20 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 		}
 	case Config:
 		gitConfig(r, name, val)
+	case Tool:
+		goToolFlags(r, o.Canon, val)
 	case AtFile:
 		if strings.HasPrefix(val, "@") && len(val) > 1 {
 			r.Effects = append(r.Effects, Effect{Arg: Read, Val: val[1:], Via: name})
 		} else if i := strings.Index(val, "=@"); i >= 0 {
-			// -F name=@file
-			f, _, _ := strings.Cut(val[i+2:], ";")
-			r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+			// -F name=@file, name=@"file", name=@file1,file2
+			for _, f := range formFiles(val[i+2:], true) {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+			}
 		} else if i := strings.Index(val, "=<"); i >= 0 {
-			f, _, _ := strings.Cut(val[i+2:], ";")
-			r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+			for _, f := range formFiles(val[i+2:], false) {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
+			}
 		} else if IsDyn(val) {
 			r.risk("option %s of %s is computed at run time and could name a file to send", name, s.Name)
 		}
@@ -715,6 +754,7 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 	roles := s.roles
 	skipFirst := false
 	inPlace, target := false, false
+	ipVia := s.Name + " -i"
 	for _, o := range seen {
 		if o == nil {
 			continue
@@ -727,6 +767,9 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 		}
 		if o.Flag == InPlace {
 			inPlace = true
+			if o.Canon != "-i" && o.Canon != "--in-place" {
+				ipVia = s.Name + " " + o.Canon // cp -l: the sources are written through the links
+			}
 		}
 	}
 	for _, e := range r.Effects {
@@ -778,11 +821,55 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 		}
 		via := s.Name
 		if inPlace && role == Read {
-			role, via = Write, s.Name+" -i"
+			role, via = Write, ipVia
 		}
 		if role == Plain {
 			continue
 		}
 		r.Effects = append(r.Effects, Effect{Arg: role, Val: op, Via: via})
 	}
+}
+
+// formFiles returns the files of curl's -F name=@FILES or name=<FILE
+// (man curl, -F): a name may be double-quoted (backslash escapes a quote),
+// ";type=..." and the like follow it, and with @ several files are
+// separated by commas (f=@src/a.go,.env sends both).
+func formFiles(s string, multi bool) []string {
+	var out []string
+	for s != "" {
+		var f string
+		if s[0] == '"' {
+			var b strings.Builder
+			i := 1
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				b.WriteByte(s[i])
+			}
+			f = b.String()
+			if i < len(s) {
+				i++
+			}
+			s = s[i:]
+		} else {
+			end := strings.IndexByte(s, ';')
+			if multi {
+				if j := strings.IndexByte(s, ','); j >= 0 && (end < 0 || j < end) {
+					end = j
+				}
+			}
+			if end < 0 {
+				end = len(s)
+			}
+			f, s = s[:end], s[end:]
+		}
+		out = append(out, f)
+		j := strings.IndexByte(s, ',')
+		if !multi || j < 0 {
+			break
+		}
+		s = s[j+1:]
+	}
+	return out
 }
