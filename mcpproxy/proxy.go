@@ -86,8 +86,10 @@ func (p *Proxy) ToolName(tool string) string { return "mcp__" + p.Name + "__" + 
 
 // Outcomer is a Gate that records what an allowed call did: the
 // upstream's answer to a tools/call, a failure when it is a tool error
-// (isError) or a JSON-RPC error. The proxy calls it before it passes the
-// answer on, so that the client's next call is decided with it.
+// (isError) or a JSON-RPC error. The proxy calls it right after it passes
+// the answer on (the client does not wait for the write), and decides the
+// client's next call only once it has returned, so that the call is
+// decided with it.
 type Outcomer interface {
 	Outcome(ctx context.Context, tool string, ok bool) error
 }
@@ -126,6 +128,9 @@ type run struct {
 	nextID  int
 	// asking are the calls put to the user.
 	asking sync.WaitGroup
+	// recording, when set, is closed once the outcome of the call last
+	// answered is recorded; the next decision waits for it.
+	recording chan struct{}
 }
 
 // Run proxies between client and upstream until the client goes away (it
@@ -375,6 +380,17 @@ func (r *run) forward(ctx context.Context, msg jsonrpc.Message) {
 // decide decides a tools/call; stop reports that it must not go upstream,
 // and d is then the decision to answer with.
 func (r *run) decide(ctx context.Context, req *jsonrpc.Request) (v Verdict, stop bool) {
+	// The outcome of the call answered last goes into this decision.
+	r.mu.Lock()
+	recording := r.recording
+	r.mu.Unlock()
+	if recording != nil {
+		select {
+		case <-recording:
+		case <-ctx.Done():
+			return Verdict{Decision: warden.FailClosed(ctx.Err())}, true
+		}
+	}
 	var params struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -499,6 +515,9 @@ func (r *run) fromUpstream(ctx context.Context) {
 			r.upstreamGone(ctx, err)
 			return
 		}
+		var recorded chan struct{}
+		var outTool string
+		var outOK bool
 		if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
 			r.mu.Lock()
 			key := idKey(resp.ID)
@@ -509,7 +528,13 @@ func (r *run) fromUpstream(ctx context.Context) {
 				resp.Result = r.filterTools(ctx, resp.Result)
 			}
 			if mine && q.tool != "" {
-				r.outcome(ctx, q.tool, resp)
+				// Announced before the client can see the answer, so
+				// that no decision starts before the outcome is in.
+				recorded = make(chan struct{})
+				r.mu.Lock()
+				r.recording = recorded
+				r.mu.Unlock()
+				outTool, outOK = q.tool, passed(resp)
 			}
 			if mine && q.method == "tools/call" && resp.Error == nil && len(q.warnings) > 0 {
 				resp.Result = withGuidance(resp.Result, q.warnings)
@@ -530,6 +555,10 @@ func (r *run) fromUpstream(ctx context.Context) {
 		if err := r.client.Write(ctx, msg); err != nil {
 			r.logf("write to client: %v", err)
 		}
+		if recorded != nil {
+			r.outcome(ctx, outTool, outOK)
+			close(recorded)
+		}
 	}
 }
 
@@ -548,17 +577,22 @@ func (r *run) callTool(req *jsonrpc.Request) string {
 	return r.p.ToolName(params.Name)
 }
 
-// outcome gives the Gate, when it records outcomes, what a call did.
-func (r *run) outcome(ctx context.Context, tool string, resp *jsonrpc.Response) {
-	o, ok := r.p.Gate.(Outcomer)
-	if !ok {
-		return
-	}
+// passed reports that the upstream's answer to a tools/call is a success:
+// neither a JSON-RPC error nor a tool error (isError).
+func passed(resp *jsonrpc.Response) bool {
 	var res struct {
 		IsError bool `json:"isError"`
 	}
-	passed := resp.Error == nil && json.Unmarshal(resp.Result, &res) == nil && !res.IsError
-	if err := o.Outcome(ctx, tool, passed); err != nil {
+	return resp.Error == nil && json.Unmarshal(resp.Result, &res) == nil && !res.IsError
+}
+
+// outcome gives the Gate, when it records outcomes, what a call did.
+func (r *run) outcome(ctx context.Context, tool string, ok bool) {
+	o, is := r.p.Gate.(Outcomer)
+	if !is {
+		return
+	}
+	if err := o.Outcome(ctx, tool, ok); err != nil {
 		r.logf("record the outcome of %s: %v", tool, err)
 	}
 }

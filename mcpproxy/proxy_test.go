@@ -146,6 +146,8 @@ type options struct {
 	http bool
 	// clientOpts tune the client.
 	clientOpts *mcp.ClientOptions
+	// rules are added to testPolicy's.
+	rules string
 }
 
 func newFixture(t *testing.T, o options) *fixture {
@@ -157,7 +159,7 @@ func newFixture(t *testing.T, o options) *fixture {
 			t.Fatal(err)
 		}
 	}
-	_, eng := writePolicy(t, dir, testPolicy+"tools:\n  mcp__files__slow_read: read\n")
+	_, eng := writePolicy(t, dir, strings.Replace(testPolicy, "rules:\n", "rules:\n"+o.rules, 1)+"tools:\n  mcp__files__slow_read: read\n")
 	st, err := sqlite.Open(ctx, filepath.Join(dir, ".warden", "warden.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -524,21 +526,34 @@ func TestProjectHaltStopsProxiedCalls(t *testing.T) {
 // outcome in the call's audit record: a tool error (isError) a failure.
 func TestOutcomesAreRecorded(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, options{role: "builder"})
+	f := newFixture(t, options{role: "builder", rules: `
+  - id: stop-failing-reads
+    effect: deny
+    tool: mcp__files__read_text_file
+    repeat: {failures: 1}
+    message: This read failed just before; it would fail the same way.
+    suggestion: Read the error and check the path.
+`})
 	f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "a.txt")})
 	if res := f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "missing.txt")}); !res.IsError {
 		t.Fatalf("the missing file's read = %q, want the upstream's tool error", text(res))
+	}
+	// The outcome is recorded after the answer goes to the client, and the
+	// next call is decided once it is in: the same read, sent at once, is
+	// denied by the rule on failed reads.
+	if res := f.call(t, "read_text_file", map[string]any{"path": filepath.Join(f.dir, "docs", "missing.txt")}); !strings.Contains(text(res), "stop-failing-reads") {
+		t.Fatalf("the failed read again = %q, want the deny of stop-failing-reads", text(res))
 	}
 	recs, err := f.store.Audit(t.Context(), warden.AuditFilter{Tool: "mcp__files__read_text_file"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || recs[0].Outcome != warden.OutcomeOK || recs[1].Outcome != warden.OutcomeFail {
+	if len(recs) != 3 || recs[0].Outcome != warden.OutcomeOK || recs[1].Outcome != warden.OutcomeFail || recs[2].Decision != warden.Deny {
 		var got []string
 		for _, r := range recs {
 			got = append(got, string(r.Decision)+" "+r.Outcome)
 		}
-		t.Errorf("records: %q, want an allow that succeeded and one that failed", got)
+		t.Errorf("records: %q, want an allow that succeeded, one that failed, and a deny", got)
 	}
 }
 
