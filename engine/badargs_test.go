@@ -56,3 +56,42 @@ func TestMalformedPathArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseTwinArguments: arguments with two keys that differ only in case,
+// at any depth, are a BAD_INPUT deny. The engine reads "path", but a tool
+// written with Go's encoding/json fills its Path field from "Path" too
+// (the last one wins), so it would write a path warden never looked at.
+func TestCaseTwinArguments(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, testPolicy)
+	many := map[string]any{"path": "src/a.go"}
+	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+		many[k] = k
+	}
+	many["J"] = "x"
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"Write", map[string]any{"file_path": "src/a.go", "File_Path": ".git/config", "content": "x"}, `"File_Path" and "file_path"`},
+		{"mcp__files__write_file", map[string]any{"path": "src/a.go", "PATH": "../outside.txt", "content": "x"}, `"PATH" and "path"`},
+		{"mcp__files__edit_file", map[string]any{"path": "src/a.go", "edits": []any{map[string]any{"oldText": "a", "OldText": "b"}}}, `"OldText" and "oldText"`},
+		{"mcp__files__write_file", map[string]any{"path": "src/a.go", "k": "1", "\u212a": "2"}, "\"k\" and \"\u212a\""},
+		{"mcp__files__write_file", many, `"J" and "j"`},
+	} {
+		d := e.Decide(warden.ToolCall{Tool: c.tool, Args: c.args})
+		if d.Decision != warden.Deny || d.Code != warden.CodeBadInput || !strings.Contains(d.Reason, c.want) || !strings.Contains(d.Suggestion, "each argument once") {
+			t.Errorf("%s %v: %+v, want a BAD_INPUT deny naming %s", c.tool, c.args, d, c.want)
+		}
+	}
+	// Keys that only look alike are not twins.
+	for _, args := range []map[string]any{
+		{"file_path": "src/a.go", "content": "x", "description": "d", "Content-Type": "text"},
+		{"file_path": "src/a.go", "content": "x", "1": "a", "2": "b", "meta": map[string]any{"path": "x", "content": "y"}},
+	} {
+		if d := e.Decide(warden.ToolCall{Tool: "Write", Args: args}); d.Code == warden.CodeBadInput {
+			t.Errorf("Write %v: %+v", args, d)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,6 +85,9 @@ func writeKind(kind string) bool {
 // parts splits the call into parts and decides each.
 func (e *Engine) parts(st *state) {
 	c := &st.call
+	if a, b, ok := caseTwins(c.Args); ok {
+		st.check("args", item{effect: warden.Deny, code: warden.CodeBadInput, subject: fmt.Sprintf("%q and %q", a, b), extra: twinKeys})
+	}
 	n := 0
 	if st.kind == "shell" {
 		n += e.shellParts(st)
@@ -921,6 +925,70 @@ func underFold(p, dir string) bool {
 func hasPathArgs(args map[string]any) bool {
 	for k := range args {
 		if n := len(k); n > 0 && pathArgHint[n&31]&(1<<(k[n-1]&31)) != 0 && pathArgs[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// twinKeys marks the BAD_INPUT of arguments with two keys that differ only
+// in case.
+const twinKeys = "one key"
+
+// caseTwins finds two keys of one object in the arguments, at any depth,
+// that are equal but for case ("path" and "Path"). The engine reads an
+// argument by its exact name, but a tool may not: Go's encoding/json, for
+// one, fills a field from either spelling and keeps the last, so a server
+// written with it could write the path warden did not look at.
+func caseTwins(v any) (string, string, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		// Few keys (nearly every call): compared pairwise, with no
+		// allocation; more: by their folded form.
+		var few [8]string
+		n := 0
+		var seen map[string]string
+		for k, x := range v {
+			if a, b, ok := caseTwins(x); ok {
+				return a, b, true
+			}
+			if !hasLetter(k) {
+				continue
+			}
+			if len(v) <= len(few) {
+				for _, other := range few[:n] {
+					if strings.EqualFold(k, other) {
+						return min(k, other), max(k, other), true
+					}
+				}
+				few[n] = k
+				n++
+				continue
+			}
+			if seen == nil {
+				seen = make(map[string]string, len(v))
+			}
+			f := strings.ToLower(strings.ToUpper(k))
+			if other, ok := seen[f]; ok {
+				return min(k, other), max(k, other), true
+			}
+			seen[f] = k
+		}
+	case []any:
+		for _, x := range v {
+			if a, b, ok := caseTwins(x); ok {
+				return a, b, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// hasLetter reports a key that case could change: one with a letter, or
+// any byte past ASCII.
+func hasLetter(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c >= 0x80 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
 			return true
 		}
 	}

@@ -71,6 +71,9 @@ func (e *Engine) reason(st *state, it item) string {
 		}
 		return fmt.Sprintf("No rule covers %s; the policy's default for %s calls is %s.", what(it.subject, c.Tool), it.extra, it.effect)
 	case warden.CodeBadInput:
+		if it.extra == twinKeys {
+			return fmt.Sprintf("The call's arguments have two keys that differ only in case (%s): tools differ on which of the two they read, so warden cannot tell what the call would do.", it.subject)
+		}
 		return fmt.Sprintf("The call's argument %q must be %s, not %s.", it.subject, it.extra, it.note)
 	}
 	return string(it.code)
@@ -155,6 +158,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 		}
 		return "Use a command or tool the policy allows, or ask the user to add a rule for this."
 	case warden.CodeBadInput:
+		if it.extra == twinKeys {
+			return "Send the call again with each argument once, spelled as the tool's schema spells it."
+		}
 		return fmt.Sprintf("Send the call again with %q as %s.", it.subject, it.extra)
 	}
 	return "Ask the user how to proceed."
