@@ -17,15 +17,15 @@ import (
 	"github.com/warden-run/warden/sqlite"
 )
 
-// stdioPair connects two ends over OS pipes with newline-delimited
-// JSON-RPC, as a client and a server process talk over stdin and stdout.
-func stdioPair(tb testing.TB) (a, b mcp.Transport) {
+// stdioPipes are two OS pipes: what is written to w1 is read from r1, and
+// so for w2 and r2.
+func stdioPipes(tb testing.TB) (r1, w1, r2, w2 *os.File) {
 	tb.Helper()
 	r1, w1, err := os.Pipe()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r2, w2, err := os.Pipe()
+	r2, w2, err = os.Pipe()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -34,34 +34,29 @@ func stdioPair(tb testing.TB) (a, b mcp.Transport) {
 			f.Close()
 		}
 	})
-	return &mcp.IOTransport{Reader: r1, Writer: w2}, &mcp.IOTransport{Reader: r2, Writer: w1}
+	return r1, w1, r2, w2
 }
 
 // benchClient connects a client to a fresh upstream server over stdio
-// pipes, through the proxy (with the real engine, session layer and SQLite
-// store) when gate is set.
+// pipes, directly or, when gate is set, through the proxy (with the real
+// engine, session layer and SQLite store), whose ends are the LineConns
+// `warden mcp proxy` uses.
 func benchClient(b *testing.B, gate mcpproxy.Gate) *mcp.ClientSession {
 	b.Helper()
 	ctx := b.Context()
 	up := &upstream{}
-	serverT, upT := stdioPair(b)
-	if _, err := up.server().Connect(ctx, serverT, nil); err != nil {
+	r1, w1, r2, w2 := stdioPipes(b)
+	if _, err := up.server().Connect(ctx, &mcp.IOTransport{Reader: r1, Writer: w2}, nil); err != nil {
 		b.Fatal(err)
 	}
-	clientT := upT
+	var clientT mcp.Transport = &mcp.IOTransport{Reader: r2, Writer: w1}
 	if gate != nil {
-		upConn, err := upT.Connect(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		proxyT, cT := stdioPair(b)
-		clientConn, err := proxyT.Connect(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
+		upConn := mcpproxy.NewLineConn(r2, w1, nil)
+		r3, w3, r4, w4 := stdioPipes(b)
+		clientConn := mcpproxy.NewLineConn(r3, w4, nil)
 		p := &mcpproxy.Proxy{Name: "files", Gate: gate}
 		go p.Run(ctx, clientConn, upConn)
-		clientT = cT
+		clientT = &mcp.IOTransport{Reader: r4, Writer: w3}
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, clientT, nil)
 	if err != nil {

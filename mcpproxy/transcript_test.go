@@ -50,10 +50,9 @@ func TestTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clientConn, err := (&mcp.IOTransport{Reader: inR, Writer: outW}).Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The client's end is the one `warden mcp proxy` uses on its stdin and
+	// stdout.
+	clientConn := mcpproxy.NewLineConn(inR, outW, nil)
 	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: "golden", Role: "reader", Cwd: dir}
 	done := make(chan error, 1)
 	go func() { done <- (&mcpproxy.Proxy{Name: "files", Gate: gate}).Run(ctx, clientConn, upConn) }()

@@ -141,24 +141,19 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 		*sid, gate, local, own = g.Session, g, g, o
 	}
 
-	var up mcp.Transport
+	var upConn mcp.Connection
+	var err error
 	if *upURL != "" {
-		up = mcpproxy.HTTPUpstream(*upURL, http.Header(headers))
+		upConn, err = mcpproxy.HTTPUpstream(*upURL, http.Header(headers)).Connect(ctx)
 	} else {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stderr = env.Stderr
-		up = &mcp.CommandTransport{Command: cmd}
+		upConn, err = mcpproxy.CommandConn(cmd)
 	}
-	upConn, err := up.Connect(ctx)
 	if err != nil {
 		return cmdError(env, "mcp proxy", fmt.Errorf("start the upstream server: %w", err))
 	}
-	client := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
-	clientConn, err := client.Connect(ctx)
-	if err != nil {
-		upConn.Close()
-		return cmdError(env, "mcp proxy", err)
-	}
+	clientConn := mcpproxy.NewLineConn(env.Stdin, env.Stdout, nil)
 	p := &mcpproxy.Proxy{Name: *name, Gate: gate, Log: env.Stderr}
 	err = p.Run(ctx, clientConn, upConn)
 	if own {
