@@ -160,6 +160,7 @@ func (e *Engine) decideOutcome(call *warden.ToolCall, s *Session, tr *Trace) (wa
 	st.destructive = !policy.SafeKinds[st.kind]
 	if tr != nil {
 		tr.Tool, tr.Kind, tr.Destructive = call.Tool, st.kind, st.destructive
+		tr.Dir = e.evalPath(e.cwd(call))
 	}
 	e.checkRole(&st)
 	// A role that may not use the tool at all decides the call: its parts
@@ -482,6 +483,7 @@ func (e *Engine) tracePart(st *state, p *part, res item, grant string) {
 	if p.subject == warden.SubjectCommand {
 		c := &p.an.Commands[p.cmd]
 		tp.Note, tp.Via = c.Risk, c.Via
+		tp.Input = inputLine(&st.call)
 		if c.Free && res.rule == nil && res.effect == warden.Allow {
 			tp.Note = "a builtin without side effects: no rule is needed"
 		}

@@ -111,8 +111,12 @@ type Trace struct {
 	Tool        string
 	Kind        string
 	Destructive bool
-	Parts       []Part
-	Checks      []Check
+	// Dir is the folder the call's relative paths resolve against (its
+	// cwd, and a shell tool's working folder), symlinks resolved: the
+	// same arguments mean another call in another folder.
+	Dir    string
+	Parts  []Part
+	Checks []Check
 	// Grants lists the ids of the grants that turned an ask into an allow.
 	Grants []string
 	// Source is the plain-language sentence the deciding rule was compiled
@@ -148,10 +152,24 @@ type Part struct {
 	// variable warden does not know, or one that runs another program),
 	// or that a builtin needed no rule.
 	Note string
+	// Input is, for a command that may read its input from elsewhere on
+	// its line (a pipe, a redirection, a here-document or here-string),
+	// the line as written: sh < setup.sh is not sh < evil.sh, though both
+	// run the simple command sh.
+	Input string
 	// Via names the wrapper or construct a command was found through
 	// ("sudo", "bash -c", "$(...)", ...); Op what writes a path (">",
 	// "rm", ...).
 	Via string
+}
+
+// GrantValue is what a grant or an approval made from the part covers:
+// its Value, and for a command with Input, the line it is in.
+func (p Part) GrantValue() string {
+	if p.Input == "" {
+		return p.Value
+	}
+	return p.Value + " (in the line: " + p.Input + ")"
 }
 
 // Check is one whole-call check (role tools, depth, first tool, intents,

@@ -297,7 +297,11 @@ func (e *Engine) treeReadCheck(st *state, p *part, r shell.Write) {
 // whole, the working folder when no path is given, hidden files included
 // (Claude Code's Grep runs ripgrep with --hidden): a private file inside
 // is read.
-var searchTools = map[string]bool{"Grep": true, "grep": true, "search_file_content": true, "grep_search": true}
+// Roo Code's and Cline's search_files shows the lines that match with
+// their context, and Codex's grep_files names the files whose contents
+// match (a pattern at a time, enough to spell out a secret).
+var searchTools = map[string]bool{"Grep": true, "grep": true, "search_file_content": true, "grep_search": true,
+	"search_files": true, "grep_files": true}
 
 // searchToolPart checks the folder a search tool searches for private
 // files, and reports whether the call is a search tool's.
@@ -312,6 +316,57 @@ func (e *Engine) searchToolPart(st *state) bool {
 			dir = v
 		}
 	}
+	if home := tildeUser(dir); home != "" {
+		e.readPart(st, shell.Write{Path: home, Op: c.Tool, Tree: true}, nil)
+	}
+	if varPath(dir) {
+		e.readPart(st, shell.Write{Path: shell.Dyn + dir, Op: c.Tool}, nil)
+	}
 	e.readPart(st, shell.Write{Path: dir, Op: c.Tool, Tree: true}, nil)
 	return true
+}
+
+// includePart checks the paths and globs of Gemini CLI's read_many_files
+// (include: the files it reads, each a path or a glob below the working
+// folder): a private file among them is read. A glob is checked as each
+// file it matches now, and one with "**" as the folder before it read
+// whole; one with braces, which warden does not expand, asks.
+func (e *Engine) includePart(st *state) {
+	c := &st.call
+	if c.Tool != "read_many_files" {
+		return
+	}
+	v, ok := c.Args["include"]
+	if !ok || v == nil {
+		return
+	}
+	list, ok := v.([]any)
+	if !ok {
+		if s, isStr := v.(string); isStr {
+			list = []any{s}
+		} else {
+			badArg(st, "include", v, "a list of strings")
+			return
+		}
+	}
+	for _, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			badArg(st, "include", x, "a list of strings")
+			continue
+		}
+		switch {
+		case strings.Contains(s, "{"):
+			e.readPart(st, shell.Write{Path: shell.Dyn + s, Op: c.Tool}, nil)
+		case strings.ContainsAny(s, "*?["):
+			for _, m := range e.globMatches(st, s) {
+				e.readPart(st, shell.Write{Path: m, Op: c.Tool}, nil)
+			}
+			if root, match := starStar(s); match != nil {
+				e.readPart(st, shell.Write{Path: root, Op: c.Tool, Tree: true, Match: match}, nil)
+			}
+		default:
+			e.readPart(st, shell.Write{Path: s, Op: c.Tool}, nil)
+		}
+	}
 }

@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/glob"
 	"github.com/warden-run/warden/shell"
+	"golang.org/x/text/unicode/norm"
 )
 
 func globText(pattern, s string) bool { return glob.Text(pattern, s) }
@@ -92,6 +95,7 @@ func (e *Engine) parts(st *state) {
 	if st.kind == "shell" {
 		n += e.shellParts(st)
 	}
+	e.includePart(st)
 	if !hasPathArgs(c.Args) {
 		if e.searchToolPart(st) {
 			return
@@ -102,6 +106,7 @@ func (e *Engine) parts(st *state) {
 		return
 	}
 	write := writeKind(st.kind)
+	alt := e.altDirs(st, "")
 	// A move names its source and its destination (MCP filesystem
 	// move_file): the source is removed, the destination written.
 	for _, k := range moveKeys {
@@ -112,7 +117,7 @@ func (e *Engine) parts(st *state) {
 			}
 			switch v := v.(type) {
 			case string:
-				e.pathPart(st, v, true, vk, "move "+k, nil)
+				e.pathPart(st, v, true, vk, "move "+k, alt)
 				n++
 			case nil:
 			default:
@@ -132,7 +137,7 @@ func (e *Engine) parts(st *state) {
 				// where its command runs, not a file it writes.
 				e.readPart(st, shell.Write{Path: v, Op: "working folder"}, nil)
 			} else {
-				e.pathPart(st, v, write, "", "", nil)
+				e.pathPart(st, v, write, "", "", e.altDirs(st, k))
 			}
 			n++
 		case nil:
@@ -144,12 +149,12 @@ func (e *Engine) parts(st *state) {
 	if v, ok := c.Args[pathListKey]; ok {
 		switch v := v.(type) {
 		case string:
-			e.pathPart(st, v, write, "", "", nil)
+			e.pathPart(st, v, write, "", "", alt)
 			n++
 		case []any:
 			for _, x := range v {
 				if s, ok := x.(string); ok {
-					e.pathPart(st, s, write, "", "", nil)
+					e.pathPart(st, s, write, "", "", alt)
 					n++
 				} else {
 					badArg(st, pathListKey, x, "a string or a list of strings")
@@ -163,7 +168,7 @@ func (e *Engine) parts(st *state) {
 	for _, k := range patchKeys {
 		if s, ok := c.Args[k].(string); ok {
 			for _, f := range shell.PatchFiles(s) {
-				e.pathPart(st, f.Path, true, f.Kind, "patch", nil)
+				e.pathPart(st, f.Path, true, f.Kind, "patch", alt)
 				n++
 			}
 		}
@@ -171,7 +176,7 @@ func (e *Engine) parts(st *state) {
 	for _, k := range nestedKeys {
 		if v, ok := c.Args[k]; ok {
 			nestedPaths(v, 0, func(p string) {
-				e.pathPart(st, p, write, "", "", nil)
+				e.pathPart(st, p, write, "", "", alt)
 				n++
 			})
 		}
@@ -373,6 +378,18 @@ func (e *Engine) dirParts(st *state, cds []string) {
 // against the private paths alone. Reads need no allow rule of their own:
 // the command that reads is a part already.
 func (e *Engine) readPart(st *state, r shell.Write, cds []string) {
+	if !shell.IsDyn(r.Path) {
+		for _, v := range spellings(r.Path) {
+			w := r
+			w.Path = v
+			e.readSpelt(st, w, cds)
+		}
+	}
+	e.readSpelt(st, r, cds)
+}
+
+// readSpelt is readPart for one spelling of the path.
+func (e *Engine) readSpelt(st *state, r shell.Write, cds []string) {
 	if procPath(r.Path) {
 		r.Path = shell.Dyn + r.Path
 	}
@@ -566,9 +583,35 @@ func (e *Engine) traceOnly(st *state, f func()) {
 // pathPart resolves a path and decides it; with cd folders, a relative path
 // is also decided as seen from each of them.
 func (e *Engine) pathPart(st *state, raw string, write bool, vkind, op string, cds []string) {
+	for _, v := range spellings(raw) {
+		e.pathSpelt(st, v, write, vkind, op, cds)
+	}
+	e.pathSpelt(st, raw, write, vkind, op, cds)
+}
+
+// pathSpelt is pathPart for one spelling of the path.
+func (e *Engine) pathSpelt(st *state, raw string, write bool, vkind, op string, cds []string) {
 	p := part{op: op, subject: warden.SubjectPath, raw: raw, write: write, vkind: vkind, destr: write || st.destructive}
 	if vkind != "" {
 		p.destr = true
+	}
+	if !shell.IsDyn(raw) && strings.IndexByte(raw, 0) >= 0 {
+		// The kernel takes no such path; a tool may cut it at the NUL
+		// (.env\x00.md is .env to a C program) or refuse it.
+		st.check("args", item{effect: warden.Deny, code: warden.CodeBadInput, subject: strings.ReplaceAll(raw, "\x00", `\0`), extra: nulPath})
+		return
+	}
+	if st.kind != "shell" {
+		// A file tool's path as a tool that expands it may read it
+		// (Python's os.path.expanduser and expandvars): ~user is that
+		// user's home, checked beside the path as written, and $VAR is
+		// whatever the variable holds.
+		if home := tildeUser(raw); home != "" {
+			e.pathPart(st, home, write, vkind, op, nil)
+		}
+		if varPath(raw) {
+			e.pathPart(st, shell.Dyn+raw, write, vkind, op, nil)
+		}
 	}
 	if shell.IsDyn(raw) || raw == "" || procPath(raw) {
 		p.dynamic = true
@@ -597,6 +640,73 @@ func (e *Engine) pathPart(st *state, raw string, write bool, vkind, op string, c
 	}
 }
 
+// spellings returns the other spellings of a path that name the same
+// file on macOS, each checked beside the path as written: without the code
+// points HFS+ ignores in file names (zero-width joiners and marks,
+// direction marks, the byte order mark: .g\u200cit is .git there, as
+// git's own check for CVE-2014-9390 knows), and in both Unicode normal
+// forms (APFS and HFS+ take an é composed or decomposed as one name).
+// An ASCII path has none.
+func spellings(p string) []string {
+	ascii := true
+	for i := 0; i < len(p); i++ {
+		if p[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return nil
+	}
+	folded := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+			return -1
+		}
+		return r
+	}, p)
+	var out []string
+	for _, v := range [...]string{folded, norm.NFC.String(folded), norm.NFD.String(folded)} {
+		if v != p && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// tildeUser returns a path that starts with ~NAME (another user's home, as
+// the shell and Python's os.path.expanduser read it) with that home in
+// its place; "" for any other path, or a user the system does not know.
+func tildeUser(p string) string {
+	if !strings.HasPrefix(p, "~") || p == "~" || strings.HasPrefix(p, "~/") {
+		return ""
+	}
+	name, rest, _ := strings.Cut(p[1:], "/")
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c == '-' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return ""
+		}
+	}
+	u, err := user.Lookup(name)
+	if err != nil || u.HomeDir == "" {
+		return ""
+	}
+	return filepath.Join(u.HomeDir, rest)
+}
+
+// varPath reports a path with a component that starts with a variable
+// ($HOME/.ssh, ${XDG_CONFIG_HOME}/x): a tool that expands variables reads
+// whatever the variable holds.
+func varPath(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if len(c) > 1 && c[0] == '$' && (c[1] == '{' || c[1] == '_' || 'a' <= c[1] && c[1] <= 'z' || 'A' <= c[1] && c[1] <= 'Z') {
+			return true
+		}
+	}
+	return false
+}
+
 // procPath reports a path under /proc: /proc/self/cwd and /proc/PID/root
 // lead where the process that opens them is, which warden cannot know, so
 // such a path is computed.
@@ -604,7 +714,10 @@ func procPath(p string) bool { return p == "/proc" || strings.HasPrefix(p, "/pro
 
 // cwd returns the folder relative paths of the call resolve against: the
 // call's cwd, and within it the working folder a shell tool was given
-// (workdir in OpenCode and Codex, directory in Gemini CLI).
+// (workdir in OpenCode and Codex, directory in Gemini CLI). Only a shell
+// tool's working folder moves it: a file tool resolves its paths from the
+// host's folder whatever else its arguments hold (a workdir the host
+// ignores must not move where warden looks; see altDirs).
 func (e *Engine) cwd(c *warden.ToolCall) string {
 	base := e.rootRaw
 	if c.Cwd != "" {
@@ -613,6 +726,9 @@ func (e *Engine) cwd(c *warden.ToolCall) string {
 		} else {
 			base = filepath.Join(e.rootRaw, c.Cwd)
 		}
+	}
+	if e.pol.KindOf(c.Tool) != "shell" {
+		return base
 	}
 	for _, k := range workdirKeys {
 		if d, ok := c.Args[k].(string); ok && d != "" {
@@ -624,6 +740,27 @@ func (e *Engine) cwd(c *warden.ToolCall) string {
 		}
 	}
 	return base
+}
+
+// altDirs are the working folders a call that is not a shell call names
+// (workdir, directory, cwd, working_directory, dir_path) other than the
+// argument except: the host's file tools do not read them, but a tool
+// warden does not know might. A relative path of the call is decided
+// from the call's folder and from each of these.
+func (e *Engine) altDirs(st *state, except string) []string {
+	if st.kind == "shell" {
+		return nil
+	}
+	var out []string
+	for _, k := range workdirKeys {
+		if k == except {
+			continue
+		}
+		if d, ok := st.call.Args[k].(string); ok && d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // workdirKeys are the argument names of a shell tool's working folder.
@@ -824,6 +961,48 @@ func (e *Engine) partValue(st *state, p *part) string {
 	return p.display()
 }
 
+// grantValue is the value a grant for the part holds (Part.GrantValue).
+func (e *Engine) grantValue(st *state, p *part) string {
+	tp := Part{Value: e.partValue(st, p)}
+	if p.subject == warden.SubjectCommand {
+		tp.Input = inputLine(&st.call)
+	}
+	return tp.GrantValue()
+}
+
+// inputLine returns a shell call's command line when a command of it may
+// read its input from another part of the line (a pipe, a redirection, a
+// here-document or here-string): what such a command does depends on
+// that input (sh < x.sh, cat x.sh | sh, python3 - <<EOF ... EOF), which
+// its normalised text does not show. A grant or an approval for it then
+// covers the line as written, not every line with the command in it;
+// otherwise "".
+func inputLine(c *warden.ToolCall) string {
+	v, ok := c.Args["command"]
+	if !ok {
+		v, ok = c.Args["cmd"]
+	}
+	if !ok {
+		v = c.Args["chars"]
+	}
+	var line string
+	switch v := v.(type) {
+	case string:
+		line = v
+	case []any:
+		words := make([]string, 0, len(v))
+		for _, w := range v {
+			s, _ := w.(string)
+			words = append(words, s)
+		}
+		line = strings.Join(words, " ")
+	}
+	if !strings.ContainsAny(line, "<|") {
+		return ""
+	}
+	return line
+}
+
 // needsIntent reports whether a part needs an active intent.
 func (st *state) needsIntent(p *part) bool {
 	in := st.e.pol.Intents
@@ -883,7 +1062,7 @@ func (e *Engine) grantFor(st *state, p *part) string {
 			continue
 		}
 		if !computed {
-			value, computed = e.partValue(st, p), true
+			value, computed = e.grantValue(st, p), true
 		}
 		if g.Value == value {
 			return g.ID
@@ -934,6 +1113,9 @@ func hasPathArgs(args map[string]any) bool {
 // twinKeys marks the BAD_INPUT of arguments with two keys that differ only
 // in case.
 const twinKeys = "one key"
+
+// nulPath marks the BAD_INPUT of a path with a NUL byte in it.
+const nulPath = "no NUL"
 
 // caseTwins finds two keys of one object in the arguments, at any depth,
 // that are equal but for case ("path" and "Path"). The engine reads an

@@ -74,6 +74,9 @@ func (e *Engine) reason(st *state, it item) string {
 		if it.extra == twinKeys {
 			return fmt.Sprintf("The call's arguments have two keys that differ only in case (%s): tools differ on which of the two they read, so warden cannot tell what the call would do.", it.subject)
 		}
+		if it.extra == nulPath {
+			return fmt.Sprintf("The path \"%s\" holds a NUL byte: tools differ on where such a path ends (a program written in C stops at the NUL), so warden cannot tell which file the call would use.", it.subject)
+		}
 		return fmt.Sprintf("The call's argument %q must be %s, not %s.", it.subject, it.extra, it.note)
 	}
 	return string(it.code)
@@ -160,6 +163,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 	case warden.CodeBadInput:
 		if it.extra == twinKeys {
 			return "Send the call again with each argument once, spelled as the tool's schema spells it."
+		}
+		if it.extra == nulPath {
+			return "Send the call again with the path written without the NUL byte."
 		}
 		return fmt.Sprintf("Send the call again with %q as %s.", it.subject, it.extra)
 	}

@@ -176,7 +176,7 @@ func askParts(tr *engine.Trace, call *warden.ToolCall) []warden.GrantPart {
 		if p.Effect != warden.Ask || p.Value == "" {
 			continue
 		}
-		gp := warden.GrantPart{Subject: p.Subject, Value: p.Value}
+		gp := warden.GrantPart{Subject: p.Subject, Value: p.GrantValue()}
 		if !seen[gp] {
 			seen[gp] = true
 			out = append(out, gp)
@@ -198,7 +198,7 @@ func Summary(call warden.ToolCall, tr *engine.Trace) string {
 	if tr != nil {
 		for _, p := range tr.Parts {
 			if p.Effect == warden.Ask && p.Value != "" {
-				vals = append(vals, p.Value)
+				vals = append(vals, p.GrantValue())
 			}
 		}
 	}
@@ -431,12 +431,13 @@ func NewGrants(pol *policy.Policy, base warden.Grant, command, path, pattern str
 	var out []warden.Grant
 	seen := map[string]bool{}
 	for _, p := range tr.Parts {
-		if p.Subject != subject || p.Value == "" || seen[p.Value] {
+		v := p.GrantValue()
+		if p.Subject != subject || p.Value == "" || seen[v] {
 			continue
 		}
-		seen[p.Value] = true
+		seen[v] = true
 		g := base
-		g.Subject, g.Value = p.Subject, p.Value
+		g.Subject, g.Value = p.Subject, v
 		out = append(out, g)
 	}
 	if len(out) == 0 {

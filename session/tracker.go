@@ -425,8 +425,8 @@ func AuditArgs(args map[string]any) map[string]any {
 	return warden.RedactArgsCut(args, MaxAuditString)
 }
 
-// Fingerprint identifies a call for its approval: role, tool and the
-// normalised call. A shell call is normalised to the simple commands and
+// Fingerprint identifies a call for its approval: role, tool, the folder
+// it runs in (Trace.Dir) and the normalised call. A shell call is normalised to the simple commands and
 // written paths it would run and write (so wording the tool's other
 // arguments differently, a description say, is the same call); any other
 // call is its arguments. The session is not part of it: an answer reaches
@@ -437,12 +437,17 @@ func Fingerprint(call warden.ToolCall, tr *engine.Trace) string {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
+	// The folder the call runs in: the same arguments in another folder
+	// (make deploy, a relative file_path) are another call.
+	if tr != nil && tr.Dir != "" {
+		h.Write([]byte("dir\x00" + tr.Dir + "\x00"))
+	}
 	norm := false
 	if tr != nil && tr.Kind == "shell" {
 		for _, p := range tr.Parts {
 			if p.Subject == warden.SubjectCommand || p.Subject == warden.SubjectPath {
 				norm = true
-				h.Write([]byte(p.Subject + "\x00" + p.Value + "\x00"))
+				h.Write([]byte(p.Subject + "\x00" + p.GrantValue() + "\x00"))
 			}
 		}
 	}
