@@ -111,3 +111,34 @@ func TestRedteam2GrantForAnotherInput(t *testing.T) {
 		}
 	}
 }
+
+// The arguments of a shell tool that change how its command runs are part
+// of the call an answer is for; the ones that describe it are not.
+func TestRedteam2ApprovalShellArguments(t *testing.T) {
+	exec := func(sess string, args map[string]any) warden.ToolCall {
+		return warden.ToolCall{Tool: "exec_command", Session: sess, Args: args}
+	}
+	// Finding: the answer for one shell program let another through.
+	e := setup(t, testPolicy)
+	approveAnswer(t, e, exec("s1", map[string]any{"cmd": "git status", "shell": "./tools/sh1"}), warden.ScopeOnce)
+	if r := e.decide(t, exec("s2", map[string]any{"cmd": "git status", "shell": "./tools/evil"}), session.Options{}); r.Decision.Decision == warden.Allow {
+		t.Errorf("the answer for shell ./tools/sh1 let shell ./tools/evil through: %+v", r.Decision)
+	}
+	// Finding: run in the sandbox, approved; run outside it, not approved.
+	approveAnswer(t, e, bash("s1", "", "make deploy"), warden.ScopeOnce)
+	out := bash("s2", "", "make deploy")
+	out.Args["dangerouslyDisableSandbox"] = true
+	if r := e.decide(t, out, session.Options{}); r.Decision.Decision == warden.Allow {
+		t.Errorf("the answer for make deploy let it through outside the sandbox: %+v", r.Decision)
+	}
+	// Allowed: another description is the same call.
+	e = setup(t, testPolicy)
+	c := bash("s1", "", "make deploy")
+	c.Args["description"] = "Deploy"
+	approveAnswer(t, e, c, warden.ScopeOnce)
+	c = bash("s2", "", "make deploy")
+	c.Args["description"] = "Deploy the site"
+	if r := e.decide(t, c, session.Options{}); r.Decision.Decision != warden.Allow {
+		t.Errorf("another description: %+v", r.Decision)
+	}
+}

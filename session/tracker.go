@@ -426,11 +426,13 @@ func AuditArgs(args map[string]any) map[string]any {
 }
 
 // Fingerprint identifies a call for its approval: role, tool, the folder
-// it runs in (Trace.Dir) and the normalised call. A shell call is normalised to the simple commands and
-// written paths it would run and write (so wording the tool's other
-// arguments differently, a description say, is the same call); any other
-// call is its arguments. The session is not part of it: an answer reaches
-// the same call from a new session of the project.
+// it runs in (Trace.Dir) and the normalised call. A shell call is
+// normalised to the simple commands and written paths it would run and
+// write, and its arguments other than the command and the ones that only
+// describe it (so wording a description differently is the same call, and
+// another shell program or sandbox setting is not); any other call is its
+// arguments. The session is not part of it: an answer reaches the same
+// call from a new session of the project.
 func Fingerprint(call warden.ToolCall, tr *engine.Trace) string {
 	h := sha256.New()
 	for _, s := range []string{call.Role, call.Tool} {
@@ -451,12 +453,25 @@ func Fingerprint(call warden.ToolCall, tr *engine.Trace) string {
 			}
 		}
 	}
-	if !norm {
-		args, _ := json.Marshal(call.Args) // map keys are sorted
-		h.Write(args)
+	args := call.Args
+	if norm {
+		args = make(map[string]any, len(call.Args))
+		for k, v := range call.Args {
+			if !describes[k] {
+				args[k] = v
+			}
+		}
 	}
+	data, _ := json.Marshal(args) // map keys are sorted
+	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// describes are the arguments of the hosts' shell tools that do not change
+// what the command does (the command itself is in the parts): a model
+// retrying a call may word or tune them differently.
+var describes = map[string]bool{"command": true, "cmd": true, "chars": true, "description": true, "justification": true,
+	"timeout": true, "yield_time_ms": true, "max_output_tokens": true, "delay_ms": true, "prefix_rule": true}
 
 // Limits returns the state limits of a policy, defaults filled in.
 func Limits(p *policy.Policy) warden.StateLimits {
