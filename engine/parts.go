@@ -718,13 +718,19 @@ func procPath(p string) bool { return p == "/proc" || strings.HasPrefix(p, "/pro
 // tool's working folder moves it: a file tool resolves its paths from the
 // host's folder whatever else its arguments hold (a workdir the host
 // ignores must not move where warden looks; see altDirs).
+//
+// The folder is joined, not cleaned: a ".." after a symbolic link leads
+// where the link's target's parent is, as chdir takes it (src/hooks/..
+// is .git when src/hooks links to .git/hooks), and resolve follows it so;
+// the path as written (cleanPath) is the folder cleaned as text, as
+// Node's path.resolve takes it. Both are checked.
 func (e *Engine) cwd(c *warden.ToolCall) string {
 	base := e.rootRaw
 	if c.Cwd != "" {
 		if filepath.IsAbs(c.Cwd) {
-			base = filepath.Clean(c.Cwd)
+			base = c.Cwd
 		} else {
-			base = filepath.Join(e.rootRaw, c.Cwd)
+			base = e.rootRaw + "/" + c.Cwd
 		}
 	}
 	if e.pol.KindOf(c.Tool) != "shell" {
@@ -734,9 +740,9 @@ func (e *Engine) cwd(c *warden.ToolCall) string {
 		if d, ok := c.Args[k].(string); ok && d != "" {
 			d = e.expandHome(d)
 			if filepath.IsAbs(d) {
-				return filepath.Clean(d)
+				return d
 			}
-			return filepath.Join(base, d)
+			return base + "/" + d
 		}
 	}
 	return base

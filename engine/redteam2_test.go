@@ -226,3 +226,25 @@ rules:
 		{"cat another file", sh("cat src/recu.txt"), "allow"},
 	})
 }
+
+// A working folder with ".." after a symbolic link: chdir goes to the
+// link's target's parent (src/hooks/.. is .git when src/hooks links to
+// .git/hooks), and Codex runs its command there.
+func TestRedteam2WorkdirDotDotAfterLink(t *testing.T) {
+	t.Parallel()
+	cases := []soundCase{
+		// Findings: checked as src/config before.
+		{"codex workdir", tcall("exec_command", map[string]any{"cmd": "echo x > config", "workdir": "src/hooks/.."}), "deny"},
+		{"opencode workdir", tcall("bash", map[string]any{"command": "echo x > config", "workdir": "src/hooks/.."}), "deny"},
+		{"gemini dir_path", tcall("run_shell_command", map[string]any{"command": "echo x > config", "dir_path": "src/hooks/../"}), "deny"},
+		{"the call's cwd", warden.ToolCall{Tool: "Bash", Cwd: "src/hooks/..", Args: map[string]any{"command": "echo x > config"}}, "deny"},
+		{"a file tool from the call's cwd", warden.ToolCall{Tool: "Write", Cwd: "src/hooks/..", Args: map[string]any{"file_path": "config", "content": "x"}}, "deny"},
+		// Handled: cd on the line.
+		{"cd on the line", sh("cd src/hooks/.. && echo x > config"), "deny"},
+		// Allowed.
+		{"a plain workdir", tcall("bash", map[string]any{"command": "echo x > b.go", "workdir": "src/"}), "allow"},
+		{"a plain cwd", warden.ToolCall{Tool: "Write", Cwd: "./src", Args: map[string]any{"file_path": "b.go", "content": "x"}}, "allow"},
+	}
+	checkSound(t, cases)
+	checkCoding(t, cases)
+}
