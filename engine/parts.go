@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -96,6 +97,7 @@ func (e *Engine) parts(st *state) {
 		n += e.shellParts(st)
 	}
 	e.includePart(st)
+	n += e.uriPart(st)
 	if !hasPathArgs(c.Args) {
 		if e.searchToolPart(st) {
 			return
@@ -184,6 +186,26 @@ func (e *Engine) parts(st *state) {
 	if n == 0 {
 		e.callPart(st)
 	}
+}
+
+// uriPart checks a file URI in a call's uri argument (Codex's
+// read_mcp_resource {server, uri}: an MCP server's resource may be a file,
+// file:///home/me/.ssh/id_rsa) as the path it names; it returns the number
+// of parts it decided. A file URI on another host, or one that does not
+// parse, is a path warden cannot read.
+func (e *Engine) uriPart(st *state) int {
+	s, ok := st.call.Args["uri"].(string)
+	if !ok || len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
+		return 0
+	}
+	write := writeKind(st.kind)
+	u, err := url.Parse(s)
+	if err != nil || u.Host != "" && !strings.EqualFold(u.Host, "localhost") || u.Path == "" {
+		e.pathPart(st, shell.Dyn+s, write, "", "", nil)
+		return 1
+	}
+	e.pathPart(st, u.Path, write, "", "", nil)
+	return 1
 }
 
 // callPart decides a call as a whole. A write, edit or delete call whose

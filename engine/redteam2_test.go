@@ -248,3 +248,23 @@ func TestRedteam2WorkdirDotDotAfterLink(t *testing.T) {
 	checkSound(t, cases)
 	checkCoding(t, cases)
 }
+
+// An MCP resource that is a file, read through Codex's read_mcp_resource.
+func TestRedteam2ResourceURI(t *testing.T) {
+	t.Parallel()
+	res := func(uri string) warden.ToolCall {
+		return tcall("read_mcp_resource", map[string]any{"server": "filesystem", "uri": uri})
+	}
+	cases := []soundCase{
+		// Findings: allowed as a read of nothing in particular.
+		{"file URI of a private file", res("file:///root/.ssh/id_rsa"), "deny"},
+		{"file URI with an encoded name", res("file:///root/.ssh/id%5Frsa"), "deny"},
+		{"file URI on localhost", res("file://localhost/root/.aws/credentials"), "deny"},
+		{"file URI on another host", res("file://elsewhere/root/.ssh/id_rsa"), "notAllow"},
+		{"FILE: in capitals", res("FILE:///root/.ssh/id_rsa"), "deny"},
+		// Allowed: a resource that is not a file.
+		{"another scheme", res("repo://issues/12"), "allow"},
+	}
+	checkSound(t, cases)
+	checkCoding(t, cases)
+}
