@@ -400,6 +400,10 @@ func (e *Engine) dirParts(st *state, cds []string) {
 // against the private paths alone. Reads need no allow rule of their own:
 // the command that reads is a part already.
 func (e *Engine) readPart(st *state, r shell.Write, cds []string) {
+	if !shell.IsDyn(r.Path) && strings.IndexByte(r.Path, 0) >= 0 {
+		st.check("args", item{effect: warden.Deny, code: warden.CodeBadInput, subject: strings.ReplaceAll(r.Path, "\x00", `\0`), extra: nulPath})
+		return
+	}
 	if !shell.IsDyn(r.Path) {
 		for _, v := range spellings(r.Path) {
 			w := r

@@ -86,6 +86,7 @@ func TestRedteam2Paths(t *testing.T) {
 	cases := []soundCase{
 		// Findings. A NUL byte ends the path for a program written in C.
 		{"NUL byte before an allowed suffix", w("src/.env\x00.go"), "deny"},
+		{"NUL byte in a search folder", tcall("Grep", map[string]any{"pattern": "KEY", "path": "src\x00/../pkg"}), "deny"},
 		// ~user and $VAR, as a tool that expands them (Python's
 		// os.path.expanduser and expandvars) reads them.
 		{"~user", r("~root/.ssh/id_rsa"), "deny"},
