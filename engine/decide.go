@@ -483,7 +483,7 @@ func (e *Engine) tracePart(st *state, p *part, res item, grant string) {
 	if p.subject == warden.SubjectCommand {
 		c := &p.an.Commands[p.cmd]
 		tp.Note, tp.Via = c.Risk, c.Via
-		tp.Input = inputLine(&st.call)
+		tp.Input = inputLine(&st.call, p.an, p.cmd)
 		if c.Free && res.rule == nil && res.effect == warden.Allow {
 			tp.Note = "a builtin without side effects: no rule is needed"
 		}

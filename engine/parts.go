@@ -997,19 +997,22 @@ func (e *Engine) partValue(st *state, p *part) string {
 func (e *Engine) grantValue(st *state, p *part) string {
 	tp := Part{Value: e.partValue(st, p)}
 	if p.subject == warden.SubjectCommand {
-		tp.Input = inputLine(&st.call)
+		tp.Input = inputLine(&st.call, p.an, p.cmd)
 	}
 	return tp.GrantValue()
 }
 
-// inputLine returns a shell call's command line when a command of it may
-// read its input from another part of the line (a pipe, a redirection, a
-// here-document or here-string): what such a command does depends on
-// that input (sh < x.sh, cat x.sh | sh, python3 - <<EOF ... EOF), which
-// its normalised text does not show. A grant or an approval for it then
-// covers the line as written, not every line with the command in it;
-// otherwise "".
-func inputLine(c *warden.ToolCall) string {
+// inputLine returns a shell call's command line when command i of its
+// analysis may read its input from another part of the line: a pipe, a
+// redirection, a here-document or here-string, a process substitution or
+// a coprocess. What such a command does depends on that input (sh < x.sh,
+// cat x.sh | sh, python3 - <<EOF ... EOF), which its normalised text does
+// not show: a grant or an approval for it then covers the line as
+// written, not every line with the command in it. The first command of a
+// line that starts with a pipeline reads nothing from the line (git push
+// origin main 2>&1 | tail): "" for it, and for a line without any of
+// these.
+func inputLine(c *warden.ToolCall, an *shell.Analysis, i int) string {
 	v, ok := c.Args["command"]
 	if !ok {
 		v, ok = c.Args["cmd"]
@@ -1029,7 +1032,11 @@ func inputLine(c *warden.ToolCall) string {
 		}
 		line = strings.Join(words, " ")
 	}
-	if !strings.ContainsAny(line, "<|") {
+	other := strings.Contains(line, "<") || strings.Contains(line, ">(") || strings.Contains(line, "coproc")
+	if !other && !strings.Contains(line, "|") {
+		return ""
+	}
+	if cmd := &an.Commands[i]; !other && i == 0 && cmd.Via == "" && cmd.Pipe >= 0 && cmd.Stage == 0 {
 		return ""
 	}
 	return line

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,15 +153,20 @@ func TestRedteam2Links(t *testing.T) {
 func TestRedteam2GrantsForInput(t *testing.T) {
 	t.Parallel()
 	e, _ := newEngine(t, codingPolicy(t))
-	valueOf := func(cmd string) string {
+	// The grants an always answer leaves for the line: one per command
+	// that asks.
+	grantsOf := func(cmd string) []warden.Grant {
 		t.Helper()
+		var gs []warden.Grant
 		for _, p := range e.Explain(sh(cmd), nil).Parts {
 			if p.Effect == warden.Ask && p.Subject == warden.SubjectCommand {
-				return p.GrantValue()
+				gs = append(gs, warden.Grant{ID: fmt.Sprintf("g%d", len(gs)), Tool: "Bash", Subject: warden.SubjectCommand, Value: p.GrantValue(), UsesLeft: -1})
 			}
 		}
-		t.Fatalf("%s: no part asks", cmd)
-		return ""
+		if len(gs) == 0 {
+			t.Fatalf("%s: no part asks", cmd)
+		}
+		return gs
 	}
 	for _, c := range []struct{ granted, other string }{
 		// Findings: the grant (and the approval, which is keyed by the
@@ -170,18 +176,24 @@ func TestRedteam2GrantsForInput(t *testing.T) {
 		{"python3 - <<'EOF'\nprint(1)\nEOF", "python3 - <<'EOF'\nimport shutil; shutil.rmtree('/')\nEOF"},
 		{"python3 <<< 'print(1)'", "python3 <<< 'import os; os.system(\"rm -rf ~\")'"},
 		{"sh < setup.sh", "sh"},
+		{"cat setup.sh | (sh)", "cat evil.sh | (sh)"},
+		{"cat setup.sh | (sh | cat)", "cat evil.sh | (sh | cat)"},
+		{"cat setup.sh | bash -c sh", "cat evil.sh | bash -c sh"},
 		// Handled: the arguments are part of the command.
 		{"python3 a.py", "python3 b.py"},
 		{"node -e 'console.log(1)'", "node -e 'require(\"fs\").rmSync(\"src\",{recursive:true})'"},
 	} {
-		g := warden.Grant{ID: "g1", Tool: "Bash", Subject: warden.SubjectCommand, Value: valueOf(c.granted), UsesLeft: -1}
-		s := &engine.Session{Grants: []warden.Grant{g}}
+		s := &engine.Session{Grants: grantsOf(c.granted)}
 		if d := e.DecideSession(sh(c.granted), s); d.Decision != warden.Allow {
 			t.Errorf("the granted line %q: %s %s", c.granted, d.Decision, d.Code)
 		}
 		if d := e.DecideSession(sh(c.other), s); d.Decision == warden.Allow {
 			t.Errorf("a grant for %q allowed %q", c.granted, c.other)
 		}
+	}
+	// Allowed: a command whose output only is piped keeps its grant.
+	if d := e.DecideSession(sh("python3 x.py 2>&1 | tail -5"), &engine.Session{Grants: grantsOf("python3 x.py")}); d.Decision != warden.Allow {
+		t.Errorf("a grant for python3 x.py, piped to tail: %s %s", d.Decision, d.Code)
 	}
 }
 
