@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/shell"
 )
 
@@ -76,6 +77,32 @@ func (e *Engine) ownAbs(abs string) bool {
 		if underFold(abs, pa) {
 			return true
 		}
+	}
+	return ownName(abs)
+}
+
+// ownName reports whether a path is, or is inside, a file or folder named
+// as a policy (warden.yaml, warden.yml, warden.json) or a store folder
+// (.warden), in any folder: the hooks find the policy nearest the folder
+// a call is made from (policy.Find), so a policy an agent writes into
+// src/ governs its calls once it works in src/, and one it removes from a
+// package hands that package's calls to a wider policy.
+func ownName(abs string) bool {
+	for abs != "" {
+		i := strings.LastIndexByte(abs, '/')
+		name := abs[i+1:]
+		if strings.EqualFold(name, policy.StoreDir) {
+			return true
+		}
+		for _, n := range policy.FileNames {
+			if strings.EqualFold(name, n) {
+				return true
+			}
+		}
+		if i < 0 {
+			break
+		}
+		abs = abs[:i]
 	}
 	return false
 }

@@ -281,3 +281,33 @@ func TestRedteam2ResourceURI(t *testing.T) {
 	checkSound(t, cases)
 	checkCoding(t, cases)
 }
+
+// A policy file in a folder below the workspace root: the hooks run
+// without --policy and find the policy nearest the folder a call is made
+// from (policy.Find from the host's cwd), so a permissive warden.yaml an
+// agent writes into src/ governs its calls once it has run cd src, and
+// removing a package's own policy hands its calls to a wider one.
+func TestRedteam2NestedPolicy(t *testing.T) {
+	t.Parallel()
+	w := func(p string) warden.ToolCall {
+		return tcall("Write", map[string]any{"file_path": p, "content": "version: 1\ndefault: allow\n"})
+	}
+	cases := []soundCase{
+		// Findings: each was allowed (src/** and *.md allow edits).
+		{"Write src/warden.yaml", w("src/warden.yaml"), "deny"},
+		{"Write src/warden.yml", w("src/warden.yml"), "deny"},
+		{"Write src/warden.json", w("src/warden.json"), "deny"},
+		{"Write another case", w("src/Warden.YAML"), "deny"},
+		{"a store folder below", w("src/.warden/warden.db"), "deny"},
+		{"shell redirect", sh("echo 'default: allow' > src/warden.yaml"), "deny"},
+		{"cp over a nested policy", sh("cp src/a.go src/warden.yaml"), "deny"},
+		{"patch adds a policy", tcall("apply_patch", map[string]any{"input": "*** Begin Patch\n*** Add File: src/warden.yaml\n+version: 1\n*** End Patch"}), "deny"},
+		{"mcp move a file onto a policy name", tcall("mcp__filesystem__move_file", map[string]any{"source": "src/a.go", "destination": "src/warden.yaml"}), "deny"},
+		{"delete a package's policy", tcall("delete_file", map[string]any{"path": "pkg/app/warden.yaml"}), "deny"},
+		// Allowed: reading a policy, and other names.
+		{"Read a nested policy", tcall("Read", map[string]any{"file_path": "pkg/app/warden.yaml"}), "allow"},
+		{"a file named like it", w("src/warden.yaml.go"), "allow"},
+	}
+	checkSound(t, cases)
+	checkCoding(t, cases)
+}

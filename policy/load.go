@@ -69,6 +69,12 @@ func (e *Error) Error() string {
 // FileName is the policy file name warden looks for.
 const FileName = "warden.yaml"
 
+// FileNames are the names Find looks for in each folder, in order.
+var FileNames = [...]string{FileName, "warden.yml", "warden.json"}
+
+// StoreDir is the folder next to a policy that holds its store.
+const StoreDir = ".warden"
+
 // Find returns the policy file for dir: warden.yaml in dir or the nearest
 // parent folder that has one (warden.yml and warden.json are accepted too).
 // Not finding one is an error, never an allow.
@@ -78,7 +84,7 @@ func Find(dir string) (string, error) {
 		return "", fmt.Errorf("find policy: %w", err)
 	}
 	for d := abs; ; {
-		for _, name := range []string{FileName, "warden.yml", "warden.json"} {
+		for _, name := range FileNames {
 			p := filepath.Join(d, name)
 			st, err := os.Stat(p)
 			if err == nil && st.IsDir() {
