@@ -295,11 +295,16 @@ func (e *Engine) shellParts(st *state) int {
 			st.check("shell", item{effect: warden.Ask, code: warden.CodeUnparsable, extra: "the command is run by the shell program " + sh + ", which warden does not know"})
 		}
 	}
+	gitChecked := false
 	for i := range a.Commands {
 		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: a.Commands[i].Dynamic}
 		e.evalPart(st, &p)
 		if c := &a.Commands[i]; c.Prog == "warden" || c.Prog == "warden-hook" {
 			e.wardenCommand(st, c)
+		}
+		if c := &a.Commands[i]; c.Prog == "git" && !gitChecked {
+			gitChecked = true
+			e.gitHere(st)
 		}
 	}
 	// Folders the line changes into: relative paths may be resolved there.
@@ -328,6 +333,55 @@ func (e *Engine) shellParts(st *state) int {
 		}
 	}
 	return len(a.Commands) + len(a.Writes)
+}
+
+// gitHere asks for a git command run in a working folder (the call's
+// cwd, or the shell tool's) where git finds a repository other than the
+// workspace root's: a folder that is itself a repository's folder (HEAD,
+// objects/ and refs/, as git recognises a bare repository), or one below
+// the root with a .git of its own. Its configuration can run any program
+// (core.sshCommand for git fetch, core.fsmonitor for git status), and an
+// agent can write it with file tools where it may edit files. As the
+// shell analysis does for git -C DIR and cd DIR && git.
+func (e *Engine) gitHere(st *state) {
+	dir := e.evalPath(e.cwd(&st.call))
+	for d := dir; ; d = filepath.Dir(d) {
+		rel, inside := e.relTo(d)
+		if !inside {
+			return // outside the workspace: not a repository an agent wrote
+		}
+		repo := ""
+		if gitDirShape(d) {
+			repo = d
+		} else if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil && d != e.root {
+			repo = filepath.Join(d, ".git")
+		}
+		if repo != "" && !e.ownRepo(repo) {
+			st.check("git", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: rel,
+				extra: "git runs in " + e.show(dir) + ", where it uses the repository " + e.show(repo) + ", whose configuration could run programs"})
+			return
+		}
+		if d == e.root || repo != "" {
+			return
+		}
+	}
+}
+
+// ownRepo reports the workspace root's own repository folder.
+func (e *Engine) ownRepo(repo string) bool { return repo == filepath.Join(e.root, ".git") }
+
+// gitDirShape reports a folder git takes for a repository's own folder
+// when it starts there: a HEAD file, and objects/ and refs/ folders.
+func gitDirShape(d string) bool {
+	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || fi.IsDir() {
+		return false
+	}
+	for _, sub := range [...]string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // wardenReadOnly are the warden subcommands that change nothing.

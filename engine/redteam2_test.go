@@ -311,3 +311,46 @@ func TestRedteam2NestedPolicy(t *testing.T) {
 	checkSound(t, cases)
 	checkCoding(t, cases)
 }
+
+// git run with the host's working folder (the call's cwd, which Claude
+// Code keeps after a cd, or a shell tool's workdir) inside a repository
+// an agent wrote with file tools: git fetch runs its core.sshCommand.
+func TestRedteam2GitInTheWorkingFolder(t *testing.T) {
+	t.Parallel()
+	for _, pol := range []string{allowListPolicy, codingPolicy(t)} {
+		e, dir := newEngine(t, pol)
+		for _, f := range []string{"src/ev/HEAD", "src/ev/objects/.keep", "src/ev/refs/.keep", "src/sub/.git", "src/plain/a.go", ".git/HEAD"} {
+			os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+			os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644)
+		}
+		os.MkdirAll(filepath.Join(dir, ".git/objects"), 0o755)
+		os.MkdirAll(filepath.Join(dir, ".git/refs"), 0o755)
+		in := func(cwd, cmd string) warden.ToolCall {
+			return warden.ToolCall{Tool: "Bash", Cwd: cwd, Args: map[string]any{"command": cmd}}
+		}
+		for _, c := range []struct {
+			name string
+			call warden.ToolCall
+			want string
+		}{
+			// Findings: allowed before.
+			{"cwd is a bare repository's folder", in("src/ev", "git status"), "notAllow"},
+			{"cwd below it", in("src/ev/refs", "git log"), "notAllow"},
+			{"cwd in a nested repository", in("src/sub", "git diff"), "notAllow"},
+			{"opencode workdir", tcall("bash", map[string]any{"command": "git status", "workdir": "src/ev"}), "notAllow"},
+			{"absolute cwd", in(dir+"/src/ev", "git status"), "notAllow"},
+			// Handled: cd and -C on the line.
+			{"cd on the line", sh("cd src/ev && git status"), "notAllow"},
+			{"git -C", sh("git -C src/ev status"), "notAllow"},
+			// Allowed: the workspace's own repository.
+			{"the root", in("", "git status"), "allow"},
+			{"a plain folder", in("src/plain", "git status"), "allow"},
+			{"inside .git", in(".git", "git status"), "allow"},
+		} {
+			d := e.Decide(c.call)
+			if ok := d.Decision == warden.Allow; ok != (c.want == "allow") {
+				t.Errorf("%s: %s %s (%s), want %s", c.name, d.Decision, d.Code, d.Reason, c.want)
+			}
+		}
+	}
+}
