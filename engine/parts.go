@@ -344,19 +344,30 @@ func (e *Engine) shellParts(st *state) int {
 // agent can write it with file tools where it may edit files. As the
 // shell analysis does for git -C DIR and cd DIR && git.
 func (e *Engine) gitHere(st *state) {
-	dir := e.evalPath(e.cwd(&st.call))
+	cwd := e.cwd(&st.call)
+	if cwd == e.rootRaw {
+		return
+	}
+	dir := e.evalPath(cwd)
+	if dir == e.root {
+		// The workspace's own repository, or none (the common case, and
+		// no I/O): git run in the root is what the policy's rules are for.
+		return
+	}
+	// As git looks: in each folder from dir up, a .git first, then the
+	// folder itself as a repository's folder.
 	for d := dir; ; d = filepath.Dir(d) {
 		rel, inside := e.relTo(d)
 		if !inside {
 			return // outside the workspace: not a repository an agent wrote
 		}
 		repo := ""
-		if gitDirShape(d) {
+		if _, err := os.Lstat(d + "/.git"); err == nil {
+			repo = d + "/.git"
+		} else if gitDirShape(d) {
 			repo = d
-		} else if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil && d != e.root {
-			repo = filepath.Join(d, ".git")
 		}
-		if repo != "" && !e.ownRepo(repo) {
+		if repo != "" && !e.ownRepo(repo) && !e.ownRepo(d) {
 			st.check("git", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: rel,
 				extra: "git runs in " + e.show(dir) + ", where it uses the repository " + e.show(repo) + ", whose configuration could run programs"})
 			return
@@ -779,10 +790,17 @@ func tildeUser(p string) string {
 // ($HOME/.ssh, ${XDG_CONFIG_HOME}/x): a tool that expands variables reads
 // whatever the variable holds.
 func varPath(p string) bool {
-	for _, c := range strings.Split(p, "/") {
-		if len(c) > 1 && c[0] == '$' && (c[1] == '{' || c[1] == '_' || 'a' <= c[1] && c[1] <= 'z' || 'A' <= c[1] && c[1] <= 'Z') {
-			return true
+	for i := strings.IndexByte(p, '$'); i >= 0; {
+		if (i == 0 || p[i-1] == '/') && i+1 < len(p) {
+			if c := p[i+1]; c == '{' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+				return true
+			}
 		}
+		j := strings.IndexByte(p[i+1:], '$')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
 	return false
 }
