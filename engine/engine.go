@@ -3,6 +3,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -164,8 +166,19 @@ type Part struct {
 }
 
 // GrantValue is what a grant or an approval made from the part covers:
-// its Value, and for a command with Input, the line it is in.
+// its Value, and for a command with Input, the line it is in, as a hash
+// (the line may hold a secret, and grants are kept as they are).
 func (p Part) GrantValue() string {
+	if p.Input == "" {
+		return p.Value
+	}
+	sum := sha256.Sum256([]byte(p.Input))
+	return p.Value + " (with its input from line " + hex.EncodeToString(sum[:16]) + ")"
+}
+
+// Text is the part as a person reads it: its Value, and for a command
+// with Input, the line it is in.
+func (p Part) Text() string {
 	if p.Input == "" {
 		return p.Value
 	}

@@ -191,6 +191,12 @@ func TestRedteam2GrantsForInput(t *testing.T) {
 			t.Errorf("a grant for %q allowed %q", c.granted, c.other)
 		}
 	}
+	// The line is kept as a hash: a secret on it stays out of the grant.
+	for _, g := range grantsOf("printf 'token=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' | python3 x.py") {
+		if strings.HasPrefix(g.Value, "python3") && strings.Contains(g.Value, "ghp_") {
+			t.Errorf("the grant holds the line: %q", g.Value)
+		}
+	}
 	// Allowed: a command whose output only is piped keeps its grant.
 	if d := e.DecideSession(sh("python3 x.py 2>&1 | tail -5"), &engine.Session{Grants: grantsOf("python3 x.py")}); d.Decision != warden.Allow {
 		t.Errorf("a grant for python3 x.py, piped to tail: %s %s", d.Decision, d.Code)

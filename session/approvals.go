@@ -198,7 +198,7 @@ func Summary(call warden.ToolCall, tr *engine.Trace) string {
 	if tr != nil {
 		for _, p := range tr.Parts {
 			if p.Effect == warden.Ask && p.Value != "" {
-				vals = append(vals, p.GrantValue())
+				vals = append(vals, p.Text())
 			}
 		}
 	}
