@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/warden-run/warden/internal/fold"
+
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/glob"
 	"github.com/warden-run/warden/shell"
@@ -1261,7 +1263,7 @@ func caseTwins(v any) (string, string, bool) {
 			if seen == nil {
 				seen = make(map[string]string, len(v))
 			}
-			f := strings.ToLower(strings.ToUpper(k))
+			f := fold.Key(k)
 			if other, ok := seen[f]; ok {
 				return min(k, other), max(k, other), true
 			}

@@ -3,8 +3,8 @@ package mcpproxy
 import (
 	"encoding/json"
 	"fmt"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/warden-run/warden/internal/fold"
 )
 
 // oneReading reports JSON that different readers may read differently:
@@ -57,7 +57,7 @@ func oneReading(data []byte) error {
 					}
 				}
 				f := &stack[len(stack)-1]
-				folded := foldKey(key)
+				folded := fold.Key(key)
 				prev, dup := "", false
 				if f.set != nil {
 					prev, dup = f.set[folded]
@@ -109,48 +109,4 @@ func stringEnd(data []byte, start int) (int, bool) {
 		}
 	}
 	return -1, escaped
-}
-
-// foldKey maps s to one spelling per class of strings that are equal under
-// Unicode simple case folding (as encoding/json compares field names: "K",
-// "k" and the Kelvin sign are one class): each letter becomes the least
-// rune of its folding orbit, which for ASCII letters is the upper case.
-func foldKey(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || 'a' <= c && c <= 'z' {
-			ascii = ascii && c < utf8.RuneSelf
-			if !ascii {
-				break
-			}
-		}
-	}
-	if ascii {
-		lower := false
-		for i := 0; i < len(s); i++ {
-			if 'a' <= s[i] && s[i] <= 'z' {
-				lower = true
-				break
-			}
-		}
-		if !lower {
-			return s
-		}
-		b := []byte(s)
-		for i, c := range b {
-			if 'a' <= c && c <= 'z' {
-				b[i] = c - 'a' + 'A'
-			}
-		}
-		return string(b)
-	}
-	b := make([]rune, 0, len(s))
-	for _, r := range s {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		b = append(b, m)
-	}
-	return string(b)
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/warden-run/warden/internal/fold"
 )
 
 // readingByTokens is oneReading written plainly on encoding/json's tokens:
@@ -36,7 +38,7 @@ func readingByTokens(data []byte) (bool, error) {
 			}
 		case string:
 			if expectKey {
-				f := foldKey(t)
+				f := fold.Key(t)
 				if open[len(open)-1][f] {
 					return false, nil
 				}

@@ -2,15 +2,13 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
+
+	"github.com/warden-run/warden/internal/pgtest"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
@@ -147,36 +145,7 @@ func TestMigrationsSQLite(t *testing.T) {
 }
 
 func TestMigrationsPostgres(t *testing.T) {
-	base := os.Getenv("WARDEN_TEST_POSTGRES")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	ctx := context.Background()
-	admin, err := sql.Open("pgx", base)
-	if err == nil {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err = admin.PingContext(pctx)
-		cancel()
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("PostgreSQL unreachable in CI: %v", err)
-		}
-		t.Skipf("PostgreSQL unreachable (set CI to make this a failure): %v", err)
-	}
-	defer admin.Close()
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "warden_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE")
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	db, err := sql.Open("pgx", base+sep+"search_path="+schema)
+	db, err := sql.Open("pgx", pgtest.Schema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
