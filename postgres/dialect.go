@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	neturl "net/url"
 	"strconv"
 	"strings"
 
@@ -60,8 +61,19 @@ func lockMigrations(ctx context.Context, tx *sql.Tx) error {
 // Open connects to PostgreSQL at url (postgres://user:pass@host:port/db,
 // with any libpq parameters such as sslmode or search_path) and brings the
 // schema up to date.
+//
+// A store holds at most MaxConns connections at once (the URL's
+// pool_max_conns=N sets another number): past that, a query waits for a
+// connection instead of asking the server for one more. PostgreSQL takes
+// 100 connections by default, and several replicas with many decisions
+// under way would otherwise use them up, each decision past the limit
+// failing (denied) rather than waiting its turn.
 func Open(ctx context.Context, url string) (*Store, error) {
-	db, err := sql.Open("pgx", url)
+	dsn, maxConns, err := poolSize(url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store: %w", redactURL(err, url))
+	}
+	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store: %w", redactURL(err, url))
 	}
@@ -70,7 +82,54 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open postgres store: %w", redactURL(err, url))
 	}
+	s.LimitConns(maxConns)
 	return s, nil
+}
+
+// MaxConns is how many connections a store holds at most, unless its URL
+// says otherwise (pool_max_conns).
+const MaxConns = 24
+
+// poolSize takes pool_max_conns=N out of a store URL (URL or key=value
+// form), which PostgreSQL itself would refuse as an unknown setting.
+func poolSize(dsn string) (string, int, error) {
+	const key = "pool_max_conns"
+	if !strings.Contains(dsn, key) {
+		return dsn, MaxConns, nil
+	}
+	parse := func(v string) (int, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("%s=%s: want a number of connections, 1 or more", key, v)
+		}
+		return n, nil
+	}
+	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		v, ok := q[key]
+		if !ok {
+			return dsn, MaxConns, nil
+		}
+		n, err := parse(v[len(v)-1])
+		if err != nil {
+			return "", 0, err
+		}
+		q.Del(key)
+		u.RawQuery = q.Encode()
+		return u.String(), n, nil
+	}
+	n, kept := MaxConns, []string{}
+	for _, f := range strings.Fields(dsn) {
+		if v, ok := strings.CutPrefix(f, key+"="); ok {
+			var err error
+			if n, err = parse(v); err != nil {
+				return "", 0, err
+			}
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return strings.Join(kept, " "), n, nil
 }
 
 // redactURL keeps a password in the URL out of error messages.

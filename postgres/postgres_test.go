@@ -127,3 +127,62 @@ func TestOutcomesLeaveSync(t *testing.T) {
 	defer s.Close()
 	storetest.OutcomesLeaveSync(t, s, s.DB(), "SHOW synchronous_commit", "on")
 }
+
+// TestPoolSize: a store holds at most MaxConns connections, or the URL's
+// pool_max_conns; many decisions at once wait for one rather than fail
+// for want of server connections. A bad number is an error that names it.
+func TestPoolSize(t *testing.T) {
+	db := pgtest.Admin(t)
+	url := pgtest.SchemaOn(t, db)
+	s, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.DB().Stats().MaxOpenConnections; got != postgres.MaxConns {
+		t.Errorf("max open connections %d, want %d", got, postgres.MaxConns)
+	}
+	s.Close()
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	s, err = postgres.Open(context.Background(), url+sep+"pool_max_conns=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := s.DB().Stats().MaxOpenConnections; got != 3 {
+		t.Errorf("max open connections %d with pool_max_conns=3", got)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, err := s.WriteDecision(context.Background(), fmt.Sprint("p", i%5), func(x *warden.Session, _ bool) (*warden.DecisionRecord, error) {
+				x.Calls++
+				return &warden.DecisionRecord{Audit: warden.AuditRecord{Tool: "Bash", Decision: warden.Allow}}, nil
+			})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if st := s.DB().Stats(); st.OpenConnections > 3 {
+		t.Errorf("%d connections open, pool_max_conns=3", st.OpenConnections)
+	}
+	for _, bad := range []string{"pool_max_conns=0", "pool_max_conns=many"} {
+		if _, err := postgres.Open(context.Background(), url+sep+bad); err == nil || !strings.Contains(err.Error(), "pool_max_conns") {
+			t.Errorf("%s: %v, want an error that names it", bad, err)
+		}
+	}
+	if _, err := postgres.Open(context.Background(), "host=127.0.0.1 pool_max_conns=x dbname=test"); err == nil || !strings.Contains(err.Error(), "pool_max_conns=x") {
+		t.Errorf("key=value form with a bad pool_max_conns: %v", err)
+	}
+}

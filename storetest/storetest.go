@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"Reports", testReports},
 		{"OneRecordPerCall", testOneRecordPerCall},
 		{"WriteDecisionCountsGrants", testWriteDecisionGrants},
+		{"WriteDecisionConcurrentMix", testWriteDecisionMix},
 		{"Outcomes", testOutcomes},
 		{"Recent", testRecent},
 	}
@@ -1002,6 +1003,126 @@ func testWriteDecisionGrants(t *testing.T, s warden.Store) {
 	}
 	if recs := must(s.Audit(ctx, warden.AuditFilter{Session: "g"}))(t); len(recs) != 1 {
 		t.Errorf("%d records, want 1", len(recs))
+	}
+}
+
+// testWriteDecisionMix: many decisions at once, on a few sessions, of
+// every kind (some fail, some repeat a call, some use a grant that runs
+// out, some trim the history) store exactly what they would have stored
+// one after the other: where a store shares one transaction among
+// concurrent writes, a write's success or failure is still its own.
+func testWriteDecisionMix(t *testing.T, s warden.Store) {
+	w, ok := s.(warden.DecisionWriter)
+	if !ok {
+		t.Skip("the store has no one-transaction decision write")
+	}
+	const n, grantUses = 96, 5
+	g := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: grantUses}))(t)
+	boom := errors.New("boom")
+	type result struct {
+		rec warden.AuditRecord
+		err error
+	}
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			sid := fmt.Sprint("mix-", i%4)
+			_, rec, err := w.WriteDecision(ctx, sid, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+				if created != (x.Calls == 0) {
+					t.Errorf("write %d: created %v with %d calls", i, created, x.Calls)
+				}
+				x.Calls++
+				if i%7 == 3 {
+					return nil, boom
+				}
+				dr := &warden.DecisionRecord{Audit: warden.AuditRecord{Session: sid, Tool: "Bash", Decision: warden.Allow,
+					Args: map[string]any{"n": i}}}
+				if i%5 == 1 {
+					dr.Audit.CallID = fmt.Sprint("mix-call-", i%3)
+				}
+				if i%6 == 2 {
+					dr.UseGrants = []string{g.ID}
+				}
+				if i%4 == 0 {
+					dr.History = &warden.HistoryEntry{Session: sid, Action: fmt.Sprint("v", i), Result: "fail"}
+					dr.HistoryKeep = 3
+				}
+				return dr, nil
+			})
+			results[i] = result{rec, err}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	calls := map[string]int{}
+	callIDs := map[string]int{}
+	used, history := 0, 0
+	ids := map[int64]int{}
+	for i, r := range results {
+		var gu *warden.GrantUnusableError
+		switch {
+		case i%7 == 3:
+			isErr(t, r.err, boom)
+			continue
+		case errors.Is(r.err, warden.ErrConflict) && i%5 == 1:
+			continue
+		case errors.As(r.err, &gu) && i%6 == 2:
+			continue
+		case r.err != nil:
+			t.Errorf("write %d: %v", i, r.err)
+			continue
+		}
+		calls[fmt.Sprint("mix-", i%4)]++
+		if i%5 == 1 {
+			callIDs[r.rec.CallID]++
+		}
+		if i%6 == 2 {
+			used++
+		}
+		if i%4 == 0 {
+			history++
+		}
+		if j, dup := ids[r.rec.ID]; dup || r.rec.ID == 0 {
+			t.Errorf("writes %d and %d: record id %d", j, i, r.rec.ID)
+		}
+		ids[r.rec.ID] = i
+	}
+	for id, c := range callIDs {
+		if c != 1 {
+			t.Errorf("call %s recorded %d times", id, c)
+		}
+	}
+	if len(callIDs) != 3 {
+		t.Errorf("calls with an id recorded: %v, want 3", callIDs)
+	}
+	if used != grantUses {
+		t.Errorf("the grant of %d uses was used by %d writes", grantUses, used)
+	}
+	if gs := must(s.Grants(ctx, warden.GrantFilter{All: true}))(t); len(gs) != 1 || gs[0].UsesLeft != 0 {
+		t.Errorf("grant after the writes: %+v", gs)
+	}
+	for sid, c := range calls {
+		if x := must(s.Session(ctx, sid))(t); x.Calls != c {
+			t.Errorf("session %s: %d calls, %d writes succeeded", sid, x.Calls, c)
+		}
+	}
+	recs := must(s.Audit(ctx, warden.AuditFilter{}))(t)
+	if len(recs) != len(ids) {
+		t.Errorf("%d records, %d writes succeeded", len(recs), len(ids))
+	}
+	for _, r := range recs {
+		i, ok := ids[r.ID]
+		if n, _ := r.Args["n"].(float64); !ok || int(n) != i {
+			t.Errorf("record %d holds %v, written by write %d (%v)", r.ID, r.Args, i, ok)
+		}
+	}
+	if st := must(s.State(ctx))(t); len(st.History) != min(3, history) {
+		t.Errorf("%d live history entries of %d, want the newest 3", len(st.History), history)
 	}
 }
 

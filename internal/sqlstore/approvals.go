@@ -128,10 +128,11 @@ func (s *Store) ResolveApproval(ctx context.Context, id string, r warden.Resolut
 	default:
 		return warden.Approval{}, fmt.Errorf("resolve approval: status %q: want approved or rejected", r.Status)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, done, err := s.begin(ctx, nil)
 	if err != nil {
 		return warden.Approval{}, fmt.Errorf("resolve approval %q: %w", id, err)
 	}
+	defer done()
 	defer tx.Rollback()
 	var status string
 	err = tx.QueryRowContext(ctx, s.d.Rebind(`SELECT status FROM approvals WHERE id = ?`+s.d.ForUpdate), id).Scan(&status)

@@ -36,10 +36,7 @@ func (s *Store) insertAudit(ctx context.Context, q querier, r warden.AuditRecord
 	if r.Args == nil {
 		r.Args = map[string]any{}
 	}
-	args := append(prefixArgs[:len(prefixArgs):len(prefixArgs)],
-		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
-		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
-		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome)
+	args := auditArgs(prefixArgs[:len(prefixArgs):len(prefixArgs)], r)
 	err := q.QueryRowContext(ctx, s.d.Rebind(prefix+`INSERT INTO audit (`+auditCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`), args...).Scan(&r.ID)
@@ -50,6 +47,14 @@ func (s *Store) insertAudit(ctx context.Context, q querier, r warden.AuditRecord
 		return r, fmt.Errorf("append audit: %w", err)
 	}
 	return r, nil
+}
+
+// auditArgs appends the values of auditCols for r.
+func auditArgs(args []any, r warden.AuditRecord) []any {
+	return append(args,
+		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
+		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
+		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome)
 }
 
 // Audit implements warden.AuditLog.

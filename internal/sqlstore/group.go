@@ -2,7 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,18 +106,33 @@ func (g *groupWriter) loop(s *Store) {
 	}
 }
 
-// commitGroup runs a group of writes in one transaction.
+// commitGroup runs a group of writes in one transaction and commits once.
+//
+// The group's sessions are read with one query, each write's fn runs in
+// turn on them in memory (a later write on a session sees what an
+// earlier one made of it), and what they made is written with one
+// statement a table: the sessions, the history, the audit records. A
+// write that fails alone (its fn, a grant it would use that is gone, a
+// call decided already) leaves nothing and the others go on, as if it
+// had never been; a failure of the shared statements fails every write
+// of the group. Nothing is written until the group's fns have run, so a
+// statement a write costs on its own is one the group shares.
 func (s *Store) commitGroup(batch []*writeReq) {
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
 	res := make([]writeRes, len(batch))
+	send := func() {
+		for i, r := range batch {
+			r.res <- res[i]
+		}
+	}
 	fail := func(err error) {
 		for i, r := range batch {
 			if res[i].err == nil {
 				res[i] = writeRes{err: fmt.Errorf("update session %q: %w", r.id, err)}
 			}
-			r.res <- res[i]
 		}
+		send()
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -121,50 +140,372 @@ func (s *Store) commitGroup(batch []*writeReq) {
 		return
 	}
 	defer tx.Rollback()
-	q := prepared{s, tx}
-	alone := len(batch) == 1
+	g := &group{s: s, tx: tx, q: prepared{s, tx}}
+	ok, err := g.run(ctx, batch, res)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if ok == 0 {
+		// Nothing of a failed write is kept.
+		send()
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("commit: %w", err))
+		return
+	}
+	send()
+}
+
+// group is the state of one group's transaction.
+type group struct {
+	s  *Store
+	tx *sql.Tx
+	q  prepared
+	// sessions by id, as the group's writes have left them.
+	sessions map[string]*groupSession
+	order    []*groupSession // in the order they were first written
+	audits   []pendingAudit
+	history  []historyOp
+	callIDs  map[string]bool // call ids recorded by this group
+}
+
+type groupSession struct {
+	x       warden.Session
+	stored  bool // in the database, or written by a write of this group
+	written bool
+}
+
+type pendingAudit struct {
+	i   int // the write's index in the batch
+	rec warden.AuditRecord
+}
+
+// historyOp is a history entry to add (h) or the history to trim to keep
+// entries (keep > 0).
+type historyOp struct {
+	h    *warden.HistoryEntry
+	keep int
+}
+
+// stmtRows is how many rows a statement of the group has at most: more
+// go in several statements. Each size is prepared once (a statement of
+// many rows, parsed for each group, cost more than it saved).
+const stmtRows = 16
+
+// chunks calls fn with each run [i, j) of at most stmtRows of n rows.
+func chunks(n int, fn func(i, j int) error) error {
+	for i := 0; i < n; i += stmtRows {
+		if err := fn(i, min(n, i+stmtRows)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// values is the VALUES list of rows rows of cols columns each.
+func values(rows, cols int) string {
+	one := "(?" + strings.Repeat(", ?", cols-1) + ")"
+	return one + strings.Repeat(", "+one, rows-1)
+}
+
+// run runs the writes of batch, filling res, and writes what they made.
+// It returns how many writes succeeded; an error is a failure of the
+// group as a whole.
+func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int, error) {
+	if err := g.load(ctx, batch); err != nil {
+		return 0, err
+	}
+	ok := 0
 	for i, r := range batch {
 		if err := r.ctx.Err(); err != nil {
 			// Its caller has stopped waiting for a decision: make none.
 			res[i].err = fmt.Errorf("update session %q: %w", r.id, err)
 			continue
 		}
-		if alone {
-			res[i].sess, res[i].rec, res[i].err = s.writeDecision(ctx, q, r.id, r.fn)
+		sess, err := g.one(ctx, i, r)
+		if err != nil {
+			res[i].err = err
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
-			fail(err)
-			return
+		res[i].sess = sess
+		ok++
+	}
+	if ok == 0 {
+		return 0, nil
+	}
+	if err := g.flushSessions(ctx); err != nil {
+		return 0, err
+	}
+	if err := g.flushHistory(ctx); err != nil {
+		return 0, err
+	}
+	if err := g.flushAudit(ctx, res); err != nil {
+		return 0, err
+	}
+	return ok, nil
+}
+
+// load reads the sessions of the group's writes.
+func (g *group) load(ctx context.Context, batch []*writeReq) error {
+	g.sessions = make(map[string]*groupSession, len(batch))
+	var ids []any
+	for _, r := range batch {
+		if _, ok := g.sessions[r.id]; !ok && r.ctx.Err() == nil {
+			g.sessions[r.id] = &groupSession{x: warden.Session{ID: r.id}}
+			ids = append(ids, r.id)
 		}
-		sess, rec, err := s.writeDecision(ctx, q, r.id, r.fn)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return chunks(len(ids), func(i, j int) error {
+		q := g.s.d.Rebind(`SELECT ` + sessionCols + ` FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `)`)
+		rows, err := g.q.QueryContext(ctx, q, ids[i:j]...)
 		if err != nil {
-			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT w"); rerr != nil {
-				res[i].err = err
-				fail(rerr)
-				return
+			return fmt.Errorf("read sessions: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			x, err := scanSession(rows)
+			if err != nil {
+				return fmt.Errorf("read sessions: %w", err)
+			}
+			if gs := g.sessions[x.ID]; gs != nil {
+				gs.x, gs.stored = x, true
 			}
 		}
-		if _, rerr := tx.ExecContext(ctx, "RELEASE SAVEPOINT w"); rerr != nil {
-			res[i].err = err
-			fail(rerr)
-			return
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read sessions: %w", err)
 		}
-		res[i] = writeRes{sess: sess, rec: rec, err: err}
+		return nil
+	})
+}
+
+// one runs one write: its fn on the session as the group has it, the
+// grants it uses, and the check that its call was not decided before.
+// On an error nothing of it is kept.
+func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, error) {
+	gs := g.sessions[r.id]
+	x := gs.x
+	dr, err := r.fn(&x, !gs.stored)
+	if err != nil {
+		return warden.Session{}, err
 	}
-	if alone && res[0].err != nil {
-		// Nothing of a failed write is kept.
-		batch[0].res <- res[0]
-		return
+	x.ID = r.id
+	if dr != nil && dr.History != nil && dr.History.Action == "" {
+		return warden.Session{}, errors.New("add history: action is empty")
 	}
-	if err := tx.Commit(); err != nil {
-		for i := range res {
-			if res[i].err == nil {
-				res[i].err = fmt.Errorf("commit: %w", err)
+	if dr != nil && dr.Audit.CallID != "" {
+		if err := g.fresh(ctx, dr.Audit.CallID); err != nil {
+			return warden.Session{}, err
+		}
+	}
+	if dr != nil && len(dr.UseGrants) > 0 {
+		if err := g.useGrants(ctx, dr.UseGrants); err != nil {
+			return warden.Session{}, err
+		}
+	}
+	// Reflect the stored precision.
+	x.StartedAt, x.LastSeen, x.EndedAt = tm(ts(x.StartedAt)), tm(ts(x.LastSeen)), tm(ts(x.EndedAt))
+	gs.x, gs.stored = x, true
+	if !gs.written {
+		gs.written = true
+		g.order = append(g.order, gs)
+	}
+	if dr != nil {
+		if dr.History != nil {
+			h := *dr.History
+			g.history = append(g.history, historyOp{h: &h})
+		}
+		if dr.HistoryKeep > 0 {
+			g.history = append(g.history, historyOp{keep: dr.HistoryKeep})
+		}
+		if dr.Audit.CallID != "" {
+			if g.callIDs == nil {
+				g.callIDs = map[string]bool{}
+			}
+			g.callIDs[dr.Audit.CallID] = true
+		}
+		g.audits = append(g.audits, pendingAudit{i: i, rec: dr.Audit})
+	}
+	return x, nil
+}
+
+// fresh fails with warden.ErrConflict when the call was recorded before,
+// by this group or earlier.
+func (g *group) fresh(ctx context.Context, callID string) error {
+	decided := g.callIDs[callID]
+	if !decided {
+		var one int
+		err := g.q.QueryRowContext(ctx, g.s.d.Rebind(`SELECT 1 FROM audit WHERE call_id = ?`), callID).Scan(&one)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("append audit: %w", err)
+		}
+		decided = err == nil
+	}
+	if decided {
+		return fmt.Errorf("append audit: call %s was decided already: %w", callID, warden.ErrConflict)
+	}
+	return nil
+}
+
+// useGrants counts one use of each grant, all or none.
+func (g *group) useGrants(ctx context.Context, ids []string) error {
+	if _, err := g.tx.ExecContext(ctx, "SAVEPOINT grants"); err != nil {
+		return fmt.Errorf("use grants: %w", err)
+	}
+	var failed error
+	for _, id := range ids {
+		res, err := g.q.ExecContext(ctx, g.s.d.Rebind(useGrant), id, ts(g.s.Now()))
+		if err != nil {
+			failed = fmt.Errorf("use grant %s: %w", id, err)
+			break
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			failed = &warden.GrantUnusableError{ID: id}
+			break
+		}
+	}
+	if failed != nil {
+		if _, err := g.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT grants"); err != nil {
+			return fmt.Errorf("use grants: %w", err)
+		}
+	}
+	if _, err := g.tx.ExecContext(ctx, "RELEASE SAVEPOINT grants"); err != nil && failed == nil {
+		return fmt.Errorf("use grants: %w", err)
+	}
+	return failed
+}
+
+// flushSessions writes the group's sessions, stmtRows a statement.
+func (g *group) flushSessions(ctx context.Context) error {
+	return chunks(len(g.order), func(i, j int) error {
+		args := make([]any, 0, 18*(j-i))
+		for _, gs := range g.order[i:j] {
+			x := gs.x
+			args = append(args, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
+				b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
+				ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived))
+		}
+		q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(j-i, 18) + `
+			ON CONFLICT (id) DO UPDATE SET role = excluded.role, host = excluded.host,
+			parent = excluded.parent, depth = excluded.depth, first_tool = excluded.first_tool,
+			calls = excluded.calls, violations = excluded.violations, governance = excluded.governance,
+			compactions = excluded.compactions, resumes = excluded.resumes, intent_id = excluded.intent_id,
+			intent = excluded.intent, status = excluded.status, started_at = excluded.started_at,
+			last_seen = excluded.last_seen, ended_at = excluded.ended_at, archived = excluded.archived`
+		if _, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...); err != nil {
+			return fmt.Errorf("write sessions: %w", err)
+		}
+		return nil
+	})
+}
+
+// flushHistory adds the group's history entries and trims the history.
+// When every write trims to the same length, the entries go in one
+// statement and the history is trimmed once: the same as one after the
+// other, since an entry once archived stays so.
+func (g *group) flushHistory(ctx context.Context) error {
+	var entries []warden.HistoryEntry
+	keep, sameKeep := 0, true
+	for _, op := range g.history {
+		if op.h != nil {
+			entries = append(entries, *op.h)
+		} else if keep == 0 || keep == op.keep {
+			keep = op.keep
+		} else {
+			sameKeep = false
+		}
+	}
+	if !sameKeep {
+		for _, op := range g.history {
+			var err error
+			if op.h != nil {
+				err = g.s.addHistory(ctx, g.q, *op.h)
+			} else {
+				_, err = g.s.archiveHistory(ctx, g.q, op.keep)
+			}
+			if err != nil {
+				return err
 			}
 		}
+		return nil
 	}
-	for i, r := range batch {
-		r.res <- res[i]
+	err := chunks(len(entries), func(i, j int) error {
+		args := make([]any, 0, 5*(j-i))
+		for _, h := range entries[i:j] {
+			if h.Action == "" {
+				return errors.New("add history: action is empty")
+			}
+			if h.Time.IsZero() {
+				h.Time = g.s.Now()
+			}
+			args = append(args, ts(h.Time), h.Session, h.Agent, h.Action, h.Result)
+		}
+		q := `INSERT INTO history (time, session, agent, action, result) VALUES ` + values(j-i, 5)
+		if _, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...); err != nil {
+			return fmt.Errorf("add history: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	if keep > 0 {
+		if _, err := g.s.archiveHistory(ctx, g.q, keep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flushAudit inserts the group's audit records, stmtRows a statement,
+// and gives each write its record with the id the database numbered it
+// with. The ids of one INSERT are numbered in the order of its rows (the
+// table numbers each new row one past the largest so far), so the
+// returned ids, sorted, are the rows' in order.
+func (g *group) flushAudit(ctx context.Context, res []writeRes) error {
+	return chunks(len(g.audits), func(i, j int) error {
+		part := g.audits[i:j]
+		args := make([]any, 0, 22*len(part))
+		for k := range part {
+			r := &part[k].rec
+			if r.Time.IsZero() {
+				r.Time = g.s.Now()
+			}
+			r.Time = tm(ts(r.Time))
+			if r.Args == nil {
+				r.Args = map[string]any{}
+			}
+			args = auditArgs(args, *r)
+		}
+		q := `INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(part), 22) + ` RETURNING id`
+		rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
+		if err != nil {
+			return fmt.Errorf("append audit: %w", err)
+		}
+		defer rows.Close()
+		ids := make([]int64, 0, len(part))
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return fmt.Errorf("append audit: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("append audit: %w", err)
+		}
+		if len(ids) != len(part) {
+			return fmt.Errorf("append audit: %d records written of %d", len(ids), len(part))
+		}
+		slices.Sort(ids)
+		for k, a := range part {
+			a.rec.ID = ids[k]
+			res[a.i].rec = a.rec
+		}
+		return nil
+	})
 }

@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -60,28 +58,44 @@ func (s *Store) Halts(ctx context.Context) ([]warden.Halt, error) {
 	return out, rows.Err()
 }
 
-// Halted implements warden.HaltStore: one indexed query for the session,
-// its parents (PARENT/AGENT ids) and the project.
+// Halted implements warden.HaltStore: one query for the session, its
+// parents (PARENT/AGENT ids) and the project, an indexed lookup of each
+// joined with UNION ALL. (An IN list with ORDER BY made SQLite build a
+// temporary table for every call: a third of the check's time.) The
+// narrowest halt wins: the longest scope.
 func (s *Store) Halted(ctx context.Context, session string) (warden.Halt, bool, error) {
+	const one = `SELECT session, message, by_whom, at FROM halts WHERE session = ?`
 	scopes := []any{""}
+	q := one
 	for id := session; id != ""; {
 		scopes = append(scopes, id)
+		q += ` UNION ALL ` + one
 		i := strings.LastIndexByte(id, '/')
 		if i < 0 {
 			break
 		}
 		id = id[:i]
 	}
-	q := `SELECT session, message, by_whom, at FROM halts WHERE session IN (?` + strings.Repeat(", ?", len(scopes)-1) + `) ORDER BY session DESC LIMIT 1`
-	var h warden.Halt
-	var at int64
-	err := prepared{s: s}.QueryRowContext(ctx, s.d.Rebind(q), scopes...).Scan(&h.Session, &h.Message, &h.By, &at)
+	rows, err := prepared{s: s}.QueryContext(ctx, s.d.Rebind(q), scopes...)
 	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return h, false, nil
-		}
-		return h, false, fmt.Errorf("halted: %w", err)
+		return warden.Halt{}, false, fmt.Errorf("halted: %w", err)
 	}
-	h.At = tm(at)
-	return h, true, nil
+	defer rows.Close()
+	var h warden.Halt
+	found := false
+	for rows.Next() {
+		var x warden.Halt
+		var at int64
+		if err := rows.Scan(&x.Session, &x.Message, &x.By, &at); err != nil {
+			return warden.Halt{}, false, fmt.Errorf("halted: %w", err)
+		}
+		if !found || len(x.Session) > len(h.Session) {
+			x.At = tm(at)
+			h, found = x, true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return warden.Halt{}, false, fmt.Errorf("halted: %w", err)
+	}
+	return h, found, nil
 }

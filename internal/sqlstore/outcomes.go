@@ -66,6 +66,18 @@ func (s *Store) unsynced(ctx context.Context, fn func(prepared) error) error {
 	if on == "" {
 		return fn(prepared{s: s})
 	}
+	// The turn is taken before the connection, which the transaction
+	// holds (see LimitConns).
+	var done func()
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			done = func() { <-s.slots }
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer done()
+	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err

@@ -37,10 +37,11 @@ func (s *Store) UpdateReport(ctx context.Context, session string, fn func(*warde
 	fail := func(err error) (warden.Report, error) {
 		return warden.Report{}, s.explain(fmt.Errorf("update report %q: %w", session, err))
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, done, err := s.begin(ctx, nil)
 	if err != nil {
 		return fail(err)
 	}
+	defer done()
 	defer tx.Rollback()
 	now := ts(s.Now())
 	res, err := tx.ExecContext(ctx, s.d.Rebind(`INSERT INTO reports (session, created_at) VALUES (?, ?) ON CONFLICT (session) DO NOTHING`), session, now)

@@ -71,10 +71,11 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 		r := s.group.write(s, &writeReq{ctx: ctx, id: id, fn: safe})
 		return r.sess, r.rec, s.explain(r.err)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, done, err := s.begin(ctx, nil)
 	if err != nil {
 		return warden.Session{}, warden.AuditRecord{}, s.explain(fmt.Errorf("update session %q: %w", id, err))
 	}
+	defer done()
 	defer tx.Rollback()
 	x, rec, err := s.writeDecision(ctx, prepared{s, tx}, id, fn)
 	if err != nil {

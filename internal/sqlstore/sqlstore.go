@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -35,6 +36,47 @@ type Store struct {
 	group groupWriter
 	// recent keeps sessions' decoded records for Recent.
 	recent recentCache
+	// slots bounds the transactions under way at once where the
+	// connections are bounded (LimitConns); nil: no bound.
+	slots chan struct{}
+}
+
+// LimitConns bounds the store's open connections to n (n >= 2): past
+// that, a query waits for a connection. A transaction holds its
+// connection and may need a second one at once (to prepare a statement),
+// so at most n/2 transactions run at once: the others wait for a turn,
+// and the connections never run out under the ones that hold them.
+// Call it before the store is used.
+func (s *Store) LimitConns(n int) {
+	n = max(n, 2)
+	s.db.SetMaxOpenConns(n)
+	s.db.SetMaxIdleConns(min(n, MaxIdleConns))
+	s.slots = make(chan struct{}, n/2)
+}
+
+// begin starts a transaction (on conn when it is set), in its turn when
+// the transactions are bounded. done, which the caller must call once the
+// transaction is over (committed or rolled back), gives the turn back.
+func (s *Store) begin(ctx context.Context, conn *sql.Conn) (tx *sql.Tx, done func(), err error) {
+	done = func() {}
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			done = func() { <-s.slots }
+		case <-ctx.Done():
+			return nil, done, ctx.Err()
+		}
+	}
+	if conn != nil {
+		tx, err = conn.BeginTx(ctx, nil)
+	} else {
+		tx, err = s.db.BeginTx(ctx, nil)
+	}
+	if err != nil {
+		done()
+		return nil, func() {}, err
+	}
+	return tx, done, nil
 }
 
 // DB returns the underlying database handle (for tests and tools).
@@ -52,19 +94,31 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// prepare returns the prepared statement for a (rebound) query.
+// prepare returns the prepared statement for a (rebound) query. The lock
+// is not held while the statement is prepared: preparing takes a
+// connection, which may have to wait for a transaction to end that
+// itself waits for a statement.
 func (s *Store) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
 	s.stmtMu.Lock()
-	defer s.stmtMu.Unlock()
-	if st := s.stmts[q]; st != nil {
+	st := s.stmts[q]
+	s.stmtMu.Unlock()
+	if st != nil {
 		return st, nil
 	}
 	st, err := s.db.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
 	if s.stmts == nil {
-		s.stmts = map[string]*sql.Stmt{}
+		// Closed meanwhile.
+		st.Close()
+		return nil, errors.New("the store is closed")
+	}
+	if had := s.stmts[q]; had != nil {
+		st.Close()
+		return had, nil
 	}
 	s.stmts[q] = st
 	return st, nil
@@ -258,7 +312,7 @@ const MaxIdleConns = 64
 
 // Open wraps an open database and brings its schema up to date.
 func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
-	s := &Store{db: db, d: d}
+	s := &Store{db: db, d: d, stmts: map[string]*sql.Stmt{}}
 	// database/sql keeps 2 idle connections by default: under concurrent
 	// decisions every other query opened a connection (a PostgreSQL
 	// backend, or a SQLite file with its pragmas) and prepared its

@@ -1,0 +1,227 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"testing"
+
+	"github.com/warden-run/warden"
+)
+
+// groupStore opens a SQLite store with group commit, as package sqlite
+// does (which this package cannot import).
+func groupStore(t *testing.T) *Store {
+	t.Helper()
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "warden.db")+"?"+q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), db, Dialect{Name: "sqlite", Rebind: func(q string) string { return q }, GroupCommit: true,
+		LockMigrations: func(context.Context, *sql.Tx) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestCommitGroup runs one group of writes of every kind, as concurrent
+// decisions make them, and checks that the group stores what the writes
+// would have stored one after the other: a write that fails leaves
+// nothing and the next write on its session does not see it; each record
+// gets its own id; a call decided before, in the group or earlier, is a
+// conflict; a grant is used no more often than it may be.
+func TestCommitGroup(t *testing.T) {
+	ctx := context.Background()
+	s := groupStore(t)
+	if _, err := s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow, CallID: "old"}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateSession(ctx, "B", func(x *warden.Session, _ bool) error { x.Calls = 10; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	type step struct {
+		ctx     context.Context
+		session string
+		callID  string
+		grant   bool
+		fail    bool
+		history bool
+		noAudit bool
+		// what the fn must be told
+		created bool
+		calls   int
+	}
+	steps := []step{
+		{session: "A", callID: "c1", created: true, calls: 0},
+		{session: "A", fail: true, calls: 1},
+		{session: "A", callID: "c1", calls: 1},       // decided earlier in the group
+		{session: "B", grant: true, calls: 10},       // uses the grant
+		{session: "B", grant: true, calls: 11},       // the grant is used up
+		{session: "A", history: true, calls: 1},      // trims the history to 2
+		{ctx: cancelled, session: "D"},               // its caller left
+		{session: "C", callID: "old", created: true}, // decided before the group
+		{session: "A", history: true, calls: 2},
+		{session: "A", history: true, calls: 3},
+		{session: "A", noAudit: true, calls: 4},
+		{session: "E", created: true},
+	}
+	batch := make([]*writeReq, len(steps))
+	for i, st := range steps {
+		c := st.ctx
+		if c == nil {
+			c = ctx
+		}
+		batch[i] = &writeReq{ctx: c, id: st.session, res: make(chan writeRes, 1), fn: func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+			if created != st.created || x.Calls != st.calls {
+				t.Errorf("write %d: told created %v with %d calls, want %v and %d", i, created, x.Calls, st.created, st.calls)
+			}
+			x.Calls++
+			x.LastSeen = s.Now()
+			if st.fail {
+				return nil, boom
+			}
+			if st.noAudit {
+				return nil, nil
+			}
+			dr := &warden.DecisionRecord{Audit: warden.AuditRecord{Session: st.session, Tool: "Bash", Decision: warden.Allow,
+				CallID: st.callID, Args: map[string]any{"n": i}}}
+			if st.grant {
+				dr.UseGrants = []string{g.ID}
+			}
+			if st.history {
+				dr.History = &warden.HistoryEntry{Session: st.session, Action: fmt.Sprint("v", i), Result: "fail"}
+				dr.HistoryKeep = 2
+			}
+			return dr, nil
+		}}
+	}
+	s.commitGroup(batch)
+	res := make([]writeRes, len(batch))
+	for i, r := range batch {
+		res[i] = <-r.res
+	}
+	var gu *warden.GrantUnusableError
+	for i, want := range []error{nil, boom, warden.ErrConflict, nil, gu, nil, context.Canceled, warden.ErrConflict, nil, nil, nil, nil} {
+		err := res[i].err
+		switch {
+		case want == nil && err != nil:
+			t.Errorf("write %d: %v", i, err)
+		case i == 4:
+			if !errors.As(err, &gu) || gu.ID != g.ID {
+				t.Errorf("write 4: %v, want the grant unusable", err)
+			}
+		case want != nil && !errors.Is(err, want):
+			t.Errorf("write %d: %v, want %v", i, err, want)
+		}
+	}
+	// Each record is the one its write made, under its own id.
+	ids := map[int64]bool{}
+	for i, r := range res {
+		if r.err != nil || steps[i].noAudit {
+			if r.rec.ID != 0 {
+				t.Errorf("write %d: record %d for a write with none", i, r.rec.ID)
+			}
+			continue
+		}
+		if r.rec.ID == 0 || ids[r.rec.ID] {
+			t.Errorf("write %d: record id %d", i, r.rec.ID)
+			continue
+		}
+		ids[r.rec.ID] = true
+		got, err := s.Audit(ctx, warden.AuditFilter{Session: steps[i].session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, g := range got {
+			if g.ID == r.rec.ID {
+				found = true
+				if n, _ := g.Args["n"].(float64); int(n) != i || g.CallID != steps[i].callID {
+					t.Errorf("write %d: record %d holds %v, call %q", i, g.ID, g.Args, g.CallID)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("write %d: record %d is not in the audit trail", i, r.rec.ID)
+		}
+	}
+	for id, want := range map[string]int{"A": 5, "B": 11, "E": 1} {
+		x, err := s.Session(ctx, id)
+		if err != nil || x.Calls != want {
+			t.Errorf("session %s: %d calls (%v), want %d", id, x.Calls, err, want)
+		}
+		if res[map[string]int{"A": 10, "B": 3, "E": 11}[id]].sess.Calls != want {
+			t.Errorf("session %s as returned: %+v", id, res[10].sess)
+		}
+	}
+	for _, id := range []string{"C", "D"} {
+		if _, err := s.Session(ctx, id); !errors.Is(err, warden.ErrNotFound) {
+			t.Errorf("session %s of a failed write: %v, want not found", id, err)
+		}
+	}
+	if recs, _ := s.Audit(ctx, warden.AuditFilter{}); len(recs) != 1+6 {
+		t.Errorf("%d audit records, want 7", len(recs))
+	}
+	st, err := s.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.History) != 2 || st.History[0].Action != "v8" || st.History[1].Action != "v9" {
+		t.Errorf("live history %+v, want v8 and v9", st.History)
+	}
+	if gs, _ := s.Grants(ctx, warden.GrantFilter{All: true}); len(gs) != 1 || gs[0].UsesLeft != 0 {
+		t.Errorf("grant after the group: %+v", gs)
+	}
+}
+
+// TestCommitGroupChunks: a group larger than one statement's rows
+// (stmtRows) writes every session, entry and record, each record under
+// the id returned for it.
+func TestCommitGroupChunks(t *testing.T) {
+	ctx := context.Background()
+	s := groupStore(t)
+	n := 2*stmtRows + 3
+	batch := make([]*writeReq, n)
+	for i := range batch {
+		sid := fmt.Sprint("s", i)
+		batch[i] = &writeReq{ctx: ctx, id: sid, res: make(chan writeRes, 1), fn: func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+			x.Calls = i + 1
+			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: sid, Tool: "Bash", Decision: warden.Deny, Args: map[string]any{"n": i}},
+				History: &warden.HistoryEntry{Session: sid, Action: fmt.Sprint("v", i)}, HistoryKeep: n}, nil
+		}}
+	}
+	s.commitGroup(batch)
+	for i, r := range batch {
+		res := <-r.res
+		if res.err != nil || res.sess.Calls != i+1 {
+			t.Fatalf("write %d: %+v %v", i, res.sess, res.err)
+		}
+		recs, err := s.Audit(ctx, warden.AuditFilter{Session: fmt.Sprint("s", i)})
+		if err != nil || len(recs) != 1 || recs[0].ID != res.rec.ID || recs[0].Args["n"] != float64(i) {
+			t.Errorf("write %d: record %d, stored %+v (%v)", i, res.rec.ID, recs, err)
+		}
+		if x, err := s.Session(ctx, fmt.Sprint("s", i)); err != nil || x.Calls != i+1 {
+			t.Errorf("session s%d: %+v %v", i, x, err)
+		}
+	}
+	if st, err := s.State(ctx); err != nil || len(st.History) != n {
+		t.Errorf("%d live history entries, want %d (%v)", len(st.History), n, err)
+	}
+}
