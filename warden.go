@@ -131,6 +131,14 @@ const (
 	CodeBadInput Code = "BAD_INPUT"
 	// CodeTimeout: no decision was made within the hook's deadline.
 	CodeTimeout Code = "DECISION_TIMEOUT"
+	// CodeUnavailable: the warden service (warden serve) that decides
+	// for this machine gave no decision: it could not be reached, gave no
+	// answer in time, or failed. Retrying may succeed.
+	CodeUnavailable Code = "SERVICE_UNAVAILABLE"
+	// CodeRefused: the warden service refused to decide, or this machine
+	// is not set up to ask it: no agent token, a token it does not know or
+	// of the wrong kind, a URL that is not one. A person fixes the setup.
+	CodeRefused Code = "SERVICE_REFUSED"
 	// CodeReportInvalid: at the end of a turn, the final report or a
 	// plugin's metadata the policy's report section requires was missing
 	// or invalid (audit records of the pseudo-tool "final_report").
@@ -236,6 +244,10 @@ func FailClosed(err error) Decision {
 			"Retry it; if it keeps failing, ask the user to check the host's hook setup (`warden hook HOST` reads the host's hook JSON on stdin)."
 	case CodeTimeout:
 		suggestion = "Retry the call. If calls keep timing out, ask the user to check the load on this machine and `warden hookd status`."
+	case CodeUnavailable:
+		suggestion = "Retry the call in a moment. If it keeps failing, ask the user to check that the warden service is running and reachable from this machine (its /healthz answers)."
+	case CodeRefused:
+		suggestion = "Ask the user to check how this machine reaches the warden service: its URL (warden init HOST --serve URL, or WARDEN_SERVE_URL) and its agent token (WARDEN_SERVE_TOKEN, or ~/.config/warden/serve-token; `warden serve token add --kind agent NAME` makes one). Retrying before that fails the same way."
 	}
 	return Decision{
 		Decision: Deny,
@@ -243,7 +255,7 @@ func FailClosed(err error) Decision {
 		// The code is said once, in Code.
 		Reason:      "warden could not decide this call: " + strings.Replace(err.Error(), string(code)+": ", "", 1),
 		Suggestion:  suggestion,
-		Recoverable: code == CodeBadInput || code == CodeTimeout,
+		Recoverable: code == CodeBadInput || code == CodeTimeout || code == CodeUnavailable,
 		Warnings:    []string{},
 		Matched:     []string{},
 	}

@@ -122,6 +122,16 @@ func TestServePageApproves(t *testing.T) {
 		chromedp.Navigate(s.url+"/"),
 		chromedp.WaitVisible(chromedp.CSS("#login form")),
 		screenshot(t, "serve-login"),
+	)
+	if err != nil {
+		t.Fatalf("the login page: %v\n%s", err, s.logs.String())
+	}
+	// Before login the page's links lead nowhere: they are not shown.
+	navShown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`getComputedStyle(document.getElementById("nav")).display !== "none"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("token"), person),
 		chromedp.Submit(chromedp.ID("token")),
 		chromedp.WaitVisible(chromedp.ID("nav")),
@@ -131,6 +141,9 @@ func TestServePageApproves(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatalf("log in: %v\n%s", err, s.logs.String())
+	}
+	if navShown {
+		t.Error("the page's links are shown before login")
 	}
 
 	// The agent's call waits; the page shows it without a reload.

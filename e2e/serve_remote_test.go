@@ -98,15 +98,21 @@ func TestServeRemoteHook(t *testing.T) {
 		env  []string
 		url  string
 		want string
+		code warden.Code
 	}{
-		{"wrong token", []string{"WARDEN_SERVE_TOKEN=wdn_nottherightone"}, s.url, "refused"},
-		{"no token", []string{"XDG_CONFIG_HOME=" + t.TempDir()}, s.url, "no agent token"},
-		{"person token", []string{"WARDEN_SERVE_TOKEN=" + person}, s.url, "agent"},
-		{"unreachable", env, "http://127.0.0.1:1", "unreachable"},
+		{"wrong token", []string{"WARDEN_SERVE_TOKEN=wdn_nottherightone"}, s.url, "refused", warden.CodeRefused},
+		{"no token", []string{"XDG_CONFIG_HOME=" + t.TempDir()}, s.url, "no agent token", warden.CodeRefused},
+		{"person token", []string{"WARDEN_SERVE_TOKEN=" + person}, s.url, "needs an agent token", warden.CodeRefused},
+		{"unreachable", env, "http://127.0.0.1:1", "unreachable", warden.CodeUnavailable},
+		{"not a URL", env, "127.0.0.1:1", "want http://HOST:PORT", warden.CodeRefused},
 	} {
 		out, stderr, code := remoteHook(t, dir, c.env, "echo hi", "--serve", c.url)
-		if code != 2 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out+stderr, c.want) {
-			t.Errorf("%s: exit %d, want 2 and a deny saying %q:\n%s\n%s", c.name, code, c.want, out, stderr)
+		// The model is told what happened and what to do: the service's
+		// setup for a refusal, a retry for a service that is down.
+		hint := map[warden.Code]string{warden.CodeRefused: "agent token", warden.CodeUnavailable: "Retry the call"}[c.code]
+		if code != 2 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out+stderr, c.want) ||
+			!strings.Contains(out+stderr, string(c.code)) || !strings.Contains(out+stderr, hint) {
+			t.Errorf("%s: exit %d, want 2 and a %s deny saying %q and %q:\n%s\n%s", c.name, code, c.code, c.want, hint, out, stderr)
 		}
 	}
 	// The service recorded none of the refused calls.

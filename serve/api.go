@@ -233,7 +233,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			resp.Decision = d
 		}
 	} else {
-		res, err := session.New(eng, s.store).Decide(r.Context(), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID})
+		res, err := session.New(eng, s.store).Decide(r.Context(), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r)})
 		if err != nil && r.Context().Err() != nil {
 			// The service is stopping (or the caller left) while the call
 			// waited: the deny is recorded with a context of its own.
@@ -289,7 +289,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		// service's own (a failure the store cannot take is spooled next
 		// to the service's SQLite store, never by the caller's folder).
 		f.Policy, f.Store, f.Stateless, f.Serve = s.file, s.cfg.Store, false, ""
-		rt := &handler.Runtime{Interactive: func(hook.Host) bool { return req.Interactive }, CallID: req.CallID,
+		rt := &handler.Runtime{Interactive: func(hook.Host) bool { return req.Interactive }, CallID: req.CallID, AnswerAt: s.pageURL(r),
 			Engine: func(string, string) (*engine.Engine, error) { return s.engine() },
 			Store: func(context.Context, string, string) (warden.Store, func(), error) {
 				return s.store, func() {}, nil

@@ -94,7 +94,7 @@ func (s *Server) auth(h http.HandlerFunc, kinds ...string) http.HandlerFunc {
 				ok = ok || t.Kind == k
 			}
 			if !ok {
-				httpError(w, http.StatusForbidden, "a "+t.Kind+" token may not do this: it needs a "+strings.Join(kinds, " or ")+" token")
+				httpError(w, http.StatusForbidden, article(t.Kind)+" "+t.Kind+" token may not do this: it needs "+article(kinds[0])+" "+strings.Join(kinds, " or ")+" token")
 				return
 			}
 		}
@@ -134,4 +134,12 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// article is "a" or "an" for a token kind.
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an"
+	}
+	return "a"
 }

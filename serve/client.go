@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/mcpproxy"
 )
 
@@ -30,7 +30,7 @@ func (c *Client) post(ctx context.Context, path string, in, out any) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.URL, "/")+path, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("warden serve URL %q: %v", c.URL, err)
+		return warden.Errorf(warden.CodeRefused, "warden serve URL %q: %v", c.URL, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Token)
@@ -40,22 +40,22 @@ func (c *Client) post(ctx context.Context, path string, in, out any) error {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return warden.Errorf(warden.CodeTimeout, "the warden service at %s is unreachable (%v); no call is allowed until it answers", c.URL, err)
+		return hookd.Unreachable(c.URL, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
 	if err != nil {
-		return warden.Errorf(warden.CodeTimeout, "the warden service at %s: reading its answer: %v", c.URL, err)
+		return warden.Errorf(warden.CodeUnavailable, "the warden service at %s: reading its answer: %v", c.URL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct {
 			Error string `json:"error"`
 		}
 		json.Unmarshal(data, &e)
-		return fmt.Errorf("the warden service at %s refused the call (HTTP %d: %s)", c.URL, resp.StatusCode, e.Error)
+		return hookd.ServiceError(c.URL, resp.StatusCode, e.Error)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("the warden service at %s: unreadable answer: %v", c.URL, err)
+		return warden.Errorf(warden.CodeUnavailable, "the warden service at %s: unreadable answer: %v", c.URL, err)
 	}
 	return nil
 }
@@ -76,7 +76,7 @@ func (c *Client) Decide(ctx context.Context, call warden.ToolCall, wait time.Dur
 		return DecideResponse{Decision: warden.FailClosed(err)}, err
 	}
 	if resp.Decision.Decision == "" {
-		err := fmt.Errorf("the warden service at %s sent no decision", c.URL)
+		err := warden.Errorf(warden.CodeUnavailable, "the warden service at %s sent no decision", c.URL)
 		return DecideResponse{Decision: warden.FailClosed(err)}, err
 	}
 	return resp, nil

@@ -58,6 +58,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -89,7 +90,11 @@ type Config struct {
 	// Grace is how long shutdown waits for calls waiting on a human before
 	// it answers them deny (0: 10s).
 	Grace time.Duration
-	Log   *log.Logger
+	// URL is the address people open the page at (https://warden.example/),
+	// which the model's instructions for an approval name. Empty: the
+	// address the agent's request came to.
+	URL string
+	Log *log.Logger
 }
 
 // Server is one `warden serve` replica. Make one with New.
@@ -221,6 +226,20 @@ func (s *Server) engine() (*engine.Engine, error) {
 	}
 	s.eng, s.isum, s.engErr = eng, isum, nil
 	return eng, nil
+}
+
+// pageURL is the address of the approvals page for the model's
+// instructions: Config.URL, else the scheme and host the request came to
+// (which reach this service from the agent's machine).
+func (s *Server) pageURL(r *http.Request) string {
+	if s.cfg.URL != "" {
+		return strings.TrimSuffix(s.cfg.URL, "/") + "/"
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + "/"
 }
 
 // csrfFor is the CSRF token of a page session: an HMAC of its cookie's

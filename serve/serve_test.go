@@ -161,6 +161,18 @@ func TestDecideApproveAudit(t *testing.T) {
 	if r := v.decide(`{"tool":"Bash","args":{"command":"rm -rf x"},"session":"s1"}`, ""); r.Decision.Decision != warden.Deny || r.Decision.Rule != "no-rm" {
 		t.Fatalf("rm: %+v", r)
 	}
+	// An ask that does not wait tells the model to have a person answer
+	// it on the page it can reach (the address its request came to),
+	// not with commands that would look in the agent's own folder.
+	r := v.decide(`{"tool":"Bash","args":{"command":"touch queued.txt"},"session":"s1"}`, "")
+	if r.Decision.Decision != warden.Ask || r.Approval == nil ||
+		!strings.Contains(r.Decision.Suggestion, "approval "+r.Approval.ID+" on the warden approvals page, "+v.url+"/#approvals") ||
+		strings.Contains(r.Decision.Suggestion, "warden approvals approve") {
+		t.Fatalf("queued ask: %+v", r.Decision)
+	}
+	if code, data := v.do("POST", "/v1/approvals/"+r.Approval.ID+"/reject", v.person, serve.RejectRequest{Message: "not now"}); code != 200 {
+		t.Fatalf("reject: %d %s", code, data)
+	}
 	// A call waits for a human; the person approves it for the session
 	// with a narrow grant, and the call goes through.
 	var wg sync.WaitGroup
@@ -223,12 +235,12 @@ func TestDecideApproveAudit(t *testing.T) {
 		t.Fatalf("audit deny: %d %s", code, data)
 	}
 	code, data = v.do("GET", "/v1/audit/export", v.person, nil)
-	if lines := strings.Count(string(data), "\n"); code != 200 || lines != 6 {
+	if lines := strings.Count(string(data), "\n"); code != 200 || lines != 7 {
 		t.Fatalf("export: %d, %d lines\n%s", code, lines, data)
 	}
 	code, data = v.do("GET", "/v1/sessions/s1", v.person, nil)
 	var sd serve.SessionDetail
-	if code != 200 || json.Unmarshal(data, &sd) != nil || sd.Session.Calls == 0 || len(sd.Recent) != 6 {
+	if code != 200 || json.Unmarshal(data, &sd) != nil || sd.Session.Calls == 0 || len(sd.Recent) != 7 {
 		t.Fatalf("session: %d %s", code, data)
 	}
 	// Metrics count the decisions by outcome and rule.
@@ -323,6 +335,10 @@ func TestSecurity(t *testing.T) {
 		if code >= 400 && !strings.Contains(string(data), `"error"`) {
 			t.Errorf("%s: no error message: %s", c.name, data)
 		}
+		if want := map[string]string{"agent answers an approval": "an agent token may not do this: it needs a person token",
+			"person decides": "a person token may not do this: it needs an agent token"}[c.name]; want != "" && !strings.Contains(string(data), want) {
+			t.Errorf("%s: %s, want %q", c.name, data, want)
+		}
 	}
 	// A cross-site form post with the person's cookie (what a browser
 	// sends from another site's page): refused, with or without Origin.
@@ -411,6 +427,15 @@ func TestHookEvent(t *testing.T) {
 	}
 	if code, data := v.do("POST", "/v1/hook", v.person, body); code != 403 {
 		t.Fatalf("hook with a person token: %d %s", code, data)
+	}
+	// A headless host's ask is queued, and the model is told to have it
+	// answered on the service's page.
+	in = fmt.Sprintf(`{"session_id":"h1","hook_event_name":"PreToolUse","cwd":%q,"tool_name":"Bash","tool_input":{"command":"touch q.txt"}}`, v.dir)
+	body, _ = json.Marshal(map[string]any{"v": 1, "op": "hook", "args": []string{"claude"}, "dir": v.dir, "stdin": []byte(in)})
+	code, data = v.do("POST", "/v1/hook", v.agent, body)
+	if code != 200 || json.Unmarshal(data, &resp) != nil || !strings.Contains(string(resp.Stdout), "on the warden approvals page, "+v.url+"/#approvals") ||
+		strings.Contains(string(resp.Stdout), "warden approvals approve") {
+		t.Fatalf("queued ask through a remote hook: %d %s", code, resp.Stdout)
 	}
 }
 

@@ -70,7 +70,7 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	}
 	res.Approval = pending
 	if opt.Wait <= 0 {
-		res.Decision = waiting(res.Decision, pending, life)
+		res.Decision = waiting(res.Decision, pending, life, opt.AnswerAt)
 		return nil
 	}
 	a, err := t.Wait(ctx, pending.ID, opt.Wait)
@@ -79,7 +79,7 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	}
 	res.Approval = &a
 	if a.Status == warden.ApprovalPending {
-		res.Decision = timedOut(res.Decision, &a, opt.Wait)
+		res.Decision = timedOut(res.Decision, &a, opt.Wait, opt.AnswerAt)
 		return nil
 	}
 	ok, err := t.Store.ConsumeApproval(ctx, a.ID)
@@ -92,7 +92,7 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 		if a.Status == warden.ApprovalRejected {
 			res.Decision = rejected(res.Decision, &a)
 		} else {
-			res.Decision = timedOut(res.Decision, &a, opt.Wait)
+			res.Decision = timedOut(res.Decision, &a, opt.Wait, opt.AnswerAt)
 		}
 		return nil
 	}
@@ -251,11 +251,21 @@ func AnswerCommands(id string) string {
 		"warden approvals reject " + id + " --message \"why not\" (you get their message)"
 }
 
-func waiting(d warden.Decision, a *warden.Approval, life time.Duration) warden.Decision {
+// askToAnswer is the instruction to have a person answer approval id:
+// on the page at at, or else with the commands.
+func askToAnswer(id, at string) string {
+	if at != "" {
+		return "Ask the user to answer approval " + id + " on the warden approvals page, " + at +
+			"#approvals (approve it once, for the rest of the session or always, or reject it with a message)"
+	}
+	return "Ask the user to answer it from the project folder with one of: " + AnswerCommands(id)
+}
+
+func waiting(d warden.Decision, a *warden.Approval, life time.Duration, at string) warden.Decision {
 	d.Reason = strings.TrimSpace(d.Reason + " Approval " + a.ID + " is waiting for a human (it expires after " +
 		FormatDuration(life) + " without an answer).")
-	d.Suggestion = strings.TrimSpace(d.Suggestion + " Ask the user to answer it from the project folder with one of: " +
-		AnswerCommands(a.ID) + ". Then retry exactly the same call: the answer reaches it, also from a new session.")
+	d.Suggestion = strings.TrimSpace(d.Suggestion + " " + askToAnswer(a.ID, at) +
+		". Then retry exactly the same call: the answer reaches it, also from a new session.")
 	return d
 }
 
@@ -281,10 +291,10 @@ func rejected(d warden.Decision, a *warden.Approval) warden.Decision {
 		Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
 }
 
-func timedOut(d warden.Decision, a *warden.Approval, wait time.Duration) warden.Decision {
+func timedOut(d warden.Decision, a *warden.Approval, wait time.Duration, at string) warden.Decision {
 	return warden.Decision{Decision: warden.Deny, Code: warden.CodeApprovalTimeout, Rule: d.Rule,
 		Reason: fmt.Sprintf("No human answered approval %s within %s. %s", a.ID, wait, d.Reason),
-		Suggestion: "Ask the user to answer it from the project folder with one of: " + AnswerCommands(a.ID) +
+		Suggestion: askToAnswer(a.ID, at) +
 			". Then retry exactly the same call; or choose an action that needs no approval.",
 		Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
 }

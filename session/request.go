@@ -48,7 +48,7 @@ func (t *Tracker) RequestApproval(ctx context.Context, call warden.ToolCall) (Re
 		res.Approval = &a
 	}
 	if res.Approval.Status == warden.ApprovalPending {
-		res.Decision = waiting(res.Decision, res.Approval, life)
+		res.Decision = waiting(res.Decision, res.Approval, life, "")
 	}
 	return res, nil
 }

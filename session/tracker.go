@@ -85,6 +85,11 @@ type Options struct {
 	// ToolUse is the host's own id for the call, where it gives one: the
 	// host's post-tool event finds the call's record by it (CallOutcome).
 	ToolUse string
+	// AnswerAt is the address of the page where people answer approvals
+	// (warden serve's), named in the model's instructions for a queued
+	// approval. Empty: the instructions give the `warden approvals`
+	// commands, which answer it in the project folder's store.
+	AnswerAt string
 }
 
 // Result is a decision and what the session layer did around it.

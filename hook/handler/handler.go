@@ -41,6 +41,9 @@ type Runtime struct {
 	Store func(ctx context.Context, policyFile, storeURL string) (st warden.Store, release func(), err error)
 	// CallID identifies the call in the audit trail ("": a new one).
 	CallID string
+	// AnswerAt is the page where people answer approvals
+	// (session.Options.AnswerAt): warden serve's, for a remote hook.
+	AnswerAt string
 	// Stall, when set (by a test), runs before each decision: to make it
 	// panic or hang.
 	Stall func()
@@ -309,7 +312,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 	sid := ev.Session
 	switch ev.Kind {
 	case hook.PreTool:
-		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse})
+		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt})
 		if err != nil {
 			return a, false, err
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/warden-run/warden/serve"
 )
 
-const serveUsage = `[--addr 127.0.0.1:8787] [--policy FILE] [--store URL] [--tokens FILE] [--tls-cert F --tls-key F]
+const serveUsage = `[--addr 127.0.0.1:8787] [--policy FILE] [--store URL] [--tokens FILE] [--tls-cert F --tls-key F] [--url URL]
        warden serve token add --kind agent|person NAME | token ls | token revoke NAME
 
 Serves decisions, the hooks' session events, approvals, grants, the audit trail and
@@ -30,6 +30,7 @@ func runServe(ctx context.Context, env *Env) int {
 	tokens := fs.String("tokens", "", "tokens `file` (default: .warden/serve-tokens.json next to the policy)")
 	cert := fs.String("tls-cert", "", "TLS certificate `file` (serve HTTPS)")
 	key := fs.String("tls-key", "", "TLS key `file`")
+	public := fs.String("url", "", "the `address` people open the page at, named in the model's instructions for an approval (default: the address the agent's request came to)")
 	if code := parseFlags(fs, env.Args); code >= 0 {
 		return code
 	}
@@ -43,7 +44,7 @@ func runServe(ctx context.Context, env *Env) int {
 			return cmdError(env, "serve", err)
 		}
 	}
-	s, err := serve.New(ctx, serve.Config{Policy: file, Store: *sf.store, Tokens: *tokens,
+	s, err := serve.New(ctx, serve.Config{Policy: file, Store: *sf.store, Tokens: *tokens, URL: *public,
 		Log: log.New(env.Stderr, "warden serve: ", log.LstdFlags)})
 	if err != nil {
 		return cmdError(env, "serve", err)

@@ -87,7 +87,43 @@ func runSubcommand(ctx context.Context, env *Env, cmd, usage, want string, subs 
 	if !ok {
 		return cmdError(env, cmd, fmt.Errorf("unknown subcommand %q (want %s)", sub, want))
 	}
-	return run(ctx, env, newFlags(env, cmd+" "+sub, usage), args)
+	return run(ctx, env, newFlags(env, cmd+" "+sub, subUsage(cmd, sub, usage)), args)
+}
+
+// subUsage is the part of a command's usage (its first paragraph, with
+// forms split by " | " or by lines) for one subcommand, without the
+// subcommand's name: what `warden CMD SUB -h` prints after its name.
+func subUsage(cmd, sub, usage string) string {
+	head, _, _ := strings.Cut(usage, "\n\n")
+	for _, line := range strings.Split(head, "\n") {
+		for _, form := range splitForms(line) {
+			form = strings.TrimPrefix(strings.TrimSpace(form), "warden "+cmd+" ")
+			if rest, ok := strings.CutPrefix(form, sub); ok && (rest == "" || rest[0] == ' ') {
+				return strings.TrimSpace(rest)
+			}
+		}
+	}
+	return "[flags]"
+}
+
+// splitForms splits a usage line at each " | " outside brackets.
+func splitForms(line string) []string {
+	var forms []string
+	depth, start := 0, 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case '|':
+			if depth == 0 && i > 0 && line[i-1] == ' ' && i+1 < len(line) && line[i+1] == ' ' {
+				forms = append(forms, line[start:i-1])
+				start = i + 2
+			}
+		}
+	}
+	return append(forms, line[start:])
 }
 
 // parseArgs parses flags that may come before, between or after the

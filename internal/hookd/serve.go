@@ -1,12 +1,12 @@
 package hookd
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
 )
 
@@ -43,10 +43,30 @@ func ServeToken() (string, error) {
 	file := ServeTokenFile()
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return "", fmt.Errorf("no agent token for warden serve: set %s or write it to %s (`warden serve token add --kind agent NAME` makes one)", ServeTokenEnv, file)
+		return "", warden.Errorf(warden.CodeRefused, "no agent token for warden serve: set %s or write it to %s (`warden serve token add --kind agent NAME` makes one)", ServeTokenEnv, file)
 	}
 	tok, _, _ := strings.Cut(string(data), "\n")
 	return strings.TrimSpace(tok), nil
+}
+
+// ServiceError is the error for an answer of the service at url that is
+// not a decision: its HTTP status and error message. A refused token is
+// SERVICE_REFUSED, a call the service could not read BAD_INPUT, anything
+// else SERVICE_UNAVAILABLE.
+func ServiceError(url string, status int, msg string) error {
+	code := warden.CodeUnavailable
+	switch status {
+	case 401, 403:
+		code = warden.CodeRefused
+	case 400, 413:
+		code = warden.CodeBadInput
+	}
+	return warden.Errorf(code, "the warden service at %s refused the call (HTTP %d: %s)", url, status, msg)
+}
+
+// Unreachable is the error for a service that gave no answer.
+func Unreachable(url string, err error) error {
+	return warden.Errorf(warden.CodeUnavailable, "the warden service at %s is unreachable (%v); no call is allowed until it answers", url, err)
 }
 
 // ServeURL is the service a hook with these flags (the arguments after

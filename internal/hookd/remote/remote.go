@@ -38,21 +38,21 @@ func Remote(url, token string, req *hookd.Request, deadline time.Time) (hookd.Re
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(url, "/")+"/v1/hook", strings.NewReader(string(body)))
 	if err != nil || (hr.URL.Scheme != "http" && hr.URL.Scheme != "https") {
-		return resp, fmt.Errorf("warden serve URL %q: want http://HOST:PORT or https://HOST", url)
+		return resp, warden.Errorf(warden.CodeRefused, "warden serve URL %q: want http://HOST:PORT or https://HOST", url)
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Authorization", "Bearer "+token)
 	r, err := http.DefaultClient.Do(hr)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return resp, warden.Errorf(warden.CodeTimeout, "the warden service at %s gave no answer in time", url)
+			return resp, warden.Errorf(warden.CodeUnavailable, "the warden service at %s gave no answer in time", url)
 		}
-		return resp, warden.Errorf(warden.CodeTimeout, "the warden service at %s is unreachable (%v); no call is allowed until it answers", url, errors.Unwrap(err))
+		return resp, hookd.Unreachable(url, errors.Unwrap(err))
 	}
 	defer r.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(r.Body, hookd.MaxMessage+1))
 	if err != nil {
-		return resp, warden.Errorf(warden.CodeTimeout, "the warden service at %s: reading its answer: %v", url, err)
+		return resp, warden.Errorf(warden.CodeUnavailable, "the warden service at %s: reading its answer: %v", url, err)
 	}
 	if r.StatusCode != http.StatusOK {
 		var e struct {
@@ -62,10 +62,10 @@ func Remote(url, token string, req *hookd.Request, deadline time.Time) (hookd.Re
 		if e.Error == "" {
 			e.Error = strings.TrimSpace(string(data[:min(len(data), 200)]))
 		}
-		return resp, fmt.Errorf("the warden service at %s refused the call (HTTP %d: %s)", url, r.StatusCode, e.Error)
+		return resp, hookd.ServiceError(url, r.StatusCode, e.Error)
 	}
 	if err := json.Unmarshal(data, &resp); err != nil || len(resp.Stdout) == 0 {
-		return resp, fmt.Errorf("the warden service at %s sent no hook answer (%d bytes)", url, len(data))
+		return resp, warden.Errorf(warden.CodeUnavailable, "the warden service at %s sent no hook answer (%d bytes)", url, len(data))
 	}
 	return resp, nil
 }
