@@ -121,3 +121,58 @@ func TestServeRemoteHook(t *testing.T) {
 		t.Fatalf("audit after the refused calls: %d records", len(recs))
 	}
 }
+
+// TestServeDoctor: on a project wired to a team's service (`warden init
+// claude --serve URL`), init registers no MCP server that could not start
+// there, and `warden doctor` checks the service, the agent token and a
+// deny through the service instead of a local policy: it passes when the
+// machine is set up, and says what is wrong when it is not.
+func TestServeDoctor(t *testing.T) {
+	dir := serveProject(t, servePolicy)
+	agent := serveToken(t, dir, "agent", "laptop")
+	person := serveToken(t, dir, "person", "alice")
+	s := startServe(t, dir)
+	project := t.TempDir()
+	run := func(env []string, args ...string) (string, int) {
+		cmd := exec.Command(wardenBin, args...)
+		cmd.Dir = project
+		cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "WARDEN_HOOKD_SOCKET=" + project + "/no-hookd.sock"}, env...)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	out, code := run(nil, "init", "claude", "--serve", s.url, "--bin", wardenHookBin)
+	if code != 0 || !strings.Contains(out, "MCP server (warden mcp serve) is not registered") {
+		t.Fatalf("init --serve: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(project + "/.mcp.json"); err == nil {
+		t.Fatal("init --serve registered warden's MCP server, which has no policy to start with here")
+	}
+	out, code = run([]string{"WARDEN_SERVE_TOKEN=" + agent}, "doctor", "claude")
+	if code != 0 || strings.Count("\n"+out, "\nok  ") != 6 || !strings.Contains(out, "denied by the service") {
+		t.Fatalf("doctor on a project the service decides for: exit %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		name, want string
+		env        []string
+	}{
+		{"person token", "hooks need an agent token", []string{"WARDEN_SERVE_TOKEN=" + person}},
+		{"unknown token", "refused this machine's agent token", []string{"WARDEN_SERVE_TOKEN=wdn_0123456789abcdef0123456789abcdef"}},
+		{"no token", "no agent token for warden serve", []string{"XDG_CONFIG_HOME=" + t.TempDir()}},
+	} {
+		out, code := run(c.env, "doctor", "claude")
+		if code == 0 || !strings.Contains(out, "FAIL claude   token") || !strings.Contains(out, c.want) {
+			t.Errorf("doctor with %s: exit %d, want a failed token check saying %q\n%s", c.name, code, c.want, out)
+		}
+	}
+	s.stop()
+	out, code = run([]string{"WARDEN_SERVE_TOKEN=" + agent}, "doctor", "claude")
+	if code == 0 || !strings.Contains(out, "FAIL claude   service") || !strings.Contains(out, "does not answer") {
+		t.Fatalf("doctor with the service stopped: exit %d\n%s", code, out)
+	}
+}

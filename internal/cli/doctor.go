@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/policy"
 )
@@ -37,6 +40,11 @@ Checks, for the host (or every host wired in the project):
   deny      a synthetic event for a call the policy denies (a write to the policy
             file, which is always protected) run through the wired command comes back
             denied (it is recorded in the audit trail under session warden-doctor)
+For hooks wired to a team's service (warden init HOST --serve URL), the service
+decides, so policy and store give way to:
+  service   the service answers its health check (its policy loads)
+  token     this machine's agent token (WARDEN_SERVE_TOKEN, or
+            ~/.config/warden/serve-token) is one the service takes, of kind agent
 Exit 0 when every check passes, 1 otherwise.`
 
 // doctorCheck is one finding.
@@ -146,6 +154,17 @@ func doctorHost(ctx context.Context, host, root, codexBin string) []doctorCheck 
 		}
 	}
 	binOK := add("binary", err, bin+" is an executable")
+	if url := wiredServe(argv); url != "" {
+		// A team's service decides: no policy or store here.
+		svcOK := add("service", serviceAnswers(ctx, url), url+" answers (its policy loads)")
+		tokOK := svcOK && add("token", agentTokenAccepted(ctx, url), "the service takes this machine's agent token")
+		hostCheck(ctx, host, root, codexBin, command, add)
+		if binOK && tokOK {
+			add("deny", syntheticDeny(ctx, host, root, filepath.Join(root, policy.FileName), argv),
+				"a write to "+policy.FileName+" run through the wired hook was denied by the service")
+		}
+		return out
+	}
 	// policy
 	var pol *policy.Policy
 	f, err := policy.Find(root)
@@ -159,7 +178,16 @@ func doctorHost(ctx context.Context, host, root, codexBin string) []doctorCheck 
 	if polOK {
 		add("store", storeWritable(ctx, pol), "the store next to the policy opens and is writable")
 	}
-	// host
+	hostCheck(ctx, host, root, codexBin, command, add)
+	// deny
+	if binOK && polOK {
+		add("deny", syntheticDeny(ctx, host, root, pol.File, argv), "a write to "+filepath.Base(pol.File)+" run through the wired hook was denied")
+	}
+	return out
+}
+
+// hostCheck checks that the host will run the hook.
+func hostCheck(ctx context.Context, host, root, codexBin, command string, add func(string, error, string) bool) {
 	switch host {
 	case "codex":
 		add("host", codexTrusted(ctx, codexBin, root, command), "Codex trusts the project and every warden hook")
@@ -171,11 +199,72 @@ func doctorHost(ctx context.Context, host, root, codexBin string) []doctorCheck 
 	case "opencode":
 		add("host", nil, "OpenCode loads .opencode/plugin/*.js at start")
 	}
-	// deny
-	if binOK && polOK {
-		add("deny", syntheticDeny(ctx, host, root, pol, argv), "a write to "+filepath.Base(pol.File)+" run through the wired hook was denied")
+}
+
+// wiredServe is the service a wired hook command sends its events to
+// (its --serve, else WARDEN_SERVE_URL), or "".
+func wiredServe(argv []string) string {
+	for i, a := range argv {
+		if a == "--serve" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, "--serve="); ok {
+			return v
+		}
 	}
-	return out
+	return os.Getenv(hookd.ServeURLEnv)
+}
+
+// serviceAnswers checks that the service at url answers its health check.
+func serviceAnswers(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/")+"/healthz", nil)
+	if err != nil {
+		return fmt.Errorf("the service URL %q: %v", url, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the warden service at %s does not answer (%v): every call is denied until it does", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
+		return fmt.Errorf("the warden service at %s is not well (HTTP %d: %s): every call is denied until it is", url, resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// agentTokenAccepted checks that this machine has an agent token and that
+// the service at url takes it as one.
+func agentTokenAccepted(ctx context.Context, url string) error {
+	tok, err := hookd.ServeToken()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/")+"/v1/whoami", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the warden service at %s does not answer: %v", url, err)
+	}
+	defer resp.Body.Close()
+	var who struct {
+		Name, Kind, Error string
+	}
+	json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&who)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the warden service at %s refused this machine's agent token (HTTP %d: %s): make one with `warden serve token add --kind agent NAME` and set %s", url, resp.StatusCode, who.Error, hookd.ServeTokenEnv)
+	}
+	if who.Kind != "agent" {
+		return fmt.Errorf("this machine's token is %q's %s token: hooks need an agent token (`warden serve token add --kind agent NAME`)", who.Name, who.Kind)
+	}
+	return nil
 }
 
 func rulesOf(p *policy.Policy) int {
@@ -375,9 +464,8 @@ func claudeHooksEnabled(root string) error {
 // syntheticDeny runs the wired hook command on a PreToolUse-like event
 // for a write to the policy file (always protected) and checks that the
 // answer is a deny.
-func syntheticDeny(ctx context.Context, host, root string, pol *policy.Policy, argv []string) error {
+func syntheticDeny(ctx context.Context, host, root, target string, argv []string) error {
 	sid := "warden-doctor"
-	target := pol.File
 	var event any
 	switch host {
 	case "claude", "codex":

@@ -256,7 +256,13 @@ func runInit(ctx context.Context, env *Env) int {
 	if err != nil {
 		return cmdError(env, "init "+host, err)
 	}
-	if !*noMCP {
+	if !*noMCP && *serveURL != "" {
+		// warden mcp serve decides with a policy in the project, which a
+		// project the service decides for does not have: registered, it
+		// would fail to start in the host.
+		changes = append(changes, "warden's MCP server (warden mcp serve) is not registered: it needs a policy in the project, and here the service decides")
+	}
+	if !*noMCP && *serveURL == "" {
 		mcpBin := binPath
 		if isHookClient(binPath) {
 			mcpBin, err = wardenBinary()
