@@ -131,7 +131,7 @@ type fileStamp struct {
 // an error here: the service does not start with one.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Policy == "" {
-		return nil, errors.New("serve: no policy file")
+		return nil, errors.New("no policy file")
 	}
 	file, err := filepath.Abs(cfg.Policy)
 	if err != nil {
@@ -163,13 +163,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	st, err := client.OpenStore(ctx, file, cfg.Store)
 	if err != nil {
-		return nil, fmt.Errorf("serve: open the store: %w", err)
+		return nil, fmt.Errorf("open the store: %w", err)
 	}
 	s.store = meter(st, s.m)
 	if isPostgres(cfg.Store) {
 		if s.notifyDB, err = openNotify(cfg.Store); err != nil {
 			st.Close()
-			return nil, fmt.Errorf("serve: %w", err)
+			return nil, err
 		}
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
@@ -178,6 +178,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 
 // Store is the service's store (for tests and the CLI).
 func (s *Server) Store() warden.Store { return s.store }
+
+// StoreName says which store the service uses, with no password: the
+// SQLite file, or the PostgreSQL URL redacted.
+func (s *Server) StoreName() string {
+	if s.cfg.Store == "" {
+		return client.DefaultStorePath(s.file)
+	}
+	return warden.RedactString(s.cfg.Store)
+}
 
 // Tokens is the service's tokens file.
 func (s *Server) Tokens() *Tokens { return s.tokens }
@@ -255,7 +264,7 @@ func (s *Server) csrfFor(tok string) string {
 // get Config.Grace, then are answered deny and recorded), and closes the
 // store. tlsCert and tlsKey, when set, serve HTTPS.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey string) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: s.log,
 		BaseContext: func(net.Listener) context.Context { return s.base }}
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
@@ -271,7 +280,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey str
 			errc <- hs.Serve(ln)
 		}
 	}()
-	s.log.Printf("serving %s (policy %s)", ln.Addr(), s.file)
+	s.log.Printf("serving %s (policy %s, store %s)", ln.Addr(), s.file, s.StoreName())
 	var err error
 	select {
 	case err = <-errc:

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"os"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/warden-run/warden/serve"
@@ -58,7 +60,21 @@ func runServe(ctx context.Context, env *Env) int {
 	if *cert != "" {
 		scheme = "https"
 	}
-	fmt.Fprintf(env.Stdout, "warden serve: %s://%s/ (tokens: %s)\n", scheme, ln.Addr(), s.Tokens().File())
+	host := ln.Addr().String()
+	tcp, _ := ln.Addr().(*net.TCPAddr)
+	if tcp != nil && tcp.IP.IsUnspecified() {
+		// Listening on every address: name the machine, not [::].
+		name, err := os.Hostname()
+		if err != nil || name == "" {
+			name = "localhost"
+		}
+		host = net.JoinHostPort(name, strconv.Itoa(tcp.Port))
+	}
+	fmt.Fprintf(env.Stdout, "warden serve: %s://%s/ (tokens: %s; store: %s)\n", scheme, host, s.Tokens().File(), s.StoreName())
+	if scheme == "http" && tcp != nil && !tcp.IP.IsLoopback() {
+		fmt.Fprintf(env.Stderr, "warden serve: warning: plain HTTP on %s: tokens and the audit trail cross the network unencrypted; "+
+			"serve HTTPS with --tls-cert and --tls-key, or put a TLS proxy in front\n", ln.Addr())
+	}
 	if err := s.Serve(ctx, ln, *cert, *key); err != nil {
 		return cmdError(env, "serve", err)
 	}
