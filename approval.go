@@ -10,7 +10,9 @@ type Approval struct {
 	Session string `json:"session,omitempty"`
 	Role    string `json:"role,omitempty"`
 	Host    string `json:"host,omitempty"`
-	Tool    string `json:"tool"`
+	// Agent is who sent the call that asked (AuditRecord.Agent).
+	Agent string `json:"agent,omitempty"`
+	Tool  string `json:"tool"`
 	// Args are the call's arguments with secrets redacted (RedactArgs).
 	Args map[string]any `json:"args"`
 	// Summary is a one-line, redacted description of the call for humans.

@@ -35,6 +35,9 @@ type AuditRecord struct {
 	// hooks do): a store keeps at most one record per CallID, so a call
 	// retried after a crash is decided once.
 	CallID string `json:"call_id,omitempty"`
+	// Agent is who sent the call, where warden knows: the name of the
+	// agent token a call to warden serve came with.
+	Agent string `json:"agent,omitempty"`
 	// Source is the plain-language sentence the deciding rule was compiled
 	// from (warden compile), if it was.
 	Source string `json:"source,omitempty"`
@@ -81,4 +84,6 @@ type AuditFilter struct {
 	Limit int
 	// CallID selects the record of one call.
 	CallID string
+	// Agent keeps the calls one agent token sent (AuditRecord.Agent).
+	Agent string
 }

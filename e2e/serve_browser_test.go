@@ -152,6 +152,16 @@ func TestServePageApproves(t *testing.T) {
 	err = chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.CSS(`#approvals-list li.card`)),
 		screenshot(t, "serve-approvals-pending"),
+	)
+	if err != nil {
+		t.Fatalf("the waiting call on the page: %v\n%s", err, s.logs.String())
+	}
+	// Who asked: the agent token's name, and the host.
+	meta, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#approvals-list li.card p.meta").textContent`))
+	if err != nil || !strings.Contains(meta, "asked by ci-bot (http) in session s-page") {
+		t.Errorf("the card says %q (%v), want who asked", meta, err)
+	}
+	err = chromedp.Do(ctx,
 		// Keyboard: the card takes the focus, Enter opens the answer.
 		chromedp.Focus(chromedp.CSS(`#approvals-list li.card`)),
 		chromedp.KeyEvent("\r"),

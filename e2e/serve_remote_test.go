@@ -69,7 +69,7 @@ func TestServeRemoteHook(t *testing.T) {
 		done <- res{o, c}
 	}()
 	a := s.waitPending(person)
-	if a.Host != "claude" || a.Session != "s-remote" {
+	if a.Host != "claude" || a.Session != "s-remote" || a.Agent != "laptop" {
 		t.Fatalf("approval from the remote hook: %+v", a)
 	}
 	if code := s.call("POST", "/v1/approvals/"+a.ID+"/approve", person, map[string]any{"scope": "once"}, nil); code != 200 {
@@ -87,7 +87,7 @@ func TestServeRemoteHook(t *testing.T) {
 	// Every decision is in the service's audit trail.
 	var recs []warden.AuditRecord
 	s.call("GET", "/v1/audit?session=s-remote", person, nil, &recs)
-	if len(recs) != 3 || recs[0].Host != "claude" || recs[2].Decision != warden.Allow {
+	if len(recs) != 3 || recs[0].Host != "claude" || recs[0].Agent != "laptop" || recs[2].Decision != warden.Allow {
 		t.Fatalf("audit on the service: %+v", recs)
 	}
 

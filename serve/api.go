@@ -224,7 +224,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// No policy: the call is denied and recorded as such.
 		d := warden.FailClosed(err)
-		res, rerr := session.RecordFailure(r.Context(), s.store, call, req.CallID, d)
+		res, rerr := session.RecordFailure(r.Context(), s.store, call, session.Options{CallID: req.CallID, Agent: who(r.Context()).Name}, d)
 		if rerr != nil {
 			s.storeError(rerr)
 		}
@@ -233,13 +233,13 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			resp.Decision = d
 		}
 	} else {
-		res, err := session.New(eng, s.store).Decide(r.Context(), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r)})
+		res, err := session.New(eng, s.store).Decide(r.Context(), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r), Agent: who(r.Context()).Name})
 		if err != nil && r.Context().Err() != nil {
 			// The service is stopping (or the caller left) while the call
 			// waited: the deny is recorded with a context of its own.
 			err = warden.Errorf(warden.CodeTimeout, "warden serve stopped before the call was decided (%v); retry the call", context.Cause(r.Context()))
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			res, _ = session.RecordFailure(ctx, s.store, call, req.CallID, warden.FailClosed(err))
+			res, _ = session.RecordFailure(ctx, s.store, call, session.Options{CallID: req.CallID, Agent: who(r.Context()).Name}, warden.FailClosed(err))
 			cancel()
 		} else if err != nil {
 			s.storeError(err)
@@ -289,7 +289,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		// service's own (a failure the store cannot take is spooled next
 		// to the service's SQLite store, never by the caller's folder).
 		f.Policy, f.Store, f.Stateless, f.Serve = s.file, s.cfg.Store, false, ""
-		rt := &handler.Runtime{Interactive: func(hook.Host) bool { return req.Interactive }, CallID: req.CallID, AnswerAt: s.pageURL(r),
+		rt := &handler.Runtime{Interactive: func(hook.Host) bool { return req.Interactive }, CallID: req.CallID, AnswerAt: s.pageURL(r), Agent: who(r.Context()).Name,
 			Engine: func(string, string) (*engine.Engine, error) { return s.engine() },
 			Store: func(context.Context, string, string) (warden.Store, func(), error) {
 				return s.store, func() {}, nil
@@ -588,12 +588,13 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]string{"resumed": req.Session})
 }
 
-// auditFilter reads the audit filters of a query: session, decision,
-// tool, rule, since and until (RFC 3339 or a duration back from now:
-// "1h"), limit.
+// auditFilter reads the audit filters of a query: session, agent,
+// decision, tool, rule, since and until (RFC 3339 or a duration back from
+// now: "1h"), limit.
 func auditFilter(r *http.Request, defLimit int) (warden.AuditFilter, error) {
 	q := r.URL.Query()
-	f := warden.AuditFilter{Session: q.Get("session"), Tool: q.Get("tool"), Rule: q.Get("rule"), Decision: warden.Effect(q.Get("decision")), Limit: defLimit}
+	f := warden.AuditFilter{Session: q.Get("session"), Agent: q.Get("agent"), Tool: q.Get("tool"), Rule: q.Get("rule"),
+		Decision: warden.Effect(q.Get("decision")), Limit: defLimit}
 	switch f.Decision {
 	case "", warden.Allow, warden.Deny, warden.Ask:
 	default:

@@ -32,7 +32,7 @@
 //	POST /v1/approvals/{id}/reject   RejectRequest (message)
 //	GET  /v1/grants, POST /v1/grants (GrantRequest), POST /v1/grants/{id}/revoke
 //	GET  /v1/halts, POST /v1/halts, POST /v1/halts/resume (HaltRequest)
-//	GET  /v1/audit[?session=&decision=&tool=&rule=&since=&until=&limit=]
+//	GET  /v1/audit[?session=&agent=&decision=&tool=&rule=&since=&until=&limit=]
 //	GET  /v1/audit/export[?same filters]   JSON lines
 //	GET  /v1/sessions, /v1/sessions/{id}, /v1/state
 //	POST /v1/policy/lint, /v1/policy/explain   PolicyRequest (what-if)

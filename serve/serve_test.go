@@ -184,7 +184,8 @@ func TestDecideApproveAudit(t *testing.T) {
 	}()
 	list := v.pending(1)
 	a := list[0]
-	if a.Rule != "ask-touch" || a.Session != "s1" {
+	// Who asked: the agent token the call came with.
+	if a.Rule != "ask-touch" || a.Session != "s1" || a.Agent != "ci-bot" {
 		t.Fatalf("approval: %+v", a)
 	}
 	code, data := v.do("GET", "/v1/approvals/"+a.ID, v.person, nil)
@@ -231,8 +232,14 @@ func TestDecideApproveAudit(t *testing.T) {
 	// The audit trail has every decision, filtered and exported.
 	code, data = v.do("GET", "/v1/audit?session=s1&decision=deny", v.person, nil)
 	var recs []warden.AuditRecord
-	if code != 200 || json.Unmarshal(data, &recs) != nil || len(recs) != 2 {
+	if code != 200 || json.Unmarshal(data, &recs) != nil || len(recs) != 2 || recs[0].Agent != "ci-bot" {
 		t.Fatalf("audit deny: %d %s", code, data)
+	}
+	for agent, want := range map[string]int{"ci-bot": 7, "someone-else": 0} {
+		code, data = v.do("GET", "/v1/audit?agent="+agent, v.person, nil)
+		if code != 200 || json.Unmarshal(data, &recs) != nil || len(recs) != want {
+			t.Fatalf("audit of agent %s: %d %s, want %d records", agent, code, data, want)
+		}
 	}
 	code, data = v.do("GET", "/v1/audit/export", v.person, nil)
 	if lines := strings.Count(string(data), "\n"); code != 200 || lines != 7 {

@@ -62,7 +62,9 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	if pending == nil {
 		// CreateApproval returns the pending approval another process
 		// created for the same call meanwhile, if there is one.
-		a, err := t.Store.CreateApproval(ctx, newApproval(call, parts, fp))
+		na := newApproval(call, parts, fp)
+		na.Agent = opt.Agent
+		a, err := t.Store.CreateApproval(ctx, na)
 		if err != nil {
 			return err
 		}

@@ -85,6 +85,10 @@ type Options struct {
 	// ToolUse is the host's own id for the call, where it gives one: the
 	// host's post-tool event finds the call's record by it (CallOutcome).
 	ToolUse string
+	// Agent is who sent the call (warden.AuditRecord.Agent): warden serve
+	// gives the name of the agent token it came with. It goes to the audit
+	// record and to an approval the call queues.
+	Agent string
 	// AnswerAt is the address of the page where people answer approvals
 	// (warden serve's), named in the model's instructions for a queued
 	// approval. Empty: the instructions give the `warden approvals`
@@ -135,7 +139,7 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		res.Decision = warden.FailClosed(err)
 	}
 	rec := t.auditRecord(call, AuditArgs(call.Args), res, time.Since(start))
-	rec.CallID, rec.ToolUse = opt.CallID, opt.ToolUse
+	rec.CallID, rec.ToolUse, rec.Agent = opt.CallID, opt.ToolUse, opt.Agent
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
 	if errors.Is(aerr, warden.ErrConflict) && opt.CallID != "" {
 		return t.replay(ctx, opt.CallID)
@@ -219,7 +223,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			}
 			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: tr.Decision, Trace: tr}, time.Since(start)),
 				UseGrants: tr.Grants}
-			dr.Audit.CallID, dr.Audit.ToolUse = opt.CallID, opt.ToolUse
+			dr.Audit.CallID, dr.Audit.ToolUse, dr.Audit.Agent = opt.CallID, opt.ToolUse, opt.Agent
 			if tr.Decision.Decision == warden.Deny || violated(tr) {
 				h := violation(call, tr)
 				h.Time = now
@@ -636,11 +640,11 @@ func Recorded(r warden.AuditRecord) warden.Decision {
 }
 
 // FailureRecord is the audit record of a call that got no decision (see
-// RecordFailure), secrets redacted.
-func FailureRecord(call warden.ToolCall, callID string, d warden.Decision) warden.AuditRecord {
+// RecordFailure), secrets redacted; of opt it takes CallID and Agent.
+func FailureRecord(call warden.ToolCall, opt Options, d warden.Decision) warden.AuditRecord {
 	return warden.AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
 		Tool: call.Tool, Depth: call.Depth, Args: AuditArgs(call.Args), Decision: d.Decision, Code: d.Code,
-		Reason: warden.RedactString(d.Reason), Mode: "enforce", CallID: callID}
+		Reason: warden.RedactString(d.Reason), Mode: "enforce", CallID: opt.CallID, Agent: opt.Agent}
 }
 
 // RecordFailure records that a call got no decision (d, a deny from
@@ -648,8 +652,9 @@ func FailureRecord(call warden.ToolCall, callID string, d warden.Decision) warde
 // under its call id, and returns what the host is to be told. A decision
 // stored first for the call wins: then that decision is returned
 // (Replayed), so that the audit trail always says what the host was told.
-func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall, callID string, d warden.Decision) (Result, error) {
-	r := FailureRecord(call, callID, d)
+func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall, opt Options, d warden.Decision) (Result, error) {
+	callID := opt.CallID
+	r := FailureRecord(call, opt, d)
 	r.Time = time.Time{} // the store stamps it on its clock
 	rec, err := st.AppendAudit(ctx, r)
 	if errors.Is(err, warden.ErrConflict) && callID != "" {

@@ -346,7 +346,7 @@ func testGrantValidation(t *testing.T, s warden.Store) {
 func newApproval(s warden.Store, t *testing.T, session, fp string) warden.Approval {
 	t.Helper()
 	return must(s.CreateApproval(ctx, warden.Approval{
-		Session: session, Role: "builder", Host: "claude", Tool: "Bash",
+		Session: session, Role: "builder", Host: "claude", Agent: "ci-bot", Tool: "Bash",
 		Args: map[string]any{"command": "git push origin main"}, Summary: "Bash: git push origin main",
 		Code: warden.CodeRuleAsk, Rule: "ask-push", Reason: "Pushing needs a human.",
 		Parts:       []warden.GrantPart{{Subject: "command", Value: "git push origin main"}},
@@ -366,7 +366,7 @@ func testApprovalLifecycle(t *testing.T, s warden.Store) {
 	got := must(s.Approval(ctx, a.ID))(t)
 	if got.Tool != "Bash" || got.Args["command"] != "git push origin main" || len(got.Parts) != 1 ||
 		got.Parts[0].Value != "git push origin main" || got.Rule != "ask-push" || got.Code != warden.CodeRuleAsk ||
-		got.Fingerprint != "fp1" || got.Summary == "" || got.Reason == "" || got.Host != "claude" {
+		got.Fingerprint != "fp1" || got.Summary == "" || got.Reason == "" || got.Host != "claude" || got.Agent != "ci-bot" {
 		t.Errorf("approval round trip: %+v", got)
 	}
 	_, err := s.Approval(ctx, "a-nope")
@@ -543,7 +543,7 @@ func testAudit(t *testing.T, s warden.Store) {
 			Matched: []string{"no-rm-rf"}, Mode: "enforce", Source: "Never delete folders recursively."},
 		{Time: base.Add(2 * time.Minute), Session: "s2", Tool: "Bash", Args: map[string]any{"command": "git push"},
 			Decision: warden.Allow, Code: warden.CodeAllowed, Rule: "grant:g-1", Grants: []string{"g-1"}, Approval: "a-1",
-			Mode: "audit", Enforced: warden.Ask, Depth: 1},
+			Mode: "audit", Enforced: warden.Ask, Depth: 1, Agent: "ci-bot"},
 	}
 	var last int64
 	for i := range recs {
@@ -581,6 +581,7 @@ func testAudit(t *testing.T, s warden.Store) {
 		{"until", warden.AuditFilter{Until: base.Add(time.Minute)}, 1},
 		{"combined", warden.AuditFilter{Session: "s1", Tool: "Bash", Decision: warden.Deny}, 1},
 		{"none", warden.AuditFilter{Session: "s1", Decision: warden.Ask}, 0},
+		{"agent", warden.AuditFilter{Agent: "ci-bot"}, 1},
 		// What enforce mode decides: the decision, or in audit mode what
 		// would have been decided.
 		{"enforced ask (audit mode)", warden.AuditFilter{Enforced: warden.Ask, Until: base.Add(time.Hour)}, 1},

@@ -41,6 +41,9 @@ type Runtime struct {
 	Store func(ctx context.Context, policyFile, storeURL string) (st warden.Store, release func(), err error)
 	// CallID identifies the call in the audit trail ("": a new one).
 	CallID string
+	// Agent is who sent the event (session.Options.Agent): the agent
+	// token's name, for a remote hook.
+	Agent string
 	// AnswerAt is the page where people answer approvals
 	// (session.Options.AnswerAt): warden serve's, for a remote hook.
 	AnswerAt string
@@ -233,7 +236,7 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 			return session.Result{}, err
 		}
 		defer release()
-		return session.RecordFailure(ctx, st, call, opt.callID, fail)
+		return session.RecordFailure(ctx, st, call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)
 	}()
 	if err != nil {
 		// A SQLite store too busy to take the record in time (many hook
@@ -244,7 +247,7 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 		if opt.store == "" {
 			db = client.DefaultStorePath(file)
 		}
-		if db == "" || sqlite.Spool(db, session.FailureRecord(call, opt.callID, fail)) != nil {
+		if db == "" || sqlite.Spool(db, session.FailureRecord(call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)) != nil {
 			return nil, err
 		}
 		res = session.Result{Decision: fail}
@@ -312,7 +315,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 	sid := ev.Session
 	switch ev.Kind {
 	case hook.PreTool:
-		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt})
+		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent})
 		if err != nil {
 			return a, false, err
 		}

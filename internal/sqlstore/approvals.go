@@ -13,7 +13,7 @@ import (
 // Approvals: calls waiting for a person's answer, and the answers.
 
 const approvalCols = `id, session, role, host, tool, args, summary, code, rule, reason, parts, fingerprint,
-	status, scope, message, decided_by, created_at, decided_at, grants, consumed`
+	status, scope, message, decided_by, created_at, decided_at, grants, consumed, agent`
 
 func scanApproval(r scanner) (warden.Approval, error) {
 	var a warden.Approval
@@ -21,7 +21,7 @@ func scanApproval(r scanner) (warden.Approval, error) {
 	var created, decided int64
 	var consumed int
 	err := r.Scan(&a.ID, &a.Session, &a.Role, &a.Host, &a.Tool, &args, &a.Summary, &a.Code, &a.Rule, &a.Reason,
-		&parts, &a.Fingerprint, &a.Status, &a.Scope, &a.Message, &a.DecidedBy, &created, &decided, &grants, &consumed)
+		&parts, &a.Fingerprint, &a.Status, &a.Scope, &a.Message, &a.DecidedBy, &created, &decided, &grants, &consumed, &a.Agent)
 	if err != nil {
 		return a, err
 	}
@@ -50,10 +50,10 @@ func (s *Store) CreateApproval(ctx context.Context, a warden.Approval) (warden.A
 	}
 	for range 5 {
 		a.ID = newID("a-")
-		res, err := s.exec(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		res, err := s.exec(ctx, `INSERT INTO approvals (`+approvalCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (fingerprint) WHERE status = 'pending' AND fingerprint <> '' DO NOTHING`,
 			a.ID, a.Session, a.Role, a.Host, a.Tool, toJSON(a.Args), a.Summary, string(a.Code), a.Rule, a.Reason,
-			toJSON(a.Parts), a.Fingerprint, a.Status, "", "", "", ts(a.CreatedAt), 0, "[]", 0)
+			toJSON(a.Parts), a.Fingerprint, a.Status, "", "", "", ts(a.CreatedAt), 0, "[]", 0, a.Agent)
 		if err != nil {
 			return a, fmt.Errorf("create approval: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -14,7 +15,7 @@ import (
 // Audit: the append-only record of every decision.
 
 const auditCols = `time, session, role, host, tool, depth, args, decision, code, rule, reason, matched,
-	warnings, grants, approval, mode, enforced, latency, call_id, source, tool_use, outcome`
+	warnings, grants, approval, mode, enforced, latency, call_id, source, tool_use, outcome, agent`
 
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
@@ -38,7 +39,7 @@ func (s *Store) insertAudit(ctx context.Context, q querier, r warden.AuditRecord
 	}
 	args := auditArgs(prefixArgs[:len(prefixArgs):len(prefixArgs)], r)
 	err := q.QueryRowContext(ctx, s.d.Rebind(prefix+`INSERT INTO audit (`+auditCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`), args...).Scan(&r.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("append audit: call %s was decided already: %w", r.CallID, warden.ErrConflict)
@@ -49,12 +50,15 @@ func (s *Store) insertAudit(ctx context.Context, q querier, r warden.AuditRecord
 	return r, nil
 }
 
+// auditColCount is how many columns auditCols names.
+var auditColCount = strings.Count(auditCols, ",") + 1
+
 // auditArgs appends the values of auditCols for r.
 func auditArgs(args []any, r warden.AuditRecord) []any {
 	return append(args,
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
 		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
-		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome)
+		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome, r.Agent)
 }
 
 // Audit implements warden.AuditLog.
@@ -82,6 +86,9 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 	}
 	if f.CallID != "" {
 		add(`call_id = ?`, f.CallID)
+	}
+	if f.Agent != "" {
+		add(`agent = ?`, f.Agent)
 	}
 	if !f.Since.IsZero() {
 		add(`time >= ?`, ts(f.Since))
@@ -115,7 +122,7 @@ func scanAudit(rows *sql.Rows) ([]warden.AuditRecord, error) {
 		var t, lat int64
 		var argsJ, matched, warnings, grants, decision, code, enforced string
 		if err := rows.Scan(&r.ID, &t, &r.Session, &r.Role, &r.Host, &r.Tool, &r.Depth, &argsJ, &decision, &code,
-			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source, &r.ToolUse, &r.Outcome); err != nil {
+			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source, &r.ToolUse, &r.Outcome, &r.Agent); err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}
 		r.Time, r.Latency = tm(t), time.Duration(lat)

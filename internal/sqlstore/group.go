@@ -469,7 +469,7 @@ func (g *group) flushHistory(ctx context.Context) error {
 func (g *group) flushAudit(ctx context.Context, res []writeRes) error {
 	return chunks(len(g.audits), func(i, j int) error {
 		part := g.audits[i:j]
-		args := make([]any, 0, 22*len(part))
+		args := make([]any, 0, auditColCount*len(part))
 		for k := range part {
 			r := &part[k].rec
 			if r.Time.IsZero() {
@@ -481,7 +481,7 @@ func (g *group) flushAudit(ctx context.Context, res []writeRes) error {
 			}
 			args = auditArgs(args, *r)
 		}
-		q := `INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(part), 22) + ` RETURNING id`
+		q := `INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(part), auditColCount) + ` RETURNING id`
 		rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
 		if err != nil {
 			return fmt.Errorf("append audit: %w", err)

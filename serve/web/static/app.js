@@ -55,7 +55,8 @@ function card(a) {
   const li = el("li", { class: "card", tabindex: "0", "data-id": a.id },
     el("h3", {}, a.tool, " ", el("span", { class: "ask" }, a.code)),
     el("p", { class: "call" }, a.summary || callText(a.args)),
-    el("p", { class: "meta" }, "asked by ", a.host || "?", a.session ? " in session " + a.session : "", a.role ? " (role " + a.role + ")" : "",
+    el("p", { class: "meta" }, "asked by ", a.agent ? a.agent + " (" + (a.host || "?") + ")" : a.host || "?",
+      a.session ? " in session " + a.session : "", a.role ? " (role " + a.role + ")" : "",
       ", ", when(a.created_at), a.expires_at ? "; expires " + when(a.expires_at) : ""),
     el("p", {}, "Rule ", el("code", {}, a.rule || "-"), ": ", a.reason || ""),
     (a.history && a.history.length) ? el("details", {}, el("summary", {}, "Recent calls of the session"), hist) : "",
@@ -122,7 +123,7 @@ async function loadAudit() {
     document.getElementById("audit-error").textContent = "";
     list.reverse();
     document.getElementById("audit-rows").replaceChildren(...list.map(r => el("tr", {},
-      el("td", {}, when(r.time)), el("td", {}, r.session || ""), el("td", {}, r.host || ""), el("td", {}, r.tool),
+      el("td", {}, when(r.time)), el("td", {}, r.session || ""), el("td", {}, r.agent || ""), el("td", {}, r.host || ""), el("td", {}, r.tool),
       el("td", { class: "call" }, callText(r.args)), el("td", { class: r.decision }, r.decision), el("td", {}, r.code || ""), el("td", {}, r.rule || ""))));
   } catch (e) {
     document.getElementById("audit-error").textContent = e.message;
