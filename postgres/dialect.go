@@ -6,11 +6,13 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	neturl "net/url"
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/sqlstore"
@@ -25,6 +27,10 @@ var dialect = sqlstore.Dialect{
 	Rebind:         rebind,
 	LockMigrations: lockMigrations,
 	ModifyingCTE:   true,
+	// Concurrent decisions share a transaction, a few round trips and
+	// one commit for many (see sqlstore.Dialect.GroupCommit).
+	GroupCommit: true,
+	Retryable:   retryable,
 	// The server keeps the commit's order and writes it within a few
 	// wal_writer_delay periods, or with the next synchronous commit.
 	Unsynced: [2]string{"SET synchronous_commit TO off", "RESET synchronous_commit"},
@@ -47,6 +53,13 @@ func rebind(q string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// retryable: a deadlock or a serialization failure, which another
+// transaction caused.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
 }
 
 // migrationLock is the advisory lock key that serialises migrations of

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/session"
 )
 
 // metered counts every decision the service records, whichever way it
@@ -54,6 +55,11 @@ func (s *meteredWriter) WriteDecision(ctx context.Context, id string, fn func(*w
 	sess, r, err := s.w.WriteDecision(ctx, id, fn)
 	s.record(r, err)
 	return sess, r, err
+}
+
+// HaltAndGrants passes the store's one-query read on (warden.DecisionReader).
+func (s *metered) HaltAndGrants(ctx context.Context, id string) (warden.Halt, bool, []warden.Grant, error) {
+	return session.HaltAndGrants(ctx, s.Store, id)
 }
 
 // Close closes the store itself.

@@ -161,15 +161,12 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		call.Args = map[string]any{}
 	}
 	// An emergency halt (warden halt) stops the call before anything else.
-	if h, ok, err := t.Store.Halted(ctx, call.Session); err != nil {
-		return res, false, err
-	} else if ok {
-		res.Decision = Halted(h)
-		return res, false, nil
-	}
-	grants, err := t.Store.Grants(ctx, warden.GrantFilter{Session: call.Session})
+	h, halted, grants, err := HaltAndGrants(ctx, t.Store, call.Session)
 	if err != nil {
 		return res, false, err
+	} else if halted {
+		res.Decision = Halted(h)
+		return res, false, nil
 	}
 	if call.Session == "" {
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.Session != "" })
@@ -302,6 +299,21 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		}
 	}
 	return res, false, nil
+}
+
+// HaltAndGrants reads the halt in force for a session and, when there is
+// none, its grants: in one query where the store can
+// (warden.DecisionReader).
+func HaltAndGrants(ctx context.Context, st Store, session string) (warden.Halt, bool, []warden.Grant, error) {
+	if r, ok := st.(warden.DecisionReader); ok {
+		return r.HaltAndGrants(ctx, session)
+	}
+	h, halted, err := st.Halted(ctx, session)
+	if err != nil || halted {
+		return h, halted, nil, err
+	}
+	grants, err := st.Grants(ctx, warden.GrantFilter{Session: session})
+	return h, false, grants, err
 }
 
 // fillCall completes the call from the session, and the session from the

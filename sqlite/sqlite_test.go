@@ -443,3 +443,34 @@ func BenchmarkSetOutcome(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecisionRead is what a decision reads before it is made, the
+// halt in force and the grants: with two queries (Halted, Grants), and
+// with one (HaltAndGrants).
+func BenchmarkDecisionRead(b *testing.B) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "warden.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	st.SetHalt(ctx, warden.Halt{Session: "other", Message: "x"})
+	st.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "make"})
+	b.Run("two-queries", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok, err := st.Halted(ctx, "parent/agent-1"); ok || err != nil {
+				b.Fatal(ok, err)
+			}
+			if g, err := st.Grants(ctx, warden.GrantFilter{Session: "parent/agent-1"}); len(g) != 1 || err != nil {
+				b.Fatal(g, err)
+			}
+		}
+	})
+	b.Run("one-query", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok, g, err := st.HaltAndGrants(ctx, "parent/agent-1"); ok || len(g) != 1 || err != nil {
+				b.Fatal(ok, g, err)
+			}
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"History", testHistory},
 		{"WriteDecision", testWriteDecision},
 		{"Halts", testHalts},
+		{"HaltAndGrantsInOneRead", testHaltAndGrants},
 		{"Reports", testReports},
 		{"OneRecordPerCall", testOneRecordPerCall},
 		{"WriteDecisionCountsGrants", testWriteDecisionGrants},
@@ -924,6 +926,57 @@ func testHalts(t *testing.T, s warden.Store) {
 	if _, ok, _ := s.Halted(ctx, "b"); ok {
 		t.Error("b still halted after resume")
 	}
+}
+
+// testHaltAndGrants: a store's one-query read of a decision's halt and
+// grants (warden.DecisionReader) says what Halted and Grants say, for
+// every session, halted or not, with grants of every kind.
+func testHaltAndGrants(t *testing.T, s warden.Store) {
+	r, ok := s.(warden.DecisionReader)
+	if !ok {
+		t.Skip("the store has no one-query read")
+	}
+	past := s.(interface{ Now() time.Time }).Now().Add(-time.Hour)
+	for _, g := range []warden.Grant{
+		{Tool: "Bash", Subject: warden.SubjectCommand, Value: "ls"},
+		{Tool: "Bash", Subject: warden.SubjectCommand, Value: "make", Session: "a", UsesLeft: 2},
+		{Tool: "Write", Subject: warden.SubjectPath, Pattern: "docs/**", Session: "a/sub", Role: "writer"},
+		{Tool: "Bash", Subject: warden.SubjectCommand, Value: "old", Expires: past},
+		{Tool: "Bash", Subject: warden.SubjectCommand, Value: "b only", Session: "b"},
+	} {
+		must(s.AddGrant(ctx, g))(t)
+	}
+	revoked := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "revoked"}))(t)
+	check(t, s.RevokeGrant(ctx, revoked.ID))
+	usedUp := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "once", UsesLeft: 1}))(t)
+	must(s.UseGrant(ctx, usedUp.ID))(t)
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	compare := func(state string) {
+		for _, sid := range []string{"", "a", "a/sub", "a/sub/x", "b", "c"} {
+			h, halted, grants, err := r.HaltAndGrants(ctx, sid)
+			wh, whalted, werr := s.Halted(ctx, sid)
+			check(t, err)
+			check(t, werr)
+			if halted != whalted || fmt.Sprintf("%+v", h) != fmt.Sprintf("%+v", wh) {
+				t.Errorf("%s, session %q: halt %+v %v, Halted says %+v %v", state, sid, h, halted, wh, whalted)
+			}
+			if halted {
+				continue
+			}
+			want := must(s.Grants(ctx, warden.GrantFilter{Session: sid}))(t)
+			if sid == "" {
+				want = slices.DeleteFunc(want, func(g warden.Grant) bool { return g.Session != "" })
+			}
+			if fmt.Sprintf("%+v", grants) != fmt.Sprintf("%+v", want) {
+				t.Errorf("%s, session %q: grants\n %+v\nGrants says\n %+v", state, sid, grants, want)
+			}
+		}
+	}
+	compare("no halt")
+	must(s.SetHalt(ctx, warden.Halt{Session: "a/sub", Message: "stop sub", By: "ops", At: at}))(t)
+	compare("a/sub halted")
+	must(s.SetHalt(ctx, warden.Halt{Message: "stop all", By: "ops", At: at}))(t)
+	compare("the project halted too")
 }
 
 // testOneRecordPerCall: a store keeps at most one record per call id, by

@@ -134,28 +134,61 @@ func (s *Store) commitGroup(batch []*writeReq) {
 		}
 		send()
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		fail(err)
+	// alone writes each write of the group in a transaction of its own.
+	alone := func() {
+		for i, r := range batch {
+			if err := r.ctx.Err(); err != nil {
+				res[i] = writeRes{err: fmt.Errorf("update session %q: %w", r.id, err)}
+				continue
+			}
+			res[i].sess, res[i].rec, res[i].err = s.writeAlone(r.ctx, r.id, r.fn)
+		}
+		send()
+	}
+	if len(batch) == 1 && s.d.ForUpdate != "" {
+		// Where writers lock rows, one write alone takes fewer round
+		// trips than a group.
+		alone()
 		return
 	}
+	_, err := s.tryGroup(ctx, batch, res)
+	switch {
+	case err != nil && (errors.Is(err, errGroupConflict) || s.d.Retryable != nil && s.d.Retryable(err)):
+		// Another writer got in the way (a call recorded meanwhile by
+		// another replica, a deadlock): each write again, alone, which
+		// tells each one what became of it.
+		clear(res)
+		alone()
+	case err != nil:
+		fail(err)
+	default:
+		send()
+	}
+}
+
+// errGroupConflict: a call of the group was recorded meanwhile by
+// another writer.
+var errGroupConflict = errors.New("a call of the group was recorded meanwhile")
+
+// tryGroup runs batch in one transaction and commits it when a write
+// succeeded; it fills res, and returns how many writes succeeded.
+func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes) (int, error) {
+	tx, done, err := s.begin(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
 	defer tx.Rollback()
 	g := &group{s: s, tx: tx, q: prepared{s, tx}}
 	ok, err := g.run(ctx, batch, res)
-	if err != nil {
-		fail(err)
-		return
-	}
-	if ok == 0 {
+	if err != nil || ok == 0 {
 		// Nothing of a failed write is kept.
-		send()
-		return
+		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
-		fail(fmt.Errorf("commit: %w", err))
-		return
+		return 0, fmt.Errorf("commit: %w", err)
 	}
-	send()
+	return ok, nil
 }
 
 // group is the state of one group's transaction.
@@ -169,6 +202,10 @@ type group struct {
 	audits   []pendingAudit
 	history  []historyOp
 	callIDs  map[string]bool // call ids recorded by this group
+	// placeholders are the sessions this group inserted empty, to lock
+	// them (where writers lock rows); one no write of the group stored
+	// is deleted again.
+	placeholders map[string]bool
 }
 
 type groupSession struct {
@@ -244,6 +281,19 @@ func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int
 	if err := g.flushAudit(ctx, res); err != nil {
 		return 0, err
 	}
+	var unused []any
+	for id := range g.placeholders {
+		if !g.sessions[id].written {
+			unused = append(unused, id)
+		}
+	}
+	err := chunks(len(unused), func(i, j int) error {
+		_, err := g.q.ExecContext(ctx, g.s.d.Rebind(`DELETE FROM sessions WHERE id IN (?`+strings.Repeat(", ?", j-i-1)+`)`), unused[i:j]...)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("write sessions: %w", err)
+	}
 	return ok, nil
 }
 
@@ -260,8 +310,55 @@ func (g *group) load(ctx context.Context, batch []*writeReq) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	// Where writers lock rows, every group locks its sessions in the
+	// order of their ids: two groups never wait for each other in a
+	// circle.
+	slices.SortFunc(ids, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
+	if err := g.read(ctx, ids); err != nil || g.s.d.ForUpdate == "" {
+		return err
+	}
+	// A session no row holds yet is inserted (empty) and locked, so
+	// that a group of another replica that makes it too waits for this
+	// one; a session another writer made meanwhile is read as it is.
+	var missing []any
+	for _, id := range ids {
+		if !g.sessions[id.(string)].stored {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	err := chunks(len(missing), func(i, j int) error {
+		q := g.s.d.Rebind(`INSERT INTO sessions (id) VALUES ` + values(j-i, 1) + ` ON CONFLICT (id) DO NOTHING RETURNING id`)
+		rows, err := g.q.QueryContext(ctx, q, missing[i:j]...)
+		if err != nil {
+			return fmt.Errorf("write sessions: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return fmt.Errorf("write sessions: %w", err)
+			}
+			if g.placeholders == nil {
+				g.placeholders = map[string]bool{}
+			}
+			g.placeholders[id] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+	return g.read(ctx, missing)
+}
+
+// read reads (and, where writers lock rows, locks) the sessions of ids,
+// in order. A session this group inserted empty stays new (not stored).
+func (g *group) read(ctx context.Context, ids []any) error {
 	return chunks(len(ids), func(i, j int) error {
-		q := g.s.d.Rebind(`SELECT ` + sessionCols + ` FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `)`)
+		q := g.s.d.Rebind(`SELECT ` + sessionCols + ` FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `) ORDER BY id` + g.s.d.ForUpdate)
 		rows, err := g.q.QueryContext(ctx, q, ids[i:j]...)
 		if err != nil {
 			return fmt.Errorf("read sessions: %w", err)
@@ -272,7 +369,7 @@ func (g *group) load(ctx context.Context, batch []*writeReq) error {
 			if err != nil {
 				return fmt.Errorf("read sessions: %w", err)
 			}
-			if gs := g.sessions[x.ID]; gs != nil {
+			if gs := g.sessions[x.ID]; gs != nil && !g.placeholders[x.ID] {
 				gs.x, gs.stored = x, true
 			}
 		}
@@ -337,7 +434,10 @@ func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, er
 // by this group or earlier.
 func (g *group) fresh(ctx context.Context, callID string) error {
 	decided := g.callIDs[callID]
-	if !decided {
+	// Where writers lock rows, another writer may record the call until
+	// this group commits: the records' insert finds that out
+	// (errGroupConflict), and a look now would only cost a round trip.
+	if !decided && g.s.d.ForUpdate == "" {
 		var one int
 		err := g.q.QueryRowContext(ctx, g.s.d.Rebind(`SELECT 1 FROM audit WHERE call_id = ?`), callID).Scan(&one)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -481,7 +581,11 @@ func (g *group) flushAudit(ctx context.Context, res []writeRes) error {
 			}
 			args = auditArgs(args, *r)
 		}
-		q := `INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(part), auditColCount) + ` RETURNING id`
+		q := `INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(part), auditColCount)
+		if g.s.d.ForUpdate != "" {
+			q += ` ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING`
+		}
+		q += ` RETURNING id`
 		rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
 		if err != nil {
 			return fmt.Errorf("append audit: %w", err)
@@ -499,6 +603,9 @@ func (g *group) flushAudit(ctx context.Context, res []writeRes) error {
 			return fmt.Errorf("append audit: %w", err)
 		}
 		if len(ids) != len(part) {
+			if g.s.d.ForUpdate != "" {
+				return errGroupConflict
+			}
 			return fmt.Errorf("append audit: %d records written of %d", len(ids), len(part))
 		}
 		slices.Sort(ids)

@@ -58,6 +58,59 @@ func (s *Store) Halts(ctx context.Context) ([]warden.Halt, error) {
 	return out, rows.Err()
 }
 
+// HaltAndGrants implements warden.DecisionReader: the halts of the
+// session's scopes and its grants in force, in one query whose halt rows
+// take the grant columns' places (k tells them apart).
+func (s *Store) HaltAndGrants(ctx context.Context, session string) (warden.Halt, bool, []warden.Grant, error) {
+	const one = `SELECT 'h' AS k, session AS id, message AS tool, by_whom AS role, '' AS session, '' AS subject, '' AS value,
+		'' AS pattern, at AS expires, 0 AS uses_left, 0 AS created_at, '' AS created_by, '' AS approval FROM halts WHERE session = ?`
+	args := []any{""}
+	q := one
+	for id := session; id != ""; {
+		args = append(args, id)
+		q += ` UNION ALL ` + one
+		i := strings.LastIndexByte(id, '/')
+		if i < 0 {
+			break
+		}
+		id = id[:i]
+	}
+	q += ` UNION ALL SELECT 'g', ` + grantCols + ` FROM grants
+		WHERE revoked_at = 0 AND (expires = 0 OR expires > ?) AND uses_left <> 0 AND (session = '' OR session = ?)
+		ORDER BY k, created_at, id`
+	args = append(args, ts(s.Now()), session)
+	rows, err := prepared{s: s}.QueryContext(ctx, s.d.Rebind(q), args...)
+	if err != nil {
+		return warden.Halt{}, false, nil, fmt.Errorf("halted and grants: %w", err)
+	}
+	defer rows.Close()
+	var h warden.Halt
+	found := false
+	var grants []warden.Grant
+	for rows.Next() {
+		var k string
+		var g warden.Grant
+		var exp, created int64
+		if err := rows.Scan(&k, &g.ID, &g.Tool, &g.Role, &g.Session, &g.Subject, &g.Value, &g.Pattern, &exp, &g.UsesLeft,
+			&created, &g.CreatedBy, &g.Approval); err != nil {
+			return warden.Halt{}, false, nil, fmt.Errorf("halted and grants: %w", err)
+		}
+		if k == "g" {
+			g.Expires, g.CreatedAt = tm(exp), tm(created)
+			grants = append(grants, g)
+			continue
+		}
+		// A halt: its scope, message, by whom and when.
+		if !found || len(g.ID) > len(h.Session) {
+			h, found = warden.Halt{Session: g.ID, Message: g.Tool, By: g.Role, At: tm(exp)}, true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return warden.Halt{}, false, nil, fmt.Errorf("halted and grants: %w", err)
+	}
+	return h, found, grants, nil
+}
+
 // Halted implements warden.HaltStore: one query for the session, its
 // parents (PARENT/AGENT ids) and the project, an indexed lookup of each
 // joined with UNION ALL. (An IN list with ORDER BY made SQLite build a

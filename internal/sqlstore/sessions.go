@@ -71,6 +71,11 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 		r := s.group.write(s, &writeReq{ctx: ctx, id: id, fn: safe})
 		return r.sess, r.rec, s.explain(r.err)
 	}
+	return s.writeAlone(ctx, id, fn)
+}
+
+// writeAlone is WriteDecision in a transaction of its own.
+func (s *Store) writeAlone(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
 	tx, done, err := s.begin(ctx, nil)
 	if err != nil {
 		return warden.Session{}, warden.AuditRecord{}, s.explain(fmt.Errorf("update session %q: %w", id, err))

@@ -292,10 +292,14 @@ type Dialect struct {
 	// into one a person can act on (a full disk said as such).
 	Explain func(err error) error
 	// GroupCommit makes concurrent WriteDecision calls share one
-	// transaction (see groupWriter). For a database with one writer at a
-	// time (SQLite); where writers lock rows, a group could deadlock with
-	// another process's.
+	// transaction (see groupWriter). Where writers lock rows (ForUpdate),
+	// a group locks its sessions in the order of their ids, and a group
+	// that meets another writer (Retryable, or a call recorded meanwhile)
+	// writes each of its calls alone instead.
 	GroupCommit bool
+	// Retryable reports an error that another transaction caused (a
+	// deadlock, a serialization failure): the work may succeed again.
+	Retryable func(err error) bool
 	// ModifyingCTE: the database runs an UPDATE inside a WITH clause of
 	// another statement (PostgreSQL), so that a decision's session update
 	// and its audit record's insert are one statement.
@@ -330,4 +334,8 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 }
 
 // Interface guards.
-var _ warden.Store = (*Store)(nil)
+var (
+	_ warden.Store          = (*Store)(nil)
+	_ warden.DecisionWriter = (*Store)(nil)
+	_ warden.DecisionReader = (*Store)(nil)
+)
