@@ -694,7 +694,7 @@ func (e *Engine) pathSpelt(st *state, raw string, write bool, vkind, op string, 
 		st.check("args", item{effect: warden.Deny, code: warden.CodeBadInput, subject: strings.ReplaceAll(raw, "\x00", `\0`), extra: nulPath})
 		return
 	}
-	if st.kind != "shell" {
+	if st.kind != "shell" && !shell.IsDyn(raw) {
 		// A file tool's path as a tool that expands it may read it
 		// (Python's os.path.expanduser and expandvars): ~user is that
 		// user's home, checked beside the path as written, and $VAR is

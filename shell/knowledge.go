@@ -57,6 +57,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			a.privateReads(c.Args[1:])
 		}
 	}
+	if why := evaluatesNames(c.Prog, c.Args[1:]); why != "" {
+		setRisk(&a.Commands[len(a.Commands)-1], why)
+	}
 	if setsVars[c.Prog] {
 		if name := assignsDangerous(c.Prog, c.Args[1:]); name != "" {
 			setRisk(&a.Commands[len(a.Commands)-1], c.Prog+" assigns "+name+", which changes which program later commands run or what they load")
@@ -511,6 +514,77 @@ func genericWords(prog string, args []string) (flags, ops []string) {
 		ops = append(ops, w)
 	}
 	return flags, ops
+}
+
+// evaluatesNames returns why a builtin that takes variable names runs
+// code that its words do not show, or "". bash evaluates the subscript of
+// an array element's name as arithmetic, and arithmetic runs the command
+// substitutions it meets, also in the value of a variable it names:
+// read 'a[$(cmd)]', printf -v 'a[$(cmd)]' x, unset 'a[$(cmd)]',
+// [ -v 'a[$(cmd)]' ] and declare 'a[$(cmd)]'=1 each run cmd. let
+// evaluates its words as arithmetic (x='a[$(cmd)]'; let x runs cmd), and
+// declare -i and -n make later assignments and uses of a variable do so.
+// A name computed at run time may be any of these.
+func evaluatesNames(prog string, words []string) string {
+	const sub = "it names an array element, whose subscript bash evaluates as arithmetic (a[$(cmd)] runs cmd)"
+	named := func(w string) string {
+		// A computed word keeps its text: its name is the part before =.
+		name, _, _ := strings.Cut(Display(w), "=")
+		if name == "" || strings.ContainsAny(name, "[$`\"'\\") {
+			return sub
+		}
+		return ""
+	}
+	switch prog {
+	case "let":
+		for _, w := range words {
+			if IsDyn(w) || strings.ContainsFunc(w, func(r rune) bool { return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) {
+				return "let evaluates arithmetic, in which a variable's value can run commands (x='a[$(cmd)]'; let x)"
+			}
+		}
+	case "test", "[":
+		for i, w := range words {
+			if (w == "-v" || w == "-R") && i+1 < len(words) {
+				if why := named(words[i+1]); why != "" {
+					return why
+				}
+			}
+		}
+	case "read", "mapfile", "readarray", "unset", "getopts", "wait", "printf":
+		for i, w := range words {
+			switch {
+			case prog == "printf" && (w == "-v" && i+1 < len(words)):
+				if why := named(words[i+1]); why != "" {
+					return why
+				}
+			case prog == "printf" && strings.HasPrefix(w, "-v") && len(w) > 2:
+				if why := named(w[2:]); why != "" {
+					return why
+				}
+			case prog == "printf":
+			case prog == "getopts" && i == 0:
+			case strings.HasPrefix(w, "-") && !IsDyn(w):
+				// Options: read -a NAME, wait -p NAME take the next word.
+			default:
+				if why := named(w); why != "" {
+					return why
+				}
+			}
+		}
+	case "declare", "typeset", "local", "export", "readonly":
+		for _, w := range words {
+			if !IsDyn(w) && strings.HasPrefix(w, "-") || !IsDyn(w) && strings.HasPrefix(w, "+") {
+				if strings.ContainsAny(w[1:], "in") {
+					return prog + " " + w + " makes later uses of the variable arithmetic or a reference, which can run commands its value holds"
+				}
+				continue
+			}
+			if why := named(w); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
 }
 
 // setsVars are the builtins that assign the variables their words name

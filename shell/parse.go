@@ -68,9 +68,65 @@ func (w *walker) visit(n syntax.Node) bool {
 		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
 			w.assigned(wi.Name.Value)
 		}
+		if cl, ok := n.Loop.(*syntax.CStyleLoop); ok && (arithRisky(cl.Init) || arithRisky(cl.Cond) || arithRisky(cl.Post)) {
+			w.evaluates("arithmetic", arithRisk)
+		}
+	case *syntax.ArithmExp:
+		if arithRisky(n.X) {
+			w.evaluates("arithmetic", arithRisk)
+		}
+	case *syntax.ArithmCmd:
+		if arithRisky(n.X) {
+			w.evaluates("arithmetic", arithRisk)
+		}
+	case *syntax.LetClause:
+		for _, x := range n.Exprs {
+			if arithRisky(x) {
+				w.evaluates("arithmetic", arithRisk)
+				break
+			}
+		}
+	case *syntax.Assign:
+		if n.Index != nil && arithRisky(n.Index) {
+			w.evaluates("array subscript", subscriptRisk)
+		}
+	case *syntax.ArrayElem:
+		if n.Index != nil && arithRisky(n.Index) {
+			w.evaluates("array subscript", subscriptRisk)
+		}
+	case *syntax.BinaryTest:
+		// [[ X -eq Y ]] and the other numeric tests evaluate X and Y as
+		// arithmetic.
+		switch n.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			if testRisky(n.X) || testRisky(n.Y) {
+				w.evaluates("arithmetic", arithRisk)
+			}
+		}
+	case *syntax.UnaryTest:
+		// [[ -v NAME ]]: a NAME with a subscript evaluates it.
+		if n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar {
+			if x, ok := n.X.(*syntax.Word); !ok || wordRisky(x, "[") {
+				w.evaluates("array subscript", subscriptRisk)
+			}
+		}
 	case *syntax.ParamExp:
 		if n.Exp != nil && n.Param != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 			w.assigned(n.Param.Value)
+		}
+		switch {
+		case n.Excl && n.Names == 0 && !allIndex(n.Index):
+			// ${!x}: the variable x names, which may be an array element
+			// whose subscript is evaluated (x='a[$(cmd)]').
+			w.evaluates("indirect expansion", "${!NAME} expands the variable that NAME's value names, and a name with a subscript runs the commands in it")
+		case n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P"):
+			// ${x@P} expands the value as a prompt, command substitutions
+			// included.
+			w.evaluates("prompt expansion", "${NAME@P} expands the value as a prompt string, which runs the command substitutions it holds")
+		case n.Index != nil && !allIndex(n.Index) && arithRisky(n.Index):
+			w.evaluates("array subscript", subscriptRisk)
+		case n.Slice != nil && (arithRisky(n.Slice.Offset) || arithRisky(n.Slice.Length)):
+			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.BinaryArithm:
 		switch n.Op {
@@ -84,6 +140,77 @@ func (w *walker) visit(n syntax.Node) bool {
 		}
 	}
 	return true
+}
+
+const (
+	arithRisk     = "bash evaluates it as arithmetic, and arithmetic runs the command substitutions in a variable's value (x='a[$(cmd)]'; : $((x)) runs cmd)"
+	subscriptRisk = "bash evaluates an indexed array's subscript as arithmetic, which runs the command substitutions in it or in a variable it names"
+)
+
+// evaluates records a construct that makes bash evaluate text the line
+// does not show as code: no rule can allow the line.
+func (w *walker) evaluates(what, why string) {
+	w.a.Commands = append(w.a.Commands, Command{Args: []string{"(" + what + ")"}, Prog: "(" + what + ")", Via: w.where(), Pipe: -1, Risk: why})
+}
+
+// arithRisky reports whether an arithmetic expression holds anything but
+// numbers and operators: a variable (by name or $NAME), whose value bash
+// evaluates as arithmetic in turn, a subscript, an expansion, a quoted
+// word. Arithmetic of numbers alone runs nothing.
+func arithRisky(x syntax.ArithmExpr) bool {
+	if x == nil {
+		return false
+	}
+	risky := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Word:
+			if !numberWord(n) {
+				risky = true
+			}
+			return false
+		case *syntax.ParamExp:
+			risky = true
+			return false
+		}
+		return !risky
+	})
+	return risky
+}
+
+// numberWord reports a word that is an arithmetic number: 42, 0x2a, 052,
+// 2#101010, 64#_@.
+func numberWord(x *syntax.Word) bool {
+	t := x.Lit()
+	if t == "" || len(x.Parts) != 1 || t[0] < '0' || t[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '#' || c == '@' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// testRisky reports an operand of a numeric [[ ]] test that is not a
+// number.
+func testRisky(x syntax.TestExpr) bool {
+	wd, ok := x.(*syntax.Word)
+	return !ok || !numberWord(wd)
+}
+
+// wordRisky reports a word that is computed or holds any of chars.
+func wordRisky(x *syntax.Word, chars string) bool {
+	t, dyn := word(x)
+	return dyn || strings.ContainsAny(t, chars)
+}
+
+// allIndex reports the subscript of a whole array, ${a[@]} or ${a[*]}.
+func allIndex(x syntax.ArithmExpr) bool {
+	wd, ok := x.(*syntax.Word)
+	return ok && (wd.Lit() == "@" || wd.Lit() == "*")
 }
 
 // assigned records an assignment made by a loop, an expansion or
@@ -197,8 +324,18 @@ func (w *walker) stmt(s *syntax.Stmt) {
 					if strings.ContainsRune(t, 'n') && d.Variant.Value != "export" {
 						nameref = true
 					}
+					// declare -i makes every later assignment of the
+					// variable arithmetic, which runs the command
+					// substitutions in the value (x='a[$(cmd)]').
+					if strings.ContainsRune(t, 'i') {
+						w.evaluates("integer variable", d.Variant.Value+" "+t+" makes later assignments of the variable arithmetic, "+arithRisk)
+					}
 				case isAssign(t):
 					env = append(env, t)
+				default:
+					// declare 'a[$(cmd)]=1': an array element, whose
+					// subscript bash evaluates.
+					w.evaluates("array subscript", subscriptRisk)
 				}
 			}
 		}

@@ -210,6 +210,22 @@ func (a *Analysis) Analyze(line string) {
 	if a.Err == nil && len(a.Commands) == 0 && strings.TrimSpace(line) == "" {
 		a.Err = errors.New("empty command")
 	}
+	a.gitAfterCd()
+}
+
+// gitAfterCd: with a cd anywhere in the line, any git of the line may run
+// after it in the folder it enters (a loop runs its body again after a
+// cd that comes later in the text: while true; do git status; cd x;
+// done), where a repository an agent wrote could run programs.
+func (a *Analysis) gitAfterCd() {
+	if !a.cdSeen {
+		return
+	}
+	for i := range a.Commands {
+		if c := &a.Commands[i]; c.Prog == "git" && c.Risk == "" {
+			setRisk(c, "git runs in a line that changes folders, in a folder whose repository configuration could run programs")
+		}
+	}
 }
 
 // line analyses one shell line at the given shell-nesting depth.

@@ -245,6 +245,11 @@ func (a *Analysis) findExec(args []string, depth int, pipe, stage int) {
 					}
 					cmd = append(cmd, w)
 				}
+				if args[i] == "-execdir" || args[i] == "-okdir" {
+					// The command runs in the folder of each file found,
+					// as after a cd there.
+					a.cdSeen = true
+				}
 				a.add(nil, cmd, depth, "find "+args[i], pipe, stage)
 			}
 			i = j

@@ -1,0 +1,108 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/warden-run/warden"
+)
+
+// The fourth red-team pass, shell side: text that bash evaluates as code
+// although the line does not show it as a command, and git run in a
+// folder the line enters later or a find action enters. Each finding was
+// allowed before its fix, several under a policy with no allow rule at
+// all (the builtins involved need none). The "allow" cases keep the
+// common forms allowed.
+
+// noAllowPolicy allows nothing by rule: only what needs no rule (a
+// builtin without side effects) is allowed.
+const noAllowPolicy = `version: 1
+default: {safe: allow, destructive: deny}
+protected: [".git/**"]
+rules:
+  - id: no-rm
+    effect: deny
+    tool: shell
+    command: ["rm *"]
+    message: Deleting files is blocked.
+    suggestion: Ask the user.
+`
+
+func TestRedteam4BashEvaluates(t *testing.T) {
+	t.Parallel()
+	cases := []soundCase{
+		// Findings: arithmetic, which evaluates a variable's value and the
+		// subscripts in it, and so runs their command substitutions.
+		{"test -v with a subscript", sh(`[ -v 'a[$(rm -rf src)]' ]`), "deny"},
+		{"test builtin -v", sh(`test -v 'a[$(rm -rf /)]'`), "deny"},
+		{"read into a subscript", sh(`read 'a[$(rm -rf /)]' <<< x`), "deny"},
+		{"printf -v into a subscript", sh(`printf -v 'a[$(rm -rf /)]' x`), "deny"},
+		{"unset a subscript", sh(`a=(1); unset 'a[$(rm -rf /)]'`), "deny"},
+		{"mapfile into a subscript", sh(`mapfile 'a[$(rm -rf /)]' < /dev/null`), "deny"},
+		{"indirect expansion", sh(`x='a[$(rm -rf /)]'; : ${!x}`), "deny"},
+		{"prompt expansion", sh(`x='$(rm -rf /)'; : ${x@P}`), "deny"},
+		{"prompt expansion of text read from a file", sh(`read -r x < src/a.go; : ${x@P}`), "deny"},
+		{"arithmetic expansion of a variable", sh(`: $((x))`), "deny"},
+		{"old arithmetic expansion", sh(`: $[x]`), "deny"},
+		{"arithmetic command", sh(`(( x ))`), "deny"},
+		{"numeric test in [[", sh(`[[ x -eq 1 ]]`), "deny"},
+		{"shift by arithmetic", sh(`shift $((x))`), "deny"},
+		{"C-style for", sh(`for ((i=x;0;)); do :; done`), "deny"},
+		{"let", sh(`let x`), "deny"},
+		{"declare -i", sh(`declare -i x; x='a[$(rm -rf /)]'`), "deny"},
+		{"declare of a subscript", sh(`declare 'a[$(rm -rf /)]'=1`), "deny"},
+		{"assignment to a quoted subscript", sh(`a['$(rm -rf /)']=1`), "deny"},
+		{"array element subscript", sh(`a=([x]=1)`), "deny"},
+		{"subscript of an expansion", sh(`: ${a[x]}`), "deny"},
+		{"substring offset", sh(`: ${s:x:1}`), "deny"},
+		{"[[ -v with a subscript", sh(`[[ -v a[x] ]]`), "deny"},
+		{"read with a computed name", sh(`read "$n" <<< x`), "deny"},
+		// Allowed: no variable is evaluated.
+		{"numbers only", sh(`: $((1+2)) $((0x1f)) $((2#101))`), "allow"},
+		{"length, default, keys, names", sh(`: ${#x} ${x:-d} ${!a[@]} ${!pre*} ${x@Q}`), "allow"},
+		{"read a line", sh(`read -r line`), "allow"},
+		{"test of numbers", sh(`[ 1 -eq 1 ]`), "allow"},
+	}
+	checkSoundPolicy(t, noAllowPolicy, cases)
+	for i := range cases {
+		if cases[i].expect == "deny" {
+			cases[i].expect = "notAllow"
+		}
+	}
+	checkSound(t, cases)
+	checkCoding(t, cases)
+}
+
+func TestRedteam4GitAfterCd(t *testing.T) {
+	t.Parallel()
+	cases := []soundCase{
+		// Findings: git runs after the cd (the loop's second round, and
+		// find's -execdir folder), where an agent could have written a
+		// repository whose configuration runs programs.
+		{"cd later in a while loop", sh("while true; do git status; cd src; done"), "notAllow"},
+		{"cd later in an until loop", sh("until false; do git status; cd src; done"), "notAllow"},
+		{"cd later in a for loop", sh("for i in 1 2; do git status; cd src; done"), "notAllow"},
+		{"cd later in select", sh("select x in a; do git status; cd src; done"), "notAllow"},
+		{"find -execdir git", sh(`find src/a.go -execdir git status \;`), "notAllow"},
+		{"find -okdir git", sh(`find src/a.go -okdir git status \;`), "notAllow"},
+		// Allowed: git where no cd is.
+		{"git alone", sh("git status"), "allow"},
+		{"git and a listing", sh("git status && ls src"), "allow"},
+	}
+	checkSound(t, cases)
+	checkCoding(t, cases)
+}
+
+// A file tool's path with a $ component after the first was expanded
+// again and again, without end: memory grew until the process died.
+func TestRedteam4DollarPathEnds(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		{"Write a/$x", tcall("Write", map[string]any{"file_path": "src/$x", "content": "x"}), "notAllow"},
+		{"Write a/${x}/b", tcall("Write", map[string]any{"file_path": "src/${x}/b.go", "content": "x"}), "notAllow"},
+		{"Read a/$x", tcall("Read", map[string]any{"file_path": "src/$HOME"}), "notAllow"},
+	})
+	e, _ := newEngine(t, allowListPolicy)
+	if d := e.Decide(warden.ToolCall{Tool: "Edit", Args: map[string]any{"file_path": "a/$b/$c/$d", "old_string": "x", "new_string": "y"}}); d.Decision == warden.Allow {
+		t.Errorf("a path of variables: %s", d.Decision)
+	}
+}
