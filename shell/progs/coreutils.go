@@ -1,7 +1,6 @@
 package progs
 
 import (
-	"path"
 	"regexp"
 	"strings"
 )
@@ -53,8 +52,15 @@ func init() {
 			Opts: "-b|--bytes -s|--spaces -w=|--width= -c|--crown-margin -p=|--prefix= -t|--tagged-paragraph -u|--uniform-spacing -g=|--goal=" + commonGNU},
 		&Spec{Name: "expand unexpand", Source: src("expand", coreSrc), Operands: "R...",
 			Opts: "-i|--initial -t=|--tabs= -a|--all --first-only" + commonGNU},
-		&Spec{Name: "od hexdump xxd", Source: src("od", coreSrc) + "; xxd 2022 (Debian 12) man xxd", Operands: "R...",
+		&Spec{Name: "od hexdump", Source: src("od", coreSrc), Operands: "R...",
 			Opts: "-A=|--address-radix= --endian= -j=|--skip-bytes= -N=|--read-bytes= -S=|--strings[=] -t=|--format= -v|--output-duplicates -w|--width[=] -a -b -c -d -f -i -l -o -s -x" + commonGNU},
+		// xxd reads its words itself (xxd.c main): one option a word, known
+		// by its first letter after "-" or "--" (-ps, -cols, --revert), a
+		// value attached or in the next word, options up to the first
+		// operand; the second operand is the file written (xxd -r patches
+		// it). xxdOperands checks that Parse found the operands xxd finds.
+		&Spec{Name: "xxd", Source: "xxd 2022-01-14 (vim 9.0.1378, Debian 12), xxd -h, man xxd and xxd.c: INFILE then OUTFILE, written (truncated, or patched with -r)", Style: "posix", Operands: "R W", Special: xxdOperands,
+			Opts: "-a|-autoskip -b|-bits -C|-capitalize -c=|-cols= -d -E|-EBCDIC -e -g=|-groupsize= -h|-help -i|-include -l=|-len= -n=|-name= -o=|-offset= -p|-ps|-postscript|-plain -r|-revert -s=|-seek=|-skip= -u -v|-version"},
 		&Spec{Name: "md5sum sha1sum sha256sum sha512sum b2sum cksum sum", Source: src("sha256sum", coreSrc), Operands: "R...",
 			Opts: "-b|--binary -c|--check --tag -t|--text -z|--zero --ignore-missing --quiet --status --strict -w|--warn -a=|--algorithm= -l=|--length= --untagged --base64 --raw -r -s|--sysv" + commonGNU},
 		&Spec{Name: "base64 base32 basenc", Source: src("base64", coreSrc), Operands: "R",
@@ -132,18 +138,23 @@ func init() {
 		&Spec{Name: "dd", Source: src("dd", coreSrc), Operands: "-...", Special: ddOperands, Opts: commonGNU},
 
 		// Text tools whose first operand is a pattern or a script.
-		&Spec{Name: "grep egrep fgrep", Source: "GNU grep 3.8 (Debian 12), grep --help; BSD grep 2.6 (macOS) reads GREP_OPTIONS as options placed first", Operands: "- R...", Special: grepTree, Env: "GREP_OPTIONS=!",
+		&Spec{Name: "grep egrep fgrep", Source: "GNU grep 3.8 (Debian 12), grep --help; BSD grep 2.6 (macOS) reads GREP_OPTIONS as options placed first; --include, --exclude and --exclude-dir match base names with fnmatch(3), without FNM_PERIOD", Operands: "- R...", Special: grepTree, Env: "GREP_OPTIONS=!",
 			Opts: "-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp -P|--perl-regexp -e=P|--regexp=P -f=Q|--file=Q -i|-y|--ignore-case --no-ignore-case -w|--word-regexp -x|--line-regexp -z|--null-data -s|--no-messages -v|--invert-match -V|--version --help -m=|--max-count= -b|--byte-offset -n|--line-number --line-buffered -H|--with-filename -h|--no-filename --label= -o|--only-matching -q|--quiet|--silent --binary-files= -a|--text -I -d=|--directories= -D=|--devices= -r|--recursive -R|--dereference-recursive --include= --exclude= --exclude-from=R --exclude-dir= -L|--files-without-match -l|--files-with-matches -c|--count -T|--initial-tab -Z|--null -A=|--after-context= -B=|--before-context= -C=|--context= -NUM --group-separator= --no-group-separator --color[=] --colour[=] -U|--binary", Digits: true},
 		&Spec{Name: "rg", Source: "ripgrep 13.0.0 (Debian 12), rg --help; RIPGREP_CONFIG_PATH names a file of options (--pre runs a program)", Operands: "- R...", Special: rgTree, Env: "RIPGREP_CONFIG_PATH=!",
 			Opts: "-e=P|--regexp=P -f=Q|--file=Q -A=|--after-context= -B=|--before-context= -C=|--context= -c|--count --count-matches --color= --colors= --column -E=|--encoding= -F|--fixed-strings -L|--follow -g=|--glob= --iglob= -h|--help --hidden -i|--ignore-case --ignore-file=R -l|--files-with-matches --files-without-match -M=|--max-columns= -m=|--max-count= --max-depth= --max-filesize= -n|--line-number -N|--no-line-number --no-heading --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-global --no-ignore-parent --no-messages -o|--only-matching -p|--pretty -q|--quiet -s|--case-sensitive -S|--smart-case --sort= --sortr= -t=|--type= -T=|--type-not= --type-list -u|--unrestricted -v|--invert-match -V|--version -w|--word-regexp -x|--line-regexp --json --files --trim --vimgrep -U|--multiline --multiline-dotall -P|--pcre2 -a|--text -z|--search-zip --pre=X --pre-glob= --heading --stats -0|--null --null-data --passthru -r=|--replace= --max-columns-preview -j=|--threads= --no-config --debug --trace"},
-		&Spec{Name: "sed", Source: "GNU sed 4.9 (Debian 12), sed --help; the w/W/e commands and the s///w and s///e flags of a script write files or run commands", Operands: "- R...", Special: sedScript,
+		&Spec{Name: "sed", Source: "GNU sed 4.9 (Debian 12), sed --help and info sed; the w/W/e commands and the s///w and s///e flags of a script write files or run commands; -i[SUFFIX] renames each file to its backup (SUFFIX, each * the file's name as given), options clustered (-ne, -ni.bak) or abbreviated (--expr, --in=)", Operands: "- R...", Special: sedScript,
 			Opts: "-n|--quiet|--silent --debug -e=P|--expression=P -f=Q|--file=Q --follow-symlinks -i[=]:I --in-place[=]:I -l=|--line-length= --posix -E|-r|--regexp-extended -s|--separate --sandbox -u|--unbuffered -z|--null-data" + commonGNU},
-		&Spec{Name: "awk gawk mawk", Source: "GNU Awk 5.2.1 (Debian 12), gawk --help; system(), | getline and print > file run programs and write files", Operands: "- R...", Special: awkScript,
+		&Spec{Name: "awk gawk mawk", Source: "GNU Awk 5.2.1 (Debian 12), gawk --help and gawk(1); system(), | getline and print > file run programs and write files; @load and @include load code, @f() calls the function f names (system too), and ARGV, ARGC (or SYMTAB) name the files read", Operands: "- R...", Special: awkScript,
 			Opts: "-f=Q|--file=Q -F=|--field-separator= -v=|--assign= -b|--characters-as-bytes -c|--traditional -C|--copyright -d|--dump-variables[=W] -D|--debug[=] -e=P|--source=P -E=Q|--exec=Q -g|--gen-pot -h|--help -i=!|--include=! -I|--trace -k|--csv -l=!|--load=! -L|--lint[=] -M|--bignum -N|--use-lc-numeric -n|--non-decimal-data -o|--pretty-print[=W] -O|--optimize -p|--profile[=W] -P|--posix -r|--re-interval -s|--no-optimize -S|--sandbox -t|--lint-old -V|--version"},
 		&Spec{Name: "jq", Source: "jq 1.6 (Debian 12), man jq (MODULES: import and include read files from the search path, ~/.jq, $ORIGIN/../lib/jq and $ORIGIN/../lib, whose first component may be ..)", Operands: "- R...", Special: jqScript,
 			Opts: "--seq --stream --stream-errors --slurp -s --raw-input -R --null-input -n --compact-output -c --tab --indent= --color-output -C --monochrome-output -M --ascii-output -a --unbuffered --sort-keys -S --raw-output -r --join-output -j -f=Q --from-file=Q -L=R -e --exit-status --arg=V --argjson=V --slurpfile=2 --rawfile=2 --args --jsonargs --run-tests[=R]" + commonGNU},
-		&Spec{Name: "less more most", Source: "less 590 (Debian 12), man less; its ! and | commands run programs, but only interactively", Operands: "R...",
-			Opts: "-N -S -R -r -F -X -i -I -n -s -M -m -e -E -f -g -G -q -Q -w -W -K -c -C -~ -+= -p= -x= -y= -z= -j= -h= -b= -P= -o=W -O=W -T=R -t= -k=R --no-init --quit-if-one-screen --RAW-CONTROL-CHARS --chop-long-lines --LINE-NUMBERS --ignore-case --IGNORE-CASE"},
+		// util-linux more takes other options than less (-p takes no
+		// value there: more -p .env reads .env).
+		&Spec{Name: "more", Source: "util-linux 2.38.1 (Debian 12), more --help and man more: +NUM and +/PATTERN start the display (lessCommands)", Operands: "R...", Digits: true, Special: lessCommands,
+			Opts: "-d|--silent -f|--logical -l|--no-pause -c|--print-over -p|--clean-print -e|--exit-on-eof -s|--squeeze -u|--plain -n=|--lines= -h|--help -V|--version"},
+		&Spec{Name: "less most", Source: "less 590 (Debian 12), man less; its ! and | commands run programs, s and -o write a log file, :e and E read other files: typed, or given as +CMD (++CMD) and -p/--pattern (+/PATTERN), whose keys less runs when its output is a terminal (lessCommands); -t opens the file a tags file names; a lesskey file (-k) can set LESSOPEN; LESS_IS_MORE makes -p a command", Operands: "R...", Special: lessCommands,
+			Env:  "LESS_IS_MORE=!",
+			Opts: "-N -S -R -r -F -X -i -I -n -s -M -m -e -E -f -g -G -q -Q -w -W -K -c -C -~ -+= -p=|--pattern= -x= -y= -z= -j= -h= -b= -P= -o=W -O=W -T=R -t=! -k=! --no-init --quit-if-one-screen --RAW-CONTROL-CHARS --chop-long-lines --LINE-NUMBERS --ignore-case --IGNORE-CASE"},
 	)
 }
 
@@ -260,17 +271,17 @@ func ddOperands(r *Result, args []string) {
 }
 
 // sedScript: a sed script can write files (w FILE, s///w FILE) and run
-// commands (e, s///e). A script that might is not vouched for.
-func sedScript(r *Result, args []string) {
-	// sed -iSUFFIX writes a backup of each file: FILE+SUFFIX, or SUFFIX with
-	// each * replaced by the file's name as given, which may lead into
-	// another folder (sed -i'.git/hooks/*' ... f writes .git/hooks/f).
-	for _, w := range args[1:] {
-		suffix, ok := strings.CutPrefix(w, "-i")
-		if !ok {
-			suffix, ok = strings.CutPrefix(w, "--in-place=")
-		}
-		if !ok || suffix == "" || strings.HasPrefix(w, "--") && !strings.HasPrefix(w, "--in-place=") {
+// commands (e, s///e). A script that might is not vouched for. The script
+// and the backup suffix are taken from the options as Parse read them, so
+// every spelling counts: -ne SCRIPT, -se, --expr=SCRIPT, --e=SCRIPT,
+// -ni'SUFFIX', --in=SUFFIX.
+func sedScript(r *Result, _ []string) {
+	// sed -iSUFFIX renames each file to a backup before writing it anew:
+	// FILE+SUFFIX, or SUFFIX with each * replaced by the file's name as
+	// given, which may lead into another folder (sed -i'.git/hooks/*' ...
+	// f renames f to .git/hooks/f).
+	for _, suffix := range append(r.Values("-i"), r.Values("--in-place")...) {
+		if suffix == "" {
 			continue
 		}
 		for _, e := range r.Effects {
@@ -281,12 +292,15 @@ func sedScript(r *Result, args []string) {
 			if strings.Contains(suffix, "*") {
 				backup = strings.ReplaceAll(suffix, "*", e.Val)
 			}
+			if IsDyn(e.Val) && !IsDyn(backup) {
+				backup = "\x00" + backup // a computed name inside
+			}
 			r.Effects = append(r.Effects, Effect{Arg: Write, Val: backup, Via: "sed -i backup"})
 		}
 	}
-	for _, s := range scripts(r, args, "-e", "--expression") {
+	for _, s := range scripts(r, "-e", "-f") {
 		if IsDyn(s) {
-			r.risk("the sed script is computed at run time")
+			r.risk("the sed script is computed at run time or read from a file")
 			continue
 		}
 		if sedRisky(s) {
@@ -308,51 +322,44 @@ func sedRisky(s string) bool {
 }
 
 // awkScript: an awk program can run commands (system(), | getline, print |)
-// and write files (print > f).
-func awkScript(r *Result, args []string) {
-	for _, s := range scripts(r, args, "-e", "--source") {
+// and write files (print > f). gawk also loads code (@load, @include),
+// calls a function named by a string (@f(), which reaches system), and
+// reads the files ARGV names: a program that assigns ARGV or ARGC (or
+// reaches them through SYMTAB) reads files the call does not name.
+func awkScript(r *Result, _ []string) {
+	for _, s := range scripts(r, "-e", "-f", "-E") {
 		if IsDyn(s) {
-			r.risk("the awk program is computed at run time")
+			r.risk("the awk program is computed at run time or read from a file")
 			continue
 		}
 		if strings.Contains(s, "system") || strings.ContainsAny(s, "|>") || strings.Contains(s, "getline") {
 			r.risk("the awk program may run a command or write a file (system, |, >, getline)")
 		}
+		if strings.Contains(s, "@") || strings.Contains(s, "ARGV") || strings.Contains(s, "ARGC") || strings.Contains(s, "SYMTAB") {
+			r.risk("the awk program may load code, call a function by name or change the files it reads (@load, @include, @f(), ARGV, ARGC, SYMTAB)")
+		}
 	}
 }
 
-// scripts returns the script texts of a sed or awk call: the -e values, or
-// the first operand when no -e or -f was given.
-func scripts(r *Result, args []string, short, long string) []string {
-	var out []string
-	given := false
-	for i := 1; i < len(args); i++ {
-		w := args[i]
-		switch {
-		case w == short || w == long:
-			if i+1 < len(args) {
-				out = append(out, args[i+1])
-				i++
-			}
-			given = true
-		case strings.HasPrefix(w, long+"="):
-			out = append(out, w[len(long)+1:])
-			given = true
-		case strings.HasPrefix(w, short) && len(w) > 2 && !strings.HasPrefix(w, "--"):
-			out = append(out, w[2:])
-			given = true
-		case w == "-f" || strings.HasPrefix(w, "--file") || w == "-E" || strings.HasPrefix(w, "--exec"):
+// scripts returns the script texts of a sed or awk call as Parse read the
+// options (canonical spellings: clusters and abbreviations included): the
+// values of the script option, a computed marker for each script read from
+// a file, or the first operand when neither was given.
+func scripts(r *Result, script string, files ...string) []string {
+	out := r.Values(script)
+	for _, f := range files {
+		for range r.Values(f) {
 			// The script is read from a file: not literal in the call.
 			out = append(out, "\x00file")
-			given = true
 		}
 	}
-	if !given && len(r.Ops) > 0 {
+	if len(out) == 0 && (hasFlag(r, script) || hasFlag(r, files...)) {
+		// The option was given without its value: sed fails.
+		return nil
+	}
+	if len(out) == 0 && len(r.Ops) > 0 {
 		// The first operand of the entry's own operands is the script.
-		for _, op := range r.Ops {
-			out = append(out, op)
-			break
-		}
+		out = append(out, r.Ops[0])
 	}
 	return out
 }
@@ -434,7 +441,7 @@ var jqImport = regexp.MustCompile(`(^|[^.$\w])(import|include)\s*"`)
 // unambiguous prefix (-d rec, --dir=rec, -nd recurse), so the values are
 // taken from the parsed options, and any ACTION that is not a prefix of
 // read or skip alone counts as recurse.
-func grepTree(r *Result, args []string) {
+func grepTree(r *Result, _ []string) {
 	rec := hasFlag(r, "-r", "-R")
 	for _, v := range r.Values("-d") {
 		if IsDyn(v) || v == "" || !strings.HasPrefix("read", v) && !strings.HasPrefix("skip", v) || v == "r" {
@@ -446,7 +453,7 @@ func grepTree(r *Result, args []string) {
 	}
 	r.Tree = true
 	r.Follow = hasFlag(r, "-R")
-	r.Filter = grepFilter(args)
+	r.Filter = grepFilter(r)
 	for _, e := range r.Effects {
 		if e.Arg == Read && e.Via == r.Spec.Name {
 			return
@@ -459,45 +466,35 @@ func grepTree(r *Result, args []string) {
 // 3.8 applies them in a recursive search: for a file, the last of the
 // --include and --exclude globs that matches its base name decides, and a
 // file no glob matches is read unless the first of them is an --include;
-// a folder is skipped when an --exclude-dir glob matches its name. A glob
-// warden cannot read (a computed word, or a form Go's path.Match does not
-// know, such as [[:alpha:]]) matches every name for --include and no name
-// for the exclusions, so the filter never leaves out more than grep does.
-// nil when the call has none of them.
-func grepFilter(args []string) func(string, bool) bool {
+// a folder is skipped when an --exclude-dir glob matches its name. Only the
+// options Parse read as options count (not a word after "--", nor the
+// value of -e or -f), abbreviations included. grep matches with fnmatch
+// (no FNM_PERIOD: * matches a leading dot): a glob warden cannot match
+// exactly as fnmatch does (a computed word, a bracket expression such as
+// [[:alpha:]] or [!a], a backslash, ? against a name that is not ASCII)
+// matches every name for --include and no name for the exclusions, so the
+// filter never leaves out more than grep does. nil when the call has none
+// of them.
+func grepFilter(r *Result) func(string, bool) bool {
 	type glob struct {
 		pat     string
 		include bool
 	}
 	var files, dirs []glob
-	for i := 1; i < len(args); i++ {
-		w := args[i]
-		for _, o := range []string{"--include", "--exclude", "--exclude-dir"} {
-			v, ok := strings.CutPrefix(w, o+"=")
-			if !ok && w == o && i+1 < len(args) {
-				v, ok = args[i+1], true
-				i++
-			}
-			if !ok {
-				continue
-			}
-			if o == "--exclude-dir" {
-				dirs = append(dirs, glob{pat: v})
-			} else {
-				files = append(files, glob{pat: v, include: o == "--include"})
-			}
-			break
+	for _, v := range r.Vals {
+		switch v.Opt {
+		case "--exclude-dir":
+			dirs = append(dirs, glob{pat: v.Val})
+		case "--include", "--exclude":
+			files = append(files, glob{pat: v.Val, include: v.Opt == "--include"})
 		}
 	}
 	if len(files) == 0 && len(dirs) == 0 {
 		return nil
 	}
 	match := func(g glob, name string) bool {
-		if IsDyn(g.pat) {
-			return g.include
-		}
-		ok, err := path.Match(g.pat, name)
-		if err != nil {
+		ok, sure := fnmatchName(g.pat, name)
+		if !sure {
 			return g.include
 		}
 		return ok
@@ -520,6 +517,46 @@ func grepFilter(args []string) func(string, bool) bool {
 	}
 }
 
+// fnmatchName matches a base name against a glob of literal characters, *
+// and ?, as fnmatch(3) does without FNM_PERIOD. sure is false for a glob
+// it cannot match exactly so: a computed word, a bracket expression or a
+// backslash, or ? against a name with bytes that are not ASCII (a
+// character of several bytes in fnmatch's locale).
+func fnmatchName(pat, name string) (ok, sure bool) {
+	if IsDyn(pat) || strings.ContainsAny(pat, "[]\\") {
+		return false, false
+	}
+	if strings.Contains(pat, "?") {
+		for i := 0; i < len(name); i++ {
+			if name[i] >= 0x80 {
+				return false, false
+			}
+		}
+	}
+	// Iterative matching with backtracking to the last *.
+	p, n, star, mark := 0, 0, -1, 0
+	for n < len(name) {
+		switch {
+		case p < len(pat) && (pat[p] == '?' || pat[p] == name[n]):
+			p++
+			n++
+		case p < len(pat) && pat[p] == '*':
+			star, mark = p, n
+			p++
+		case star >= 0:
+			p = star + 1
+			mark++
+			n = mark
+		default:
+			return false, true
+		}
+	}
+	for p < len(pat) && pat[p] == '*' {
+		p++
+	}
+	return p == len(pat), true
+}
+
 // rgTree: ripgrep always searches folders whole, the working folder when
 // given none; without --hidden (or -uu) it leaves out hidden entries.
 func rgTree(r *Result, _ []string) {
@@ -535,4 +572,135 @@ func rgTree(r *Result, _ []string) {
 		}
 	}
 	r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: r.Spec.Name})
+}
+
+// xxdOperands finds the operands as xxd 2022 does (xxd.c main), and stops
+// an allow when Parse found others (xxd -pc IN OUT is -p, not -p -c IN):
+// the effects of xxd's own reading are recorded then. "-" is the standard
+// input or output.
+func xxdOperands(r *Result, args []string) {
+	ops, ok := xxdOps(args)
+	same := ok && len(ops) == len(r.Ops)
+	for i := 0; same && i < len(ops); i++ {
+		same = ops[i] == r.Ops[i]
+	}
+	if !same {
+		r.risk("xxd reads its options otherwise than warden: one option a word, known by its first letter")
+		for i, op := range ops {
+			if i < 2 {
+				r.Effects = append(r.Effects, Effect{Arg: [2]Arg{Read, Write}[i], Val: op, Via: "xxd"})
+			}
+		}
+	}
+	// "-" is the standard input or output, not a file.
+	out := r.Effects[:0]
+	for _, e := range r.Effects {
+		if !(e.Via == "xxd" && e.Val == "-") {
+			out = append(out, e)
+		}
+	}
+	r.Effects = out
+}
+
+// xxdOps reads the words as xxd.c's main does; ok is false when a word it
+// would read as an option is computed.
+func xxdOps(args []string) (ops []string, ok bool) {
+	// The letters whose value is attached or, when the rest of the word is
+	// empty or spells the long name, the next word.
+	long := map[byte][]string{'c': {"ols"}, 'g': {"roup"}, 'o': {"ffset"}, 's': {"kip", "eek"}, 'l': {"en"}, 'n': {"ame"}}
+	i := 1
+	for ; i < len(args); i++ {
+		w := args[i]
+		if IsDyn(w) {
+			return nil, false
+		}
+		pp := w
+		if strings.HasPrefix(w, "--") && len(w) > 2 {
+			pp = w[1:]
+		}
+		if pp == "--" {
+			i++
+			break
+		}
+		if len(pp) < 2 || pp[0] != '-' {
+			break
+		}
+		switch pp[1] {
+		case 'a', 'b', 'e', 'u', 'p', 'i', 'C', 'd', 'r', 'E':
+			continue
+		case 'c', 'g', 'o', 's', 'l', 'n':
+			rest := pp[2:]
+			if pp[1] == 'c' && strings.HasPrefix(rest, "apitalize") {
+				continue
+			}
+			next := rest == ""
+			for _, l := range long[pp[1]] {
+				next = next || strings.HasPrefix(rest, l)
+			}
+			if next {
+				if i+1 >= len(args) {
+					return nil, true // usage: nothing is read or written
+				}
+				if IsDyn(args[i+1]) {
+					return nil, false
+				}
+				i++
+			}
+			continue
+		}
+		return nil, true // -v, -h or an unknown option: xxd exits
+	}
+	return args[i:], true
+}
+
+// lessCommands: less types the words of +CMD (and ++CMD) as keys when it
+// starts, and -p PATTERN as /PATTERN: a newline ends a command and starts
+// the next, so any command may follow (less '+/x\n!cmd'). Only the
+// commands that move in the file or search it are vouched for: +N, +Ng,
+// +G, +F, +g, +p and +/PATTERN or +?PATTERN of printable characters.
+func lessCommands(r *Result, args []string) {
+	for _, v := range r.Values("-p") {
+		if !lessPrintable(v) {
+			r.risk("option -p of %s holds keys other than a search pattern, which less runs as commands", r.Spec.Name)
+		}
+	}
+	for _, w := range args[1:] {
+		if w == "--" {
+			break
+		}
+		cmd, ok := strings.CutPrefix(w, "+")
+		if !ok {
+			continue
+		}
+		cmd = strings.TrimPrefix(cmd, "+")
+		if !lessSafeCommand(cmd) {
+			r.risk("%s runs the keys of %s as commands, which can run a program or read or write another file", r.Spec.Name, strings.TrimPrefix(w, "\x00"))
+		}
+	}
+}
+
+func lessSafeCommand(cmd string) bool {
+	if cmd != "" && (cmd[0] == '/' || cmd[0] == '?') {
+		return lessPrintable(cmd[1:])
+	}
+	cmd = strings.TrimLeft(cmd, "0123456789")
+	switch cmd {
+	case "", "g", "G", "F", "p", "%":
+		return true
+	}
+	return false
+}
+
+// lessPrintable: only printable ASCII characters, none of which ends a
+// command or is an editing key of less's command line.
+func lessPrintable(s string) bool {
+	if IsDyn(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

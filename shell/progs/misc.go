@@ -14,7 +14,7 @@ func init() {
 		// find's expression words are single-dash word options. -exec and
 		// friends are read by the shell package (the command they run is a
 		// part of its own); -fprint and friends write; -delete removes.
-		&Spec{Name: "find", Source: "GNU findutils 4.9.0 (Debian 12), find --help and man find", Operands: "L...",
+		&Spec{Name: "find", Source: "GNU findutils 4.9.0 (Debian 12), find --help and man find; with -L or -follow, -delete removes files through the links of the folders walked", Operands: "L...",
 			Opts: "-H -L -P -D= -O0 -O1 -O2 -O3 " +
 				"-d -depth -follow -help -ignore_readdir_race -maxdepth= -mindepth= -mount -noignore_readdir_race -noleaf -regextype= -version -warn -nowarn -xdev -daystart " +
 				"-amin= -anewer=L -atime= -cmin= -cnewer=L -ctime= -empty -executable -false -fstype= -gid= -group= -ilname= -iname= -inum= -ipath= -iregex= -iwholename= -links= -lname= -mmin= -mtime= -name= -newer=L -newerXY= -neweraa= -newerat= -newerac= -newerma= -newermt= -newermm= -newerct= -nogroup -nouser -path= -perm= -readable -regex= -samefile=L -size= -true -type= -uid= -used= -user= -wholename= -writable -xtype= -context= " +
@@ -22,7 +22,7 @@ func init() {
 			Special: findSpecial},
 		&Spec{Name: "xargs", Source: "GNU findutils 4.9.0 (Debian 12), xargs --help", Style: "posix", Operands: "X -...", Rest: 1,
 			Opts: "-0|--null -a=R|--arg-file=R -d=|--delimiter= -E= -e[=]|--eof[=] -I= -i[=]|--replace[=] -L=|--max-lines= -l[=] -n=|--max-args= -o|--open-tty -P=|--max-procs= -p|--interactive --process-slot-var= -r|--no-run-if-empty -s=|--max-chars= --show-limits -t|--verbose -x|--exit --help --version"},
-		&Spec{Name: "tar", Source: "GNU tar 1.34 (Debian 12), tar --help and info tar (TAR_OPTIONS holds options read before the command line's; TAPE names the archive when -f does not)", Operands: "-...", Special: tarSpecial,
+		&Spec{Name: "tar", Source: "GNU tar 1.34 (Debian 12), tar --help and info tar (TAR_OPTIONS holds options read before the command line's; TAPE names the archive when -f does not; long options may be abbreviated (--cre, --app); --remove-files removes what is archived; an archive HOST:FILE is remote unless --force-local)", Operands: "-...", Special: tarSpecial,
 			Env: "TAR_OPTIONS=Ftar TAPE=!",
 			Opts: "-A|--catenate|--concatenate -c|--create -d|--diff|--compare --delete -r|--append -t|--list --test-label -u|--update -x|--extract|--get:E " +
 				"-C=C|--directory=C -f=|--file= -z|--gzip|--gunzip|--ungzip -j|--bzip2 -J|--xz --lzip --lzma --lzop --zstd -Z|--compress|--uncompress -a|--auto-compress -I=X|--use-compress-program=X " +
@@ -30,10 +30,10 @@ func init() {
 				"-p|--preserve-permissions|--same-permissions --no-same-permissions --same-owner --no-same-owner --numeric-owner --owner= --group= --mode= --mtime= --atime-preserve[=] --delay-directory-restore --no-delay-directory-restore -m|--touch --sort= --format= -H= --posix -V=|--label= -W|--verify --exclude= --exclude-from=R -X=R --exclude-vcs --exclude-vcs-ignores --exclude-caches --exclude-backups --anchored --no-anchored --wildcards --no-wildcards --wildcards-match-slash --ignore-case --no-ignore-case " +
 				"-T=R|--files-from=R --null --no-null --unquote --no-unquote -P|--absolute-names -h|--dereference --hard-dereference -l|--check-links --one-file-system --strip-components= --transform=|--xform= -S|--sparse --sparse-version= -b=|--blocking-factor= -B|--read-full-records -i|--ignore-zeros -M|--multi-volume -L=|--tape-length= -F=X|--info-script=X|--new-volume-script=X --rsh-command=X --rmt-command=X --force-local --checkpoint[=] --checkpoint-action=! --totals[=] --show-transformed-names --show-stored-names --show-defaults --show-omitted-dirs --index-file=W --no-recursion --recursion -N=|--newer=|--after-date= --newer-mtime= --backup[=] --suffix= -w|--interactive|--confirmation -g=W|--listed-incremental=W -G|--incremental --level= --warning= -R|--block-number --utc --full-time -s|--preserve-order --quoting-style= --quote-chars= --no-quote-chars --acls --no-acls --xattrs --no-xattrs --selinux --no-selinux --xattrs-include= --xattrs-exclude= --help --usage --version -?"},
 
-		&Spec{Name: "curl", Source: "curl 7.88.1 (Debian 12), curl --help all and man curl; CURL_HOME and HOME hold .curlrc, which can set any option; a URL's scheme is read without case, file:/PATH and file://HOST/PATH read PATH after %XX decoding, {a,b} and [a-z] are globs unless -g; --data-urlencode NAME@FILE and -w @FILE read FILE", Operands: "-...", Special: curlSpecial, EnvPrefix: "CURL_", Env: "CURL_HOME=!",
+		&Spec{Name: "curl", Source: "curl 7.88.1 (Debian 12), curl --help all and man curl; CURL_HOME and HOME hold .curlrc, which can set any option; a URL's scheme is read without case, file:/PATH and file://HOST/PATH read PATH after %XX decoding, {a,b} and [a-z] are globs unless -g; --data-urlencode NAME@FILE and -w @FILE read FILE; -O names each file after its URL (a glob's matches; http when the scheme is left out), -J after the server's Content-Disposition, and -o FILE's #N is the Nth glob's match", Operands: "-...", Special: curlSpecial, EnvPrefix: "CURL_", Env: "CURL_HOME=!",
 			Opts: "-o=W|--output=W --output-dir=C -O|--remote-name:U --remote-name-all:U -J|--remote-header-name:U -D=W|--dump-header=W -c=W|--cookie-jar=W --trace=W --trace-ascii=W --stderr=W --libcurl=W -K=!|--config=! -q|--disable --create-dirs --create-file-mode= -T=R|--upload-file=R -b=|--cookie= " +
 				"-s|--silent -S|--show-error -f|--fail --fail-with-body --fail-early -L|--location --max-redirs= -v|--verbose -i|--include -I|--head -X=|--request= -H=@|--header=@ -d=@|--data=@ --data-raw= --data-binary=@ --data-ascii=@ --data-urlencode= --json=@ -F=@|--form=@ --form-string= -G|--get -u=|--user= -A=|--user-agent= -e=|--referer= -k|--insecure --cacert=R --capath=R -E=|--cert= --cert-type= --key=R --key-type= --pass= --compressed -m=|--max-time= --connect-timeout= --retry= --retry-delay= --retry-max-time= --retry-all-errors --retry-connrefused -w=@|--write-out=@ -x=|--proxy= --noproxy= -U=|--proxy-user= --http1.1 --http2 --http1.0 --http3 -4|--ipv4 -6|--ipv6 -#|--progress-bar --no-progress-meter -Z|--parallel --parallel-max= --resolve= --connect-to= -r=|--range= -C=|--continue-at= -z=|--time-cond= -n|--netrc --netrc-file=R --netrc-optional --oauth2-bearer= --basic --digest --negotiate --ntlm --anyauth --tlsv1.2 --tlsv1.3 --ssl --ssl-reqd --url= --path-as-is -N|--no-buffer --raw --tcp-nodelay -l|--list-only -a|--append -Q=|--quote= -y=|--speed-time= -Y=|--speed-limit= --limit-rate= -g|--globoff -h|--help -V|--version -M|--manual"},
-		&Spec{Name: "wget", Source: "GNU Wget 1.21.3 (Debian 12), wget --help and man wget; WGETRC names a startup file that can set any option; --default-page names the file a URL ending in / is saved as, --content-disposition saves under the server's name", Operands: "U...", Special: wgetSpecial, EnvPrefix: "WGET", Env: "WGETRC=!",
+		&Spec{Name: "wget", Source: "GNU Wget 1.21.3 (Debian 12), wget --help and man wget; WGETRC names a startup file that can set any option; --default-page names the file a URL ending in / is saved as, --content-disposition saves under the server's name, -i FILE downloads the URLs FILE lists under their names", Operands: "U...", Special: wgetSpecial, EnvPrefix: "WGET", Env: "WGETRC=!",
 			Opts: "-V|--version -h|--help -b|--background -e=!|--execute=! -o=W|--output-file=W -a=W|--append-output=W -d|--debug -q|--quiet -v|--verbose -nv|--no-verbose --report-speed= -i=R|--input-file=R -F|--force-html -B=|--base= --config=! --no-config --rejected-log=W " +
 				"-t=|--tries= --retry-connrefused --retry-on-host-error --retry-on-http-error= -O=W|--output-document=W -nc|--no-clobber --no-netrc -c|--continue --start-pos= --progress= --show-progress -N|--timestamping --no-if-modified-since --no-use-server-timestamps -S|--server-response --spider -T=|--timeout= --dns-timeout= --connect-timeout= --read-timeout= -w=|--wait= --waitretry= --random-wait --no-proxy -Q=|--quota= --bind-address= --limit-rate= --no-dns-cache --restrict-file-names= --ignore-case -4|--inet4-only -6|--inet6-only --prefer-family= --user= --password= --ask-password --use-askpass=X --no-iri --local-encoding= --remote-encoding= --unlink " +
 				"-nd|--no-directories -x|--force-directories -nH|--no-host-directories --protocol-directories -P=C|--directory-prefix=C --cut-dirs= --default-page= -E|--adjust-extension --http-user= --http-password= --no-http-keep-alive --no-cache --no-cookies --load-cookies=R --save-cookies=W --keep-session-cookies --ignore-length --header= --compression= --max-redirect= --proxy-user= --proxy-password= --referer= --save-headers -U=|--user-agent= --content-disposition --content-on-error --auth-no-challenge --post-data= --post-file=R --method= --body-data= --body-file=R " +
@@ -107,10 +107,17 @@ func init() {
 	)
 }
 
-// findSpecial: -delete removes the starting points recursively.
+// findSpecial: -delete removes the starting points recursively. With -L
+// or -follow find walks through the links of the folders it reads, and
+// -delete removes files wherever they lead (find -L src -delete with
+// src/lnk leading to .git/hooks empties .git/hooks): warden does not look
+// for such links, so the call is not vouched for.
 func findSpecial(r *Result, args []string) {
 	for _, f := range r.Flags {
 		if f == "-delete" {
+			if hasFlag(r, "-L", "-follow") {
+				r.risk("find -L (or -follow) with -delete removes files through the links of the folders it walks, wherever they lead")
+			}
 			for _, op := range r.Ops {
 				r.Effects = append(r.Effects, Effect{Arg: Delete, Val: op, Via: "find -delete"})
 			}
@@ -121,66 +128,49 @@ func findSpecial(r *Result, args []string) {
 
 // tarSpecial: the archive named by -f is written when tar creates or
 // updates one, and read otherwise; extraction writes files the archive
-// names (computed).
+// names (computed). The modes and the archive are taken from the options
+// as Parse read them (--cre, --app, --fil= are abbreviations). With
+// --remove-files the files archived are removed. An archive name with a
+// ":" before any "/" is HOST:FILE on another machine, reached through rsh
+// or ssh, unless --force-local.
 func tarSpecial(r *Result, args []string) {
-	create := false
+	create := hasFlag(r, "-c", "-r", "-u", "-A", "--delete")
 	archive := ""
-	for i := 1; i < len(args); i++ {
-		w := args[i]
-		switch {
-		case w == "--create" || w == "--append" || w == "--update" || w == "--catenate" || w == "--concatenate" || w == "--delete":
-			create = true
-		case strings.HasPrefix(w, "--file="):
-			archive = w[7:]
-		case w == "--file" && i+1 < len(args):
-			archive = args[i+1]
-		case len(w) > 1 && w[0] == '-' && w[1] != '-':
-			for j := 1; j < len(w); j++ {
-				switch w[j] {
-				case 'c', 'r', 'u', 'A':
-					create = true
-				case 'f':
-					if j+1 < len(w) {
-						archive = w[j+1:]
-					} else if i+1 < len(args) {
-						archive = args[i+1]
-					}
-					j = len(w)
-				case 'C', 'T', 'X', 'I', 'F', 'g', 'b', 'H', 'L', 'N', 'V':
-					j = len(w) // takes a value
-				}
+	if v := r.Values("-f"); len(v) > 0 {
+		archive = v[len(v)-1]
+	}
+	letters := ""
+	if w := args[1:]; len(w) > 0 && len(w[0]) > 0 && w[0][0] != '-' && !IsDyn(w[0]) {
+		letters = w[0]
+		// Old style: tar cf ARCHIVE ... (the first word is the options;
+		// each letter that takes a value takes the next word in turn:
+		// tar cfI x.tar PROG runs PROG as the compressor).
+		k := 2
+		val := func() string {
+			if k < len(args) {
+				k++
+				return args[k-1]
 			}
-		case len(w) > 0 && w[0] != '-' && i == 1:
-			// Old style: tar cf ARCHIVE ... (the first word is the options;
-			// each letter that takes a value takes the next word in turn:
-			// tar cfI x.tar PROG runs PROG as the compressor).
-			k := i + 1
-			val := func() string {
-				if k < len(args) {
-					k++
-					return args[k-1]
-				}
-				return ""
-			}
-			for j := 0; j < len(w); j++ {
-				switch w[j] {
-				case 'c', 'r', 'u', 'A':
-					create = true
-				case 'x':
-					r.Effects = append(r.Effects, Effect{Flag: Extract, Via: "tar x"})
-				case 'f':
-					archive = val()
-				case 'I', 'F':
-					r.risk("option %c of tar runs a program (%s)", w[j], strings.TrimPrefix(val(), "\x00"))
-				case 'C':
-					r.Effects = append(r.Effects, Effect{Arg: Dir, Val: val(), Via: "tar C"})
-				case 'T', 'X':
-					r.Effects = append(r.Effects, Effect{Arg: Read, Val: val(), Via: "tar " + string(w[j])})
-				case 'g':
-					r.Effects = append(r.Effects, Effect{Arg: Write, Val: val(), Via: "tar g"})
-				case 'b', 'H', 'L', 'N', 'V':
-					val()
-				}
+			return ""
+		}
+		for j := 0; j < len(w[0]); j++ {
+			switch w[0][j] {
+			case 'c', 'r', 'u', 'A':
+				create = true
+			case 'x':
+				r.Effects = append(r.Effects, Effect{Flag: Extract, Via: "tar x"})
+			case 'f':
+				archive = val()
+			case 'I', 'F':
+				r.risk("option %c of tar runs a program (%s)", w[0][j], strings.TrimPrefix(val(), "\x00"))
+			case 'C':
+				r.Effects = append(r.Effects, Effect{Arg: Dir, Val: val(), Via: "tar C"})
+			case 'T', 'X':
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: val(), Via: "tar " + string(w[0][j])})
+			case 'g':
+				r.Effects = append(r.Effects, Effect{Arg: Write, Val: val(), Via: "tar g"})
+			case 'b', 'H', 'L', 'N', 'V':
+				val()
 			}
 		}
 	}
@@ -190,13 +180,20 @@ func tarSpecial(r *Result, args []string) {
 			a = Write
 		}
 		r.Effects = append(r.Effects, Effect{Arg: a, Val: archive, Via: "tar -f"})
+		if i := strings.IndexByte(archive, ':'); i > 0 && !strings.Contains(archive[:i], "/") && !hasFlag(r, "--force-local") {
+			r.risk("tar -f %s names an archive on another machine (HOST:FILE), reached through a remote shell", strings.TrimPrefix(archive, "\x00"))
+		}
 	}
 	if create {
 		r.Tree = true
 		r.Follow = hasFlag(r, "-h")
+		remove := hasFlag(r, "--remove-files")
 		for _, op := range r.Ops {
 			if op != archive {
 				r.Effects = append(r.Effects, Effect{Arg: Read, Val: op, Via: "tar"})
+				if remove && op != letters {
+					r.Effects = append(r.Effects, Effect{Arg: Delete, Val: op, Via: "tar --remove-files"})
+				}
 			}
 		}
 	}
@@ -230,6 +227,20 @@ func curlSpecial(r *Result, args []string) {
 			r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "--cookie"})
 		}
 	}
+	// A URL with a glob ({a,b}, [1-3]) is several URLs: -O names each
+	// file after its match, and -o FILE replaces #N with the Nth glob's.
+	urls := append(append([]string(nil), r.Ops...), r.Values("--url")...)
+	glob := func(u string) bool { return globs && strings.ContainsAny(u, "{}[]") }
+	for _, v := range r.Values("-o") {
+		if i := strings.IndexByte(v, '#'); i >= 0 && i+1 < len(v) && v[i+1] >= '0' && v[i+1] <= '9' {
+			for _, u := range urls {
+				if glob(u) {
+					r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the files " + v + " names after the matches of a glob)", Via: "curl -o"})
+					break
+				}
+			}
+		}
+	}
 	remote := false
 	for _, e := range r.Effects {
 		if e.Flag == Remote {
@@ -239,10 +250,17 @@ func curlSpecial(r *Result, args []string) {
 	if !remote {
 		return
 	}
-	for _, op := range r.Ops {
-		if strings.Contains(op, "://") || IsDyn(op) {
-			r.Effects = append(r.Effects, Effect{Arg: Write, Val: urlFile(op, ""), Via: "curl -O"})
+	// -O writes each URL's last path segment (a URL without a scheme is
+	// http); with -J the server's Content-Disposition names the file.
+	for _, op := range urls {
+		name := urlFile(op, "")
+		if glob(op) && !IsDyn(name) {
+			name = "\x00(the names of the matches of " + op + ")"
 		}
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: name, Via: "curl -O"})
+	}
+	if hasFlag(r, "-J") {
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the file name the server sends)", Via: "curl -J"})
 	}
 }
 
@@ -313,6 +331,11 @@ func wgetSpecial(r *Result, args []string) {
 	}
 	if !named && hasFlag(r, "--content-disposition") {
 		r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the file name the server sends)", Via: "wget --content-disposition"})
+	}
+	// -i FILE (--input-file) reads the URLs from FILE (or from the web):
+	// their names are the files written, unless -O names the one file.
+	if !named && len(r.Values("-i")) > 0 {
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the files named by the URLs of " + r.Values("-i")[0] + ")", Via: "wget -i"})
 	}
 	for _, f := range r.Flags {
 		switch f {
