@@ -56,6 +56,8 @@ func TestRedteam4BashEvaluates(t *testing.T) {
 		{"substring offset", sh(`: ${s:x:1}`), "deny"},
 		{"[[ -v with a subscript", sh(`[[ -v a[x] ]]`), "deny"},
 		{"read with a computed name", sh(`read "$n" <<< x`), "deny"},
+		{"mapfile's callback", sh(`mapfile -C 'rm -rf src' -c 1 a < src/a.go`), "deny"},
+		{"arithmetic in a here-document", sh(": <<EOF\n$((x))\nEOF"), "deny"},
 		// Allowed: no variable is evaluated.
 		{"numbers only", sh(`: $((1+2)) $((0x1f)) $((2#101))`), "allow"},
 		{"length, default, keys, names", sh(`: ${#x} ${x:-d} ${!a[@]} ${!pre*} ${x@Q}`), "allow"},

@@ -553,6 +553,8 @@ func evaluatesNames(prog string, words []string) string {
 	case "read", "mapfile", "readarray", "unset", "getopts", "wait", "printf":
 		for i, w := range words {
 			switch {
+			case (prog == "mapfile" || prog == "readarray") && strings.HasPrefix(w, "-C"):
+				return prog + " -C runs its callback as a shell command"
 			case prog == "printf" && (w == "-v" && i+1 < len(words)):
 				if why := named(words[i+1]); why != "" {
 					return why
