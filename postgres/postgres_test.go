@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -184,5 +185,103 @@ func TestPoolSize(t *testing.T) {
 	}
 	if _, err := postgres.Open(context.Background(), "host=127.0.0.1 pool_max_conns=x dbname=test"); err == nil || !strings.Contains(err.Error(), "pool_max_conns=x") {
 		t.Errorf("key=value form with a bad pool_max_conns: %v", err)
+	}
+}
+
+// TestReplicasWriteTogether: two stores on one database (two warden serve
+// replicas) write decisions on the same sessions at once, with a grant of
+// a few uses and calls both send: each session counts every write that
+// succeeded, the grant is used as often as it may be, each call is
+// recorded once, and no write fails but for those reasons (a group that
+// meets the other replica's writes writes its calls alone).
+func TestReplicasWriteTogether(t *testing.T) {
+	db := pgtest.Admin(t)
+	url := pgtest.SchemaOn(t, db)
+	var stores [2]*postgres.Store
+	for i := range stores {
+		s, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	const uses = 7
+	g, err := stores[0].AddGrant(context.Background(), warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: uses})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	calls := map[string]int{}
+	callIDs := map[string]int{}
+	used := 0
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 96 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			sid := fmt.Sprint("r-", i%3)
+			callID := ""
+			if i%4 == 0 {
+				callID = fmt.Sprint("call-", i/8) // sent to both replicas
+			}
+			_, rec, err := stores[i%2].WriteDecision(context.Background(), sid, func(x *warden.Session, _ bool) (*warden.DecisionRecord, error) {
+				x.Calls++
+				dr := &warden.DecisionRecord{Audit: warden.AuditRecord{Session: sid, Tool: "Bash", Decision: warden.Allow, CallID: callID}}
+				if i%5 == 0 {
+					dr.UseGrants = []string{g.ID}
+				}
+				return dr, nil
+			})
+			var gu *warden.GrantUnusableError
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				calls[sid]++
+				if callID != "" {
+					callIDs[callID]++
+				}
+				if i%5 == 0 {
+					used++
+				}
+				if rec.ID == 0 {
+					t.Errorf("write %d: no record id", i)
+				}
+			case errors.Is(err, warden.ErrConflict) && callID != "":
+			case errors.As(err, &gu) && i%5 == 0:
+			default:
+				t.Errorf("write %d: %v", i, err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for sid, n := range calls {
+		x, err := stores[1].Session(context.Background(), sid)
+		if err != nil || x.Calls != n {
+			t.Errorf("session %s: %d calls (%v), %d writes succeeded", sid, x.Calls, err, n)
+		}
+	}
+	for id, n := range callIDs {
+		if n != 1 {
+			t.Errorf("call %s recorded %d times", id, n)
+		}
+	}
+	if used != uses {
+		t.Errorf("the grant of %d uses was used %d times", uses, used)
+	}
+	recs, err := stores[0].Audit(context.Background(), warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, n := range calls {
+		total += n
+	}
+	if len(recs) != total {
+		t.Errorf("%d records, %d writes succeeded", len(recs), total)
 	}
 }
