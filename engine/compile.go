@@ -75,6 +75,8 @@ func Compile(p *policy.Policy) (*Engine, error) {
 	} else {
 		return nil, fmt.Errorf("workspace root %s: %w", root, err)
 	}
+	_, gerr := os.Lstat(filepath.Join(e.root, ".git"))
+	e.rootGit = gerr == nil
 	e.home, _ = os.UserHomeDir()
 	e.audit = p.Mode == "audit"
 

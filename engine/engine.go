@@ -13,9 +13,14 @@ import (
 
 // Engine is a compiled policy. It is safe for concurrent use.
 type Engine struct {
-	pol          *policy.Policy
-	root         string // workspace root with symlinks resolved
-	rootRaw      string
+	pol     *policy.Policy
+	root    string // workspace root with symlinks resolved
+	rootRaw string
+	// rootGit: the root had a .git when the policy was compiled: git run
+	// there uses it. Without one, git takes the root itself for a
+	// repository when it looks like one (HEAD, objects/, refs/), which an
+	// agent could write.
+	rootGit      bool
 	home         string
 	audit        bool
 	protected    []pathGlob

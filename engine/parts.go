@@ -347,13 +347,13 @@ func (e *Engine) shellParts(st *state) int {
 // shell analysis does for git -C DIR and cd DIR && git.
 func (e *Engine) gitHere(st *state) {
 	cwd := e.cwd(&st.call)
-	if cwd == e.rootRaw {
+	if cwd == e.rootRaw && e.rootGit {
 		return
 	}
 	dir := e.evalPath(cwd)
-	if dir == e.root {
-		// The workspace's own repository, or none (the common case, and
-		// no I/O): git run in the root is what the policy's rules are for.
+	if dir == e.root && e.rootGit {
+		// The workspace's own repository (the common case, and no I/O):
+		// git run in the root is what the policy's rules are for.
 		return
 	}
 	// As git looks: in each folder from dir up, a .git first, then the

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/warden-run/warden"
@@ -57,6 +59,17 @@ func TestRedteam4BashEvaluates(t *testing.T) {
 		{"[[ -v with a subscript", sh(`[[ -v a[x] ]]`), "deny"},
 		{"read with a computed name", sh(`read "$n" <<< x`), "deny"},
 		{"mapfile's callback", sh(`mapfile -C 'rm -rf src' -c 1 a < src/a.go`), "deny"},
+		// Second pass.
+		{"OPTIND is an integer variable", sh(`OPTIND='a[$(rm -rf src)]'`), "deny"},
+		{"RANDOM assigned from a variable", sh(`x='a[$(rm -rf src)]'; RANDOM=x`), "deny"},
+		{"read into OPTIND", sh(`read OPTIND <<< 'a[$(rm -rf src)]'`), "deny"},
+		{"for over OPTIND", sh(`for OPTIND in 'a[$(rm -rf src)]'; do :; done`), "deny"},
+		{"test with a computed -v", sh(`o=-v; [ "$o" 'a[$(rm -rf src)]' ]`), "deny"},
+		{"test builtin with a computed -v", sh(`o=-v; test $o 'a[$(rm -rf src)]'`), "deny"},
+		{"read -ra into PS4", sh(`read -raPS4 <<< x; set -x; :`), "deny"},
+		{"read -ra into PATH", sh(`read -raPATH <<< /tmp/evil`), "deny"},
+		{"printf with a computed -v", sh(`o=-v; printf "$o" 'a[$(rm -rf src)]' x`), "deny"},
+		{"a comparison of a variable", sh(`[ "$x" = y ]`), "allow"},
 		{"arithmetic in a here-document", sh(": <<EOF\n$((x))\nEOF"), "deny"},
 		// Allowed: no variable is evaluated.
 		{"numbers only", sh(`: $((1+2)) $((0x1f)) $((2#101))`), "allow"},
@@ -86,12 +99,49 @@ func TestRedteam4GitAfterCd(t *testing.T) {
 		{"cd later in select", sh("select x in a; do git status; cd src; done"), "notAllow"},
 		{"find -execdir git", sh(`find src/a.go -execdir git status \;`), "notAllow"},
 		{"find -okdir git", sh(`find src/a.go -okdir git status \;`), "notAllow"},
+		{"env -C", sh("env -C src git status"), "notAllow"},
+		{"env --chdir", sh("env --chdir=src git status"), "notAllow"},
+		{"git --bare", sh("git --bare diff a b"), "notAllow"},
+		{"git --bare init", sh("git --bare init"), "notAllow"},
+		{"a loop given as an argument vector", warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": []any{"bash", "-lc", "for i in 1 2; do git status; cd src; done"}}}, "notAllow"},
 		// Allowed: git where no cd is.
 		{"git alone", sh("git status"), "allow"},
 		{"git and a listing", sh("git status && ls src"), "allow"},
 	}
 	checkSound(t, cases)
 	checkCoding(t, cases)
+}
+
+// set -a exports every later assignment: TAR_OPTIONS=... then reaches tar.
+func TestRedteam4AllExport(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		{"set -a", sh("set -a; TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=touch\\ x'; tar -tf a.tar"), "notAllow"},
+		{"set -o allexport", sh("set -o allexport; TAR_OPTIONS=x; tar -tf a.tar"), "notAllow"},
+		{"set -e", sh("set -e; ls src"), "allow"},
+	})
+}
+
+// A workspace without .git whose root an agent made look like a
+// repository (HEAD, objects/, refs/, a config that runs a program): git
+// there takes the root for that repository.
+func TestRedteam4RootLooksLikeARepository(t *testing.T) {
+	t.Parallel()
+	e, dir := newEngine(t, allowListPolicy)
+	if d := e.Decide(sh("git status")); d.Decision != warden.Allow {
+		t.Fatalf("git status in a plain folder: %s %s", d.Decision, d.Reason)
+	}
+	for _, f := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.Decide(sh("git status")); d.Decision == warden.Allow {
+		t.Errorf("git status in a root that is a repository's folder: %s", d.Decision)
+	}
 }
 
 // A file tool's path with a $ component after the first was expanded

@@ -72,6 +72,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if c.Prog == "set" && setsKeyword(c.Args[1:]) {
 		setRisk(&a.Commands[n], "set -k makes every NAME=VALUE word of a later command a variable of its environment (set -k; git diff GIT_EXTERNAL_DIFF=x)")
 	}
+	if c.Prog == "set" && setsOption(c.Args[1:], 'a', "allexport") {
+		setRisk(&a.Commands[n], "set -a puts every later assignment in the environment of the programs run (set -a; TAR_OPTIONS=...; tar ...)")
+	}
 	if info&kFree != 0 && a.Commands[n].Risk == "" {
 		a.Commands[n].Free = true
 	}
@@ -226,6 +229,12 @@ func systemProg(p string) bool {
 
 // lookupEnv are the variables that change which program runs, what it
 // loads or where it reads its configuration, for any program.
+// integerVars are bash's variables with the integer attribute from the
+// start: every assignment to one is evaluated as arithmetic, which runs
+// the command substitutions in the value (OPTIND='a[$(cmd)]', read
+// OPTIND, for OPTIND in ...).
+var integerVars = map[string]bool{"OPTIND": true, "RANDOM": true, "SRANDOM": true, "HISTCMD": true}
+
 var lookupEnv = map[string]bool{"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
 	"LD_BIND_NOW": false, "BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
 	"PROMPT_COMMAND": true, "IFS": true, "HOME": true, "XDG_CONFIG_HOME": true, "GCONV_PATH": true,
@@ -272,7 +281,7 @@ func safeEnv(name string) bool {
 // dangerousName reports whether assigning name can change which program a
 // later command runs or what it loads.
 func dangerousName(name string) bool {
-	if lookupEnv[name] {
+	if lookupEnv[name] || integerVars[name] {
 		return true
 	}
 	for _, p := range []string{"LD_", "GIT_CONFIG_", "GIT_TRACE", "BASH_FUNC_", "DYLD_"} {
@@ -378,6 +387,10 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 			a.addWrite(Write{Path: e.Val, Op: op, Delete: true})
 		case progs.Dir:
 			a.Dirs = append(a.Dirs, e.Val)
+			// env -C DIR, sudo -D DIR: what runs next runs there.
+			if e.Val != "." && e.Val != "./" {
+				a.cdSeen = true
+			}
 		case progs.Target:
 			a.addWrite(Write{Path: e.Val, Op: op, Sources: targetSources(r, prog)})
 			for _, s := range sources {
@@ -419,6 +432,12 @@ func hasTarget(r *progs.Result) bool {
 // workspace's own .git is protected; a repository an agent could have
 // written is not vouched for.
 func (a *Analysis) gitElsewhere(c *Command, r *progs.Result) {
+	for _, f := range r.Flags {
+		if f == "--bare" {
+			setRisk(c, "git --bare takes the working folder for the repository, whose configuration an agent could have written")
+			return
+		}
+	}
 	if a.cdSeen {
 		setRisk(c, "git runs after a cd, in a folder whose repository configuration could run programs")
 		return
@@ -544,9 +563,10 @@ func evaluatesNames(prog string, words []string) string {
 		}
 	case "test", "[":
 		for i, w := range words {
-			if (w == "-v" || w == "-R") && i+1 < len(words) {
-				if why := named(words[i+1]); why != "" {
-					return why
+			// A computed word may be -v: [ "$o" 'a[$(cmd)]' ].
+			if (w == "-v" || w == "-R" || IsDyn(w)) && i+1 < len(words) {
+				if next := words[i+1]; IsDyn(next) || strings.ContainsAny(next, "[$`") {
+					return sub
 				}
 			}
 		}
@@ -555,6 +575,19 @@ func evaluatesNames(prog string, words []string) string {
 			switch {
 			case (prog == "mapfile" || prog == "readarray") && strings.HasPrefix(w, "-C"):
 				return prog + " -C runs its callback as a shell command"
+			case prog == "printf" && i == 0 && IsDyn(w):
+				return "printf's first word is computed, and may be -v, which assigns the variable the next word names"
+			case prog == "read" && strings.HasPrefix(w, "-") && !IsDyn(w):
+				// read -ra NAME, read -raNAME: the array's name.
+				if j := strings.IndexByte(w, 'a'); j > 0 && !strings.ContainsAny(w[1:j], "dinNptu") {
+					name := w[j+1:]
+					if name == "" && i+1 < len(words) {
+						name = words[i+1]
+					}
+					if why := named(name); why != "" {
+						return why
+					}
+				}
 			case prog == "printf" && (w == "-v" && i+1 < len(words)):
 				if why := named(words[i+1]); why != "" {
 					return why
@@ -625,7 +658,12 @@ func assignsDangerous(prog string, words []string) string {
 				continue
 			}
 		} else if strings.HasPrefix(w, "-") && len(w) > 2 {
-			name = w[2:] // read -aNAME
+			// read -aNAME, read -raNAME: the name follows the a of a
+			// cluster whose letters before it take no value.
+			name = ""
+			if j := strings.IndexByte(w, 'a'); j > 0 && !strings.ContainsAny(w[1:j], "dinNptu") {
+				name = w[j+1:]
+			}
 		}
 		if dangerousName(name) || strings.HasPrefix(name, "GIT_") {
 			return name
@@ -638,6 +676,29 @@ func assignsDangerous(prog string, words []string) string {
 // (bash(1): set -k, set -o keyword): assignment words anywhere in a
 // command are then placed in its environment, so a word warden reads as
 // an operand (git diff GIT_EXTERNAL_DIFF=./x) sets a variable.
+// setsOption reports a set command that turns on the option with the
+// letter (set -a) or the long name (set -o allexport, abbreviated or
+// not), or one whose words are computed.
+func setsOption(words []string, letter byte, long string) bool {
+	for i, w := range words {
+		switch {
+		case IsDyn(w):
+			return true
+		case w == "--" || w == "-":
+			return false
+		case w == "-o":
+			if i+1 < len(words) && (IsDyn(words[i+1]) || words[i+1] != "" && strings.HasPrefix(long, words[i+1])) {
+				return true
+			}
+		case len(w) > 1 && w[0] == '-' && w[1] != '-':
+			if strings.IndexByte(w[1:], letter) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func setsKeyword(words []string) bool {
 	for i, w := range words {
 		switch {

@@ -258,4 +258,5 @@ func (a *Analysis) AnalyzeArgv(argv []string) {
 	args := make([]string, len(argv))
 	copy(args, argv)
 	a.add(nil, args, 0, "", -1, 0)
+	a.gitAfterCd()
 }
