@@ -69,7 +69,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		return
 	}
 	n := len(a.Commands) - 1
-	if c.Prog == "set" && setsKeyword(c.Args[1:]) {
+	if c.Prog == "set" && setsOption(c.Args[1:], 'k', "keyword") {
 		setRisk(&a.Commands[n], "set -k makes every NAME=VALUE word of a later command a variable of its environment (set -k; git diff GIT_EXTERNAL_DIFF=x)")
 	}
 	if c.Prog == "set" && setsOption(c.Args[1:], 'a', "allexport") {
@@ -578,12 +578,9 @@ func evaluatesNames(prog string, words []string) string {
 			case prog == "printf" && i == 0 && IsDyn(w):
 				return "printf's first word is computed, and may be -v, which assigns the variable the next word names"
 			case prog == "read" && strings.HasPrefix(w, "-") && !IsDyn(w):
-				// read -ra NAME, read -raNAME: the array's name.
-				if j := strings.IndexByte(w, 'a'); j > 0 && !strings.ContainsAny(w[1:j], "dinNptu") {
-					name := w[j+1:]
-					if name == "" && i+1 < len(words) {
-						name = words[i+1]
-					}
+				// read -raNAME; in read -ra NAME the name is the next
+				// word, checked as one.
+				if name, ok := readArray(w); ok && name != "" {
 					if why := named(name); why != "" {
 						return why
 					}
@@ -622,6 +619,17 @@ func evaluatesNames(prog string, words []string) string {
 	return ""
 }
 
+// readArray reads an option cluster of read: whether it has -a, and the
+// array's name when it follows the a in the same word (read -raNAME). The
+// letters before the a must take no value (read -da is -d a).
+func readArray(w string) (name string, ok bool) {
+	j := strings.IndexByte(w, 'a')
+	if len(w) < 2 || w[0] != '-' || j < 1 || strings.ContainsAny(w[1:j], "dinNptu") {
+		return "", false
+	}
+	return w[j+1:], true
+}
+
 // setsVars are the builtins that assign the variables their words name
 // (bash(1): read NAME, read -a NAME, mapfile NAME, getopts OPTS NAME, let
 // EXPR, printf -v NAME).
@@ -658,12 +666,7 @@ func assignsDangerous(prog string, words []string) string {
 				continue
 			}
 		} else if strings.HasPrefix(w, "-") && len(w) > 2 {
-			// read -aNAME, read -raNAME: the name follows the a of a
-			// cluster whose letters before it take no value.
-			name = ""
-			if j := strings.IndexByte(w, 'a'); j > 0 && !strings.ContainsAny(w[1:j], "dinNptu") {
-				name = w[j+1:]
-			}
+			name, _ = readArray(w) // read -aNAME, read -raNAME
 		}
 		if dangerousName(name) || strings.HasPrefix(name, "GIT_") {
 			return name
@@ -672,13 +675,13 @@ func assignsDangerous(prog string, words []string) string {
 	return ""
 }
 
-// setsKeyword reports whether set's words turn on the keyword option
-// (bash(1): set -k, set -o keyword): assignment words anywhere in a
-// command are then placed in its environment, so a word warden reads as
-// an operand (git diff GIT_EXTERNAL_DIFF=./x) sets a variable.
-// setsOption reports a set command that turns on the option with the
-// letter (set -a) or the long name (set -o allexport, abbreviated or
-// not), or one whose words are computed.
+// setsOption reports whether set's words turn on an option: by its
+// letter (set -k, set -ek), or by its long name after -o, abbreviated or
+// not (set -o keyword, set -eo allexport); a computed word may be either.
+// With set -k (keyword) assignment words anywhere in a command are placed
+// in its environment, so a word warden reads as an operand (git diff
+// GIT_EXTERNAL_DIFF=./x) sets a variable; with set -a (allexport) every
+// later assignment reaches the programs' environment.
 func setsOption(words []string, letter byte, long string) bool {
 	for i, w := range words {
 		switch {
@@ -686,35 +689,16 @@ func setsOption(words []string, letter byte, long string) bool {
 			return true
 		case w == "--" || w == "-":
 			return false
-		case w == "-o":
-			if i+1 < len(words) && (IsDyn(words[i+1]) || words[i+1] != "" && strings.HasPrefix(long, words[i+1])) {
-				return true
-			}
-		case len(w) > 1 && w[0] == '-' && w[1] != '-':
-			if strings.IndexByte(w[1:], letter) >= 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func setsKeyword(words []string) bool {
-	for i, w := range words {
-		switch {
-		case IsDyn(w):
-			return true
-		case w == "--" || w == "-":
-			return false
 		case w == "-o" || w == "+o":
-			if i+1 < len(words) && (IsDyn(words[i+1]) || strings.HasPrefix("keyword", words[i+1]) && words[i+1] != "") {
-				return w == "-o" || IsDyn(words[i+1])
-			}
-		case len(w) > 1 && w[0] == '-' && w[1] != '-':
-			if strings.IndexByte(w, 'k') > 0 {
+			// +o turns it off: the words after may still turn it on.
+			if i+1 < len(words) && (IsDyn(words[i+1]) || words[i+1] != "" && strings.HasPrefix(long, words[i+1]) && w == "-o") {
 				return true
 			}
-			if strings.IndexByte(w, 'o') > 0 && i+1 < len(words) && words[i+1] == "keyword" {
+		case len(w) > 1 && w[0] == '-' && w[1] != '-':
+			if strings.IndexByte(w, letter) > 0 {
+				return true
+			}
+			if strings.IndexByte(w, 'o') > 0 && i+1 < len(words) && words[i+1] == long {
 				return true
 			}
 		}

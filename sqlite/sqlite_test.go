@@ -28,17 +28,24 @@ func TestContract(t *testing.T) {
 	})
 }
 
-// BenchmarkHalted is the cost the emergency-halt check adds to every
-// decision (one indexed query), to set beside BenchmarkHookdCall (a whole
-// decision through hookd, store transaction included).
-func BenchmarkHalted(b *testing.B) {
+// haltedStore is a store for the halt benchmarks, with a halt of another
+// session in it; it is closed when b ends.
+func haltedStore(b *testing.B) *sqlite.Store {
 	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "warden.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
+	b.Cleanup(func() { st.Close() })
+	st.SetHalt(context.Background(), warden.Halt{Session: "other", Message: "x"})
+	return st
+}
+
+// BenchmarkHalted is the cost the emergency-halt check adds to every
+// decision (one indexed query), to set beside BenchmarkHookdCall (a whole
+// decision through hookd, store transaction included).
+func BenchmarkHalted(b *testing.B) {
+	st := haltedStore(b)
 	ctx := context.Background()
-	st.SetHalt(ctx, warden.Halt{Session: "other", Message: "x"})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, ok, err := st.Halted(ctx, "parent/agent-1"); ok || err != nil {
@@ -448,13 +455,8 @@ func BenchmarkSetOutcome(b *testing.B) {
 // halt in force and the grants: with two queries (Halted, Grants), and
 // with one (HaltAndGrants).
 func BenchmarkDecisionRead(b *testing.B) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "warden.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := haltedStore(b)
 	ctx := context.Background()
-	st.SetHalt(ctx, warden.Halt{Session: "other", Message: "x"})
 	st.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "make"})
 	b.Run("two-queries", func(b *testing.B) {
 		for b.Loop() {

@@ -128,7 +128,7 @@ func (s *Store) ResolveApproval(ctx context.Context, id string, r warden.Resolut
 	default:
 		return warden.Approval{}, fmt.Errorf("resolve approval: status %q: want approved or rejected", r.Status)
 	}
-	tx, done, err := s.begin(ctx, nil)
+	tx, done, err := s.begin(ctx)
 	if err != nil {
 		return warden.Approval{}, fmt.Errorf("resolve approval %q: %w", id, err)
 	}

@@ -61,12 +61,15 @@ func (s *Store) AddGrant(ctx context.Context, g warden.Grant) (warden.Grant, err
 	return g, nil
 }
 
+// liveGrant is the condition of a grant in force; its ? is now.
+const liveGrant = `revoked_at = 0 AND (expires = 0 OR expires > ?) AND uses_left <> 0`
+
 // Grants implements warden.GrantStore.
 func (s *Store) Grants(ctx context.Context, f warden.GrantFilter) ([]warden.Grant, error) {
 	q := `SELECT ` + grantCols + ` FROM grants WHERE 1 = 1`
 	var args []any
 	if !f.All {
-		q += ` AND revoked_at = 0 AND (expires = 0 OR expires > ?) AND uses_left <> 0`
+		q += ` AND ` + liveGrant
 		args = append(args, ts(s.Now()))
 	}
 	if f.Session != "" {
@@ -81,7 +84,7 @@ func (s *Store) Grants(ctx context.Context, f warden.GrantFilter) ([]warden.Gran
 
 // useGrant counts one use of a grant that is in force.
 const useGrant = `UPDATE grants SET uses_left = CASE WHEN uses_left > 0 THEN uses_left - 1 ELSE uses_left END
-		WHERE id = ? AND revoked_at = 0 AND (expires = 0 OR expires > ?) AND uses_left <> 0`
+		WHERE id = ? AND ` + liveGrant
 
 // UseGrant implements warden.GrantStore.
 func (s *Store) UseGrant(ctx context.Context, id string) (bool, error) {

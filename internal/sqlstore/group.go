@@ -173,7 +173,7 @@ var errGroupConflict = errors.New("a call of the group was recorded meanwhile")
 // tryGroup runs batch in one transaction and commits it when a write
 // succeeded; it fills res, and returns how many writes succeeded.
 func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes) (int, error) {
-	tx, done, err := s.begin(ctx, nil)
+	tx, done, err := s.begin(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -536,13 +536,10 @@ func (g *group) flushHistory(ctx context.Context) error {
 	err := chunks(len(entries), func(i, j int) error {
 		args := make([]any, 0, 5*(j-i))
 		for _, h := range entries[i:j] {
-			if h.Action == "" {
-				return errors.New("add history: action is empty")
+			var err error
+			if args, err = g.s.historyRow(args, h); err != nil {
+				return err
 			}
-			if h.Time.IsZero() {
-				h.Time = g.s.Now()
-			}
-			args = append(args, ts(h.Time), h.Session, h.Agent, h.Action, h.Result)
 		}
 		q := `INSERT INTO history (time, session, agent, action, result) VALUES ` + values(j-i, 5)
 		if _, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...); err != nil {

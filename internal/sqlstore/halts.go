@@ -58,12 +58,12 @@ func (s *Store) Halts(ctx context.Context) ([]warden.Halt, error) {
 	return out, rows.Err()
 }
 
-// HaltAndGrants implements warden.DecisionReader: the halts of the
-// session's scopes and its grants in force, in one query whose halt rows
-// take the grant columns' places (k tells them apart).
-func (s *Store) HaltAndGrants(ctx context.Context, session string) (warden.Halt, bool, []warden.Grant, error) {
-	const one = `SELECT 'h' AS k, session AS id, message AS tool, by_whom AS role, '' AS session, '' AS subject, '' AS value,
-		'' AS pattern, at AS expires, 0 AS uses_left, 0 AS created_at, '' AS created_by, '' AS approval FROM halts WHERE session = ?`
+// haltScopes is one query of the halts that reach a session: one for its
+// own id, each parent (PARENT/AGENT ids) and the project, each an indexed
+// lookup, joined with UNION ALL. (An IN list with ORDER BY made SQLite
+// build a temporary table for every call: a third of the check's time.)
+// one selects a halt row for a session = ?.
+func haltScopes(one, session string) (string, []any) {
 	args := []any{""}
 	q := one
 	for id := session; id != ""; {
@@ -75,8 +75,24 @@ func (s *Store) HaltAndGrants(ctx context.Context, session string) (warden.Halt,
 		}
 		id = id[:i]
 	}
-	q += ` UNION ALL SELECT 'g', ` + grantCols + ` FROM grants
-		WHERE revoked_at = 0 AND (expires = 0 OR expires > ?) AND uses_left <> 0 AND (session = '' OR session = ?)
+	return q, args
+}
+
+// kinded scans a row whose first column is its kind, then r's columns.
+type kinded struct {
+	k *string
+	r scanner
+}
+
+func (k kinded) Scan(dest ...any) error { return k.r.Scan(append([]any{k.k}, dest...)...) }
+
+// HaltAndGrants implements warden.DecisionReader: the halts of the
+// session's scopes and its grants in force, in one query whose halt rows
+// take the grant columns' places (k tells them apart).
+func (s *Store) HaltAndGrants(ctx context.Context, session string) (warden.Halt, bool, []warden.Grant, error) {
+	q, args := haltScopes(`SELECT 'h' AS k, session AS id, message AS tool, by_whom AS role, '' AS session, '' AS subject, '' AS value,
+		'' AS pattern, at AS expires, 0 AS uses_left, 0 AS created_at, '' AS created_by, '' AS approval FROM halts WHERE session = ?`, session)
+	q += ` UNION ALL SELECT 'g', ` + grantCols + ` FROM grants WHERE ` + liveGrant + ` AND (session = '' OR session = ?)
 		ORDER BY k, created_at, id`
 	args = append(args, ts(s.Now()), session)
 	rows, err := prepared{s: s}.QueryContext(ctx, s.d.Rebind(q), args...)
@@ -89,20 +105,17 @@ func (s *Store) HaltAndGrants(ctx context.Context, session string) (warden.Halt,
 	var grants []warden.Grant
 	for rows.Next() {
 		var k string
-		var g warden.Grant
-		var exp, created int64
-		if err := rows.Scan(&k, &g.ID, &g.Tool, &g.Role, &g.Session, &g.Subject, &g.Value, &g.Pattern, &exp, &g.UsesLeft,
-			&created, &g.CreatedBy, &g.Approval); err != nil {
+		g, err := scanGrant(kinded{&k, rows})
+		if err != nil {
 			return warden.Halt{}, false, nil, fmt.Errorf("halted and grants: %w", err)
 		}
 		if k == "g" {
-			g.Expires, g.CreatedAt = tm(exp), tm(created)
 			grants = append(grants, g)
 			continue
 		}
 		// A halt: its scope, message, by whom and when.
 		if !found || len(g.ID) > len(h.Session) {
-			h, found = warden.Halt{Session: g.ID, Message: g.Tool, By: g.Role, At: tm(exp)}, true
+			h, found = warden.Halt{Session: g.ID, Message: g.Tool, By: g.Role, At: g.Expires}, true
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -111,24 +124,10 @@ func (s *Store) HaltAndGrants(ctx context.Context, session string) (warden.Halt,
 	return h, found, grants, nil
 }
 
-// Halted implements warden.HaltStore: one query for the session, its
-// parents (PARENT/AGENT ids) and the project, an indexed lookup of each
-// joined with UNION ALL. (An IN list with ORDER BY made SQLite build a
-// temporary table for every call: a third of the check's time.) The
-// narrowest halt wins: the longest scope.
+// Halted implements warden.HaltStore (see haltScopes). The narrowest halt
+// wins: the longest scope.
 func (s *Store) Halted(ctx context.Context, session string) (warden.Halt, bool, error) {
-	const one = `SELECT session, message, by_whom, at FROM halts WHERE session = ?`
-	scopes := []any{""}
-	q := one
-	for id := session; id != ""; {
-		scopes = append(scopes, id)
-		q += ` UNION ALL ` + one
-		i := strings.LastIndexByte(id, '/')
-		if i < 0 {
-			break
-		}
-		id = id[:i]
-	}
+	q, scopes := haltScopes(`SELECT session, message, by_whom, at FROM halts WHERE session = ?`, session)
 	rows, err := prepared{s: s}.QueryContext(ctx, s.d.Rebind(q), scopes...)
 	if err != nil {
 		return warden.Halt{}, false, fmt.Errorf("halted: %w", err)

@@ -68,16 +68,11 @@ func (s *Store) unsynced(ctx context.Context, fn func(prepared) error) error {
 	}
 	// The turn is taken before the connection, which the transaction
 	// holds (see LimitConns).
-	var done func()
-	if s.slots != nil {
-		select {
-		case s.slots <- struct{}{}:
-			done = func() { <-s.slots }
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		defer done()
+	done, err := s.turn(ctx)
+	if err != nil {
+		return err
 	}
+	defer done()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ func (s *Store) UpdateReport(ctx context.Context, session string, fn func(*warde
 	fail := func(err error) (warden.Report, error) {
 		return warden.Report{}, s.explain(fmt.Errorf("update report %q: %w", session, err))
 	}
-	tx, done, err := s.begin(ctx, nil)
+	tx, done, err := s.begin(ctx)
 	if err != nil {
 		return fail(err)
 	}

@@ -76,7 +76,7 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 
 // writeAlone is WriteDecision in a transaction of its own.
 func (s *Store) writeAlone(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
-	tx, done, err := s.begin(ctx, nil)
+	tx, done, err := s.begin(ctx)
 	if err != nil {
 		return warden.Session{}, warden.AuditRecord{}, s.explain(fmt.Errorf("update session %q: %w", id, err))
 	}

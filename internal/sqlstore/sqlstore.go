@@ -54,27 +54,29 @@ func (s *Store) LimitConns(n int) {
 	s.slots = make(chan struct{}, n/2)
 }
 
-// begin starts a transaction (on conn when it is set), in its turn when
-// the transactions are bounded. done, which the caller must call once the
-// transaction is over (committed or rolled back), gives the turn back.
-func (s *Store) begin(ctx context.Context, conn *sql.Conn) (tx *sql.Tx, done func(), err error) {
-	done = func() {}
-	if s.slots != nil {
-		select {
-		case s.slots <- struct{}{}:
-			done = func() { <-s.slots }
-		case <-ctx.Done():
-			return nil, done, ctx.Err()
-		}
+// turn waits for a transaction's turn when the transactions are bounded
+// (LimitConns). done, which the caller must call once the transaction is
+// over, gives the turn back.
+func (s *Store) turn(ctx context.Context) (done func(), err error) {
+	if s.slots == nil {
+		return func() {}, nil
 	}
-	if conn != nil {
-		tx, err = conn.BeginTx(ctx, nil)
-	} else {
-		tx, err = s.db.BeginTx(ctx, nil)
+	select {
+	case s.slots <- struct{}{}:
+		return func() { <-s.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	if err != nil {
+}
+
+// begin starts a transaction in its turn (see turn).
+func (s *Store) begin(ctx context.Context) (tx *sql.Tx, done func(), err error) {
+	if done, err = s.turn(ctx); err != nil {
+		return nil, nil, err
+	}
+	if tx, err = s.db.BeginTx(ctx, nil); err != nil {
 		done()
-		return nil, func() {}, err
+		return nil, nil, err
 	}
 	return tx, done, nil
 }

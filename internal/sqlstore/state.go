@@ -75,18 +75,26 @@ func (s *Store) AddHistory(ctx context.Context, h warden.HistoryEntry) error {
 }
 
 func (s *Store) addHistory(ctx context.Context, q querier, h warden.HistoryEntry) error {
+	args, err := s.historyRow(nil, h)
+	if err != nil {
+		return err
+	}
+	if _, err := q.ExecContext(ctx, s.d.Rebind(`INSERT INTO history (time, session, agent, action, result) VALUES (?, ?, ?, ?, ?)`), args...); err != nil {
+		return fmt.Errorf("add history: %w", err)
+	}
+	return nil
+}
+
+// historyRow appends the values of a history row for h (stamped now when
+// it has no time); an entry without an action is an error.
+func (s *Store) historyRow(args []any, h warden.HistoryEntry) ([]any, error) {
 	if h.Action == "" {
-		return errors.New("add history: action is empty")
+		return args, errors.New("add history: action is empty")
 	}
 	if h.Time.IsZero() {
 		h.Time = s.Now()
 	}
-	_, err := q.ExecContext(ctx, s.d.Rebind(`INSERT INTO history (time, session, agent, action, result) VALUES (?, ?, ?, ?, ?)`),
-		ts(h.Time), h.Session, h.Agent, h.Action, h.Result)
-	if err != nil {
-		return fmt.Errorf("add history: %w", err)
-	}
-	return nil
+	return append(args, ts(h.Time), h.Session, h.Agent, h.Action, h.Result), nil
 }
 
 // ArchiveHistory implements warden.StateStore.
