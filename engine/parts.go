@@ -257,8 +257,18 @@ func (e *Engine) shellParts(st *state) int {
 		v, ok = c.Args["cmd"]
 	}
 	if !ok {
-		// Codex's write_stdin: text sent to a running shell.
-		v, ok = c.Args["chars"]
+		// Codex's write_stdin: text typed into a running process's
+		// terminal (engine/terminal.go).
+		if v, ok = c.Args["chars"]; ok {
+			if s, isText := v.(string); isText {
+				text, why := terminalInput(s)
+				if why != "" {
+					st.check("chars", item{effect: warden.Deny, code: warden.CodeUnparsable, extra: why})
+					return 1
+				}
+				v = text
+			}
+		}
 	}
 	a := shell.Get()
 	defer shell.Put(a)

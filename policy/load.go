@@ -250,6 +250,12 @@ func (d *decoder) mapping(n *yaml.Node, path string, allowed ...string) map[stri
 			d.err(k, join(path, name), "unknown key %q (allowed: %s)", name, strings.Join(allowed, ", "))
 			continue
 		}
+		// A key written twice: YAML keeps the last silently, so a
+		// `default: allow` added below the real one would win.
+		if first, ok := out[name]; ok {
+			d.err(k, join(path, name), "duplicate key %q (first at line %d): remove one", name, first.key.Line)
+			continue
+		}
 		out[name] = field{key: k, val: v}
 	}
 	return out

@@ -41,6 +41,9 @@ func TestErrorsNamePositions(t *testing.T) {
 		parts     []string
 	}{
 		{"unknown top-level key", "version: 1\nrulez: []\n", 2, 1, "error", []string{`unknown key "rulez"`}},
+		{"duplicate top-level key", "version: 1\ndefault: deny\ndefault: allow\n", 3, 1, "error", []string{"default", `duplicate key "default" (first at line 2)`}},
+		{"duplicate rule key", "version: 1\nrules:\n  - id: a\n    effect: deny\n    effect: allow\n", 5, 5, "error", []string{`rules[0].effect`, `duplicate key "effect" (first at line 4)`}},
+		{"duplicate default key", "version: 1\ndefault: {safe: allow, destructive: deny, destructive: allow}\n", 2, 43, "error", []string{`duplicate key "destructive"`}},
 		{"unknown rule key", "version: 1\nrules:\n  - id: a\n    effect: allow\n    toool: shell\n", 5, 5, "error", []string{`rules[0].toool`, `unknown key "toool"`}},
 		{"bad effect", "version: 1\nrules:\n  - id: a\n    effect: block\n", 4, 13, "error", []string{`"block" is not one of allow, ask, deny, warn`}},
 		{"deny without message", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: rm *\n    suggestion: s\n", 3, 5, "error", []string{"needs a message"}},

@@ -276,8 +276,13 @@ func (f *PluginFile) loadOnComplete(on *yaml.Node, fail func(int, string, ...any
 	}
 	f.Requirements.CompleteTimeout = defaultFileTimeout
 	var cmdNode *yaml.Node
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(on.Content); i += 2 {
 		k, v := on.Content[i], on.Content[i+1]
+		if seen[k.Value] {
+			return fail(k.Line, "field \"on_complete.%s\" is given twice", k.Value)
+		}
+		seen[k.Value] = true
 		switch k.Value {
 		case "command":
 			cmdNode = v
@@ -347,11 +352,16 @@ func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 		return writeNodeJSON(b, n.Alias, depth+1)
 	case yaml.MappingNode:
 		b.WriteByte('{')
+		seen := make(map[string]int, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
 				return fmt.Errorf("line %d: key %s is not a string", k.Line, k.Value)
 			}
+			if first, dup := seen[k.Value]; dup {
+				return fmt.Errorf("line %d: key %q is given twice (first at line %d)", k.Line, k.Value, first)
+			}
+			seen[k.Value] = k.Line
 			if i > 0 {
 				b.WriteByte(',')
 			}

@@ -87,6 +87,8 @@ func TestLoadPluginsErrors(t *testing.T) {
 		{"not a mapping", "x.yaml", "- a\n", "", "plugin file x.yaml: line 1: want a mapping"},
 		{"unknown field", "x.yaml", minimalPlugin + "extra: 1\n", "", `plugin file x.yaml: line 5: unknown field "extra"`},
 		{"duplicate field", "x.yaml", minimalPlugin + "name: q\n", "", `plugin file x.yaml: line 5: field "name" is given twice`},
+		{"duplicate on_complete field", "x.yaml", minimalPlugin + "on_complete:\n  command: [\"true\"]\n  command: [rm, -rf, x]\n", "", `line 7: field "on_complete.command" is given twice`},
+		{"duplicate schema key", "x.yaml", strings.Replace(minimalPlugin, "{type: object}", "{type: object, type: string}", 1), "", `field "schema": line 2: key "type" is given twice (first at line 2)`},
 		{"missing schema", "x.yaml", "name: p\nlong_instruction: l\nshort_instruction: s\n", "", `plugin file x.yaml: line 1: field "schema" is required`},
 		{"missing short instruction", "x.yaml", "name: p\nschema: {}\nlong_instruction: l\n", "", `field "short_instruction" is required`},
 		{"empty instruction", "x.yaml", "name: p\nschema: {}\nlong_instruction: \"  \"\nshort_instruction: s\n", "", `plugin file x.yaml: line 3: field "long_instruction": must not be empty`},
