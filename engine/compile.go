@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/glob"
@@ -82,7 +85,7 @@ func Compile(p *policy.Policy) (*Engine, error) {
 
 	// Protected: the policy's globs, and always the policy file itself, the
 	// store folder next to it and the intents file.
-	for _, s := range p.Protected {
+	for _, s := range slices.Concat(repoControl, p.Protected) {
 		g, err := e.compilePath(s)
 		if err != nil {
 			return nil, fmt.Errorf("protected %q: %w", s, err)
@@ -100,6 +103,7 @@ func Compile(p *policy.Policy) (*Engine, error) {
 	if p.Intents != nil {
 		e.protectedAbs = append(e.protectedAbs, p.Intents.File)
 	}
+	e.protectedAbs = append(e.protectedAbs, hostControlPaths([]string{p.Dir, e.rootRaw}, e.home)...)
 	for i, s := range e.protectedAbs {
 		if r, err := evalPrefix(s); err == nil {
 			e.protectedAbs[i] = r
@@ -273,10 +277,36 @@ func (e *Engine) compilePath(s string) (pathGlob, error) {
 // folded adds to a protected or private glob the lowered pattern its
 // match also tries (pathGlob.fold).
 func (e *Engine) folded(g pathGlob, s string) pathGlob {
-	if l, err := e.compilePath(strings.ToLower(s)); err == nil {
+	if l, err := e.compilePath(foldLower(s)); err == nil {
 		g.fold = &l.g
 	}
 	return g
+}
+
+// foldLower lowers s as a file system that ignores case compares names:
+// each letter becomes the lower case of its class under Unicode simple
+// case folding, and of its upper case (macOS's APFS folds the long s
+// "ſ" and the Kelvin sign to "s" and "k", so .github/workflowſ is
+// .github/workflows there; Windows upper-cases names, and "ı" is "I").
+// strings.ToLower leaves "ſ" and "ı" as they are.
+func foldLower(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	return strings.Map(func(r rune) rune {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		return unicode.ToLower(unicode.ToUpper(m))
+	}, s)
 }
 
 // evalPrefix resolves the symlinks of the longest existing prefix of an

@@ -100,6 +100,10 @@ type state struct {
 	// own: a part writes warden's own files (the policy, the store, the
 	// intents file), denied in every mode.
 	own bool
+	// ignoresWritten: the shell line writes a .gitignore, or a path
+	// computed at run time, so what git leaves out when the line runs
+	// cannot be read now (gitIgnore).
+	ignoresWritten bool
 	// violation is the session rule a call broke (FIRST_TOOL,
 	// DEPTH_EXCEEDED), also when it only warned.
 	violation warden.Code

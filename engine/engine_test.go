@@ -84,6 +84,12 @@ func newEngine(t testing.TB, src string) (*engine.Engine, string) {
 	t.Helper()
 	dir := t.TempDir()
 	dir, _ = filepath.EvalSymlinks(dir)
+	return compileIn(t, dir, src), dir
+}
+
+// compileIn writes the policy src as dir/warden.yaml and compiles it.
+func compileIn(t testing.TB, dir, src string) *engine.Engine {
+	t.Helper()
 	file := filepath.Join(dir, "warden.yaml")
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -96,7 +102,7 @@ func newEngine(t testing.TB, src string) (*engine.Engine, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, dir
+	return e
 }
 
 func bash(cmd string) warden.ToolCall {

@@ -197,6 +197,16 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 		if target != dest {
 			e.pathPart(st, target, true, "write", w.Op, nil)
 		}
+		if text, name, ok := e.linkText(s, base); ok {
+			// The source is a link: cp -r, -a, -d and -P copy it as a
+			// link (its text unchanged), and mv moves it, to the new
+			// place, from where its text may lead elsewhere.
+			at := dest
+			if destDir {
+				at = filepath.Join(dest, name)
+			}
+			e.linkLeads(st, at, text, s)
+		}
 		sfi, err := os.Stat(src)
 		if err != nil || !sfi.IsDir() {
 			continue
@@ -219,9 +229,56 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 				st.check("folder", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(t) + " (copied from " + e.show(path) + ")"})
 				return filepath.SkipAll
 			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if text, err := os.Readlink(path); err == nil && e.linkLeads(st, t, text, e.show(path)) {
+					return filepath.SkipAll
+				}
+			}
 			return nil
 		})
 	}
+}
+
+// linkText returns the text of the link a path names itself (its last
+// component not followed) and that component, when it is a symbolic
+// link; a path ending in "/" or "/." names what the link leads to.
+func (e *Engine) linkText(raw, base string) (text, name string, ok bool) {
+	if strings.HasSuffix(raw, "/") || strings.HasSuffix(raw, "/.") {
+		return "", "", false
+	}
+	p := e.joinPath(raw, base)
+	name = filepath.Base(p)
+	if name == "." || name == ".." || name == "/" {
+		return "", "", false
+	}
+	at := filepath.Join(e.evalPath(filepath.Dir(p)), name)
+	fi, err := os.Lstat(at)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return "", "", false
+	}
+	text, err = os.Readlink(at)
+	return text, name, err == nil
+}
+
+// linkLeads checks a link a copy or move makes at the path at (absolute),
+// with the text of the link it copies: a relative text leads from at's
+// folder, which may be another place than the original's (a copy of
+// src/hooks, a link to ../.git/hooks, leads into .git wherever it lands
+// one folder below the root). What is written through the new link is
+// written where it leads, so a protected or private path there is denied,
+// as ln -s to it is. It reports a hit.
+func (e *Engine) linkLeads(st *state, at, text, from string) bool {
+	lead := text
+	if !filepath.IsAbs(text) {
+		lead = filepath.Dir(at) + "/" + text
+	}
+	abs := e.evalPath(lead)
+	if !e.guarded(abs) && !e.guarded(filepath.Clean(lead)) {
+		return false
+	}
+	st.own = st.own || e.ownAbs(abs)
+	st.check("folder", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(abs) + " (where the link " + e.show(at) + ", copied from " + from + ", leads)"})
+	return true
 }
 
 // privateInside returns a private path inside the folder abs, "" when there
@@ -231,7 +288,7 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 // symbolic link inside is followed (grep -R, rg -L, diff -r, tar -h and
 // cp -rL read through it): a link to a private file, or to a folder
 // holding one, is a hit.
-func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, follow bool) (hit string, tooLarge bool) {
+func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, follow bool, ign *gitIgnore) (hit string, tooLarge bool) {
 	if len(e.private) == 0 {
 		return "", false
 	}
@@ -240,13 +297,13 @@ func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, 
 	if follow {
 		depth = 0
 	}
-	return e.privateWalk(abs, "", skipHidden, filter, match, &n, depth)
+	return e.privateWalk(abs, "", skipHidden, filter, match, &n, depth, ign)
 }
 
 // privateWalk is privateInside for the folder abs, reached as the path
 // prefix below the folder read (for match); n counts the entries looked at
 // and depth the links followed.
-func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, n *int, depth int) (hit string, tooLarge bool) {
+func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, n *int, depth int, ign *gitIgnore) (hit string, tooLarge bool) {
 	fi, err := os.Stat(abs)
 	if err != nil || !fi.IsDir() {
 		return "", false
@@ -259,7 +316,8 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 		if err != nil || path == abs {
 			return nil
 		}
-		if skipHidden && strings.HasPrefix(d.Name(), ".") || filter != nil && !filter(d.Name(), d.IsDir()) {
+		if skipHidden && strings.HasPrefix(d.Name(), ".") || filter != nil && !filter(d.Name(), d.IsDir()) ||
+			ign != nil && d.IsDir() && ign.ignored(path, true) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -285,7 +343,7 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 						}
 					}
 				}
-				if h, large := e.privateWalk(target, rel, skipHidden, filter, match, n, depth+1); h != "" || large {
+				if h, large := e.privateWalk(target, rel, skipHidden, filter, match, n, depth+1, ign); h != "" || large {
 					hit, tooLarge = h, large
 					return filepath.SkipAll
 				}
@@ -297,6 +355,9 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 		prel, in := e.relTo(path)
 		for _, g := range e.private {
 			if g.match(path, prel, in) {
+				if ign != nil && ign.ignored(path, d.IsDir()) {
+					return nil // git leaves it out
+				}
 				hit = path
 				return filepath.SkipAll
 			}
@@ -310,7 +371,11 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 // that holds a private path, naming that path; a folder too large to look
 // through asks.
 func (e *Engine) treeReadCheck(st *state, p *part, r shell.Write) {
-	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter, r.Match, r.Follow)
+	var ign *gitIgnore
+	if r.GitIgnores && !st.ignoresWritten && e.rootGit {
+		ign = newGitIgnore(e.root)
+	}
+	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter, r.Match, r.Follow, ign)
 	switch {
 	case hit != "":
 		st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath, subject: e.show(hit) + " (inside " + p.display() + ")", extra: "read"})

@@ -94,9 +94,9 @@ func (in *intent) owns(abs, rel string, inside bool) bool {
 func (g pathGlob) match(abs, rel string, inside bool) bool {
 	if g.abs {
 		p := strings.TrimPrefix(abs, "/")
-		return g.g.Match(p) || g.fold != nil && hasUpper(p) && g.fold.Match(strings.ToLower(p))
+		return g.g.Match(p) || g.fold != nil && hasUpper(p) && g.fold.Match(foldLower(p))
 	}
-	return inside && (g.g.Match(rel) || g.fold != nil && hasUpper(rel) && g.fold.Match(strings.ToLower(rel)))
+	return inside && (g.g.Match(rel) || g.fold != nil && hasUpper(rel) && g.fold.Match(foldLower(rel)))
 }
 
 // hasUpper reports whether s has a letter lowering could change (an ASCII

@@ -100,6 +100,9 @@ func (e *Engine) parts(st *state) {
 	}
 	e.includePart(st)
 	n += e.uriPart(st)
+	if st.kind != "shell" {
+		e.looseArgs(st)
+	}
 	if !hasPathArgs(c.Args) {
 		if e.searchToolPart(st) {
 			return
@@ -188,6 +191,49 @@ func (e *Engine) parts(st *state) {
 	if n == 0 {
 		e.callPart(st)
 	}
+}
+
+// looseArgs checks the string arguments of a call whose names say they
+// hold a path but which warden does not read as one (an MCP server's
+// target_file, output_path, file, backup_dir): the tool may read or write
+// what they name. As a word given to a program warden has no table for,
+// each is checked against the private and the protected paths, and
+// nothing else: mcp__notes__save {target_file: .git/config} is denied.
+func (e *Engine) looseArgs(st *state) {
+	for k, v := range st.call.Args {
+		s, ok := v.(string)
+		if !ok || s == "" || len(s) > 4096 || strings.ContainsAny(s, "\n\x00") || pathArgs[k] && !nestedKey(k) || isWorkdirKey(k) || !pathLikeKey(k) {
+			continue
+		}
+		e.readPart(st, shell.Write{Path: s, Op: "argument " + k, Private: true, Maybe: true}, nil)
+	}
+}
+
+// nestedKey reports a name whose lists and objects are read for paths
+// (nestedKeys), but not a string it holds.
+func nestedKey(k string) bool {
+	for _, n := range nestedKeys {
+		if k == n {
+			return true
+		}
+	}
+	return false
+}
+
+// pathLikeKey reports an argument name that says it holds a path.
+func pathLikeKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, not := range [...]string{"content", "pattern", "glob", "query", "regex", "text", "url", "uri", "type", "mode", "format", "encoding"} {
+		if strings.Contains(k, not) {
+			return false
+		}
+	}
+	for _, w := range [...]string{"path", "file", "dir", "folder", "target", "dest", "dst", "src", "source", "output", "location"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // uriPart checks a file URI in a call's uri argument (Codex's
@@ -308,6 +354,7 @@ func (e *Engine) shellParts(st *state) int {
 		}
 	}
 	gitChecked := false
+	var configChecked []string
 	for i := range a.Commands {
 		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: a.Commands[i].Dynamic}
 		e.evalPart(st, &p)
@@ -318,9 +365,14 @@ func (e *Engine) shellParts(st *state) int {
 			gitChecked = true
 			e.gitHere(st)
 		}
+		if c := &a.Commands[i]; progConfigs[c.Prog].bad != nil && !slices.Contains(configChecked, c.Prog) {
+			configChecked = append(configChecked, c.Prog)
+			e.configHere(st, c.Prog, a.Dirs)
+		}
 	}
 	// Folders the line changes into: relative paths may be resolved there.
 	cds := a.Dirs
+	st.ignoresWritten = writesIgnoreFile(a.Writes)
 	// A command a rule denies settles the call: its writes would only
 	// change which reason is given, so they are not resolved (no I/O).
 	if st.best.effect == warden.Deny && st.best.code == warden.CodeRuleDeny && len(a.Writes) > 0 {
@@ -505,6 +557,11 @@ func (e *Engine) readSpelt(st *state, r shell.Write, cds []string) {
 	}
 	base := e.cwd(&st.call)
 	dirs := append([]string{base}, cds...)
+	if r.Top {
+		// From the top of the work tree: the workspace's own repository
+		// (git elsewhere is never allowed by a rule, gitHere).
+		dirs = append(dirs, e.rootRaw)
+	}
 	for i, d := range dirs {
 		if i > 0 {
 			if shell.IsDyn(d) || filepath.IsAbs(r.Path) || strings.HasPrefix(r.Path, "~") {
@@ -1217,7 +1274,25 @@ func under(p, dir string) bool {
 // underFold is under for warden's own files, ignoring case: on a file
 // system that ignores it (macOS, Windows), WARDEN.yaml is warden.yaml.
 func underFold(p, dir string) bool {
-	return len(p) >= len(dir) && (len(p) == len(dir) || p[len(dir)] == '/') && strings.EqualFold(p[:len(dir)], dir)
+	if len(p) >= len(dir) && (len(p) == len(dir) || p[len(dir)] == '/') && strings.EqualFold(p[:len(dir)], dir) {
+		return true
+	}
+	// A letter another spelling of which takes more or fewer bytes (the
+	// Kelvin sign, the long s: active_intentſ.yaml is active_intents.yaml
+	// on APFS) is compared by its folded form.
+	if isASCII(p) && isASCII(dir) {
+		return false
+	}
+	return under(foldLower(p), foldLower(dir))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // hasPathArgs reports whether any argument is one that paths or patches are

@@ -65,6 +65,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			setRisk(&a.Commands[len(a.Commands)-1], c.Prog+" assigns "+name+", which changes which program later commands run or what they load")
 		}
 	}
+	if sourcesStdin(c.Prog, c.Args) && pipe >= 0 && stage > 0 {
+		a.pipedShell(len(a.Commands)-1, depth, pipe, stage)
+	}
 	if info == 0 {
 		return
 	}
@@ -107,6 +110,20 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if info&kPatch != 0 && len(c.Args) > 1 {
 		a.patch(c.Args[1])
 	}
+}
+
+// sourcesStdin reports source or . reading its commands from standard
+// input (source /dev/stdin): as a shell does, with what it is given on
+// it (a pipe, a here-document).
+func sourcesStdin(prog string, args []string) bool {
+	if prog != "source" && prog != "." || len(args) < 2 {
+		return false
+	}
+	switch args[1] {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
 }
 
 // patch records the files a patch applied by Codex's apply_patch (or its
@@ -180,7 +197,7 @@ var progKinds = func() map[string]uint8 {
 	for n := range wrappers {
 		m[n] |= kWrap
 	}
-	for _, n := range []string{"eval", "find", "su", "trap"} {
+	for _, n := range []string{"eval", "find", "su", "trap", "alias"} {
 		m[n] |= kSpecial
 	}
 	for _, n := range []string{"alias", "hash", "enable", "shopt"} {
@@ -354,9 +371,9 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 			// checked against the protected and private paths.
 			a.addRead(Write{Path: e.Val, Op: prog + " " + e.Via, Maybe: true})
 		case progs.Read, progs.List, progs.PatFile:
-			w := Write{Path: e.Val, Op: prog + " " + e.Via}
+			w := Write{Path: e.Val, Op: prog + " " + e.Via, Top: e.Top}
 			if e.Arg == progs.Read && r.Tree && r.Spec != nil && (e.Via == r.Spec.Name || e.Via == "tar") {
-				w.Tree, w.SkipHidden, w.Filter, w.Follow = true, r.SkipHidden, r.Filter, r.Follow
+				w.Tree, w.SkipHidden, w.Filter, w.Follow, w.GitIgnores = true, r.SkipHidden, r.Filter, r.Follow, r.GitIgnores
 			}
 			if e.Match != nil {
 				w.Tree, w.Match = true, e.Match
@@ -370,6 +387,9 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 	if copies && len(sources) > 0 && !hasTarget(r) {
 		// The destination is the last operand; the others are sources.
 		sources = sources[:len(sources)-1]
+	}
+	if prog == "ln" {
+		a.linkTargets(r, sources)
 	}
 	for _, e := range r.Effects {
 		op := e.Via
@@ -413,6 +433,66 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 		}
 		if e.Flag == progs.Extract {
 			a.addWrite(Write{Path: Dyn + "(files named by the input of " + prog + ")", Op: op})
+		}
+	}
+}
+
+// linkTargets records where the links ln -s makes lead, as the kernel
+// resolves them: a relative target from the folder the link is in, not
+// from the folder ln runs in. ln -s hooks src/g makes src/g lead to
+// src/hooks, which may itself be a link (into .git/hooks): what is later
+// written through src/g is written there, so the target is checked as a
+// write where it leads (beside the operand as written). The link is the
+// destination (ln -s T L), or a name inside it when it is a folder
+// (ln -s T DIR, ln -s -t DIR T...); both are checked. ln -r computes the
+// link text from the target as given, which the operand itself is.
+func (a *Analysis) linkTargets(r *progs.Result, sources []string) {
+	symbolic := false
+	for _, f := range r.Flags {
+		switch f {
+		case "-s":
+			symbolic = true
+		case "-r":
+			return
+		}
+	}
+	if !symbolic {
+		return
+	}
+	var dests []string
+	for _, e := range r.Effects {
+		if e.Arg == progs.Target && e.Via != "ln" {
+			dests = append(dests, e.Val) // -t DIR: links inside DIR
+		}
+	}
+	if len(dests) == 0 {
+		// The destination is the last operand: the link itself, or the
+		// folder it is made in.
+		last := ""
+		for _, e := range r.Effects {
+			if e.Via == "ln" && e.Arg == progs.Write {
+				last = e.Val
+			}
+		}
+		if last == "" || len(sources) == 0 {
+			return
+		}
+		dir := "."
+		if i := strings.LastIndexByte(strings.TrimSuffix(last, "/"), '/'); i >= 0 {
+			dir = last[:i+1]
+		}
+		dests = append(dests, dir, last)
+	}
+	for _, d := range dests {
+		for _, s := range sources {
+			switch {
+			case IsDyn(d) || IsDyn(s):
+				a.addWrite(Write{Path: Dyn + Display(d) + "/" + Display(s), Op: "ln -s (where the link leads)"})
+			case strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~"):
+				// Absolute: checked as the operand already.
+			default:
+				a.addWrite(Write{Path: strings.TrimSuffix(d, "/") + "/" + s, Op: "ln -s (where the link leads)"})
+			}
 		}
 	}
 }

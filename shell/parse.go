@@ -270,12 +270,17 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	hdocDyn := false
 	for _, r := range s.Redirs {
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
-			w.write(r.Word, r.Op.String())
-		case syntax.DplOut:
-			// >&file writes a file unless the word is a descriptor or "-".
-			if t, dyn := word(r.Word); dyn || !isFD(t) {
-				w.write(r.Word, ">&")
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut, syntax.DplOut:
+			xs, computed := w.redirWords(r.Word)
+			if computed {
+				w.a.addWrite(Write{Path: Dyn + printWord(r.Word), Op: r.Op.String()})
+				continue
+			}
+			for _, x := range xs {
+				// >&file writes a file unless the word is a descriptor or "-".
+				if t, dyn := word(x); r.Op != syntax.DplOut || dyn || !isFD(t) {
+					w.write(x, r.Op.String())
+				}
 			}
 		case syntax.Hdoc, syntax.DashHdoc:
 			if r.Hdoc != nil {
@@ -294,10 +299,16 @@ func (w *walker) stmt(s *syntax.Stmt) {
 				hdocDyn = true
 			}
 		case syntax.RdrIn:
-			if t, dyn := word(r.Word); dyn || wordGlob(r.Word) {
-				w.a.addRead(Write{Path: Dyn + printWord(r.Word), Op: "<"})
-			} else {
-				w.a.addRead(Write{Path: t, Op: "<"})
+			xs, computed := w.redirWords(r.Word)
+			if computed {
+				xs = []*syntax.Word{r.Word}
+			}
+			for _, x := range xs {
+				if t, dyn := word(x); computed || dyn || wordGlob(x) {
+					w.a.addRead(Write{Path: Dyn + printWord(x), Op: "<"})
+				} else {
+					w.a.addRead(Write{Path: t, Op: "<"})
+				}
 			}
 		}
 	}
@@ -417,13 +428,24 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			w.a.patch(Dyn + "(input)")
 		}
 	}
-	// A shell reading its commands from a here-document or here-string.
-	if len(w.a.Commands) > n && shells[w.a.Commands[n].Prog] && !hasC(args) {
+	// A shell reading its commands from a here-document or here-string:
+	// the command itself, or one a wrapper runs (`sudo bash <<EOF`), or
+	// one in a line such a shell runs (`bash -c bash <<EOF`), all of which
+	// read the same input.
+	if hdoc == "" && !hdocDyn {
+		return
+	}
+	for k := n; k < len(w.a.Commands); k++ {
+		c := &w.a.Commands[k]
+		if len(c.Args) == 0 || !(shells[c.Prog] && !hasC(c.Args) || sourcesStdin(c.Prog, c.Args)) {
+			continue
+		}
 		if hdoc != "" {
 			w.a.line(hdoc, w.depth+1, "heredoc")
-		} else if hdocDyn {
-			setRisk(&w.a.Commands[n], "it runs commands computed at run time from its input")
+		} else {
+			setRisk(c, "it runs commands computed at run time from its input")
 		}
+		return
 	}
 }
 
@@ -449,6 +471,34 @@ func isFD(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// redirWords returns the words a redirection's target expands to, and
+// whether it is computed. bash brace-expands it as it does a command's
+// words, and a target that expands to one word (the empty words of
+// {.git/config,} are dropped) is that word: echo x > {.git/config,}
+// writes .git/config. Two words or more are an error in bash ("ambiguous
+// redirect"); each is returned, and so checked, all the same. A target
+// too large to expand, or one bash may still read as braces, is
+// computed.
+func (w *walker) redirWords(x *syntax.Word) ([]*syntax.Word, bool) {
+	if x == nil {
+		return nil, false
+	}
+	xs, _ := braces(x, maxLineBraceWords-w.a.braceWords)
+	if len(xs) == 1 {
+		_, dyn := word(xs[0])
+		return xs, dyn && xs[0] != x
+	}
+	w.a.braceWords += len(xs)
+	out := xs[:0:0]
+	for _, y := range xs {
+		if t, dyn := word(y); t == "" && !dyn && !quoted(y) {
+			continue // bash removes the empty words a brace expansion makes
+		}
+		out = append(out, y)
+	}
+	return out, false
 }
 
 func (w *walker) write(x *syntax.Word, op string) {

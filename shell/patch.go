@@ -23,7 +23,9 @@ func PatchFiles(body string) []PatchFile {
 	lines := strings.Split(body, "\n")
 	for _, l := range lines {
 		if trimPatch(l) == "*** Begin Patch" {
-			return envelopeFiles(lines)
+			// Codex reads the envelope; a tool that reads unified diffs
+			// reads the same body by its diff headers: both are checked.
+			return append(envelopeFiles(lines), diffFiles(lines)...)
 		}
 	}
 	return diffFiles(lines)
@@ -81,6 +83,13 @@ func diffFiles(lines []string) []PatchFile {
 					out = append(out, PatchFile{oldPath, "delete"})
 				}
 			}
+		case strings.HasPrefix(l, "diff --git "):
+			// git apply takes the names from this line when no ---/+++
+			// pair follows: a new empty file, a deletion, a mode change,
+			// a binary patch (GIT binary patch, literal content).
+			for _, f := range gitHeaderNames(l[len("diff --git "):]) {
+				out = append(out, PatchFile{f, "write"})
+			}
 		case strings.HasPrefix(l, "rename from "):
 			out = append(out, PatchFile{strings.TrimSpace(l[12:]), "delete"})
 		case strings.HasPrefix(l, "rename to "), strings.HasPrefix(l, "copy to "):
@@ -115,6 +124,20 @@ func hunkCounts(l string) (int, int) {
 // diffPath reads the path of a ---/+++ header: without the a/ or b/
 // prefix and the timestamp after a tab; "" for /dev/null.
 func diffPath(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		// A name git quoted as C quotes a string ("b/\056env"): git
+		// and patch unquote it.
+		if q, _, ok := cutQuoted(s); ok {
+			s = q
+			if s == "/dev/null" {
+				return ""
+			}
+			if strings.HasPrefix(s, "a/") || strings.HasPrefix(s, "b/") {
+				s = s[2:]
+			}
+			return s
+		}
+	}
 	if i := strings.IndexByte(s, '\t'); i >= 0 {
 		s = s[:i]
 	}
@@ -126,4 +149,70 @@ func diffPath(s string) string {
 		s = s[2:]
 	}
 	return s
+}
+
+// cutQuoted reads a C-quoted name at the start of s, as git writes names
+// with unusual characters ("a/x\ty"): the name unquoted, the rest of s.
+func cutQuoted(s string) (name, rest string, ok bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			q, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return s[1:i], s[i+1:], true
+			}
+			return q, s[i+1:], true
+		}
+	}
+	return "", s, false
+}
+
+// gitHeaderNames returns the names a "diff --git a/X b/Y" line may give
+// (each without its a/ or b/ prefix). Unquoted names with spaces are
+// ambiguous: every split at " b/" is returned.
+func gitHeaderNames(s string) []string {
+	s = strings.TrimRight(s, "\r")
+	var out []string
+	strip := func(n string) string {
+		if strings.HasPrefix(n, "a/") || strings.HasPrefix(n, "b/") {
+			return n[2:]
+		}
+		return n
+	}
+	if strings.HasPrefix(s, `"`) {
+		a, rest, ok := cutQuoted(s)
+		if !ok {
+			return nil
+		}
+		out = append(out, strip(a))
+		rest = strings.TrimLeft(rest, " ")
+		if b, _, ok := cutQuoted(rest); ok && strings.HasPrefix(rest, `"`) {
+			return append(out, strip(b))
+		}
+		return append(out, strip(rest))
+	}
+	// Every split at a space, or only those at " b/" when there are any
+	// (the usual prefixes).
+	prefixed := strings.Contains(s, " b/") || strings.Contains(s, ` "b/`)
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' {
+			continue
+		}
+		b := s[i+1:]
+		if b == "" || prefixed && !strings.HasPrefix(b, "b/") && !strings.HasPrefix(b, `"b/`) {
+			continue
+		}
+		if strings.HasPrefix(b, `"`) {
+			if q, _, ok := cutQuoted(b); ok {
+				b = q
+			}
+		}
+		out = append(out, strip(s[:i]), strip(b))
+	}
+	if len(out) == 0 && s != "" {
+		out = append(out, strip(s))
+	}
+	return out
 }

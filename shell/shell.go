@@ -97,6 +97,13 @@ type Write struct {
 	Tree, SkipHidden bool
 	// Follow: a folder read whole is read through the links inside it.
 	Follow bool
+	// GitIgnores: a folder read whole is read as git reads its work tree
+	// (git add, git grep --untracked): untracked files its ignore files
+	// name are left out.
+	GitIgnores bool
+	// Top: the path is relative to the top of the repository's work tree,
+	// not the working folder (git add -A, the ":/" pathspec magic).
+	Top bool
 	// TreeWrite marks a write of a folder whole, everything below it
 	// included (chmod -R DIR): a protected or private path inside is
 	// written.

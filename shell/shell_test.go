@@ -62,7 +62,8 @@ func TestAnalyze(t *testing.T) {
 		{`find . -exec rm -rf {} \;`, []string{"find . -exec rm -rf {} ;", "rm -rf $"}, []string{"rm $"}},
 		{"find . -name '*.o' -delete", []string{"find . -name *.o -delete"}, []string{"find -delete ."}},
 		{"ls | xargs rm -rf", []string{"ls", "xargs rm -rf", "rm -rf $"}, []string{"rm $"}},
-		{"xargs -n 1 -I{} rm {}", []string{"xargs -n 1 -I{} rm {}", "rm {} $"}, []string{"rm {}", "rm $"}},
+		// With -I, xargs puts each input line where {} stands: computed.
+		{"xargs -n 1 -I{} rm {}", []string{"xargs -n 1 -I{} rm {}", "rm $ $"}, []string{"rm $", "rm $"}},
 		{"env -i PATH=/bin rm -rf x", []string{"env -i PATH=/bin rm -rf x", "rm -rf x"}, []string{"rm x"}},
 		{"env -S 'rm -rf x'", []string{"env -S rm -rf x", "rm -rf x"}, []string{"rm x"}},
 		{"timeout -s KILL 10 rm -rf x", []string{"timeout -s KILL 10 rm -rf x", "rm -rf x"}, []string{"rm x"}},

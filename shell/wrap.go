@@ -1,57 +1,245 @@
 package shell
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // shells run the string after -c as a command line.
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
 	"mksh": true, "ash": true, "busybox": false, "fish": true}
 
 // wrapper describes a program that runs another command given in its
-// arguments: the options that take a value, and how many leading operands
-// are not the command (timeout's duration, chroot's folder).
+// arguments: its options, and how many leading operands are not the
+// command (timeout's duration, chroot's folder).
 type wrapper struct {
-	valueOpts string // short options taking a value, e.g. "ugCDhprtTU"
-	longValue map[string]bool
-	skipOps   int
+	// opts lists every option the program takes, in the notation of the
+	// program tables: aliases joined by "|", "=" for a value (attached or
+	// the next word), "[=]" for a value that is optional and only attached
+	// (xargs -i{}, --replace={}). The first spelling names the option.
+	opts    string
+	skipOps int
 	// assigns: NAME=VALUE words before the command are skipped (env).
 	assigns bool
+	// abbrev: long options may be abbreviated to a unique prefix (GNU
+	// getopt_long: xargs --arg FILE is --arg-file FILE).
+	abbrev bool
+	// digits: a word of digits with a sign is an option (nice -5, nice --5).
+	digits bool
+	// permute: options may follow operands, up to "--" (util-linux su and
+	// runuser; getopt without "+").
+	permute bool
+
+	short map[byte]*wopt
+	long  map[string]*wopt
+	longs []string
 }
 
-var wrappers = map[string]wrapper{
-	"sudo":     {valueOpts: "ugCDhprtTU", longValue: set("user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "other-user", "command-timeout")},
-	"doas":     {valueOpts: "uC"},
-	"env":      {valueOpts: "uCS", longValue: set("unset", "chdir", "split-string"), assigns: true},
-	"command":  {},
-	"builtin":  {},
-	"exec":     {valueOpts: "a"},
-	"nice":     {valueOpts: "n", longValue: set("adjustment")},
-	"nohup":    {},
-	"time":     {valueOpts: "fo", longValue: set("format", "output")},
-	"timeout":  {valueOpts: "sk", longValue: set("signal", "kill-after"), skipOps: 1},
-	"stdbuf":   {valueOpts: "ioe", longValue: set("input", "output", "error")},
-	"ionice":   {valueOpts: "cnp", longValue: set("class", "classdata", "pid")},
-	"chrt":     {skipOps: 1},
-	"taskset":  {skipOps: 1},
-	"setsid":   {},
-	"unbuffer": {},
-	"chroot":   {longValue: set("userspec", "groups"), skipOps: 1},
-	"runuser":  {valueOpts: "ugG", longValue: set("user", "group", "supp-group")},
-	"flock":    {valueOpts: "wEc", longValue: set("timeout", "conflict-exit-code", "command"), skipOps: 1},
-	"xvfb-run": {valueOpts: "nselpf", longValue: set("server-num", "error-file", "auth-file", "xauth-protocol", "server-args")},
-	"strace":   {valueOpts: "eoOpPsSuEIXb"},
-	"watch":    {valueOpts: "nd", longValue: set("interval", "differences")},
-	"xargs":    {valueOpts: "aEeIiLlnPsd", longValue: set("arg-file", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "delimiter", "process-slot-var")},
+// wopt is one option of a wrapper.
+type wopt struct {
+	name     string // the first spelling: "-i", "--preserve-env"
+	value    bool   // takes a value
+	optional bool   // the value is optional and only attached
+}
+
+// The options were read from each program's --help and manual on Debian
+// 12 (coreutils 9.1, findutils 4.9.0, util-linux 2.38.1, procps-ng 4.0.2,
+// sudo 1.9.13, OpenDoas 6.8.2, GNU time 1.9, BusyBox 1.35), and checked
+// against the programs themselves.
+var wrappers = map[string]*wrapper{
+	"sudo": {abbrev: true, opts: "-A|--askpass -b|--background -B|--bell -C=|--close-from= -D=|--chdir= -E|--preserve-env[=] -e|--edit -g=|--group= -H|--set-home " +
+		"-h=|--host= --help -i|--login -K|--remove-timestamp -k|--reset-timestamp -l|--list -n|--non-interactive -N|--no-update -P|--preserve-groups -p=|--prompt= " +
+		"-R=|--chroot= -r=|--role= -S|--stdin -s|--shell -t=|--type= -T=|--command-timeout= -U=|--other-user= -u=|--user= -V|--version -v|--validate"},
+	"doas":    {opts: "-C= -L -n -s -u="},
+	"env":     {abbrev: true, assigns: true, opts: "-a=|--argv0= -i|--ignore-environment -0|--null -u=|--unset= -C=|--chdir= -S=|--split-string= --block-signal[=] --default-signal[=] --ignore-signal[=] --list-signal-handling -v|--debug --help --version"},
+	"command": {opts: "-p -v -V"},
+	"builtin": {},
+	"exec":    {opts: "-a= -c -l"},
+	"nice":    {abbrev: true, digits: true, opts: "-n=|--adjustment= --help --version"},
+	"nohup":   {abbrev: true, opts: "--help --version"},
+	"time":    {abbrev: true, opts: "-a|--append -f=|--format= -o=|--output= -p|--portability -q|--quiet -v|--verbose -h|--help -V|--version"},
+	"timeout": {abbrev: true, skipOps: 1, opts: "--preserve-status --foreground -k=|--kill-after= -s=|--signal= -v|--verbose --help --version"},
+	"stdbuf":  {abbrev: true, opts: "-i=|--input= -o=|--output= -e=|--error= --help --version"},
+	"ionice":  {abbrev: true, opts: "-c=|--class= -n=|--classdata= -p=|--pid= -P=|--pgid= -t|--ignore -u=|--uid= -h|--help -V|--version"},
+	"chrt": {abbrev: true, skipOps: 1, opts: "-b|--batch -d|--deadline -f|--fifo -i|--idle -o|--other -r|--rr -R|--reset-on-fork -T=|--sched-runtime= -P=|--sched-period= -D=|--sched-deadline= " +
+		"-a|--all-tasks -m|--max -p|--pid -v|--verbose -h|--help -V|--version"},
+	"taskset":  {abbrev: true, skipOps: 1, opts: "-a|--all-tasks -p|--pid -c|--cpu-list -h|--help -V|--version"},
+	"setsid":   {abbrev: true, opts: "-c|--ctty -f|--fork -w|--wait -h|--help -V|--version"},
+	"unbuffer": {opts: "-p"},
+	"chroot":   {abbrev: true, skipOps: 1, opts: "--groups= --userspec= --skip-chdir --help --version"},
+	"runuser": {abbrev: true, permute: true, opts: "-c=|--command= --session-command= -f|--fast -g=|--group= -G=|--supp-group= -l|--login -m|-p|--preserve-environment -P|--pty " +
+		"-s=|--shell= -u=|--user= -w=|--whitelist-environment= -h|--help -V|--version"},
+	"su": {abbrev: true, permute: true, opts: "-c=|--command= --session-command= -f|--fast -g=|--group= -G=|--supp-group= -l|--login -m|-p|--preserve-environment -P|--pty " +
+		"-s=|--shell= -w=|--whitelist-environment= -h|--help -V|--version"},
+	// flock's -c (--command) is not an option: it is the word after the
+	// file, and ends the options there.
+	"flock":    {abbrev: true, skipOps: 1, opts: "-s|--shared -x|-e|--exclusive -u|--unlock -n|-nb|--nonblock|--nonblocking -w=|--wait=|--timeout= -E=|--conflict-exit-code= -o|--close -F|--no-fork --verbose -h|--help -V|--version"},
+	"xvfb-run": {abbrev: true, opts: "-a|--auto-servernum -d|--auto-display -e=|--error-file= -f=|--auth-file= -h|--help -l|--listen-tcp -n=|--server-num= -p=|--xauth-protocol= -s=|--server-args= -w=|--wait="},
+	"strace":   {opts: "-A -b= -c -C -d -D -f -F -h -i -k -n -q -r -t -T -v -V -w -x -y -Y -z -Z -a= -e= -E= -I= -o= -O= -p= -P= -s= -S= -u= -X= -U="},
+	"watch":    {abbrev: true, opts: "-b|--beep -c|--color -d[=]|--differences[=] -e|--errexit -g|--chgexit -q=|--equexit= -n=|--interval= -p|--precise -t|--no-title -w|--no-wrap -x|--exec -h|--help -v|--version"},
+	"xargs": {abbrev: true, opts: "-0|--null -a=|--arg-file= -d=|--delimiter= -E= -e[=]|--eof[=] -I= -i[=]|--replace[=] -L= -l[=]|--max-lines[=] -n=|--max-args= -o|--open-tty " +
+		"-P=|--max-procs= -p|--interactive --process-slot-var= -r|--no-run-if-empty -s=|--max-chars= --show-limits -t|--verbose -x|--exit --help --version"},
 	// Multiplexers run the applet named by their first operand.
-	"busybox": {},
-	"toybox":  {},
+	"busybox": {opts: "--list --list-full --install --show= --help"},
+	"toybox":  {opts: "--help --version"},
 }
 
-func set(s ...string) map[string]bool {
-	m := make(map[string]bool, len(s))
-	for _, x := range s {
-		m[x] = true
+func init() {
+	for _, w := range wrappers {
+		w.short, w.long = map[byte]*wopt{}, map[string]*wopt{}
+		for _, group := range strings.Fields(w.opts) {
+			o := &wopt{}
+			for i, n := range strings.Split(group, "|") {
+				switch {
+				case strings.HasSuffix(n, "[=]"):
+					n, o.value, o.optional = strings.TrimSuffix(n, "[="+"]"), true, true
+				case strings.HasSuffix(n, "="):
+					n, o.value = strings.TrimSuffix(n, "="), true
+				}
+				if i == 0 {
+					o.name = n
+				}
+				if strings.HasPrefix(n, "--") {
+					w.long[n[2:]] = o
+					w.longs = append(w.longs, n[2:])
+				} else if len(n) == 2 {
+					w.short[n[1]] = o
+				} else {
+					w.long[n[1:]] = o // flock -nb: a word of its own
+				}
+			}
+		}
+		sort.Strings(w.longs)
 	}
-	return m
+}
+
+// longOpt finds a long option by its name or, where the program accepts
+// it, by a unique prefix (several spellings of one option are one).
+func (w *wrapper) longOpt(name string) *wopt {
+	if o := w.long[name]; o != nil {
+		return o
+	}
+	if !w.abbrev || name == "" {
+		return nil
+	}
+	var found *wopt
+	i := sort.SearchStrings(w.longs, name)
+	for ; i < len(w.longs) && strings.HasPrefix(w.longs[i], name); i++ {
+		o := w.long[w.longs[i]]
+		if found != nil && found != o {
+			return nil // ambiguous: the program refuses it
+		}
+		found = o
+	}
+	return found
+}
+
+// wval is an option a wrapper was given, by its first spelling.
+type wval struct {
+	name, val string
+	hasVal    bool
+}
+
+// skipOpts skips a wrapper's options and returns the words after them (the
+// operands, in order, for a wrapper that permutes), the options given, and
+// whether a word could not be read as the program reads it (an option it
+// does not take, an ambiguous abbreviation): the program refuses such a
+// call, and warden does not vouch for what it read.
+func skipOpts(args []string, w *wrapper) (rest []string, opts []wval, unsure bool) {
+	for i := 0; i < len(args); i++ {
+		s := args[i]
+		if s == "--" {
+			return append(rest, args[i+1:]...), opts, unsure
+		}
+		if IsDyn(s) && w.permute {
+			unsure = true // it may be an option
+		}
+		if len(s) < 2 || s[0] != '-' || IsDyn(s) {
+			if s == "-" && w == wrappers["env"] {
+				opts = append(opts, wval{name: "-i"}) // env - is env -i
+				continue
+			}
+			if !w.permute {
+				return args[i:], opts, unsure
+			}
+			rest = append(rest, s)
+			continue
+		}
+		if w.digits && (allDigits(s[1:]) || len(s) > 2 && (s[1] == '-' || s[1] == '+') && allDigits(s[2:])) {
+			opts = append(opts, wval{name: "-NUM", val: s[1:], hasVal: true})
+			continue
+		}
+		if strings.HasPrefix(s, "--") {
+			name, val, hasVal := strings.Cut(s[2:], "=")
+			o := w.longOpt(name)
+			if o == nil {
+				if o = w.long[s[1:]]; o == nil {
+					unsure = true
+					continue
+				}
+			}
+			switch {
+			case hasVal && !o.value:
+				unsure = true // the program refuses a value here
+			case !hasVal && o.value && !o.optional && i+1 < len(args):
+				i++
+				val, hasVal = args[i], true
+			}
+			opts = append(opts, wval{o.name, val, hasVal})
+			continue
+		}
+		if o := w.long[s[1:]]; o != nil {
+			opts = append(opts, wval{name: o.name}) // flock -nb
+			continue
+		}
+		// A cluster of short options; one taking a value ends it, and the
+		// value is either the rest of the cluster or (unless the value is
+		// optional) the next word.
+		for j := 1; j < len(s); j++ {
+			o := w.short[s[j]]
+			if o == nil {
+				unsure = true
+				break
+			}
+			if !o.value {
+				opts = append(opts, wval{name: o.name})
+				continue
+			}
+			v := wval{name: o.name, val: s[j+1:], hasVal: j+1 < len(s)}
+			if !v.hasVal && !o.optional && i+1 < len(args) {
+				i++
+				v.val, v.hasVal = args[i], true
+			}
+			opts = append(opts, v)
+			break
+		}
+	}
+	return rest, opts, unsure
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// given reports whether one of names was among opts, and the value of the
+// last one given.
+func given(opts []wval, names ...string) (val string, hasVal, ok bool) {
+	for _, o := range opts {
+		for _, n := range names {
+			if o.name == n {
+				val, hasVal, ok = o.val, o.hasVal, true
+			}
+		}
+	}
+	return val, hasVal, ok
 }
 
 // unwrap records the commands that args (a command whose program is prog)
@@ -81,12 +269,26 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 			a.line(ops[0], depth+1, "trap")
 		}
 		return
-	case "su":
-		// su [options] [user] -c "command"
-		for i := 1; i < len(args)-1; i++ {
-			if args[i] == "-c" || args[i] == "--command" {
-				if !IsDyn(args[i+1]) {
-					a.line(args[i+1], depth+1, "su -c")
+	case "alias":
+		// alias NAME=VALUE: with expand_aliases (set in the shells some
+		// hosts run commands in), a later command line that starts with
+		// NAME runs VALUE. VALUE is analysed as the line it stands for;
+		// one that is not a line of its own (alias e='echo x >', then
+		// e .git/config) is computed.
+		for _, w := range args[1:] {
+			name, val, ok := strings.Cut(Display(w), "=")
+			switch {
+			case IsDyn(w) && (!ok || strings.ContainsAny(name, "$`")):
+				a.Commands = append(a.Commands, Command{Args: []string{w}, Prog: w, Dynamic: true, Via: "alias", Pipe: -1})
+			case !ok || strings.HasPrefix(w, "-"):
+			case IsDyn(w):
+				a.Commands = append(a.Commands, Command{Args: []string{w}, Prog: w, Dynamic: true, Via: "alias", Pipe: -1})
+			default:
+				before := a.Err
+				a.line(val, depth+1, "alias")
+				if a.Err != before && a.Err != ErrTooDeep && a.Err != ErrTooLong {
+					a.Err = before
+					a.Commands = append(a.Commands, Command{Args: []string{Dyn + val}, Prog: Dyn + val, Dynamic: true, Via: "alias", Pipe: -1})
 				}
 			}
 		}
@@ -100,17 +302,74 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 	if !ok {
 		return
 	}
-	if prog == "command" {
-		for _, x := range args[1:] {
-			if x == "-v" || x == "-V" {
-				return // command -v NAME only looks NAME up
-			}
-		}
+	rest, opts, unsure := skipOpts(args[1:], w)
+	if _, _, ok := given(opts, "-v", "-V"); ok && prog == "command" {
+		return // command -v NAME only looks NAME up
 	}
-	rest, split := skipOpts(args[1:], w)
-	if split != "" && !IsDyn(split) { // env -S "string"
-		a.line(split, depth+1, prog+" -S")
+	if unsure {
+		// The program refuses the call, or reads it otherwise than
+		// warden: what runs is not vouched for.
+		a.computed("(the command of "+prog+", whose options warden cannot read)", prog)
+	}
+	switch prog {
+	case "su", "runuser":
+		a.su(prog, rest, opts, env, depth, pipe, stage)
 		return
+	case "sudo":
+		if _, _, ok := given(opts, "-e"); ok {
+			// sudo -e FILE...: sudoedit; the editor is the user's.
+			for _, f := range rest {
+				a.addWrite(Write{Path: f, Op: "sudo -e"})
+			}
+			a.computed("(the editor sudo -e runs)", prog)
+			return
+		}
+		if _, _, ok := given(opts, "-s", "-i"); ok && len(rest) == 0 {
+			a.computed("(the shell sudo runs)", prog)
+			return
+		}
+	case "doas":
+		if _, _, ok := given(opts, "-s"); ok {
+			a.computed("(the shell doas -s runs)", prog)
+			return
+		}
+	case "chroot":
+		if len(rest) == 1 {
+			a.computed("(the shell chroot runs)", prog)
+			return
+		}
+	case "time", "strace":
+		// time -o FILE writes its report to FILE; strace -o FILE its
+		// trace (or pipes it to a command: -o '|cmd').
+		for _, o := range opts {
+			if o.name != "-o" || !o.hasVal {
+				continue
+			}
+			if prog == "strace" && (strings.HasPrefix(o.val, "|") || strings.HasPrefix(o.val, "!")) {
+				a.line(o.val[1:], depth+1, "strace -o")
+				continue
+			}
+			a.addWrite(Write{Path: o.val, Op: prog + " -o"})
+		}
+	case "env":
+		if s, has, ok := given(opts, "-S"); ok && has {
+			// env -S "string" ARGS: the string is split into words, and
+			// the words after it follow.
+			if IsDyn(s) || strings.HasPrefix(strings.TrimSpace(s), "-") {
+				a.computed("(the command env -S runs)", prog)
+				return
+			}
+			line := s
+			for _, w := range rest {
+				if IsDyn(w) {
+					a.computed("(the command env -S runs)", prog)
+					return
+				}
+				line += " '" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+			}
+			a.line(line, depth+1, prog+" -S")
+			return
+		}
 	}
 	if w.assigns || prog == "sudo" {
 		// env NAME=VALUE cmd: the assignments are the command's own.
@@ -126,26 +385,57 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 	}
 	switch prog {
 	case "flock":
-		// flock FILE -c "command" was handled by -c as a value option;
-		// look for it explicitly.
-		for i := 1; i < len(args)-1; i++ {
-			if args[i] == "-c" || args[i] == "--command" {
-				a.line(args[i+1], depth+1, "flock -c")
-				return
+		// flock FILE -c "command" (or --command, spelt out): only as the
+		// word right after the file.
+		if len(rest) > 0 && (rest[0] == "-c" || rest[0] == "--command") {
+			if len(rest) > 1 && !IsDyn(rest[1]) {
+				a.line(rest[1], depth+1, "flock -c")
+			} else if len(rest) > 1 {
+				a.computed("(the command flock -c runs)", prog)
 			}
+			return
 		}
 	case "watch":
+		// watch joins its operands into a line for sh -c; with -x it runs
+		// them as a command.
+		if _, _, ok := given(opts, "-x"); ok {
+			break
+		}
 		if s, ok := joinLit(rest); ok {
 			a.line(s, depth+1, "watch")
+		} else if len(rest) > 0 {
+			a.computed("(the command watch runs)", prog)
 		}
 		return
 	case "xargs":
 		if len(rest) == 0 {
 			return // xargs runs echo
 		}
-		// The command gets operands read from standard input.
+		// The command gets operands read from standard input. With -I R
+		// (-i, --replace: R is {} unless given), every word but the
+		// program's name holding R is computed: xargs -I ls sh -c ls
+		// runs each input line.
 		cmd := make([]string, len(rest), len(rest)+1)
 		copy(cmd, rest)
+		repl, hasRepl := "", false
+		for _, o := range opts {
+			switch o.name {
+			case "-I":
+				repl, hasRepl = o.val, true
+			case "-i":
+				repl, hasRepl = "{}", true
+				if o.hasVal {
+					repl = o.val
+				}
+			}
+		}
+		if hasRepl {
+			for k := 1; k < len(cmd); k++ {
+				if !IsDyn(cmd[k]) && (repl == "" || IsDyn(repl) || strings.Contains(cmd[k], Display(repl))) {
+					cmd[k] = Dyn + cmd[k]
+				}
+			}
+		}
 		rest = append(cmd, Dyn+"(xargs input)")
 	}
 	if len(rest) > 0 {
@@ -153,47 +443,44 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 	}
 }
 
-// skipOpts skips a wrapper's options and returns the words after them. For
-// env -S it returns the split string instead.
-func skipOpts(args []string, w wrapper) (rest []string, split string) {
-	for i := 0; i < len(args); i++ {
-		s := args[i]
-		if s == "--" {
-			return args[i+1:], ""
+// computed records a command warden cannot read: it is never allowed.
+func (a *Analysis) computed(what, via string) {
+	w := Dyn + what
+	a.Commands = append(a.Commands, Command{Args: []string{w}, Prog: w, Dynamic: true, Via: via, Pipe: -1})
+}
+
+// su reads what su and runuser run: with runuser -u USER, the operands
+// are the command; otherwise ([-] [USER [ARG...]]) they run a shell (-s,
+// or the user's own) with -c COMMAND and the ARGs, or the ARGs alone (a
+// script), or with neither a shell that reads its commands from the
+// standard input.
+func (a *Analysis) su(prog string, ops []string, opts []wval, env []string, depth, pipe, stage int) {
+	if _, _, ok := given(opts, "-u"); ok && prog == "runuser" {
+		if len(ops) > 0 {
+			a.add(env, ops, depth, prog, pipe, stage)
 		}
-		if len(s) < 2 || s[0] != '-' || IsDyn(s) {
-			return args[i:], ""
-		}
-		if strings.HasPrefix(s, "--") {
-			name, _, hasVal := strings.Cut(s[2:], "=")
-			if w.longValue[name] && !hasVal {
-				i++
-				if name == "split-string" && i < len(args) {
-					return nil, args[i]
-				}
-			} else if name == "split-string" && hasVal {
-				_, v, _ := strings.Cut(s, "=")
-				return nil, v
-			}
-			continue
-		}
-		// A cluster of short options; one taking a value ends it, and the
-		// value is either the rest of the cluster or the next word.
-		for j := 1; j < len(s); j++ {
-			if strings.IndexByte(w.valueOpts, s[j]) >= 0 {
-				if j == len(s)-1 {
-					i++
-					if s[j] == 'S' && i < len(args) {
-						return nil, args[i]
-					}
-				} else if s[j] == 'S' {
-					return nil, s[j+1:]
-				}
-				break
-			}
-		}
+		return
 	}
-	return nil, ""
+	if len(ops) > 0 && ops[0] == "-" {
+		ops = ops[1:]
+	}
+	if len(ops) > 0 {
+		ops = ops[1:] // the user
+	}
+	sh, hasSh, _ := given(opts, "-s")
+	cmd, _, hasCmd := given(opts, "-c", "--session-command")
+	switch {
+	case hasSh && !IsDyn(sh):
+		words := []string{sh}
+		if hasCmd {
+			words = append(words, "-c", cmd)
+		}
+		a.add(env, append(words, ops...), depth, prog, pipe, stage)
+	case hasCmd && !IsDyn(cmd) && !hasSh:
+		a.line(cmd, depth+1, prog+" -c")
+	default:
+		a.computed("(the shell "+prog+" runs)", prog)
+	}
 }
 
 // shellC handles sh -c 'string' and the like: the first operand after an
@@ -227,14 +514,31 @@ func (a *Analysis) shellC(args []string, depth int) {
 }
 
 // findExec records the commands of find's -exec, -execdir, -ok and -okdir
-// actions (up to ";" or "+"), and find -delete as the removal it is.
+// actions, and find -delete as the removal it is. GNU find ends the
+// command at ";", or (-exec and -execdir only) at a "+" right after a word
+// holding "{}": find . -exec rm -rf + .git ";" runs rm -rf + .git. A "+"
+// after a computed word may end it or not: the command is read up to the
+// next end find surely takes, and the words after the "+" are read again
+// as find's own (another -exec).
 func (a *Analysis) findExec(args []string, depth int, pipe, stage int) {
 	for i := 1; i < len(args); i++ {
 		switch args[i] {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			j := i + 1
-			for j < len(args) && args[j] != ";" && args[j] != "+" {
-				j++
+			plus := args[i] == "-exec" || args[i] == "-execdir"
+			j, maybe := i+1, 0
+			for ; j < len(args) && args[j] != ";"; j++ {
+				if !plus || args[j] != "+" || j == i+1 {
+					continue
+				}
+				if IsDyn(args[j-1]) {
+					if maybe == 0 {
+						maybe = j
+					}
+					continue
+				}
+				if strings.Contains(args[j-1], "{}") {
+					break
+				}
 			}
 			if j > i+1 {
 				// {} stands for each file found: unknown here.
@@ -253,6 +557,9 @@ func (a *Analysis) findExec(args []string, depth int, pipe, stage int) {
 				a.add(nil, cmd, depth, "find "+args[i], pipe, stage)
 			}
 			i = j
+			if maybe > 0 {
+				i = maybe
+			}
 		}
 	}
 }

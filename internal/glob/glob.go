@@ -84,21 +84,32 @@ func (g Path) Match(rel string) bool {
 	if len(g.segs) == 0 {
 		return false
 	}
-	return g.match(0, rel)
+	return g.match(0, rel, false)
+}
+
+// MatchExact reports whether rel itself matches the pattern, as git
+// matches an ignore pattern: a parent folder's match does not count, but
+// a trailing "**" matches everything below.
+func (g Path) MatchExact(rel string) bool {
+	if len(g.segs) == 0 {
+		return false
+	}
+	return g.match(0, rel, true)
 }
 
 // match matches segs[i:] against the path rest. A fully consumed pattern
-// matches whatever rest remains (the folder covers its contents).
-func (g Path) match(i int, rest string) bool {
+// matches whatever rest remains (the folder covers its contents), unless
+// exact.
+func (g Path) match(i int, rest string, exact bool) bool {
 	for ; i < len(g.segs); i++ {
 		if g.segs[i] == "**" {
 			if i == len(g.segs)-1 {
-				return true
+				return !exact || rest != ""
 			}
 			// Try the remaining pattern at every segment boundary.
 			r := rest
 			for {
-				if g.match(i+1, r) {
+				if g.match(i+1, r, exact) {
 					return true
 				}
 				k := strings.IndexByte(r, '/')
@@ -124,7 +135,7 @@ func (g Path) match(i int, rest string) bool {
 		}
 		rest = next
 	}
-	return true
+	return !exact || rest == ""
 }
 
 // Text matches s against a text glob: `*` matches any run of characters

@@ -96,3 +96,32 @@ func FuzzPath(f *testing.F) {
 		}
 	})
 }
+
+// MatchExact is Match without the folder covering what is inside it: git's
+// reading of an ignore pattern.
+func TestMatchExact(t *testing.T) {
+	for _, c := range []struct {
+		pat, rel    string
+		match, want bool
+	}{
+		{".env", ".env", true, true},
+		{".env", "src/.env", true, true},
+		{"build", "build/x", true, false},
+		{"/build", "build", true, true},
+		{"src/*.go", "src/a.go", true, true},
+		{"src/*.go", "src/a.go/x", true, false},
+		{"build/**", "build", true, false},
+		{"build/**", "build/a/b", true, true},
+		{"**", "a/b", true, true},
+		{"a/**/b", "a/x/y/b", true, true},
+		{"a/**/b", "a/x/y/b/c", true, false},
+	} {
+		g := glob.MustPath(c.pat)
+		if got := g.Match(c.rel); got != c.match {
+			t.Errorf("Match(%q, %q) = %v, want %v", c.pat, c.rel, got, c.match)
+		}
+		if got := g.MatchExact(c.rel); got != c.want {
+			t.Errorf("MatchExact(%q, %q) = %v, want %v", c.pat, c.rel, got, c.want)
+		}
+	}
+}

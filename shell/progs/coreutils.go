@@ -32,9 +32,9 @@ func init() {
 			Opts: "-c=|--bytes= -n=|--lines= -q|--quiet|--silent -v|--verbose -z|--zero-terminated" + commonGNU},
 		&Spec{Name: "tail", Source: src("tail", coreSrc), Operands: "R...", Digits: true,
 			Opts: "-c=|--bytes= -f|--follow[=] -F --max-unchanged-stats= -n=|--lines= --pid= -q|--quiet|--silent --retry -s=|--sleep-interval= -v|--verbose -z|--zero-terminated" + commonGNU},
-		&Spec{Name: "wc", Source: src("wc", coreSrc), Operands: "R...",
+		&Spec{Name: "wc", Special: listedReads, Source: src("wc", coreSrc), Operands: "R...",
 			Opts: "-c|--bytes -m|--chars -l|--lines --files0-from=R -L|--max-line-length -w|--words --total=" + commonGNU},
-		&Spec{Name: "sort", Source: src("sort", coreSrc), Operands: "R...",
+		&Spec{Name: "sort", Special: listedReads, Source: src("sort", coreSrc), Operands: "R...",
 			Opts: "-b|--ignore-leading-blanks -d|--dictionary-order -f|--ignore-case -g|--general-numeric-sort -i|--ignore-nonprinting -M|--month-sort -h|--human-numeric-sort -n|--numeric-sort -R|--random-sort --random-source=R -r|--reverse --sort= -V|--version-sort --batch-size= -c|--check[=] -C --compress-program=X --debug --files0-from=R -k=|--key= -m|--merge -o=W|--output=W -s|--stable -S=|--buffer-size= -t=|--field-separator= -T=W|--temporary-directory=W --parallel= -u|--unique -z|--zero-terminated" + commonGNU},
 		&Spec{Name: "uniq", Source: src("uniq", coreSrc), Operands: "R W",
 			Opts: "-c|--count -d|--repeated -D --all-repeated[=] -f=|--skip-fields= --group[=] -i|--ignore-case -s=|--skip-chars= -u|--unique -z|--zero-terminated -w=|--check-chars=" + commonGNU},
@@ -61,7 +61,11 @@ func init() {
 		// it). xxdOperands checks that Parse found the operands xxd finds.
 		&Spec{Name: "xxd", Source: "xxd 2022-01-14 (vim 9.0.1378, Debian 12), xxd -h, man xxd and xxd.c: INFILE then OUTFILE, written (truncated, or patched with -r)", Style: "posix", Operands: "R W", Special: xxdOperands,
 			Opts: "-a|-autoskip -b|-bits -C|-capitalize -c=|-cols= -d -E|-EBCDIC -e -g=|-groupsize= -h|-help -i|-include -l=|-len= -n=|-name= -o=|-offset= -p|-ps|-postscript|-plain -r|-revert -s=|-seek=|-skip= -u -v|-version"},
-		&Spec{Name: "md5sum sha1sum sha256sum sha512sum b2sum cksum sum", Source: src("sha256sum", coreSrc), Operands: "R...",
+		&Spec{Name: "md5sum sha1sum sha256sum sha512sum b2sum cksum sum", Source: src("sha256sum", coreSrc) + "; -c reads the files its operands list", Operands: "R...", Special: func(r *Result, args []string) {
+			if hasFlag(r, "-c") {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: "\x00(the files the lists of " + args[0] + " -c name)", Via: "-c"})
+			}
+		},
 			Opts: "-b|--binary -c|--check --tag -t|--text -z|--zero --ignore-missing --quiet --status --strict -w|--warn -a=|--algorithm= -l=|--length= --untagged --base64 --raw -r -s|--sysv" + commonGNU},
 		&Spec{Name: "base64 base32 basenc", Source: src("base64", coreSrc), Operands: "R",
 			Opts: "-d|--decode -i|--ignore-garbage -w=|--wrap= --base64 --base64url --base32 --base32hex --base16 --base2msbf --base2lsbf --z85" + commonGNU},
@@ -81,11 +85,11 @@ func init() {
 			Opts: "-e|--canonicalize-existing -m|--canonicalize-missing -L|--logical -P|--physical -q|--quiet --relative-to= --relative-base= -s|--strip|--no-symlinks -z|--zero -f|--canonicalize -n|--no-newline -v|--verbose" + commonGNU},
 		&Spec{Name: "stat", Source: src("stat", coreSrc), Operands: "L...",
 			Opts: "-L|--dereference -f|--file-system --cached= -c=|--format= --printf= -t|--terse" + commonGNU},
-		&Spec{Name: "du", Source: src("du", coreSrc), Operands: "L...",
+		&Spec{Name: "du", Special: listedReads, Source: src("du", coreSrc), Operands: "L...",
 			Opts: "-0|--null -a|--all --apparent-size -B=|--block-size= -b|--bytes -c|--total -D|--dereference-args -d=|--max-depth= --files0-from=R -H -h|--human-readable --inodes -k -L|--dereference -l|--count-links -m -P|--no-dereference -S|--separate-dirs --si -s|--summarize -t=|--threshold= --time[=] --time-style= -X=R|--exclude-from=R --exclude= -x|--one-file-system" + commonGNU},
 		&Spec{Name: "df", Source: src("df", coreSrc), Operands: "L...",
 			Opts: "-a|--all -B=|--block-size= -h|--human-readable -H|--si -i|--inodes -k -l|--local --no-sync --output[=] -P|--portability --sync --total -t=|--type= -T|--print-type -x=|--exclude-type=" + commonGNU},
-		&Spec{Name: "file", Source: "file 5.44 (Debian 12), man file; -C writes NAME.mgc in the working folder for each magic file -m names (magic.mgc without -m); MAGIC names the magic files, whose lines its warnings print", Operands: "L...", Env: "MAGIC=R",
+		&Spec{Name: "file", Special: listedReads, Source: "file 5.44 (Debian 12), man file; -C writes NAME.mgc in the working folder for each magic file -m names (magic.mgc without -m); MAGIC names the magic files, whose lines its warnings print", Operands: "L...", Env: "MAGIC=R",
 			Opts: "-b|--brief -C|--compile:W -c|--checking-printout -d -E -e=|--exclude= --exclude-quiet= -F=|--separator= -f=R|--files-from=R -h|--no-dereference -i|--mime --mime-type --mime-encoding -k|--keep-going -l|--list -L|--dereference -m=R|--magic-file=R -N|--no-pad -n|--no-buffer -p|--preserve-date -P=|--parameter= -r|--raw -s|--special-files -S|--no-sandbox -v -z|--uncompress -Z|--uncompress-noreport -0|--print0" + commonGNU},
 		&Spec{Name: "diff", Source: "GNU diffutils 3.8 (Debian 12), diff --help and info diff (Comparing Directories: without -r, diff compares the files two folders share, and with -N every file of either)", Operands: "R...", Special: diffTree,
 			Opts: "--normal -q|--brief -s|--report-identical-files -c -C=|--context[=] -u -U=|--unified[=] -e|--ed -n|--rcs -y|--side-by-side -W=|--width= --left-column --suppress-common-lines -p|--show-c-function -F=|--show-function-line= --label= --expand-tabs -t -T|--initial-tab --tabsize= --suppress-blank-empty -l|--paginate -r|--recursive --no-dereference -N|--new-file --unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case -x=|--exclude= -X=R|--exclude-from=R -S=|--starting-file= --from-file=R --to-file=R -i|--ignore-case -E|--ignore-tab-expansion -Z|--ignore-trailing-space -b|--ignore-space-change -w|--ignore-all-space -B|--ignore-blank-lines -I=|--ignore-matching-lines= -a|--text --strip-trailing-cr -D=|--ifdef= --GTYPE-group-format= --line-format= --LTYPE-line-format= -d|--minimal --horizon-lines= --speed-large-files --color[=] --palette=" + commonGNU},
@@ -118,18 +122,37 @@ func init() {
 			Opts: "-c|--no-create -o|--io-blocks -r=L|--reference=L -s=|--size=" + commonGNU},
 		&Spec{Name: "tee", Source: src("tee", coreSrc), Operands: "W...",
 			Opts: "-a|--append -i|--ignore-interrupts -p --output-error[=]" + commonGNU},
-		&Spec{Name: "mv", Source: src("mv", coreSrc), Operands: "D... W",
+		&Spec{Name: "mv", Source: src("mv", coreSrc) + backupSrc, Operands: "D... W", Special: backups, Env: backupEnv,
 			Opts: "--backup[=] -b -f|--force -i|--interactive -n|--no-clobber --no-copy --strip-trailing-slashes -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -Z|--context" + commonGNU},
-		&Spec{Name: "cp", Source: src("cp", coreSrc) + "; -l and -s make links, not copies: the sources are written through them (cp -l .git/config src/cfg, then a write of src/cfg); -L follows the links of the folders it copies", Operands: "R... W", Special: func(r *Result, a []string) {
+		&Spec{Name: "cp", Source: src("cp", coreSrc) + "; -l and -s make links, not copies: the sources are written through them (cp -l .git/config src/cfg, then a write of src/cfg); -L follows the links of the folders it copies; -T copies a folder's content onto the destination (cp -rT d . writes ./.git from d/.git)" + backupSrc, Operands: "R... W", Env: backupEnv, Special: func(r *Result, a []string) {
 			treeIf("-r", "-a")(r, a)
 			r.Follow = hasFlag(r, "-L")
+			if hasFlag(r, "-T") {
+				// The source's content lands on the destination, as with
+				// cp -r SRC/. DEST.
+				for i, e := range r.Effects {
+					if e.Via == "cp" && e.Arg == Read && !IsDyn(e.Val) {
+						r.Effects[i].Val = strings.TrimSuffix(e.Val, "/") + "/."
+					}
+				}
+			}
+			backups(r, a)
 		},
 			Opts: "-a|--archive --attributes-only --backup[=] -b --copy-contents -d -f|--force -i|--interactive -H -l|--link:I -L|--dereference -n|--no-clobber -P|--no-dereference -p --preserve[=] --no-preserve= --parents -r|-R|--recursive --reflink[=] --remove-destination --sparse= --strip-trailing-slashes -s|--symbolic-link:I -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -u|--update[=] -v|--verbose -x|--one-file-system -Z --context[=]" + commonGNU},
-		&Spec{Name: "install", Source: src("install", coreSrc), Operands: "R... W",
+		&Spec{Name: "install", Source: src("install", coreSrc) + "; -d creates (or sets the mode of) every operand as a folder" + backupSrc, Operands: "R... W", Env: backupEnv, Special: func(r *Result, a []string) {
+			if hasFlag(r, "-d") {
+				for i, e := range r.Effects {
+					if e.Via == "install" && e.Arg == Read {
+						r.Effects[i].Arg = Write
+					}
+				}
+			}
+			backups(r, a)
+		},
 			Opts: "--backup[=] -b -c -C|--compare -d|--directory -D -g=|--group= -m=|--mode= -o=|--owner= -p|--preserve-timestamps -s|--strip --strip-program=X -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -v|--verbose --preserve-context -Z --context[=]" + commonGNU},
 		// A link's target is written through the link: every operand counts
 		// as written (ln -s .git g makes g/config .git/config).
-		&Spec{Name: "ln", Source: src("ln", coreSrc), Operands: "W... W",
+		&Spec{Name: "ln", Source: src("ln", coreSrc) + backupSrc, Operands: "W... W", Special: backups, Env: backupEnv,
 			Opts: "--backup[=] -b -d|-F|--directory -f|--force -i|--interactive -L|--logical -n|--no-dereference -P|--physical -r|--relative -s|--symbolic -S=|--suffix= -t=T|--target-directory=T -T|--no-target-directory -v|--verbose" + commonGNU},
 		&Spec{Name: "chmod", Source: src("chmod", coreSrc), Operands: "- W...", Special: chmodModes,
 			Opts: "-c|--changes -f|--silent|--quiet -v|--verbose --no-preserve-root --preserve-root --reference=L -R|--recursive" + commonGNU},
@@ -153,7 +176,7 @@ func init() {
 		&Spec{Name: "more", Source: "util-linux 2.38.1 (Debian 12), more --help and man more: +NUM and +/PATTERN start the display (lessCommands)", Operands: "R...", Digits: true, Special: lessCommands,
 			Opts: "-d|--silent -f|--logical -l|--no-pause -c|--print-over -p|--clean-print -e|--exit-on-eof -s|--squeeze -u|--plain -n=|--lines= -h|--help -V|--version"},
 		&Spec{Name: "less most", Source: "less 590 (Debian 12), man less; its ! and | commands run programs, s and -o write a log file, :e and E read other files: typed, or given as +CMD (++CMD) and -p/--pattern (+/PATTERN), whose keys less runs when its output is a terminal (lessCommands); -t opens the file a tags file names; a lesskey file (-k) can set LESSOPEN; LESS_IS_MORE makes -p a command", Operands: "R...", Special: lessCommands,
-			Env:  "LESS_IS_MORE=!",
+			Env:  "LESS_IS_MORE=! LESSHISTFILE=W LESSHISTSIZE LESSSECURE LESSCHARSET",
 			Opts: "-N -S -R -r -F -X -i -I -n -s -M -m -e -E -f -g -G -q -Q -w -W -K -c -C -~ -+= -p=|--pattern= -x= -y= -z= -j= -h= -b= -P= -o=W -O=W -T=R -t=! -k=! --no-init --quit-if-one-screen --RAW-CONTROL-CHARS --chop-long-lines --LINE-NUMBERS --ignore-case --IGNORE-CASE"},
 	)
 }
@@ -703,4 +726,85 @@ func lessPrintable(s string) bool {
 		}
 	}
 	return true
+}
+
+// backupSrc, backupEnv and backups: cp, mv, ln, install (and rsync) -b or
+// --backup move the file a destination replaces to a backup named
+// DEST+SUFFIX (-S, which implies -b, --suffix, SIMPLE_BACKUP_SUFFIX; "~"
+// by default): cp -S .yaml NEW warden renames ./warden to ./warden.yaml.
+// A suffix with a "/" is replaced by "~" (gnulib backupfile.c); numbered
+// backups are DEST.~N~. When the destination is a folder, the backup is
+// of the file inside it.
+const backupSrc = "; -b/--backup renames the file a destination replaces to DEST+SUFFIX (-S; SIMPLE_BACKUP_SUFFIX), or DEST.~N~ (VERSION_CONTROL)"
+
+const backupEnv = "SIMPLE_BACKUP_SUFFIX=! VERSION_CONTROL"
+
+func backups(r *Result, _ []string) {
+	// -S alone implies a backup (cp -S .yaml NEW warden); rsync's
+	// --suffix does not, --backup-dir does.
+	if !hasFlag(r, "-b", "--backup", "--backup-dir") && (r.Spec.Name == "rsync" || !hasFlag(r, "-S")) {
+		return
+	}
+	suffix := "~"
+	for _, v := range append(r.Values("-S"), r.Values("--suffix")...) {
+		suffix = v
+	}
+	if IsDyn(suffix) {
+		r.risk("the backup suffix of %s is computed at run time", r.Spec.Name)
+		return
+	}
+	if strings.Contains(suffix, "/") && r.Spec.Name != "rsync" {
+		suffix = "~"
+	}
+	name := r.Spec.Name
+	var dests, sources []string
+	for _, e := range r.Effects {
+		if e.Arg == Target {
+			dests = append(dests, e.Val+"/")
+			continue
+		}
+		if e.Via != name || e.Flag != NoEffect {
+			continue
+		}
+		switch e.Arg {
+		case Plain:
+		default:
+			sources = append(sources, e.Val)
+		}
+	}
+	if len(dests) == 0 && len(sources) > 0 {
+		dests, sources = sources[len(sources)-1:], sources[:len(sources)-1]
+	}
+	add := func(p string) {
+		for _, s := range []string{p + suffix, p + ".~1~"} {
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: s, Via: name + " --backup"})
+		}
+	}
+	for _, d := range dests {
+		if !strings.HasSuffix(d, "/") {
+			add(d)
+		}
+		for _, s := range sources {
+			if IsDyn(s) || IsDyn(d) {
+				continue
+			}
+			b := strings.TrimSuffix(s, "/")
+			b = b[strings.LastIndexByte(b, '/')+1:]
+			add(strings.TrimSuffix(d, "/") + "/" + b)
+		}
+	}
+}
+
+// listedReads: --files0-from=F (sort, wc, du) and file -f F read F, then
+// every file F names: reads warden cannot see, so computed ones (asked
+// for when the policy has private paths).
+func listedReads(r *Result, _ []string) {
+	for _, c := range []string{"--files0-from", "-f"} {
+		if c == "-f" && r.Spec.Name != "file" {
+			continue
+		}
+		for _, v := range r.Values(c) {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: "\x00(the files " + strings.TrimPrefix(v, "\x00") + " names)", Via: c})
+		}
+	}
 }

@@ -109,6 +109,9 @@ func init() {
 	for _, n := range []string{"status", "diff", "log", "show", "blame", "cat-file", "grep", "add"} {
 		table["git"].Sub(n).Special = gitRevPaths
 	}
+	for _, n := range []string{"rm", "commit"} {
+		table["git"].Sub(n).Special = func(r *Result, _ []string) { gitPathspecFile(r) }
+	}
 	// Commands that rewrite files of the work tree from history: which
 	// files, and with what content, depends on commits warden cannot see
 	// (git fetch URL && git switch --detach FETCH_HEAD puts any content at
@@ -216,10 +219,12 @@ func gitFetch(r *Result, args []string) {
 // gitRevPaths adds the PATH of every REV:PATH operand (HEAD:.env, :.env)
 // as a read.
 func gitRevPaths(r *Result, _ []string) {
+	gitPathspecFile(r)
 	// git diff --no-index compares two folders whole (git-diff(1)).
 	if r.Sub == "diff" && hasFlag(r, "--no-index") {
 		r.Tree = true
 	}
+	gitTreeReads(r)
 	gitPathspecs(r)
 	// git log -L RANGE:FILE prints the history of FILE's lines: FILE is
 	// read. RANGE may hold a colon (-L:funcname:FILE, -L/re:x/,+2:FILE), so
@@ -299,6 +304,7 @@ func gitConfig(r *Result, opt, v string) {
 // --hard/--merge/--keep, git restore --staged alone, git stash list/show,
 // git clean -n.
 func gitWorktree(r *Result, args []string) {
+	gitPathspecFile(r)
 	sub := r.Sub
 	ops := r.Ops
 	if i := indexOf(ops, sub); i >= 0 {
@@ -521,5 +527,67 @@ func pathspecMatch(pat string) func(string) bool {
 			}
 		}
 		return false
+	}
+}
+
+// gitTreeReads: git add reads the folders it is given whole, untracked
+// files included but those the ignore files leave out (git add -A stages
+// an unignored ./.env, and git diff --cached then prints it; the engine
+// reads the ignore files, and trusts them only when the line writes
+// none), and git add -A, --all or --no-ignore-removal without a pathspec
+// reads the whole work tree, from its top.
+// git grep --untracked and --no-index search the files of the folders
+// given (the working folder when none is) that git does not track, and
+// --no-index the ignored ones too. git add -u (tracked files) and -n
+// (names only) read nothing new.
+func gitTreeReads(r *Result) {
+	var whole, top bool
+	switch r.Sub {
+	case "add":
+		if hasFlag(r, "-u", "-n") {
+			return
+		}
+		// git add -A without a pathspec adds the whole work tree, from
+		// its top wherever it runs. Files the ignore files name are left
+		// out unless forced.
+		whole = hasFlag(r, "-A", "--no-ignore-removal")
+		top = whole
+		r.GitIgnores = !hasFlag(r, "-f")
+	case "grep":
+		if !hasFlag(r, "--untracked", "--no-index") {
+			return
+		}
+		whole = true
+		// --untracked leaves out ignored files unless told not to;
+		// --no-index reads them unless told to leave them out.
+		r.GitIgnores = hasFlag(r, "--untracked") && !hasFlag(r, "--no-exclude-standard") ||
+			hasFlag(r, "--no-index") && hasFlag(r, "--exclude-standard") && !hasFlag(r, "--no-exclude-standard")
+	default:
+		return
+	}
+	r.Tree = true
+	for _, e := range r.Effects {
+		if e.Arg == Read && e.Via == r.Spec.Name {
+			return
+		}
+	}
+	if whole {
+		r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: r.Spec.Name, Top: top})
+	}
+}
+
+// gitPathspecFile: --pathspec-from-file=F takes the pathspecs from F, so
+// the files git add and git commit read, git rm removes, and the commands
+// that rewrite the work tree write are named in F: computed.
+func gitPathspecFile(r *Result) {
+	for _, v := range r.Values("--pathspec-from-file") {
+		e := Effect{Arg: Write, Val: "\x00(the files " + strings.TrimPrefix(v, "\x00") + " names)", Via: "--pathspec-from-file"}
+		switch r.Sub {
+		case "add", "commit":
+			e.Arg = Read
+		case "rm":
+			e.Arg = Delete
+		}
+		r.Effects = append(r.Effects, e)
 	}
 }

@@ -29,6 +29,7 @@ func init() {
 	goRun.Rest = 1 // go run PKG ARGS...: the words after the package are the program's
 	goTest := goSub("test", goTestFlags, "-...")
 	goTest.RestAfter = "-args"
+	goTest.Special = goTestArgs
 	register(&Spec{
 		Name: "go", Source: "go 1.26 (go help, go help build, go help testflag, go help environment)", Style: "go", SubsOnly: true, EnvPrefix: "GO CGO_",
 		Opts: "-C=C",
@@ -109,9 +110,10 @@ func init() {
 
 	// node 20: node --help. --require and --import load code; -e/-p run it.
 	register(&Spec{
-		Name: "node nodejs", Source: "node 20 (node --help)", EnvPrefix: "NODE_", Operands: "R -...", Rest: 1,
-		Opts: "-e=!|--eval=! -p=!|--print=! -c|--check -i|--interactive -r=!|--require=! --import=! --loader=! --experimental-loader=! --inspect[=] --inspect-brk[=] --inspect-port= --enable-source-maps --max-old-space-size= --max-semi-space-size= --stack-size= --trace-warnings --trace-deprecation --no-deprecation --no-warnings --throw-deprecation --pending-deprecation --unhandled-rejections= --input-type= --experimental-vm-modules --experimental-specifier-resolution= --conditions=|-C= --test --test-name-pattern= --test-reporter= --test-reporter-destination=W --test-only --watch --watch-path= --env-file=R --title= --abort-on-uncaught-exception --preserve-symlinks --preserve-symlinks-main --openssl-legacy-provider --use-openssl-ca --tls-min-v1.2 -v|--version -h|--help",
-		Env:  "NODE_OPTIONS=Fnode NODE_PATH=! NODE_ENV NODE_NO_WARNINGS NODE_DEBUG NODE_EXTRA_CA_CERTS=R",
+		Name: "node nodejs", Source: "node 20 (node --help, node --test: a --test-reporter other than spec, tap, dot, junit or lcov is a module node loads; --env-file sets the variables of a file, NODE_OPTIONS among them)", EnvPrefix: "NODE_", Operands: "R -...", Rest: 1,
+		Opts:    "-e=!|--eval=! -p=!|--print=! -c|--check -i|--interactive -r=!|--require=! --import=! --loader=! --experimental-loader=! --inspect[=] --inspect-brk[=] --inspect-port= --enable-source-maps --max-old-space-size= --max-semi-space-size= --stack-size= --trace-warnings --trace-deprecation --no-deprecation --no-warnings --throw-deprecation --pending-deprecation --unhandled-rejections= --input-type= --experimental-vm-modules --experimental-specifier-resolution= --conditions=|-C= --test --test-name-pattern= --test-reporter= --test-reporter-destination=W --test-only --watch --watch-path= --env-file=! --title= --abort-on-uncaught-exception --preserve-symlinks --preserve-symlinks-main --openssl-legacy-provider --use-openssl-ca --tls-min-v1.2 -v|--version -h|--help",
+		Env:     "NODE_OPTIONS=Fnode NODE_PATH=! NODE_ENV NODE_NO_WARNINGS NODE_DEBUG NODE_EXTRA_CA_CERTS=R",
+		Special: nodeSpecial,
 	})
 	// npm 9: `npm help config`. npm takes any --name=value as configuration,
 	// so only the names below are trusted; script-shell, node-options and
@@ -149,11 +151,14 @@ func init() {
 	// Python 3.11: python3 --help. -c runs code, -m runs a module; the
 	// words after the script or module are the program's.
 	register(&Spec{
-		Name: "python python3 python3.11 python3.12 python3.13", Source: "Python 3.11 (python3 --help)", EnvPrefix: "PYTHON PYTEST_", Style: "posix", Operands: "R -...", Rest: 1, RestAfter: "-m",
+		Name: "python python3 python3.11 python3.12 python3.13", Source: "Python 3.11 (python3 --help, python3 --help-xoptions: -X pycache_prefix=PATH writes the bytecode caches below PATH)", EnvPrefix: "PYTHON PYTEST_", Style: "posix", Operands: "R -...", Rest: 1, RestAfter: "-m",
 		Opts: "-b -B -d -E -h|-?|--help -i -I -O -OO -P -q -s -S -u -v -V|--version -W= -x -X= --check-hash-based-pycs= --help-env --help-xoptions --help-all -c=!",
 		Env: "PYTHONSTARTUP=X PYTHONPATH=! PYTHONHOME=! PYTHONINSPECT PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONWARNINGS PYTHONHASHSEED PYTHONIOENCODING PYTHONUTF8 PYTHONBREAKPOINT=X PYTHONSAFEPATH PYTHONNOUSERSITE PYTHONUSERBASE=! " +
 			"PYTEST_ADDOPTS=Fpytest PYTEST_PLUGINS=! PYTEST_DISABLE_PLUGIN_AUTOLOAD PYTEST_DEBUG PYTEST_THEME PYTEST_THEME_MODE PYTEST_DEBUG_TEMPROOT=W",
-		Special: pythonModule,
+		Special: func(r *Result, args []string) {
+			pythonX(r)
+			pythonModule(r, args)
+		},
 	})
 	// python -m MODULE: the module's name is the first word after -m; the
 	// rule names it (python -m pytest *). RestAfter keeps the module's words
@@ -162,7 +167,7 @@ func init() {
 	pipSub := func(name string) *Spec { return &Spec{Name: name, Opts: pipOpts, Operands: "-..."} }
 	register(&Spec{Name: "pip pip3", Source: "pip 23 (pip help, pip help install)", SubsOnly: true, Opts: pipOpts, EnvPrefix: "PIP_ PYTHON",
 		Env:  "PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE=! PIP_REQUIRE_VIRTUALENV PIP_NO_CACHE_DIR",
-		Subs: []*Spec{pipSub("install"), pipSub("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipSub("config"), pipSub("search"), pipSub("cache"), pipSub("index"), pipSub("wheel"), pipSub("hash"), pipSub("inspect"), pipSub("debug"), pipSub("help")}})
+		Subs: []*Spec{pipSub("install"), pipSub("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipSub("config"), pipSub("search"), pipSub("cache"), pipSub("index"), pipSub("wheel"), {Name: "hash", Opts: pipOpts, Operands: "R..."}, pipSub("inspect"), pipSub("debug"), pipSub("help")}})
 	uvOpts := " -q|--quiet -v|--verbose --color= --native-tls --offline --no-cache -n --cache-dir=W --python=X -p=X --directory=C --project=C --config-file=! --no-config -h|--help -V|--version --frozen --locked --no-sync --all-extras --extra= --dev --no-dev --group= --package= --with= --index-url= --extra-index-url= -r=R|--requirement=R -e=|--editable= --system --no-deps --upgrade -U"
 	uvSub := func(name string) *Spec { return &Spec{Name: name, Opts: uvOpts, Operands: "-..."} }
 	uvRun := uvSub("run")
@@ -178,10 +183,13 @@ func init() {
 	cargoSub := func(name string) *Spec {
 		return &Spec{Name: name, Opts: cargoOpts, Operands: "-..."}
 	}
-	register(&Spec{Name: "cargo", Source: "cargo 1.8x (cargo --help, cargo help build; --lockfile-path names the lockfile cargo writes)", SubsOnly: true, Opts: cargoOpts, EnvPrefix: "CARGO_ RUST",
+	register(&Spec{Name: "cargo", Source: "cargo 1.8x (cargo --help, cargo help build; --lockfile-path names the lockfile cargo writes; the words after -- go to the test harness (libtest: --logfile PATH writes PATH), to clippy-driver (rustc: @FILE, -C, -o), to rustfmt, or to the program cargo run runs)", SubsOnly: true, Opts: cargoOpts, EnvPrefix: "CARGO_ RUST",
 		Env: "RUSTFLAGS=! RUSTC=X RUSTC_WRAPPER=X RUSTDOC=X CARGO_TARGET_DIR=W CARGO_HOME=! CARGO_BUILD_RUSTC_WRAPPER=X CARGO_INCREMENTAL CARGO_TERM_COLOR RUST_BACKTRACE RUST_LOG",
 		Subs: []*Spec{cargoSub("build b"), cargoSub("check c"), cargoSub("test t"), cargoSub("bench"), cargoSub("doc d"), cargoSub("clippy"), cargoSub("fmt"), cargoSub("tree"), cargoSub("metadata"), cargoSub("update"), cargoSub("fetch"), cargoSub("clean"), cargoSub("new"), cargoSub("init"), cargoSub("add"), cargoSub("remove"), cargoSub("search"), cargoSub("publish"), cargoSub("install"), cargoSub("uninstall"), cargoSub("version"), cargoSub("help"),
 			cargoSub("run r")}})
+	for _, sub := range table["cargo"].subs {
+		sub.Special = cargoPassed
+	}
 
 	// GNU make 4.3: make --help. The recipes are the Makefile's; the rule
 	// for make vouches for them. --eval and -f change what runs.
@@ -368,3 +376,186 @@ func splitQuoted(s string) (words []string, ok bool) {
 	}
 	return words, true
 }
+
+// nodeSpecial: node --test-reporter=NAME loads NAME as a module unless it
+// is one of node's own reporters.
+func nodeSpecial(r *Result, _ []string) {
+	for _, v := range r.Values("--test-reporter") {
+		switch v {
+		case "spec", "tap", "dot", "junit", "lcov":
+		default:
+			r.risk("node --test-reporter=%s loads a module", strings.TrimPrefix(v, "\x00"))
+		}
+	}
+}
+
+// pythonX: -X pycache_prefix=PATH writes the bytecode caches of the
+// modules imported below PATH; -X presite=MODULE (3.13) imports MODULE.
+// The other -X options change diagnostics and limits; an unknown one is
+// not vouched for.
+func pythonX(r *Result) {
+	for _, v := range r.Values("-X") {
+		name, val, _ := strings.Cut(v, "=")
+		switch name {
+		case "pycache_prefix":
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: val, Via: "-X pycache_prefix"})
+		case "faulthandler", "showrefcount", "tracemalloc", "importtime", "dev", "utf8", "pycache_prefix_off",
+			"warn_default_encoding", "no_debug_ranges", "frozen_modules", "int_max_str_digits", "perf", "perf_jit",
+			"cpu_count", "gil", "context_aware_warnings", "thread_inherit_context", "disable_remote_debug":
+		default:
+			r.risk("-X %s is not an option of python warden knows", name)
+		}
+	}
+}
+
+// cargoPassed reads the words after -- of a cargo subcommand: cargo test
+// and cargo bench hand them to the test harness (libtest), whose
+// --logfile PATH writes PATH; cargo clippy hands them to clippy-driver,
+// a rustc (@FILE reads options from FILE, -C and -o can run a linker or
+// write files): only lint levels are vouched for; cargo fmt hands them to
+// rustfmt; cargo run to the program it runs. Other subcommands take no
+// such words.
+func cargoPassed(r *Result, args []string) {
+	i := indexOf(args, "--")
+	if i < 0 {
+		return
+	}
+	words := args[i+1:]
+	sub := strings.Fields(r.Spec.Name)[0]
+	switch sub {
+	case "run":
+		r.Passed = words
+		return
+	case "test", "bench":
+		safe := map[string]bool{"--include-ignored": false, "--ignored": false, "--force-run-in-process": false, "--exclude-should-panic": false,
+			"--test": false, "--bench": false, "--list": false, "--nocapture": false, "--no-capture": false, "--test-threads": true, "--skip": true,
+			"-q": false, "--quiet": false, "--exact": false, "--color": true, "--format": true, "--show-output": false, "-Z": true,
+			"--report-time": false, "--ensure-time": false, "--shuffle": false, "--shuffle-seed": true, "--fail-fast": false, "-h": false, "--help": false}
+		cargoWords(r, sub, words, safe, "--logfile")
+	case "clippy":
+		safe := map[string]bool{"-D": true, "-W": true, "-A": true, "-F": true, "--deny": true, "--warn": true, "--allow": true,
+			"--forbid": true, "--force-warn": true, "--cap-lints": true, "--no-deps": false}
+		cargoWords(r, sub, words, safe, "")
+	case "fmt":
+		safe := map[string]bool{"--check": false, "--edition": true, "--emit": true, "--color": true, "-v": false, "--verbose": false,
+			"-q": false, "--quiet": false, "-l": false, "--files-with-diff": false, "--backup": false, "--style-edition": true}
+		cargoWords(r, sub, words, safe, "")
+	default:
+		if len(words) > 0 {
+			r.risk("cargo %s hands the words after -- to a program warden does not know", sub)
+		}
+	}
+}
+
+// cargoWords checks the options among words against safe (true: the
+// option takes a value, attached after = or, for -X, after the letter,
+// or the next word); the option named write writes the file it names.
+func cargoWords(r *Result, sub string, words []string, safe map[string]bool, write string) {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if IsDyn(w) {
+			r.risk("a word computed at run time is handed to the program cargo %s runs", sub)
+			return
+		}
+		if len(w) < 2 || w[0] != '-' {
+			if w != "" && w[0] == '@' {
+				r.risk("cargo %s hands %s to a program that reads options from the file", sub, w)
+			}
+			continue
+		}
+		name, val, hasVal := strings.Cut(w, "=")
+		if write != "" && name == write {
+			if !hasVal && i+1 < len(words) {
+				i++
+				val = words[i]
+			}
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: val, Via: "cargo " + sub + " -- " + write})
+			continue
+		}
+		takes, ok := safe[name]
+		if !ok && len(name) > 2 && name[1] != '-' {
+			// -Dwarnings, -Aclippy::x: a short option and its value.
+			takes, ok = safe[name[:2]]
+			hasVal = true
+		}
+		if !ok {
+			r.risk("cargo %s hands %s to a program that warden does not know it as an option of", sub, w)
+			return
+		}
+		if takes && !hasVal {
+			i++
+		}
+	}
+}
+
+// goTestArgs reads the words after go test -args, which go test hands to
+// each test binary as they are: -test.cpuprofile=F (and the other
+// profiles, -test.trace, -test.testlogfile, -test.outputdir, ...) write F,
+// relative to the folder of the package under test, where the binary
+// runs (go test ./src -args -test.cpuprofile=hooks/pre-commit writes
+// src/hooks/pre-commit, wherever src/hooks leads). A relative file is
+// vouched for only when the package is the working folder's; a -test.
+// flag warden does not know is not vouched for. The test's own flags are
+// the test's.
+func goTestArgs(r *Result, _ []string) {
+	if len(r.Passed) == 0 {
+		return
+	}
+	here := true
+	if i := indexOf(r.Ops, "test"); i >= 0 {
+		for _, p := range r.Ops[i+1 : len(r.Ops)-len(r.Passed)] {
+			if p != "." && p != "./" {
+				here = false
+			}
+		}
+	}
+	// -test.outputdir is the folder the other files are relative to.
+	for _, w := range r.Passed {
+		if strings.HasPrefix(strings.TrimLeft(w, "-"), "test.outputdir") {
+			here = false
+		}
+	}
+	for i := 0; i < len(r.Passed); i++ {
+		w := r.Passed[i]
+		if IsDyn(w) {
+			r.risk("a word computed at run time after go test -args could be a flag that writes a file")
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if !strings.HasPrefix(w, "-") || !strings.HasPrefix(name, "test.") {
+			continue
+		}
+		flag := strings.TrimPrefix(name, "test.")
+		takes, safe := goTestSafe[flag]
+		switch {
+		case safe:
+			if takes && !hasVal {
+				i++
+			}
+		case goTestWrites[flag]:
+			if !hasVal && i+1 < len(r.Passed) {
+				i++
+				val = r.Passed[i]
+			}
+			if IsDyn(val) || !strings.HasPrefix(val, "/") && !here && flag != "outputdir" {
+				r.risk("go test -args %s writes a file relative to the folder of each package tested", w)
+				continue
+			}
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: val, Via: "go test -args -" + name})
+		default:
+			r.risk("%s after go test -args is a flag of the test binary warden does not know", w)
+		}
+	}
+}
+
+// goTestSafe are the test binary's flags (go help testflag) that write
+// nothing: true when the flag takes a value.
+var goTestSafe = map[string]bool{"v": false, "run": true, "skip": true, "short": false, "count": true, "timeout": true,
+	"bench": true, "benchtime": true, "benchmem": false, "cpu": true, "parallel": true, "failfast": false, "shuffle": true,
+	"list": true, "fullpath": false, "paniconexit0": false, "fuzz": true, "fuzztime": true, "fuzzminimizetime": true,
+	"memprofilerate": true, "blockprofilerate": true, "mutexprofilefraction": true, "artifacts": false}
+
+// goTestWrites are the test binary's flags whose value is a file or
+// folder written.
+var goTestWrites = map[string]bool{"cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true,
+	"trace": true, "coverprofile": true, "testlogfile": true, "outputdir": true, "gocoverdir": true, "fuzzcachedir": true}

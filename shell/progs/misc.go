@@ -20,7 +20,7 @@ func init() {
 				"-amin= -anewer=L -atime= -cmin= -cnewer=L -ctime= -empty -executable -false -fstype= -gid= -group= -ilname= -iname= -inum= -ipath= -iregex= -iwholename= -links= -lname= -mmin= -mtime= -name= -newer=L -newerXY= -neweraa= -newerat= -newerac= -newerma= -newermt= -newermm= -newerct= -nogroup -nouser -path= -perm= -readable -regex= -samefile=L -size= -true -type= -uid= -used= -user= -wholename= -writable -xtype= -context= " +
 				"-delete -exec=Y -execdir=Y -ok=Y -okdir=Y -fls=W -fprint=W -fprint0=W -fprintf=W -ls -print -print0 -printf= -prune -quit -not -and -or -a -o -files0-from=R",
 			Special: findSpecial},
-		&Spec{Name: "xargs", Source: "GNU findutils 4.9.0 (Debian 12), xargs --help", Style: "posix", Operands: "X -...", Rest: 1,
+		&Spec{Name: "xargs", Source: "GNU findutils 4.9.0 (Debian 12), xargs --help and xargs.c (getopt \"+0a:E:e::i::I:l::L:n:prs:txP:d:\": -e, -i and -l take a value only attached)", Style: "posix", Operands: "X -...", Rest: 1, Special: wrapperOpts,
 			Opts: "-0|--null -a=R|--arg-file=R -d=|--delimiter= -E= -e[=]|--eof[=] -I= -i[=]|--replace[=] -L=|--max-lines= -l[=] -n=|--max-args= -o|--open-tty -P=|--max-procs= -p|--interactive --process-slot-var= -r|--no-run-if-empty -s=|--max-chars= --show-limits -t|--verbose -x|--exit --help --version"},
 		&Spec{Name: "tar", Source: "GNU tar 1.34 (Debian 12), tar --help and info tar (TAR_OPTIONS holds options read before the command line's; TAPE names the archive when -f does not; long options may be abbreviated (--cre, --app); --remove-files removes what is archived; an archive HOST:FILE is remote unless --force-local)", Operands: "-...", Special: tarSpecial,
 			Env: "TAR_OPTIONS=Ftar TAPE=!",
@@ -28,12 +28,12 @@ func init() {
 				"-C=C|--directory=C -f=|--file= -z|--gzip|--gunzip|--ungzip -j|--bzip2 -J|--xz --lzip --lzma --lzop --zstd -Z|--compress|--uncompress -a|--auto-compress -I=X|--use-compress-program=X " +
 				"-v|--verbose -k|--keep-old-files --keep-newer-files --keep-directory-symlink --skip-old-files --overwrite --overwrite-dir --recursive-unlink --remove-files --no-overwrite-dir -U|--unlink-first -O|--to-stdout --to-command=S --ignore-command-error --no-ignore-command-error " +
 				"-p|--preserve-permissions|--same-permissions --no-same-permissions --same-owner --no-same-owner --numeric-owner --owner= --group= --mode= --mtime= --atime-preserve[=] --delay-directory-restore --no-delay-directory-restore -m|--touch --sort= --format= -H= --posix -V=|--label= -W|--verify --exclude= --exclude-from=R -X=R --exclude-vcs --exclude-vcs-ignores --exclude-caches --exclude-backups --anchored --no-anchored --wildcards --no-wildcards --wildcards-match-slash --ignore-case --no-ignore-case " +
-				"-T=R|--files-from=R --null --no-null --unquote --no-unquote -P|--absolute-names -h|--dereference --hard-dereference -l|--check-links --one-file-system --strip-components= --transform=|--xform= -S|--sparse --sparse-version= -b=|--blocking-factor= -B|--read-full-records -i|--ignore-zeros -M|--multi-volume -L=|--tape-length= -F=X|--info-script=X|--new-volume-script=X --rsh-command=X --rmt-command=X --force-local --checkpoint[=] --checkpoint-action=! --totals[=] --show-transformed-names --show-stored-names --show-defaults --show-omitted-dirs --index-file=W --no-recursion --recursion -N=|--newer=|--after-date= --newer-mtime= --backup[=] --suffix= -w|--interactive|--confirmation -g=W|--listed-incremental=W -G|--incremental --level= --warning= -R|--block-number --utc --full-time -s|--preserve-order --quoting-style= --quote-chars= --no-quote-chars --acls --no-acls --xattrs --no-xattrs --selinux --no-selinux --xattrs-include= --xattrs-exclude= --help --usage --version -?"},
+				"-T=R|--files-from=R --null --no-null --unquote --no-unquote -P|--absolute-names -h|--dereference --hard-dereference -l|--check-links --one-file-system --strip-components= --transform=|--xform= -S|--sparse --sparse-version= -b=|--blocking-factor= -B|--read-full-records -i|--ignore-zeros -M|--multi-volume -L=|--tape-length= -F=X|--info-script=X|--new-volume-script=X --rsh-command=X --rmt-command=X --force-local --checkpoint[=] --checkpoint-action=! --totals[=] --show-transformed-names --show-stored-names --show-defaults --show-omitted-dirs --index-file=W --no-recursion --recursion -N=|--newer=|--after-date= --newer-mtime= --backup[=] --suffix= -w|--interactive|--confirmation -g=W|--listed-incremental=W -G|--incremental --level= --warning= -R|--block-number -K=|--starting-file= --utc --full-time -s|--preserve-order --quoting-style= --quote-chars= --no-quote-chars --acls --no-acls --xattrs --no-xattrs --selinux --no-selinux --xattrs-include= --xattrs-exclude= --help --usage --version -?"},
 
 		&Spec{Name: "curl", Source: "curl 7.88.1 (Debian 12), curl --help all and man curl; CURL_HOME and HOME hold .curlrc, which can set any option; a URL's scheme is read without case, file:/PATH and file://HOST/PATH read PATH after %XX decoding, {a,b} and [a-z] are globs unless -g; --data-urlencode NAME@FILE and -w @FILE read FILE; -O names each file after its URL (a glob's matches; http when the scheme is left out), -J after the server's Content-Disposition, and -o FILE's #N is the Nth glob's match", Operands: "-...", Special: curlSpecial, EnvPrefix: "CURL_", Env: "CURL_HOME=!",
 			Opts: "-o=W|--output=W --output-dir=C -O|--remote-name:U --remote-name-all:U -J|--remote-header-name:U -D=W|--dump-header=W -c=W|--cookie-jar=W --trace=W --trace-ascii=W --stderr=W --libcurl=W -K=!|--config=! -q|--disable --create-dirs --create-file-mode= -T=R|--upload-file=R -b=|--cookie= " +
 				"-s|--silent -S|--show-error -f|--fail --fail-with-body --fail-early -L|--location --max-redirs= -v|--verbose -i|--include -I|--head -X=|--request= -H=@|--header=@ -d=@|--data=@ --data-raw= --data-binary=@ --data-ascii=@ --data-urlencode= --json=@ -F=@|--form=@ --form-string= -G|--get -u=|--user= -A=|--user-agent= -e=|--referer= -k|--insecure --cacert=R --capath=R -E=|--cert= --cert-type= --key=R --key-type= --pass= --compressed -m=|--max-time= --connect-timeout= --retry= --retry-delay= --retry-max-time= --retry-all-errors --retry-connrefused -w=@|--write-out=@ -x=|--proxy= --noproxy= -U=|--proxy-user= --http1.1 --http2 --http1.0 --http3 -4|--ipv4 -6|--ipv6 -#|--progress-bar --no-progress-meter -Z|--parallel --parallel-max= --resolve= --connect-to= -r=|--range= -C=|--continue-at= -z=|--time-cond= -n|--netrc --netrc-file=R --netrc-optional --oauth2-bearer= --basic --digest --negotiate --ntlm --anyauth --tlsv1.2 --tlsv1.3 --ssl --ssl-reqd --url= --path-as-is -N|--no-buffer --raw --tcp-nodelay -l|--list-only -a|--append -Q=|--quote= -y=|--speed-time= -Y=|--speed-limit= --limit-rate= -g|--globoff -h|--help -V|--version -M|--manual"},
-		&Spec{Name: "wget", Source: "GNU Wget 1.21.3 (Debian 12), wget --help and man wget; WGETRC names a startup file that can set any option; --default-page names the file a URL ending in / is saved as, --content-disposition saves under the server's name, -i FILE downloads the URLs FILE lists under their names", Operands: "U...", Special: wgetSpecial, EnvPrefix: "WGET", Env: "WGETRC=!",
+		&Spec{Name: "wget", Source: "GNU Wget 1.21.3 (Debian 12), wget --help and man wget; WGETRC and SYSTEM_WGETRC name startup files that can set any option; --default-page names the file a URL ending in / is saved as, --content-disposition saves under the server's name, -i FILE downloads the URLs FILE lists under their names", Operands: "U...", Special: wgetSpecial, EnvPrefix: "WGET", Env: "WGETRC=! SYSTEM_WGETRC=!",
 			Opts: "-V|--version -h|--help -b|--background -e=!|--execute=! -o=W|--output-file=W -a=W|--append-output=W -d|--debug -q|--quiet -v|--verbose -nv|--no-verbose --report-speed= -i=R|--input-file=R -F|--force-html -B=|--base= --config=! --no-config --rejected-log=W " +
 				"-t=|--tries= --retry-connrefused --retry-on-host-error --retry-on-http-error= -O=W|--output-document=W -nc|--no-clobber --no-netrc -c|--continue --start-pos= --progress= --show-progress -N|--timestamping --no-if-modified-since --no-use-server-timestamps -S|--server-response --spider -T=|--timeout= --dns-timeout= --connect-timeout= --read-timeout= -w=|--wait= --waitretry= --random-wait --no-proxy -Q=|--quota= --bind-address= --limit-rate= --no-dns-cache --restrict-file-names= --ignore-case -4|--inet4-only -6|--inet6-only --prefer-family= --user= --password= --ask-password --use-askpass=X --no-iri --local-encoding= --remote-encoding= --unlink " +
 				"-nd|--no-directories -x|--force-directories -nH|--no-host-directories --protocol-directories -P=C|--directory-prefix=C --cut-dirs= --default-page= -E|--adjust-extension --http-user= --http-password= --no-http-keep-alive --no-cache --no-cookies --load-cookies=R --save-cookies=W --keep-session-cookies --ignore-length --header= --compression= --max-redirect= --proxy-user= --proxy-password= --referer= --save-headers -U=|--user-agent= --content-disposition --content-on-error --auth-no-challenge --post-data= --post-file=R --method= --body-data= --body-file=R " +
@@ -42,12 +42,13 @@ func init() {
 		// ssh runs a command on another machine; -o options such as
 		// ProxyCommand and LocalCommand run programs here. The remote
 		// command is the first operand after the host.
-		&Spec{Name: "ssh", Source: "OpenSSH 9.2 (Debian 12), man ssh and man ssh_config", Style: "posix", Operands: "- -...",
+		&Spec{Name: "ssh", Source: "OpenSSH 9.2 (Debian 12), man ssh, man ssh_config and ssh.c (after the host, options are read again up to the command: ssh HOST -oProxyCommand=CMD)", Style: "posix", OptsUntil: 2, Operands: "- -...",
 			Opts: "-4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -B= -b= -c= -D= -E=W -e= -F=! -I=! -i=R -J= -L= -l= -m= -O= -o=! -P= -p= -Q= -R= -S=W -W= -w="},
-		&Spec{Name: "scp", Source: "OpenSSH 9.2 (Debian 12), man scp", Operands: "R... W",
+		&Spec{Name: "scp", Source: "OpenSSH 9.2 (Debian 12), man scp (a source HOST:PATH is copied into the destination folder under PATH's last name, and with -r the files below it are named by the other machine)", Operands: "R... W", Special: remoteSources,
 			Opts: "-3 -4 -6 -A -B -C -O -p -q -R -r -s -T -v -c= -D=! -F=! -i=R -J= -l= -o=! -P= -S=X -X="},
-		&Spec{Name: "rsync", Source: "rsync 3.2.7 (Debian 12), rsync --help", Operands: "R... W",
-			Opts: "-v|--verbose --info= --debug= --stderr= -q|--quiet --no-motd -c|--checksum -a|--archive --no-OPTION -r|--recursive -R|--relative --no-implied-dirs -b|--backup --backup-dir=W --suffix= -u|--update --inplace --append --append-verify -d|--dirs --old-dirs -l|--links -L|--copy-links --copy-unsafe-links --safe-links --munge-links -k|--copy-dirlinks -K|--keep-dirlinks -H|--hard-links -p|--perms -E|--executability --chmod= -A|--acls -X|--xattrs -o|--owner -g|--group --devices --copy-devices --write-devices --specials -D -t|--times -U|--atimes --open-noatime -N|--crtimes -O|--omit-dir-times -J|--omit-link-times --super --fake-super -S|--sparse --preallocate -n|--dry-run -W|--whole-file --checksum-choice= --cc= -x|--one-file-system -B=|--block-size= -e=X|--rsh=X --rsync-path=! --existing --ignore-existing --remove-source-files:D --del --delete --delete-before --delete-during --delete-delay --delete-after --delete-excluded --ignore-missing-args --delete-missing-args --ignore-errors --force --max-delete= --max-size= --min-size= --max-alloc= --partial --partial-dir= --delay-updates -m|--prune-empty-dirs --numeric-ids --usermap= --groupmap= --chown= --timeout= --contimeout= -I|--ignore-times --size-only -@=|--modify-window= -T=W|--temp-dir=W -y|--fuzzy --compare-dest=R --copy-dest=R --link-dest=R -z|--compress --compress-choice= --zc= --compress-level= --zl= --skip-compress= -C|--cvs-exclude -f=|--filter= -F --exclude= --exclude-from=R --include= --include-from=R --files-from=R -0|--from0 --old-args --secluded-args -s --trust-sender --copy-as= --address= --port= --sockopts= --blocking-io --outbuf= --stats -8|--8-bit-output -h|--human-readable --progress -P -i|--itemize-changes -M=|--remote-option= --out-format= --log-file=W --log-file-format= --password-file=R --early-input=R --list-only --bwlimit= --stop-after= --stop-at= --fsync --write-batch=W --only-write-batch=W --read-batch=R --protocol= --iconv= --checksum-seed= -4|--ipv4 -6|--ipv6 -V|--version -h|--help"},
+		&Spec{Name: "rsync", Source: "rsync 3.2.7 (Debian 12), rsync --help and man rsync (ENVIRONMENT VARIABLES: RSYNC_RSH and RSYNC_CONNECT_PROG run programs; -M passes options to the receiving rsync, which is local in a local copy; --delete and friends remove what the source lacks from the destination)", Operands: "R... W", Special: rsyncSpecial,
+			EnvPrefix: "RSYNC_", Env: "RSYNC_RSH=S RSYNC_CONNECT_PROG=S RSYNC_SHELL=X RSYNC_PARTIAL_DIR=! RSYNC_PROXY RSYNC_PASSWORD RSYNC_OLD_ARGS RSYNC_PROTECT_ARGS RSYNC_ICONV RSYNC_COMPRESS_LIST RSYNC_CHECKSUM_LIST RSYNC_MAX_ALLOC",
+			Opts: "-v|--verbose --info= --debug= --stderr= -q|--quiet --no-motd -c|--checksum -a|--archive --no-OPTION -r|--recursive -R|--relative --no-implied-dirs -b|--backup --backup-dir=W --suffix= -u|--update --inplace --append --append-verify -d|--dirs --old-dirs -l|--links -L|--copy-links --copy-unsafe-links --safe-links --munge-links -k|--copy-dirlinks -K|--keep-dirlinks -H|--hard-links -p|--perms -E|--executability --chmod= -A|--acls -X|--xattrs -o|--owner -g|--group --devices --copy-devices --write-devices --specials -D -t|--times -U|--atimes --open-noatime -N|--crtimes -O|--omit-dir-times -J|--omit-link-times --super --fake-super -S|--sparse --preallocate -n|--dry-run -W|--whole-file --checksum-choice= --cc= -x|--one-file-system -B=|--block-size= -e=X|--rsh=X --rsync-path=! --existing --ignore-existing --remove-source-files:D --del --delete --delete-before --delete-during --delete-delay --delete-after --delete-excluded --ignore-missing-args --delete-missing-args --ignore-errors --force --max-delete= --max-size= --min-size= --max-alloc= --partial --partial-dir= --delay-updates -m|--prune-empty-dirs --numeric-ids --usermap= --groupmap= --chown= --timeout= --contimeout= -I|--ignore-times --size-only -@=|--modify-window= -T=W|--temp-dir=W -y|--fuzzy --compare-dest=R --copy-dest=R --link-dest=R -z|--compress --compress-choice= --zc= --compress-level= --zl= --skip-compress= -C|--cvs-exclude -f=|--filter= -F --exclude= --exclude-from=R --include= --include-from=R --files-from=R -0|--from0 --old-args --secluded-args -s --trust-sender --copy-as= --address= --port= --sockopts= --blocking-io --outbuf= --stats -8|--8-bit-output -h|--human-readable --progress -P -i|--itemize-changes -M=!|--remote-option=! --out-format= --log-file=W --log-file-format= --password-file=R --early-input=R --list-only --bwlimit= --stop-after= --stop-at= --fsync --write-batch=W --only-write-batch=W --read-batch=R --protocol= --iconv= --checksum-seed= -4|--ipv4 -6|--ipv6 -V|--version -h|--help"},
 
 		// Container and cluster tools: the rule for docker run or kubectl
 		// exec vouches for what runs inside; options that mount or change
@@ -88,17 +89,17 @@ func init() {
 
 		// Wrappers: the command they run is read by the shell package and is
 		// a part of its own; the entries list the wrappers' own options.
-		&Spec{Name: "env", Source: "GNU coreutils 9.1 (Debian 12), env --help", Style: "posix", Operands: "X -...", Rest: 1,
+		&Spec{Name: "env", Source: "GNU coreutils 9.1 (Debian 12), env --help", Style: "posix", Operands: "X -...", Rest: 1, Special: wrapperOpts,
 			Opts: "-a=|--argv0= -i|--ignore-environment -0|--null -u=|--unset= -C=C|--chdir=C -S=S|--split-string=S --block-signal[=] --default-signal[=] --ignore-signal[=] --list-signal-handling -v|--debug --help --version"},
-		&Spec{Name: "sudo", Source: "sudo 1.9.13 (Debian 12), sudo --help", Style: "posix", Operands: "X -...", Rest: 1,
+		&Spec{Name: "sudo", Source: "sudo 1.9.13 (Debian 12), sudo --help", Style: "posix", Operands: "X -...", Rest: 1, Special: wrapperOpts,
 			Opts: "-A|--askpass -b|--background -B|--bell -C=|--close-from= -D=C|--chdir=C -E|--preserve-env[=] -e|--edit -g=|--group= -H|--set-home -h=|--host= -i|--login -K|--remove-timestamp -k|--reset-timestamp -l|--list -n|--non-interactive -P|--preserve-groups -p=|--prompt= -R=C|--chroot=C -r=|--role= -S|--stdin -s|--shell -t=|--type= -T=|--command-timeout= -U=|--other-user= -u=|--user= -V|--version -v|--validate -h|--help"},
-		&Spec{Name: "timeout", Source: "GNU coreutils 9.1 (Debian 12), timeout --help", Style: "posix", Operands: "- X -...", Rest: 2,
+		&Spec{Name: "timeout", Source: "GNU coreutils 9.1 (Debian 12), timeout --help", Style: "posix", Operands: "- X -...", Rest: 2, Special: wrapperOpts,
 			Opts: "--preserve-status --foreground -k=|--kill-after= -s=|--signal= -v|--verbose --help --version"},
-		&Spec{Name: "nice", Source: "GNU coreutils 9.1 (Debian 12), nice --help", Style: "posix", Operands: "X -...", Rest: 1, Digits: true,
+		&Spec{Name: "nice", Source: "GNU coreutils 9.1 (Debian 12), nice --help", Style: "posix", Operands: "X -...", Rest: 1, Special: wrapperOpts, Digits: true,
 			Opts: "-n=|--adjustment= --help --version"},
-		&Spec{Name: "nohup", Source: "GNU coreutils 9.1 (Debian 12), nohup --help", Style: "posix", Operands: "X -...", Rest: 1,
+		&Spec{Name: "nohup", Source: "GNU coreutils 9.1 (Debian 12), nohup --help", Style: "posix", Operands: "X -...", Rest: 1, Special: wrapperOpts,
 			Opts: "--help --version"},
-		&Spec{Name: "stdbuf", Source: "GNU coreutils 9.1 (Debian 12), stdbuf --help", Style: "posix", Operands: "X -...", Rest: 1,
+		&Spec{Name: "stdbuf", Source: "GNU coreutils 9.1 (Debian 12), stdbuf --help", Style: "posix", Operands: "X -...", Rest: 1, Special: wrapperOpts,
 			Opts: "-i=|--input= -o=|--output= -e=|--error= --help --version"},
 		// busybox and toybox run the applet named by their first operand;
 		// the shell package reads the applet as a command of its own.
@@ -112,14 +113,44 @@ func init() {
 // -delete removes files wherever they lead (find -L src -delete with
 // src/lnk leading to .git/hooks empties .git/hooks): warden does not look
 // for such links, so the call is not vouched for.
+//
+// find ends the command of -exec and -execdir at ";", or at "+" only right
+// after a word holding "{}" (find -exec rm -rf + .git ";" runs rm -rf +
+// .git), and that of -ok and -okdir at ";" alone; the shell package reads
+// it so. A "+" after a computed word may or may not end it: not vouched
+// for. Without a starting point find walks "." (find -name x -delete), and
+// with -files0-from it walks the folders that file names.
 func findSpecial(r *Result, args []string) {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a != "-exec" && a != "-execdir" && a != "-ok" && a != "-okdir" {
+			continue
+		}
+		for j := i + 2; j < len(args) && args[j] != ";"; j++ {
+			if args[j] == "+" && (a == "-exec" || a == "-execdir") && IsDyn(args[j-1]) {
+				r.risk("find %s takes a + after a word computed at run time (%s), which may or may not end its command", a, args[j-1][1:])
+				break
+			}
+		}
+	}
 	for _, f := range r.Flags {
 		if f == "-delete" {
 			if hasFlag(r, "-L", "-follow") {
 				r.risk("find -L (or -follow) with -delete removes files through the links of the folders it walks, wherever they lead")
 			}
+			if v := r.Values("-files0-from"); len(v) > 0 {
+				r.Effects = append(r.Effects, Effect{Arg: Delete, Val: "\x00(the folders " + strings.TrimPrefix(v[0], "\x00") + " names)", Via: "find -delete"})
+			}
+			starts := 0
 			for _, op := range r.Ops {
+				if op == "!" || op == "(" || op == ")" || op == "," {
+					break // the expression has begun
+				}
+				starts++
 				r.Effects = append(r.Effects, Effect{Arg: Delete, Val: op, Via: "find -delete"})
+			}
+			if starts == 0 && len(r.Values("-files0-from")) == 0 {
+				r.Effects = append(r.Effects, Effect{Arg: Delete, Val: ".", Via: "find -delete"})
 			}
 			return
 		}
@@ -140,6 +171,7 @@ func tarSpecial(r *Result, args []string) {
 		archive = v[len(v)-1]
 	}
 	letters := ""
+	lists := r.Values("-T")
 	if w := args[1:]; len(w) > 0 && len(w[0]) > 0 && w[0][0] != '-' && !IsDyn(w[0]) {
 		letters = w[0]
 		// Old style: tar cf ARCHIVE ... (the first word is the options;
@@ -166,10 +198,14 @@ func tarSpecial(r *Result, args []string) {
 			case 'C':
 				r.Effects = append(r.Effects, Effect{Arg: Dir, Val: val(), Via: "tar C"})
 			case 'T', 'X':
-				r.Effects = append(r.Effects, Effect{Arg: Read, Val: val(), Via: "tar " + string(w[0][j])})
+				v := val()
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "tar " + string(w[0][j])})
+				if w[0][j] == 'T' {
+					lists = append(lists, v)
+				}
 			case 'g':
 				r.Effects = append(r.Effects, Effect{Arg: Write, Val: val(), Via: "tar g"})
-			case 'b', 'H', 'L', 'N', 'V':
+			case 'b', 'H', 'K', 'L', 'N', 'V':
 				val()
 			}
 		}
@@ -188,6 +224,15 @@ func tarSpecial(r *Result, args []string) {
 		r.Tree = true
 		r.Follow = hasFlag(r, "-h")
 		remove := hasFlag(r, "--remove-files")
+		// -T F (--files-from): the files F names are archived (and
+		// removed): paths warden cannot see.
+		for _, l := range lists {
+			names := "\x00(the files " + strings.TrimPrefix(l, "\x00") + " names)"
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: names, Via: "tar"})
+			if remove {
+				r.Effects = append(r.Effects, Effect{Arg: Delete, Val: names, Via: "tar --remove-files"})
+			}
+		}
 		for _, op := range r.Ops {
 			if op != archive {
 				r.Effects = append(r.Effects, Effect{Arg: Read, Val: op, Via: "tar"})
@@ -216,15 +261,39 @@ func curlSpecial(r *Result, args []string) {
 			r.risk("option --data-urlencode of curl is computed at run time and could name a file to send")
 		}
 	}
-	// -b/--cookie names a file to read when its value has no "=".
-	for i := 1; i < len(args)-1; i++ {
-		if (args[i] == "-b" || args[i] == "--cookie") && !strings.Contains(args[i+1], "=") {
-			r.Effects = append(r.Effects, Effect{Arg: Read, Val: args[i+1], Via: args[i]})
+	// -b/--cookie names a file to read when its value has no "=", however
+	// the option is written (-b.env, -sb .env).
+	for _, v := range r.Values("-b") {
+		if !strings.Contains(v, "=") {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "-b"})
 		}
 	}
-	for _, w := range args[1:] {
-		if v, ok := strings.CutPrefix(w, "--cookie="); ok && !strings.Contains(v, "=") {
-			r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "--cookie"})
+	// -E/--cert CERT[:PASSWORD] reads CERT (a colon in its name is
+	// escaped with a backslash).
+	for _, v := range r.Values("-E") {
+		r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "--cert"})
+		if i := strings.IndexByte(v, ':'); i > 0 && !IsDyn(v) {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: v[:i], Via: "--cert"})
+		}
+	}
+	// -w '%output{FILE}' (curl 8.3 and later) writes the rest of the
+	// write-out text to FILE, or appends it with %output{>>FILE}.
+	for _, v := range r.Values("-w") {
+		rest := v
+		for {
+			i := strings.Index(rest, "%output{")
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len("%output{"):]
+			name, _, _ := strings.Cut(rest, "}")
+			if IsDyn(v) {
+				name = "\x00" + name
+			}
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: strings.TrimPrefix(name, ">>"), Via: "-w %output"})
+		}
+		if IsDyn(v) && !strings.HasPrefix(v, "\x00@") {
+			r.risk("option -w of curl is computed at run time and could write a file (%%output{FILE})")
 		}
 	}
 	// A URL with a glob ({a,b}, [1-3]) is several URLs: -O names each
@@ -370,4 +439,168 @@ func urlFile(u, def string) string {
 		return def
 	}
 	return name
+}
+
+// wrapperOpts: the shell package reads the command a wrapper runs with
+// the wrapper's own grammar (shell/wrap.go: abbreviated long options,
+// values that are optional and only attached, as xargs -i and sudo
+// --preserve-env take them). sudo -R (--chroot) runs the command found
+// inside another root folder, where its name may stand for another
+// program: not vouched for.
+func wrapperOpts(r *Result, _ []string) {
+	if r.Spec.Name == "sudo" && hasFlag(r, "-R") {
+		r.risk("sudo -R runs the command inside another root folder, where its name may stand for another program")
+	}
+}
+
+// rsyncSpecial: backups (-b, --suffix), and the --delete options, which
+// remove from the destination what the source lacks: rsync -a --delete
+// empty/ . removes .git. The destination is a folder removed whole (what
+// is inside it is checked).
+func rsyncSpecial(r *Result, args []string) {
+	backups(r, args)
+	// --files-from=F: the files F names (below the source) are copied.
+	for _, v := range r.Values("--files-from") {
+		r.Effects = append(r.Effects, Effect{Arg: Read, Val: "\x00(the files " + strings.TrimPrefix(v, "\x00") + " names)", Via: "rsync --files-from"})
+	}
+	remoteSources(r, args)
+	del := ""
+	for _, f := range r.Flags {
+		switch f {
+		case "--del", "--delete", "--delete-before", "--delete-during", "--delete-delay", "--delete-after", "--delete-excluded", "--delete-missing-args":
+			del = f
+		}
+	}
+	if del == "" {
+		return
+	}
+	for i := len(r.Effects) - 1; i >= 0; i-- {
+		if e := r.Effects[i]; e.Via == "rsync" && e.Arg == Write {
+			r.Effects = append(r.Effects, Effect{Arg: Delete, Val: e.Val, Via: "rsync " + del})
+			return
+		}
+	}
+}
+
+// dockerBuild: docker build sends its context folder whole to the daemon
+// (a Dockerfile's COPY . or COPY .env puts a private file in the image,
+// .dockerignore is the agent's to write); a local cache (--cache-to
+// type=local,dest=DIR, --cache-from type=local,src=DIR) writes or reads a
+// folder.
+func dockerBuild(r *Result, _ []string) {
+	r.Tree = true
+	for _, o := range []string{"--cache-to", "--cache-from"} {
+		for _, v := range r.Values(o) {
+			if IsDyn(v) {
+				r.risk("option %s of docker build is computed at run time", o)
+				continue
+			}
+			for _, kv := range strings.Split(v, ",") {
+				k, p, ok := strings.Cut(kv, "=")
+				switch {
+				case !ok:
+				case k == "dest" && o == "--cache-to":
+					r.Effects = append(r.Effects, Effect{Arg: Write, Val: p, Via: o})
+				case k == "src" && o == "--cache-from":
+					r.Effects = append(r.Effects, Effect{Arg: Read, Val: p, Via: o})
+				case k == "dest" || k == "src":
+					r.risk("option %s of docker build names a local folder in an unexpected place", o)
+				}
+			}
+		}
+	}
+}
+
+// kubectlOutput: kubectl -o go-template-file=FILE (jsonpath-file,
+// custom-columns-file, templatefile) reads FILE as the template, whose
+// text outside {{ }} is printed as it is: kubectl create configmap x
+// --dry-run=client -o go-template-file=.env prints .env. With such a
+// format, --template names the file.
+func kubectlOutput(r *Result, _ []string) {
+	file := false
+	for _, v := range r.Values("-o") {
+		format, f, ok := strings.Cut(v, "=")
+		if IsDyn(v) {
+			r.risk("option -o of kubectl is computed at run time and could name a template file")
+			continue
+		}
+		if strings.HasSuffix(format, "-file") || format == "templatefile" {
+			file = true
+			if ok {
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: "-o " + format})
+			}
+		}
+	}
+	if file {
+		for _, v := range r.Values("--template") {
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: v, Via: "--template"})
+		}
+	}
+}
+
+func init() {
+	table["docker"].Sub("build").Special = dockerBuild
+	for _, sub := range table["kubectl"].subs {
+		sub.Special = kubectlOutput
+	}
+}
+
+// remoteSources: scp and rsync copy a source on another machine
+// (HOST:PATH, rsync://...) into the destination under PATH's last name
+// (scp -r host:.git . writes ./.git), and the files below a folder copied
+// whole (-r, -a; rsync's HOST:DIR/ copies DIR's content) are named by the
+// other machine: computed writes.
+func remoteSources(r *Result, _ []string) {
+	var ops []string
+	dest := ""
+	for _, e := range r.Effects {
+		if e.Via == r.Spec.Name && e.Flag == NoEffect && (e.Arg == Read || e.Arg == Write || e.Arg == Delete) {
+			ops = append(ops, e.Val)
+		}
+		if e.Arg == Target {
+			dest = e.Val
+		}
+	}
+	if dest == "" && len(ops) > 0 {
+		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	if dest == "" || remotePath(dest) {
+		return
+	}
+	whole := hasFlag(r, "-r", "-a")
+	for _, src := range ops {
+		if !remotePath(src) {
+			continue
+		}
+		p := src
+		if strings.HasPrefix(p, "rsync://") {
+			p = strings.TrimPrefix(p, "rsync://")
+			p = p[strings.IndexByte(p, '/')+1:]
+		} else {
+			p = p[strings.IndexByte(p, ':')+1:]
+		}
+		name := strings.TrimSuffix(p, "/")
+		name = name[strings.LastIndexByte(name, '/')+1:]
+		if IsDyn(src) || name == "" || name == "." || name == ".." || strings.ContainsAny(name, "*?[{") {
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the files " + r.Spec.Name + " copies from " + strings.TrimPrefix(src, "\x00") + ")", Via: r.Spec.Name + " " + src})
+			continue
+		}
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: strings.TrimSuffix(dest, "/") + "/" + name, Via: r.Spec.Name + " " + src})
+		if whole {
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the files " + r.Spec.Name + " copies from " + src + ")", Via: r.Spec.Name + " " + src})
+		}
+	}
+}
+
+// remotePath reports whether a copy operand names a file on another
+// machine: HOST:PATH with the colon before any slash, or rsync://.
+func remotePath(p string) bool {
+	if IsDyn(p) {
+		return false
+	}
+	if strings.HasPrefix(p, "rsync://") {
+		return true
+	}
+	i := strings.IndexByte(p, ':')
+	return i > 0 && !strings.Contains(p[:i], "/")
 }

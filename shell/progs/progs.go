@@ -108,6 +108,9 @@ type Spec struct {
 	// Inherit: the subcommands also take the program's own options
 	// (kubectl -n NS get pods and kubectl get pods -n NS).
 	Inherit bool
+	// OptsUntil: with Style "posix", options are read up to this many
+	// operands (ssh reads them again after the host); 0 means 1.
+	OptsUntil int
 	// Rest: after this many operands, the remaining words belong to another
 	// program (go run PKG ARGS...); 0 means none.
 	Rest int
@@ -324,6 +327,9 @@ type Effect struct {
 	// Match, for a read, makes it a read of the folder Val whole, of the
 	// files whose path below it Match accepts (git's pathspec globs).
 	Match func(rel string) bool
+	// Top: Val is relative to the top of the repository's work tree, not
+	// the working folder (git add -A, the ":/" pathspec magic).
+	Top bool
 }
 
 // Result is what Parse found in one command's words.
@@ -350,6 +356,10 @@ type Result struct {
 	// Follow: the folders read whole are read through the symbolic links
 	// inside them (grep -R, rg -L, diff -r, tar -h, cp -rL).
 	Follow bool
+	// GitIgnores: the folders read whole are read as git reads its work
+	// tree: untracked files its ignore files name are left out (git add
+	// without -f, git grep --untracked).
+	GitIgnores bool
 	// TreeWrite reports that the folders among the paths the program
 	// writes are changed whole, everything below them included (chmod -R):
 	// a protected or private path inside is written.
@@ -472,7 +482,7 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 				r.Passed = words[i+1:]
 				break
 			}
-			if cur.Style == "posix" {
+			if cur.Style == "posix" && nops >= max(cur.OptsUntil, 1) {
 				afterDD = true
 			}
 			continue
@@ -518,7 +528,14 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 		}
 		r.Flags = append(r.Flags, o.Canon)
 		if o.Arg == Command {
-			for *i+1 < len(words) && words[*i+1] != ";" && words[*i+1] != "+" {
+			// find ends the command at ";", or (-exec and -execdir) at a
+			// "+" right after a word holding "{}" (a computed word may
+			// hold it: the options after are read as find's, and
+			// findSpecial does not vouch for the call).
+			plus := o.Canon == "-exec" || o.Canon == "-execdir"
+			start := *i
+			for *i+1 < len(words) && words[*i+1] != ";" &&
+				!(plus && words[*i+1] == "+" && *i > start && (IsDyn(words[*i]) || strings.Contains(words[*i], "{}"))) {
 				*i++
 			}
 			*i++
