@@ -104,10 +104,12 @@ func Compile(p *policy.Policy) (*Engine, error) {
 		e.protectedAbs = append(e.protectedAbs, p.Intents.File)
 	}
 	e.protectedAbs = append(e.protectedAbs, hostControlPaths([]string{p.Dir, e.rootRaw}, e.home)...)
+	e.protectedASCII = true
 	for i, s := range e.protectedAbs {
 		if r, err := evalPrefix(s); err == nil {
 			e.protectedAbs[i] = r
 		}
+		e.protectedASCII = e.protectedASCII && isASCII(e.protectedAbs[i])
 	}
 
 	for _, r := range p.Roles {

@@ -26,14 +26,16 @@ type Engine struct {
 	protected    []pathGlob
 	private      []pathGlob // no agent may read (or write) these
 	protectedAbs []string
-	roles        map[string]*roleInfo
-	rules        []*rule
-	cmdIndex     map[string]*progIndex // command patterns by literal program
-	cmdAny       []patRef              // command patterns whose program is a glob
-	nonCommand   []*rule               // rules without command patterns
-	callRules    []*rule               // rules with neither commands nor paths: they meet command parts too
-	intents      *intentSet
-	history      bool // the policy has sequence rules
+	// protectedASCII: every path of protectedAbs is ASCII.
+	protectedASCII bool
+	roles          map[string]*roleInfo
+	rules          []*rule
+	cmdIndex       map[string]*progIndex // command patterns by literal program
+	cmdAny         []patRef              // command patterns whose program is a glob
+	nonCommand     []*rule               // rules without command patterns
+	callRules      []*rule               // rules with neither commands nor paths: they meet command parts too
+	intents        *intentSet
+	history        bool // the policy has sequence rules
 }
 
 // Session is the per-call state the session layer knows and the call does

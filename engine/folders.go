@@ -26,8 +26,9 @@ func (e *Engine) inside(abs string) (hit string, tooLarge bool) {
 	if err != nil || !fi.IsDir() {
 		return "", false
 	}
+	ascii := e.protectedASCII && isASCII(abs)
 	for _, pa := range e.protectedAbs {
-		if !strings.EqualFold(pa, abs) && underFold(pa, abs) {
+		if !strings.EqualFold(pa, abs) && underFoldA(pa, abs, ascii) {
 			return pa, false
 		}
 	}
@@ -73,8 +74,9 @@ func (e *Engine) guarded(abs string) bool {
 // ownAbs reports whether an absolute path is one of warden's own files
 // (the policy, the store folder, the intents file) or inside one.
 func (e *Engine) ownAbs(abs string) bool {
+	ascii := e.protectedASCII && isASCII(abs)
 	for _, pa := range e.protectedAbs {
-		if underFold(abs, pa) {
+		if underFoldA(abs, pa, ascii) {
 			return true
 		}
 	}

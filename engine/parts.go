@@ -1273,14 +1273,18 @@ func under(p, dir string) bool {
 
 // underFold is under for warden's own files, ignoring case: on a file
 // system that ignores it (macOS, Windows), WARDEN.yaml is warden.yaml.
-func underFold(p, dir string) bool {
+func underFold(p, dir string) bool { return underFoldA(p, dir, isASCII(p) && isASCII(dir)) }
+
+// underFoldA is underFold for callers that know whether both paths are
+// ASCII (ascii), which spares a scan of each.
+func underFoldA(p, dir string, ascii bool) bool {
 	if len(p) >= len(dir) && (len(p) == len(dir) || p[len(dir)] == '/') && strings.EqualFold(p[:len(dir)], dir) {
 		return true
 	}
 	// A letter another spelling of which takes more or fewer bytes (the
 	// Kelvin sign, the long s: active_intentſ.yaml is active_intents.yaml
 	// on APFS) is compared by its folded form.
-	if isASCII(p) && isASCII(dir) {
+	if ascii {
 		return false
 	}
 	return under(foldLower(p), foldLower(dir))
