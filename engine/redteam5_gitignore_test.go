@@ -84,6 +84,9 @@ func TestRedteam5GitAddIgnores(t *testing.T) {
 		{"a negation warden cannot read is not trusted", ".env\n!\\#x\n", nil, "", "git add -A", "notAllow"},
 		{"git add -A from a folder adds the whole tree", "", nil, "src", "git add -A", "notAllow"},
 		{"git add . from a folder adds that folder", "", nil, "src", "git add .", "allow"},
+		{"git add :/ from a folder adds the whole tree", "", nil, "src", "git add :/", "notAllow"},
+		{"git add :/ with .env ignored", ".env\n", nil, "src", "git add :/", "allow"},
+		{"git add :/src from a folder", "", nil, "src", "git add :/src", "allow"},
 		{"git grep --untracked leaves out ignored files", ".env\n", nil, "", "git grep --untracked X", "allow"},
 		{"git grep --no-index reads ignored files", ".env\n", nil, "", "git grep --no-index X", "notAllow"},
 	}

@@ -247,6 +247,19 @@ func gitRevPaths(r *Result, _ []string) {
 		if IsDyn(op) {
 			continue
 		}
+		if strings.HasPrefix(op, ":/") {
+			// git add's pathspecs: ":/PATH" is PATH from the top of the
+			// work tree. Elsewhere ":/TEXT" names the newest commit whose
+			// message matches TEXT, not a file.
+			if r.Sub == "add" {
+				p := strings.TrimPrefix(op[2:], "/")
+				if p == "" {
+					p = "."
+				}
+				r.Effects = append(r.Effects, Effect{Arg: Read, Val: p, Via: r.Spec.Name, Top: true})
+			}
+			continue
+		}
 		if i := strings.IndexByte(op, ':'); i >= 0 && i+1 < len(op) && !strings.Contains(op[:i], "/") {
 			r.Effects = append(r.Effects, Effect{Arg: Read, Val: strings.TrimPrefix(op[i+1:], "./"), Via: "git " + r.Sub})
 		}
