@@ -220,20 +220,47 @@ func nestedKey(k string) bool {
 	return false
 }
 
-// pathLikeKey reports an argument name that says it holds a path.
+// pathLikeKey reports an argument name that says it holds a path: one of
+// its words (split at "_", "-", "." and before an upper-case letter)
+// starts or ends with a word for a path (target_file, outputPath,
+// backup_dir, filename, subdir), and none is a word for something else
+// (content, pattern, query, url, type, mode, ...). OpenCode's oldString
+// holds no path although "dst" is in it.
 func pathLikeKey(k string) bool {
-	k = strings.ToLower(k)
-	for _, not := range [...]string{"content", "pattern", "glob", "query", "regex", "text", "url", "uri", "type", "mode", "format", "encoding"} {
-		if strings.Contains(k, not) {
-			return false
+	path := false
+	for w := range keyWords(k) {
+		for _, not := range [...]string{"content", "pattern", "glob", "query", "regex", "text", "url", "uri", "type", "mode", "format", "encoding"} {
+			if strings.Contains(w, not) {
+				return false
+			}
+		}
+		for _, stem := range [...]string{"path", "file", "dir", "folder", "target", "dest", "dst", "src", "source", "output", "location"} {
+			if strings.HasPrefix(w, stem) || strings.HasSuffix(w, stem) {
+				path = true
+			}
 		}
 	}
-	for _, w := range [...]string{"path", "file", "dir", "folder", "target", "dest", "dst", "src", "source", "output", "location"} {
-		if strings.Contains(k, w) {
-			return true
+	return path
+}
+
+// keyWords yields the lower-cased words of an argument name.
+func keyWords(k string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		start := 0
+		for i := 0; i <= len(k); i++ {
+			end := i == len(k) || k[i] == '_' || k[i] == '-' || k[i] == '.' || i > start && 'A' <= k[i] && k[i] <= 'Z' && !('A' <= k[i-1] && k[i-1] <= 'Z')
+			if !end {
+				continue
+			}
+			if i > start && !yield(strings.ToLower(k[start:i])) {
+				return
+			}
+			start = i
+			if i < len(k) && (k[i] == '_' || k[i] == '-' || k[i] == '.') {
+				start = i + 1
+			}
 		}
 	}
-	return false
 }
 
 // uriPart checks a file URI in a call's uri argument (Codex's

@@ -165,6 +165,11 @@ func TestRedteam5LooseToolArguments(t *testing.T) {
 		{"target_file in src", tcall("mcp__notes__save", map[string]any{"target_file": "src/notes.md", "text": "x"}), "allow"},
 		{"a text naming .env", tcall("mcp__notes__save", map[string]any{"text": ".env", "target_file": "src/n.md"}), "allow"},
 		{"a query naming .env", tcall("mcp__github__search_code", map[string]any{"query": ".env"}), "allow"},
+		{"camelCase and a folder", tcall("mcp__notes__save", map[string]any{"outputPath": "src/n.md", "backup_dir": "src/b"}), "allow"},
+		// Found again: a word holding "dst" is not a path (OpenCode's edit).
+		{"OpenCode edit whose old text is .env", tcall("edit", map[string]any{"filePath": "src/a.go", "oldString": ".env", "newString": ".env.local"}), "allow"},
+		{"outputPath names a hook", tcall("mcp__notes__save", map[string]any{"outputPath": ".git/hooks/pre-commit"}), "deny"},
+		{"a sub folder", tcall("mcp__notes__save", map[string]any{"subdir": ".git/hooks"}), "deny"},
 	})
 }
 
