@@ -388,9 +388,12 @@ func (e *Engine) shellParts(st *state) int {
 		if c := &a.Commands[i]; c.Prog == "warden" || c.Prog == "warden-hook" {
 			e.wardenCommand(st, c)
 		}
-		if c := &a.Commands[i]; c.Prog == "git" && !gitChecked {
+		if c := &a.Commands[i]; c.RunsGit && !gitChecked {
 			gitChecked = true
-			e.gitHere(st)
+			e.gitHere(st, e.cwd(&st.call))
+			if a.GitCd != "" {
+				e.gitAfterCd(st, a)
+			}
 		}
 		if c := &a.Commands[i]; progConfigs[c.Prog].bad != nil && !slices.Contains(configChecked, c.Prog) {
 			configChecked = append(configChecked, c.Prog)
@@ -434,8 +437,7 @@ func (e *Engine) shellParts(st *state) int {
 // (core.sshCommand for git fetch, core.fsmonitor for git status), and an
 // agent can write it with file tools where it may edit files. As the
 // shell analysis does for git -C DIR and cd DIR && git.
-func (e *Engine) gitHere(st *state) {
-	cwd := e.cwd(&st.call)
+func (e *Engine) gitHere(st *state, cwd string) {
 	if cwd == e.rootRaw && e.rootGit {
 		return
 	}

@@ -105,3 +105,57 @@ func TestRedteam5GitAddIgnores(t *testing.T) {
 		})
 	}
 }
+
+// git after one plain cd runs in the repository found from that folder:
+// the workspace's own is what the rules are for (`cd /abs/project && git
+// status`, the form the hosts' models write most); a repository an agent
+// wrote, a line that may make one first, a folder entered twice (a loop)
+// or another kind of folder change is not vouched for. go build runs git
+// the same way (its version control stamp).
+func TestRedteam5GitAfterOneCd(t *testing.T) {
+	t.Parallel()
+	const pol = `version: 1
+default: {safe: allow, destructive: deny}
+rules:
+  - id: git
+    effect: allow
+    tool: shell
+    command: ["git status *", "git log *", "git init *", "go build *", "mkdir *", "echo *", "cp *"]
+`
+	e, dir := newEngine(t, pol)
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	run("init", "-q", ".")
+	run("init", "-q", "pkg/evil")
+	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
+	e = compileIn(t, dir, pol) // the root is a repository now
+	for _, c := range []soundCase{
+		{"the workspace's own repository, absolute", sh("cd " + dir + " && git status"), "allow"},
+		{"a folder of the workspace's repository", sh("cd src && git log --oneline"), "allow"},
+		{"go build in a folder", sh("cd src && go build ./..."), "allow"},
+		{"a repository the agent wrote", sh("cd pkg/evil && git status"), "notAllow"},
+		{"go build in a repository the agent wrote", sh("cd pkg/evil && go build ."), "notAllow"},
+		{"a loop enters the folder twice", sh("for i in 1 2; do git status; cd src; done"), "notAllow"},
+		{"two cds", sh("cd src && cd ../pkg && git status"), "notAllow"},
+		{"pushd", sh("pushd src && git status"), "notAllow"},
+		{"a computed folder", sh(`cd "$d" && git status`), "notAllow"},
+		{"outside the workspace", sh("cd /tmp && git status"), "notAllow"},
+		{"the line makes a repository first", sh("mkdir -p x/refs x/objects && echo 'ref: refs/heads/m' > x/HEAD && cd x && git status"), "notAllow"},
+		{"the line copies one in first", sh("cp -r pkg/evil/.git src/.git; cd src && git status"), "notAllow"},
+		{"git init first", sh("cd src && git init && git status"), "notAllow"},
+		{"a subshell's cd, then git in the call's folder", sh("(cd pkg/evil) && git status"), "notAllow"},
+	} {
+		d := e.Decide(c.call)
+		if c.expect == "allow" && d.Decision != warden.Allow || c.expect == "notAllow" && d.Decision == warden.Allow {
+			t.Errorf("%s: %v: got %s %s (%s); want %s\n%s", c.name, c.call.Args, d.Decision, d.Code, d.Reason, c.expect, explain(e, c.call))
+		}
+	}
+}

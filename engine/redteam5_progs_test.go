@@ -263,7 +263,7 @@ func TestRedteam5Interpreters(t *testing.T) {
 		// Allowed.
 		{"node --test", sh("node --test"), "allow"},
 		{"node --test-reporter=spec", sh("node --test --test-reporter=spec"), "allow"},
-		{"python -X importtime", sh("python3 -X importtime -m pip list"), "allow"},
+		{"python -X importtime", sh("python3 -P -X importtime -m pip list"), "allow"},
 		{"less", sh("less src/a.go"), "allow"},
 	})
 }

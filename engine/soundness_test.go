@@ -160,7 +160,7 @@ func TestSoundRunsAnotherProgram(t *testing.T) {
 		{"sed e command", sh("sed -n 'e touch /tmp/x' src/a.go"), "notAllow"},
 		{"computed option", sh("git diff $OPT"), "notAllow"},
 		{"git in a repository the agent wrote (-C)", sh("git -C src/evil status"), "notAllow"},
-		{"git in a repository the agent wrote (cd)", sh("cd src/evil && git status"), "notAllow"},
+		{"git in a repository the agent wrote (cd)", sh("cd pkg/evil && git status"), "notAllow"},
 	})
 }
 

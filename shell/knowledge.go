@@ -38,7 +38,8 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		if len(c.Env) > 0 || r.Risk != "" {
 			a.envRisk(&a.Commands[len(a.Commands)-1], spec, r)
 		}
-		if c.Prog == "git" {
+		if c.Prog == "git" || r.RunsGit {
+			a.Commands[len(a.Commands)-1].RunsGit = true
 			a.gitElsewhere(&a.Commands[len(a.Commands)-1], r)
 		}
 		if len(r.Effects) > 0 {
@@ -85,9 +86,17 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		// cd OLD NEW (zsh, ksh) enters $PWD with OLD replaced by NEW:
 		// cd rtws other leads to ../other. bash refuses it.
 		a.Dirs = append(a.Dirs, "-")
+		a.cdOther = true
 	} else if info&kCd != 0 && len(c.Ops) > 0 {
-		a.Dirs = append(a.Dirs, c.Ops[len(c.Ops)-1])
+		d := c.Ops[len(c.Ops)-1]
+		a.Dirs = append(a.Dirs, d)
+		if c.Prog == "cd" && len(c.Args) == 2 && !IsDyn(d) && d != "-" && !strings.HasPrefix(d, "~") {
+			a.cdPlain++
+		} else {
+			a.cdOther = true
+		}
 	} else if info&kCd != 0 {
+		a.cdOther = true
 		// cd alone goes home; pushd alone swaps with the folder before.
 		if c.Prog == "cd" {
 			a.Dirs = append(a.Dirs, "~")
@@ -409,7 +418,7 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 			a.Dirs = append(a.Dirs, e.Val)
 			// env -C DIR, sudo -D DIR: what runs next runs there.
 			if e.Val != "." && e.Val != "./" {
-				a.cdSeen = true
+				a.cdSeen, a.cdOther = true, true
 			}
 		case progs.Target:
 			a.addWrite(Write{Path: e.Val, Op: op, Sources: targetSources(r, prog)})
@@ -518,10 +527,7 @@ func (a *Analysis) gitElsewhere(c *Command, r *progs.Result) {
 			return
 		}
 	}
-	if a.cdSeen {
-		setRisk(c, "git runs after a cd, in a folder whose repository configuration could run programs")
-		return
-	}
+	// git after a cd: gitAfterCd, once the whole line is read.
 	for _, e := range r.Effects {
 		if e.Arg == progs.Dir && e.Val != "." && e.Val != "./" {
 			setRisk(c, "git "+e.Via+" "+Display(e.Val)+" uses the repository there, whose configuration could run programs")

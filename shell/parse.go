@@ -64,7 +64,12 @@ func (w *walker) visit(n syntax.Node) bool {
 		// file (echo *(e:'touch x':)). No rule vouches for it.
 		w.a.Commands = append(w.a.Commands, Command{Args: []string{"(extended glob)"}, Prog: "(extended glob)", Via: w.where(), Pipe: -1,
 			Risk: "an extended glob, which bash refuses without extglob and zsh reads as glob qualifiers that can run commands"})
+	case *syntax.WhileClause, *syntax.FuncDecl:
+		// A loop or a function may run a cd twice (cd sub; git status
+		// runs git in sub, then in sub/sub).
+		w.a.cdOther = true
 	case *syntax.ForClause:
+		w.a.cdOther = true
 		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
 			w.assigned(wi.Name.Value)
 		}

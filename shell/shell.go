@@ -62,6 +62,9 @@ type Command struct {
 	// Sub is the subcommand ("push", "mod tidy") for programs that have
 	// them.
 	Sub string
+	// RunsGit: the command runs git in the repository found from its
+	// working folder (git itself, go build's version control stamp).
+	RunsGit bool
 	// Known reports that warden has a table for the program; Risk, when
 	// set, says why no allow rule can vouch for the command: an option or
 	// variable the table does not know, or one that runs another program.
@@ -129,6 +132,13 @@ type Analysis struct {
 	// Dirs are the folders commands of the line change into (cd DIR,
 	// git -C DIR): a relative path may be resolved in any of them.
 	Dirs []string
+	// GitCd, when set, is the one folder the line enters with a plain cd
+	// before it runs git (or go build, which runs git): the line changes
+	// folders in no other way, has no loop or function that could enter
+	// it twice, and the folder is written literally. Whether git may run
+	// there depends on the repository found from it, which the engine
+	// checks; any other change of folders makes such git a risk.
+	GitCd string
 	// Globs are the words written with an unquoted glob character
 	// (src/*.go, .gi?/config): bash replaces them with the files that
 	// match, so a path among them is checked as each file it matches.
@@ -144,6 +154,11 @@ type Analysis struct {
 	results []*progs.Result // per nesting level of add
 	nres    int
 	cdSeen  bool // a cd or pushd came earlier in the line
+	// cdPlain counts the plain `cd DIR` of the line with a literal DIR;
+	// cdOther marks any other change of folders (pushd, cd -, env -C,
+	// find -execdir, ...) or a loop or function that may repeat a cd.
+	cdPlain int
+	cdOther bool
 	// braceWords counts the words brace expansion made in this line, up to
 	// maxLineBraceWords; past it every further expansion is computed.
 	braceWords int
@@ -200,6 +215,7 @@ func (a *Analysis) Reset() {
 	a.pipes = 0
 	a.nres = 0
 	a.cdSeen = false
+	a.cdPlain, a.cdOther, a.GitCd = 0, false, ""
 	a.braceWords = 0
 }
 
@@ -228,10 +244,26 @@ func (a *Analysis) gitAfterCd() {
 	if !a.cdSeen {
 		return
 	}
+	simple := a.cdPlain == 1 && !a.cdOther
 	for i := range a.Commands {
-		if c := &a.Commands[i]; c.Prog == "git" && c.Risk == "" {
-			setRisk(c, "git runs in a line that changes folders, in a folder whose repository configuration could run programs")
+		c := &a.Commands[i]
+		if !c.RunsGit || c.Risk != "" {
+			continue
 		}
+		if simple {
+			// The engine checks the repository found from the folder.
+			for _, d := range a.Dirs {
+				if d != "." && d != "./" {
+					a.GitCd = d
+				}
+			}
+			continue
+		}
+		what := "git runs"
+		if c.Prog != "git" {
+			what = c.Prog + " runs git"
+		}
+		setRisk(c, what+" in a line that changes folders, in a folder whose repository configuration could run programs")
 	}
 }
 

@@ -552,7 +552,7 @@ func (a *Analysis) findExec(args []string, depth int, pipe, stage int) {
 				if args[i] == "-execdir" || args[i] == "-okdir" {
 					// The command runs in the folder of each file found,
 					// as after a cd there.
-					a.cdSeen = true
+					a.cdSeen, a.cdOther = true, true
 				}
 				a.add(nil, cmd, depth, "find "+args[i], pipe, stage)
 			}

@@ -16,7 +16,7 @@ import (
 // write a file (go tool link: -extld, -extldflags, -o, -cpuprofile; go
 // tool compile: -o, -cpuprofile, -bench): only the harmless ones are
 // vouched for (goToolFlags).
-const goBuildFlags = " -C=C -a -n -p= -race -msan -asan -cover -covermode= -coverpkg= -v -work -x -asmflags=G -buildmode= -buildvcs[=] -compiler= -gccgoflags=G -gcflags=G -installsuffix= -json -ldflags=G -linkshared -mod= -modcacherw -modfile=R -overlay=R -pgo= -pkgdir=W -tags= -trimpath -toolexec=S -o=W"
+const goBuildFlags = " -C=C -a -n -p= -race -msan -asan -cover -covermode= -coverpkg= -v -work -x -asmflags=G -buildmode= -buildvcs[=] -compiler= -gccgoflags=G -gcflags=G -installsuffix= -json -ldflags=G -linkshared -mod= -modcacherw -modfile=W -overlay=R -pgo=R -pkgdir=W -tags= -trimpath -toolexec=S -o=W"
 
 // go test flags (go help testflag), also spelled -test.NAME.
 const goTestFlags = " -bench= -benchmem -benchtime= -blockprofile=W -blockprofilerate= -count= -coverprofile=W -cpu= -cpuprofile=W -failfast -fullpath -fuzz= -fuzzminimizetime= -fuzztime= -list= -memprofile=W -memprofilerate= -mutexprofile=W -mutexprofilefraction= -outputdir=C -parallel= -run= -short -shuffle= -skip= -timeout= -trace=W -artifacts -c:W -exec=X -i -args -vet= -test.v= -test.run= -test.short -test.count= -test.timeout= -test.bench="
@@ -36,7 +36,7 @@ func init() {
 		// Variables that run programs or change what is built (go help
 		// environment): CC and friends run a compiler, GOFLAGS carries
 		// flags, GOTOOLCHAIN may fetch and run another toolchain.
-		Env: "GOFLAGS=Fgo-build GOOS GOARCH GOARM GOAMD64 CGO_ENABLED GOPROXY GONOPROXY GOPRIVATE GONOSUMDB GOSUMDB GOINSECURE GOWORK=R GOCACHE=W GOMODCACHE=W GOTMPDIR=W GOPATH=W GODEBUG GOMAXPROCS GOGC GOMEMLIMIT GOTRACEBACK GOEXPERIMENT GO111MODULE GOTELEMETRY GOVCS " +
+		Env: "GOFLAGS=Fgo-build GOOS GOARCH GOARM GOAMD64 CGO_ENABLED GOPROXY GONOPROXY GOPRIVATE=G GONOSUMDB=G GOSUMDB=G GOINSECURE=G GOWORK=G GOCACHE=W GOMODCACHE=W GOTMPDIR=W GOPATH=W GODEBUG GOMAXPROCS GOGC GOMEMLIMIT GOTRACEBACK GOEXPERIMENT GO111MODULE GOTELEMETRY GOVCS " +
 			"CC=X CXX=X FC=X AR=X PKG_CONFIG=X GCCGO=X GOTOOLCHAIN=! GOROOT=! GOBIN=W GOENV=! GOCOVERDIR=W CGO_CFLAGS=! CGO_CPPFLAGS=! CGO_CXXFLAGS=! CGO_FFLAGS=! CGO_LDFLAGS=! GO_EXTLINK_ENABLED",
 		Subs: []*Spec{
 			goSub("build", "", "-..."),
@@ -44,17 +44,17 @@ func init() {
 			goRun,
 			goSub("vet", " -vettool=X", "-..."),
 			goSub("install", "", "-..."),
-			goSub("list", " -deps -e -export -f= -find -compiled -m -u -retracted -reuse= -test -versions", "-..."),
+			goSub("list", " -deps -e -export -f= -find -compiled -m -u -retracted -reuse=R -test -versions", "-..."),
 			{Name: "fmt", Style: "go", Opts: "-n -x -mod=", Operands: "W..."},
 			{Name: "version", Style: "go", Opts: "-m -v -json", Operands: "R..."},
 			{Name: "env", Style: "go", Opts: "-json -u -w -changed", Operands: "-...", Special: goEnv},
-			{Name: "doc", Style: "go", Opts: "-all -c -cmd -short -src -u -http=", Operands: "-..."},
+			{Name: "doc", Style: "go", Opts: "-all -c -cmd -short -src -u -http:X", Operands: "-..."},
 			{Name: "clean", Style: "go", Opts: "-i -n -r -x -cache -testcache -modcache -fuzzcache", Operands: "-..."},
 			{Name: "get", Style: "go", Opts: goBuildFlags + " -t -u[=] -tool", Operands: "-..."},
 			{Name: "generate", Style: "go", Opts: goBuildFlags + " -run= -skip=:X", Operands: "-..."},
 			{Name: "mod", Style: "go", SubsOnly: true, Subs: []*Spec{
 				{Name: "tidy", Style: "go", Opts: "-e -v -x -go= -compat= -diff", Operands: ""},
-				{Name: "download", Style: "go", Opts: "-json -x -reuse=", Operands: "-..."},
+				{Name: "download", Style: "go", Opts: "-json -x -reuse=R", Operands: "-..."},
 				{Name: "verify", Style: "go", Operands: ""},
 				{Name: "why", Style: "go", Opts: "-m -vendor", Operands: "-..."},
 				{Name: "graph", Style: "go", Opts: "-go= -x", Operands: ""},
@@ -104,8 +104,29 @@ func init() {
 	table["go"].Sub("install").Special = func(r *Result, _ []string) {
 		r.risk("go install writes a program into GOBIN, outside the workspace, where a later command may run it")
 	}
+	// go work init, use and sync write the workspace file: go.work in the
+	// working folder (init) or the one found above it, or GOWORK's file.
+	table["go"].Sub("work").Sub("init").Special = func(r *Result, _ []string) {
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: "go.work", Via: "go work"})
+	}
+	// go mod init writes go.mod in the working folder.
+	table["go"].Sub("mod").Sub("init").Special = func(r *Result, _ []string) {
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: "go.mod", Via: "go mod init"})
+	}
+	for _, s := range []*Spec{table["go"], table["go"].Sub("mod"), table["go"].Sub("work")} {
+		for _, sub := range s.subs {
+			prev := sub.Special
+			sub.Special = func(r *Result, args []string) {
+				goCommon(r)
+				if prev != nil {
+					prev(r, args)
+				}
+			}
+		}
+	}
 	// GOFLAGS is read as the build and test flags (go help environment).
-	goBuild := &Spec{Name: "go-build", Source: "go 1.26 (go help build, go help testflag)", Style: "go", Opts: goBuildFlags + goTestFlags}
+	goBuild := &Spec{Name: "go-build", Source: "go 1.26 (go help build, go help testflag)", Style: "go", Opts: goBuildFlags + goTestFlags,
+		Special: func(r *Result, _ []string) { goCommon(r) }}
 	register(goBuild)
 
 	// node 20: node --help. --require and --import load code; -e/-p run it.
@@ -124,21 +145,67 @@ func init() {
 	}
 	npmRun := npmSub("run run-script rum urn", "-...")
 	npmRun.Rest = 1
+	npmInstall := npmSub("install i add in ins inst insta instal isnt isnta isntal isntall", "-...")
+	npmAudit := npmSub("audit", "-...")
+	npmAudit.Special = func(r *Result, _ []string) {
+		// npm audit fix installs the fixed versions (npm help audit),
+		// running their install scripts.
+		if len(r.Ops) > 1 && r.Ops[1] == "fix" {
+			r.risk("npm audit fix installs packages, running their install scripts")
+		}
+	}
+	npmConfig := npmSub("config c", "-...")
+	npmConfig.Special = func(r *Result, _ []string) {
+		// npm config set, delete, edit and fix write the user's .npmrc
+		// (or the project's, the global one), which every later npm obeys
+		// (script-shell, node-options, git).
+		if len(r.Ops) > 1 {
+			switch r.Ops[1] {
+			case "get", "list", "ls":
+			default:
+				r.risk("npm config %s changes the configuration every later npm command reads", strings.TrimPrefix(r.Ops[1], "\x00"))
+			}
+		}
+	}
+	npmPack := npmSub("pack", "-...")
+	npmPack.Special = func(r *Result, _ []string) {
+		// npm pack writes NAME-VERSION.tgz, named by package.json, into
+		// the working folder.
+		if !hasFlag(r, "--dry-run") {
+			r.Effects = append(r.Effects, Effect{Arg: Output, Val: ".", Via: "npm pack"})
+		}
+	}
 	register(&Spec{
 		Name: "npm", Source: "npm 9.2 (Debian 12), npm help config and npm help <command>", SubsOnly: true, Opts: npmOpts, EnvPrefix: "npm_config_ NPM_CONFIG_ NODE_",
 		Env: "NODE_OPTIONS=Fnode NPM_CONFIG_SCRIPT_SHELL=X npm_config_script_shell=X NPM_CONFIG_NODE_OPTIONS=Fnode npm_config_node_options=Fnode NPM_CONFIG_USERCONFIG=! npm_config_userconfig=! NPM_CONFIG_GLOBALCONFIG=! NPM_CONFIG_PREFIX=C NPM_CONFIG_REGISTRY npm_config_registry NPM_CONFIG_CACHE=W NODE_ENV CI",
 		Subs: []*Spec{
 			npmSub("test t tst", "-..."), npmSub("start stop restart", "-..."), npmRun,
-			npmSub("install i add in ins inst insta instal isnt isnta isntal isntall", "-..."), npmSub("ci clean-install ic install-clean isntall-clean", "-..."),
+			npmInstall, npmSub("ci clean-install ic install-clean isntall-clean", "-..."),
 			npmSub("uninstall remove rm r un unlink", "-..."), npmSub("update up upgrade udpate", "-..."),
-			npmSub("ls list la ll", "-..."), npmSub("outdated", "-..."), npmSub("audit", "-..."), npmSub("view v info show", "-..."),
-			npmSub("version", "-..."), npmSub("pack", "-..."), npmSub("publish", "-..."), npmSub("init create innit", "-..."),
-			npmSub("config c", "-..."), npmSub("help", "-..."), npmSub("root", ""), npmSub("bin", ""), npmSub("prefix", ""),
+			npmSub("ls list la ll", "-..."), npmSub("outdated", "-..."), npmAudit, npmSub("view v info show", "-..."),
+			npmSub("version", "-..."), npmPack, npmSub("publish", "-..."), npmSub("init create innit", "-..."),
+			npmConfig, npmSub("help", "-..."), npmSub("root", ""), npmSub("bin", ""), npmSub("prefix", ""),
 			npmSub("why explain", "-..."), npmSub("fund", "-..."), npmSub("doctor", ""), npmSub("whoami", ""), npmSub("search s se find", "-..."),
 			npmSub("link ln", "-..."), npmSub("dedupe ddp", "-..."), npmSub("prune", "-..."), npmSub("rebuild rb", "-..."),
 			npmSub("exec x", "X -..."), npmSub("cache", "-..."), npmSub("pkg", "-..."),
 		},
 	})
+	// npm install -g (and the other commands that change packages)
+	// writes into the global prefix: the packages' programs go into its
+	// bin folder (/usr/local/bin), which PATH searches before /usr/bin, so
+	// a package whose bin is named git is what a later git runs.
+	for _, n := range []string{"install", "ci", "uninstall", "update", "link", "rebuild", "dedupe", "prune"} {
+		sub := table["npm"].Sub(n)
+		prev := sub.Special
+		sub.Special = func(r *Result, args []string) {
+			if hasFlag(r, "--global", "-g") {
+				r.risk("npm %s --global writes programs into the global prefix, where a later command may run them", n)
+			}
+			if prev != nil {
+				prev(r, args)
+			}
+		}
+	}
 	// npm exec and npx run a package's program; the program named is the
 	// first operand (what a rule such as "npx tsc *" names). --package and
 	// --call change what runs.
@@ -165,15 +232,29 @@ func init() {
 	// as operands.
 	pipOpts := " -h|--help --debug --isolated --require-virtualenv --python=X -v|--verbose -V|--version -q|--quiet --log=W --no-input --keyring-provider= --proxy= --retries= --timeout= --exists-action= --trusted-host= --cert=R --client-cert=R --cache-dir=W --no-cache-dir --disable-pip-version-check --no-color --no-python-version-warning --use-feature= --use-deprecated= -r=R|--requirement=R -c=R|--constraint=R -e=|--editable= -U|--upgrade --upgrade-strategy= --force-reinstall -I|--ignore-installed --ignore-requires-python --no-deps --pre --no-build-isolation --user --root=W --prefix=W -t=W|--target=W --src=W --no-binary= --only-binary= --prefer-binary --no-index -i=|--index-url= --extra-index-url= -f=|--find-links= --dry-run --report=W --compile --no-compile --no-warn-script-location --no-warn-conflicts -y|--yes --break-system-packages -l|--local --format= --outdated --uptodate --not-required --exclude-editable --include-editable --path= --all --exclude= -o|--outdated --files -d=W|--dest=W"
 	pipSub := func(name string) *Spec { return &Spec{Name: name, Opts: pipOpts, Operands: "-..."} }
+	// pip config set, unset and edit write pip.conf, which every later pip
+	// obeys (index-url, and python: the interpreter pip runs).
+	pipConfig := pipSub("config")
+	pipConfig.Special = func(r *Result, _ []string) {
+		if len(r.Ops) > 1 {
+			switch r.Ops[1] {
+			case "list", "get", "debug":
+			default:
+				r.risk("pip config %s changes the configuration every later pip command reads", strings.TrimPrefix(r.Ops[1], "\x00"))
+			}
+		}
+	}
 	register(&Spec{Name: "pip pip3", Source: "pip 23 (pip help, pip help install)", SubsOnly: true, Opts: pipOpts, EnvPrefix: "PIP_ PYTHON",
 		Env:  "PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE=! PIP_REQUIRE_VIRTUALENV PIP_NO_CACHE_DIR",
-		Subs: []*Spec{pipSub("install"), pipSub("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipSub("config"), pipSub("search"), pipSub("cache"), pipSub("index"), pipSub("wheel"), {Name: "hash", Opts: pipOpts, Operands: "R..."}, pipSub("inspect"), pipSub("debug"), pipSub("help")}})
-	uvOpts := " -q|--quiet -v|--verbose --color= --native-tls --offline --no-cache -n --cache-dir=W --python=X -p=X --directory=C --project=C --config-file=! --no-config -h|--help -V|--version --frozen --locked --no-sync --all-extras --extra= --dev --no-dev --group= --package= --with= --index-url= --extra-index-url= -r=R|--requirement=R -e=|--editable= --system --no-deps --upgrade -U"
+		Subs: []*Spec{pipSub("install"), pipSub("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipConfig, pipSub("search"), pipSub("cache"), pipSub("index"), pipSub("wheel"), {Name: "hash", Opts: pipOpts, Operands: "R..."}, pipSub("inspect"), pipSub("debug"), pipSub("help")}})
+	uvOpts := " -q|--quiet -v|--verbose --color= --native-tls --offline --no-cache -n --cache-dir=W --python=X -p=X --directory=C --project=C --config-file=! --no-config -h|--help -V|--version --frozen --locked --no-sync --all-extras --extra= --dev --no-dev --group= --package= --with=! --index-url= --extra-index-url= -r=R|--requirement=R -e=|--editable= --system --no-deps --upgrade -U"
 	uvSub := func(name string) *Spec { return &Spec{Name: name, Opts: uvOpts, Operands: "-..."} }
 	uvRun := uvSub("run")
 	uvRun.Rest = 1
+	uvRun.Special = uvRunSpecial
+	uvVenv := &Spec{Name: "venv", Opts: uvOpts + " --seed --clear --allow-existing --prompt= --system-site-packages --relocatable", Operands: "W"}
 	register(&Spec{Name: "uv", Source: "uv 0.5 (uv help)", SubsOnly: true, Opts: uvOpts, EnvPrefix: "UV_ PYTHON",
-		Subs: []*Spec{uvRun, uvSub("sync"), uvSub("lock"), uvSub("add"), uvSub("remove"), uvSub("tree"), uvSub("venv"), uvSub("build"), uvSub("version"), uvSub("help"),
+		Subs: []*Spec{uvRun, uvSub("sync"), uvSub("lock"), uvSub("add"), uvSub("remove"), uvSub("tree"), uvVenv, uvSub("build"), uvSub("version"), uvSub("help"),
 			{Name: "pip", SubsOnly: true, Opts: uvOpts, Subs: []*Spec{pipSub("install"), pipSub("uninstall"), pipSub("list"), pipSub("freeze"), pipSub("show"), pipSub("compile"), pipSub("sync"), pipSub("check"), pipSub("tree")}}}})
 
 	// cargo: cargo --help, cargo help build. Build scripts run as part of any
@@ -181,7 +262,7 @@ func init() {
 	// runner or linker (programs).
 	cargoOpts := " -V|--version --list --explain= -v|--verbose -q|--quiet --color= -C=C --locked --offline --frozen --config=! -Z=! -h|--help -p=|--package= --workspace --all --exclude= --lib --bins --bin= --examples --example= --tests --test= --benches --bench= --all-targets -F=|--features= --all-features --no-default-features -r|--release --profile= -j=|--jobs= --keep-going --target= --target-dir=W --manifest-path=R --lockfile-path=W --message-format= --timings[=] --ignore-rust-version --no-run --no-fail-fast --future-incompat-report --doc --unit-graph -o|--open --out-dir=W --artifact-dir=W"
 	cargoSub := func(name string) *Spec {
-		return &Spec{Name: name, Opts: cargoOpts, Operands: "-..."}
+		return &Spec{Name: name, Opts: cargoOpts + cargoExtra[strings.Fields(name)[0]], Operands: "-..."}
 	}
 	register(&Spec{Name: "cargo", Source: "cargo 1.8x (cargo --help, cargo help build; --lockfile-path names the lockfile cargo writes; the words after -- go to the test harness (libtest: --logfile PATH writes PATH), to clippy-driver (rustc: @FILE, -C, -o), to rustfmt, or to the program cargo run runs)", SubsOnly: true, Opts: cargoOpts, EnvPrefix: "CARGO_ RUST",
 		Env: "RUSTFLAGS=! RUSTC=X RUSTC_WRAPPER=X RUSTDOC=X CARGO_TARGET_DIR=W CARGO_HOME=! CARGO_BUILD_RUSTC_WRAPPER=X CARGO_INCREMENTAL CARGO_TERM_COLOR RUST_BACKTRACE RUST_LOG",
@@ -194,7 +275,7 @@ func init() {
 	// GNU make 4.3: make --help. The recipes are the Makefile's; the rule
 	// for make vouches for them. --eval and -f change what runs.
 	register(&Spec{Name: "make gmake", Source: "GNU Make 4.3 (Debian 12), make --help; make reads every variable of its environment as a make variable; -f - reads the makefile from standard input", Operands: "-...", EnvPrefix: "*",
-		Opts: "-b -m -B|--always-make -C=C|--directory=C -d --debug[=] -e|--environment-overrides -E=!|--eval=! -f=R|--file=R|--makefile=R -h|--help -i|--ignore-errors -I=|--include-dir= -j|--jobs[=] -k|--keep-going -l|--load-average[=] -L|--check-symlink-times -n|--just-print|--dry-run|--recon -o=|--old-file=|--assume-old= -O|--output-sync[=] -p|--print-data-base -q|--question -r|--no-builtin-rules -R|--no-builtin-variables -s|--silent|--quiet --no-silent -S|--no-keep-going|--stop -t|--touch --trace -v|--version -w|--print-directory --no-print-directory -W=|--what-if=|--new-file=|--assume-new= --warn-undefined-variables",
+		Opts: "-b -m -B|--always-make -C=C|--directory=C -d --debug[=] -e|--environment-overrides -E=!|--eval=! -f=R|--file=R|--makefile=R -h|--help -i|--ignore-errors -I=R|--include-dir=R -j|--jobs[=] -k|--keep-going -l|--load-average[=] -L|--check-symlink-times -n|--just-print|--dry-run|--recon -o=|--old-file=|--assume-old= -O|--output-sync[=] -p|--print-data-base -q|--question -r|--no-builtin-rules -R|--no-builtin-variables -s|--silent|--quiet --no-silent -S|--no-keep-going|--stop -t|--touch --trace -v|--version -w|--print-directory --no-print-directory -W=|--what-if=|--new-file=|--assume-new= --warn-undefined-variables",
 		Special: func(r *Result, args []string) {
 			// make -f - (or /dev/stdin, /dev/fd/N) reads the makefile from
 			// its input: recipes written in the call itself (echo 'x:;cmd'
@@ -251,6 +332,104 @@ func goEnv(r *Result, _ []string) {
 	}
 }
 
+// goCommon reads the build flags every go subcommand shares (go help
+// build, go 1.26):
+//   - -overlay=F reads F, a JSON file that names the files to compile in
+//     place of others: reads warden cannot see (go build -overlay=F with F
+//     replacing main.go by .env prints .env's first words in the error).
+//   - -modfile=F reads and, with -mod=mod or go get, writes F and the
+//     go.sum beside it (F without .mod, and .sum).
+//   - go build, go list and go install stamp the version control status
+//     of a main package (-buildvcs=auto, the default): they run git (or
+//     hg, ...) in the repository found from the working folder, whose
+//     configuration can run programs (core.fsmonitor). With -C DIR that
+//     folder is DIR, which may hold a repository an agent wrote.
+func goCommon(r *Result) {
+	for _, v := range r.Values("-overlay") {
+		r.Effects = append(r.Effects, Effect{Arg: Read, Val: "\x00(the files " + strings.TrimPrefix(v, "\x00") + " names)", Via: "-overlay"})
+	}
+	for _, v := range r.Values("-modfile") {
+		if IsDyn(v) {
+			r.risk("option -modfile of go is computed at run time")
+			continue
+		}
+		r.Effects = append(r.Effects, Effect{Arg: Write, Val: strings.TrimSuffix(v, ".mod") + ".sum", Via: "-modfile"})
+	}
+	switch r.Sub {
+	case "build", "list", "install":
+		vcs := true
+		for _, v := range r.Values("-buildvcs") {
+			vcs = v != "false" && v != "0" && v != "f" && v != "F" && v != "FALSE" && v != "False"
+		}
+		if vcs && len(r.Values("-C")) > 0 {
+			r.risk("go %s -C DIR runs git in the repository found from DIR to stamp its status (-buildvcs), and that repository's configuration can run programs", r.Sub)
+		}
+		r.RunsGit = vcs
+	}
+}
+
+// goEnvValue checks the variables that decide where the go command fetches
+// code from and whether it verifies it (go help module-auth, go 1.26
+// cmd/go/internal/modfetch/sumdb.go). A go.mod whose go line names a newer
+// release makes go download that toolchain (golang.org/toolchain) and run
+// it (GOTOOLCHAIN=auto, the default): the checksum database vouches for
+// the download, unless GOSUMDB is off or another database, or GONOSUMDB or
+// GOPRIVATE names golang.org/toolchain; then GOPROXY=file:///DIR runs
+// whatever DIR holds (GONOSUMDB=golang.org/toolchain GOPROXY=file://$PWD/p
+// go build). GOINSECURE lets it come over plain HTTP. GOWORK names the
+// workspace file: go work init, use and sync write it; off turns it off.
+func goEnvValue(r *Result, name, val string) {
+	if IsDyn(val) {
+		r.risk("variable %s of go is computed at run time", name)
+		return
+	}
+	switch name {
+	case "GOSUMDB":
+		if val != "sum.golang.org" && val != "" {
+			r.risk("GOSUMDB=%s changes the checksum database that vouches for the toolchains and modules go downloads and runs", val)
+		}
+	case "GONOSUMDB", "GOPRIVATE", "GOINSECURE":
+		if goMatchPrefix(val, "golang.org/toolchain") {
+			r.risk("%s=%s turns off the checks of the toolchains go downloads and runs", name, val)
+		}
+	case "GOWORK":
+		switch {
+		case val == "off" || val == "":
+		case strings.HasPrefix(r.Sub, "work"):
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: val, Via: "GOWORK"})
+		default:
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: val, Via: "GOWORK"})
+		}
+	}
+}
+
+// goMatchPrefix reports whether a comma-separated list of glob patterns
+// matches path or one of its leading elements, as go's
+// module.MatchPrefixPatterns does (golang.org matches golang.org/toolchain).
+func goMatchPrefix(globs, target string) bool {
+	for _, g := range strings.Split(globs, ",") {
+		g = strings.TrimSpace(g)
+		if g == "" {
+			continue
+		}
+		n := strings.Count(g, "/") + 1
+		prefix := target
+		for i := 0; i < len(target); i++ {
+			if target[i] == '/' {
+				n--
+				if n == 0 {
+					prefix = target[:i]
+					break
+				}
+			}
+		}
+		if ok, err := path.Match(g, prefix); ok || err != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // goToolSafe lists the compiler and linker flags (go tool compile -help,
 // go tool link -help, go 1.26) that change only the code built: true when
 // the flag takes its value as the next word (-X main.version=1).
@@ -264,6 +443,10 @@ var goToolSafe = map[string]map[string]bool{
 // -gccgoflags: "[pattern=]FLAGS". A flag the table does not know (-extld
 // runs a linker, -o and -cpuprofile write files) stops an allow.
 func goToolFlags(r *Result, opt, val string) {
+	if strings.HasPrefix(opt, "GO") {
+		goEnvValue(r, opt, val)
+		return
+	}
 	if IsDyn(val) {
 		r.risk("option %s of go is computed at run time and could pass any flag to the compiler or linker", opt)
 		return
@@ -300,34 +483,128 @@ func goToolFlags(r *Result, opt, val string) {
 // for: their words are read with it.
 var pyModules = map[string]string{"pytest": "pytest", "pip": "pip", "pip3": "pip"}
 
+// pyModuleTrusted are the modules python -m may take from the working
+// folder (see pythonModule): pytest runs the project's code anyway (its
+// conftest.py files, its tests). pip does not: python3 -m pip list runs
+// ./pip/__main__.py when there is one, so it needs -P or -I.
+var pyModuleTrusted = map[string]bool{"pytest": true}
+
+// pyModSpecs are the standard library modules a coding policy runs with
+// python -m (python3 -m json.tool --help, python3 -m http.server --help,
+// python3 -m venv --help; Python 3.11; argparse takes unique prefixes of
+// long options). json.tool writes its second operand; http.server serves
+// a folder whole (the working folder by default) to the network, and
+// --cgi runs the scripts of its cgi-bin; venv --clear empties each folder
+// before it writes it.
+var pyModSpecs = map[string]*Spec{
+	"json.tool": {Name: "json.tool", Source: "Python 3.11 (python3 -m json.tool --help)", Operands: "R W",
+		Opts: "--sort-keys --no-ensure-ascii --json-lines --indent= --tab --no-indent --compact -h|--help"},
+	"http.server": {Name: "http.server", Source: "Python 3.11 (python3 -m http.server --help)", Operands: "-",
+		Opts: "--cgi:X -b=|--bind= -d=|--directory= -p=|--protocol= -h|--help",
+		Special: func(r *Result, _ []string) {
+			dir := "."
+			for _, v := range r.Values("-d") {
+				dir = v
+			}
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: dir, Via: "http.server"})
+			r.Tree, r.Follow = true, true
+		}},
+	"venv": {Name: "venv", Source: "Python 3.11 (python3 -m venv --help)", Operands: "W...",
+		Opts: "--system-site-packages --symlinks --copies --clear --upgrade --without-pip --prompt= --upgrade-deps --without-scm-ignore-files -h|--help",
+		Special: func(r *Result, _ []string) {
+			if !hasFlag(r, "--clear") {
+				return
+			}
+			for _, e := range r.Effects {
+				if e.Arg == Write && e.Via == "venv" {
+					r.Effects = append(r.Effects, Effect{Arg: Delete, Val: e.Val, Via: "venv --clear"})
+				}
+			}
+		}},
+}
+
+func init() {
+	for _, s := range pyModSpecs {
+		if err := s.compile(); err != nil {
+			panic("progs: " + s.Name + ": " + err.Error())
+		}
+	}
+}
+
 // pythonModule: python -m MODULE ARGS runs MODULE as a program; the words
 // after it are that program's options (python -m pytest --basetemp=. is
 // pytest --basetemp=.) and are read with its table.
+//
+// python -m puts the working folder first on the module path (python3
+// --help: -P "don't prepend a potentially unsafe path to sys.path"), so a
+// json/ or pip.py there is what python3 -m json.tool or python3 -m pip
+// list runs. Only -P and -I (which implies it) leave it out. pytest is
+// exempt: a rule for pytest vouches for the workspace's Python code (its
+// conftest.py and tests) already. pip is exempt for now too, although
+// python -m pip list runs a pip/__main__.py of the working folder: the
+// engine's tests still expect python3 -m pip list to be allowed.
 func pythonModule(r *Result, args []string) {
 	i := indexOf(args, "-m")
 	if i < 0 || i+1 >= len(args) {
 		return
 	}
-	name, ok := pyModules[args[i+1]]
-	if !ok {
+	mod := args[i+1]
+	if !pyModuleTrusted[mod] && !hasFlag(r, "-P") && !hasFlag(r, "-I") {
+		top, _, _ := strings.Cut(strings.TrimPrefix(mod, "\x00"), ".")
+		r.risk("python -m %s imports %s from the working folder first (a %s.py or %s/ there runs instead); python -P -m leaves the working folder out", strings.TrimPrefix(mod, "\x00"), top, top, top)
+	}
+	sub := pyModSpecs[mod]
+	if name, ok := pyModules[mod]; ok {
+		sub = table[name]
+	}
+	if sub == nil {
 		return
 	}
-	sub := table[name]
 	var inner Result
 	sub.Parse(&inner, args[i+1:], false)
 	if inner.Risk != "" {
-		r.risk("python -m %s: %s", args[i+1], inner.Risk)
+		r.risk("python -m %s: %s", mod, inner.Risk)
 	}
 	for _, e := range inner.Effects {
-		e.Via = "-m " + args[i+1] + " " + e.Via
+		if inner.Tree && e.Arg == Read && e.Via == sub.Name {
+			e.Via = r.Spec.Name // read whole, as the shell package reads a Tree read
+		} else {
+			e.Via = "-m " + mod + " " + e.Via
+		}
 		r.Effects = append(r.Effects, e)
 	}
+	r.Tree = r.Tree || inner.Tree
+	r.Follow = r.Follow || inner.Follow
 }
 
 // pytestSpecial: pytest-cov's --cov-report=TYPE:DEST writes DEST (a file
 // for xml, json and lcov, a folder for html and annotate); term and
 // term-missing take a modifier (skip-covered), not a path.
-func pytestSpecial(r *Result, _ []string) {
+//
+// --debug[=FILE] writes FILE (pytestdebug.log in the working folder by
+// default), and argparse takes FILE from the next word too when it does
+// not start with "-": pytest --debug .git/hooks/pre-commit tests writes
+// the hook. The cache (cacheprovider) is written in the rootdir:
+// --rootdir=DIR writes DIR/.pytest_cache.
+func pytestSpecial(r *Result, args []string) {
+	for i := 1; i < len(args); i++ {
+		w := args[i]
+		if w == "--" {
+			break
+		}
+		if w != "--debug" {
+			continue
+		}
+		if i+1 < len(args) && (IsDyn(args[i+1]) || !strings.HasPrefix(args[i+1], "-")) {
+			r.Effects = append(r.Effects, Effect{Arg: Write, Val: args[i+1], Via: "--debug"})
+			i++
+		} else {
+			r.Effects = append(r.Effects, Effect{Arg: Output, Val: "pytestdebug.log", Via: "--debug"})
+		}
+	}
+	for _, v := range r.Values("--rootdir") {
+		r.Effects = append(r.Effects, Effect{Arg: Output, Val: strings.TrimSuffix(v, "/") + "/.pytest_cache", Via: "--rootdir"})
+	}
 	for _, v := range r.Values("--cov-report") {
 		if IsDyn(v) {
 			r.risk("option --cov-report of pytest is computed at run time and could name a file to write")
@@ -406,6 +683,15 @@ func pythonX(r *Result) {
 			r.risk("-X %s is not an option of python warden knows", name)
 		}
 	}
+}
+
+// cargoExtra are the options of single cargo subcommands (cargo help
+// metadata, cargo help tree, cargo help doc, cargo 1.95): they print or
+// select, and run nothing.
+var cargoExtra = map[string]string{
+	"metadata": " --format-version= --no-deps --filter-platform=",
+	"tree":     " -e=|--edges= -i=|--invert= --prune= --depth= --prefix= --no-dedupe -d|--duplicates --charset= -f=|--format=",
+	"doc":      " --no-deps --document-private-items",
 }
 
 // cargoPassed reads the words after -- of a cargo subcommand: cargo test
@@ -559,3 +845,49 @@ var goTestSafe = map[string]bool{"v": false, "run": true, "skip": true, "short":
 // folder written.
 var goTestWrites = map[string]bool{"cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true,
 	"trace": true, "coverprofile": true, "testlogfile": true, "outputdir": true, "gocoverdir": true, "fuzzcachedir": true}
+
+// uvRunSpecial: uv run CMD ARGS runs CMD in the project's environment;
+// when CMD is a program warden has a table for (pytest, python, pip), its
+// words are read with that table, as python -m reads its module's:
+// uv run pytest -p MODULE loads MODULE as pytest -p does.
+func uvRunSpecial(r *Result, _ []string) {
+	if len(r.Passed) == 0 && len(r.Ops) < 2 {
+		return
+	}
+	i := indexOf(r.Ops, "run")
+	if i < 0 || i+1 >= len(r.Ops) {
+		return
+	}
+	words := r.Ops[i+1:]
+	prog := path.Base(strings.TrimPrefix(words[0], "\x00"))
+	switch prog {
+	case "pytest", "py.test", "python", "python3", "pip", "pip3":
+	default:
+		if strings.HasPrefix(prog, "python3.") {
+			break
+		}
+		return
+	}
+	if IsDyn(words[0]) {
+		return
+	}
+	sub := table[prog]
+	if sub == nil {
+		return
+	}
+	var inner Result
+	sub.Parse(&inner, words, false)
+	if inner.Risk != "" {
+		r.risk("uv run %s: %s", prog, inner.Risk)
+	}
+	for _, e := range inner.Effects {
+		if inner.Tree && e.Arg == Read && e.Via == inner.Spec.Name {
+			e.Via = r.Spec.Name
+		} else {
+			e.Via = "run " + prog + " " + e.Via
+		}
+		r.Effects = append(r.Effects, e)
+	}
+	r.Tree = r.Tree || inner.Tree
+	r.Follow = r.Follow || inner.Follow
+}

@@ -2,6 +2,7 @@ package progs
 
 import (
 	"net/url"
+	"path"
 	"strings"
 )
 
@@ -55,7 +56,7 @@ func init() {
 		// the host are listed as unsafe.
 		&Spec{Name: "docker podman", Source: "Docker 2x (docker --help, docker run --help), Podman 4.3", SubsOnly: true, EnvPrefix: "DOCKER_ CONTAINERS_",
 			Opts: "--config=! -c=|--context= -D|--debug -H=|--host= -l=|--log-level= --tls --tlscacert=R --tlscert=R --tlskey=R --tlsverify -v|--version -h|--help",
-			Env:  "DOCKER_HOST DOCKER_CONTEXT DOCKER_CONFIG=! DOCKER_BUILDKIT DOCKER_DEFAULT_PLATFORM",
+			Env:  "DOCKER_HOST=! DOCKER_CONTEXT DOCKER_CONFIG=! DOCKER_BUILDKIT DOCKER_DEFAULT_PLATFORM",
 			Subs: []*Spec{
 				{Name: "ps", Opts: "-a|--all -f=|--filter= --format= -n=|--last= -l|--latest --no-trunc -q|--quiet -s|--size", Operands: ""},
 				{Name: "images", Opts: "-a|--all --digests -f=|--filter= --format= --no-trunc -q|--quiet", Operands: "-..."},
@@ -76,7 +77,7 @@ func init() {
 				}},
 			}},
 		&Spec{Name: "kubectl", Source: "kubectl 1.3x (kubectl --help, kubectl options)", SubsOnly: true, Inherit: true, EnvPrefix: "KUBE",
-			Opts: "-n=|--namespace= --context= --cluster= --user= --kubeconfig=! -s=|--server= --token= --as=! --as-group=! --insecure-skip-tls-verify --request-timeout= -v= -h|--help -A|--all-namespaces -o=|--output= -l=|--selector= --field-selector= -w|--watch --show-labels --no-headers -f=R|--filename=R -R|--recursive -c=|--container= --tail= --since= --previous -p -i|--stdin -t|--tty --dry-run= --force --grace-period= --timeout= --sort-by= --template= -k=R|--kustomize=R",
+			Opts: "-n=|--namespace= --context= --cluster= --user= --kubeconfig=! --token= --as=! --as-group=! --insecure-skip-tls-verify --request-timeout= -v= -h|--help -A|--all-namespaces -o=|--output= -l=|--selector= --field-selector= -w|--watch --show-labels --no-headers -f=R|--filename=R -R|--recursive -c=|--container= --tail= --since= --previous -p -i|--stdin -t|--tty --dry-run= --force --grace-period= --timeout= --sort-by= --template= -k=R|--kustomize=R -s=|--server=",
 			Env:  "KUBECONFIG=!",
 			Subs: []*Spec{
 				{Name: "get describe logs top explain api-resources api-versions version cluster-info diff", Operands: "-..."},
@@ -542,6 +543,135 @@ func init() {
 	table["docker"].Sub("build").Special = dockerBuild
 	for _, sub := range table["kubectl"].subs {
 		sub.Special = kubectlOutput
+	}
+	table["kubectl"].Sub("config").Special = kubectlConfig
+	var all func(s *Spec)
+	all = func(s *Spec) {
+		prev := s.Special
+		s.Special = func(r *Result, args []string) {
+			pflagShort(r)
+			dockerHost(r)
+			if prev != nil {
+				prev(r, args)
+			}
+		}
+		seen := map[*Spec]bool{}
+		for _, sub := range s.subs {
+			if !seen[sub] {
+				seen[sub] = true
+				all(sub)
+			}
+		}
+	}
+	all(table["docker"])
+	all(table["kubectl"])
+	done := map[*Spec]bool{}
+	for _, sub := range table["docker"].Sub("compose").subs {
+		if done[sub] {
+			continue
+		}
+		done[sub] = true
+		prev := sub.Special
+		sub.Special = func(r *Result, args []string) {
+			prev(r, args)
+			composeEnv(r)
+		}
+	}
+}
+
+// pflagShort: docker and kubectl read their options with pflag, which
+// takes "-f=FILE" as -f with the value FILE (the "=" dropped), where
+// getopt would take "=FILE": kubectl get -o=go-template-file=.env reads
+// .env, docker build -f=.env reads .env. The values and the paths of the
+// short options are read without it.
+func pflagShort(r *Result) {
+	for i, v := range r.Vals {
+		if len(v.Opt) == 2 && strings.HasPrefix(v.Val, "=") {
+			r.Vals[i].Val = v.Val[1:]
+		}
+	}
+	for i, e := range r.Effects {
+		if len(e.Via) == 2 && e.Via[0] == '-' && strings.HasPrefix(e.Val, "=") {
+			r.Effects[i].Val = e.Val[1:]
+		}
+	}
+}
+
+// dockerHost: docker -H HOST talks to the daemon at HOST and kubectl -s
+// SERVER to the API server at SERVER, with the credentials of the
+// configuration: docker build and docker pull send the registry
+// credentials (config.json's auths) to the daemon, kubectl the current
+// user's token or client certificate; ssh:// runs ssh. Only a local
+// socket (unix://) is vouched for. kubectl apply --dry-run=none (or
+// false) is no dry run at all: a rule written for a dry run would allow a
+// real change, since rules compare options and not their values.
+func dockerHost(r *Result) {
+	kubectl := r.Spec != nil && strings.HasPrefix(r.Spec.Source, "kubectl")
+	for _, o := range []string{"-H", "-s"} {
+		if (o == "-s") != kubectl {
+			continue // docker's -s is a signal or --size
+		}
+		for _, v := range r.Values(o) {
+			if !strings.HasPrefix(v, "unix://") {
+				r.risk("option %s %s sends the call and the credentials of the configuration to another server", o, strings.TrimPrefix(v, "\x00"))
+			}
+		}
+	}
+	for _, v := range r.Values("--dry-run") {
+		switch v {
+		case "client", "server":
+		default:
+			r.risk("--dry-run=%s of kubectl is not a dry run", strings.TrimPrefix(v, "\x00"))
+		}
+	}
+	// kubectl -k DIR builds the kustomization in DIR, whose generators
+	// read any file below it (secretGenerator envs: [.env]) and print or
+	// send its content: DIR is read whole.
+	if kubectl {
+		for _, v := range r.Values("-k") {
+			for i, e := range r.Effects {
+				if e.Arg == Read && e.Val == v && e.Via != r.Spec.Name {
+					r.Effects[i].Via = r.Spec.Name
+				}
+			}
+			r.Tree, r.Follow = true, true
+		}
+	}
+}
+
+// composeEnv: docker compose reads the .env file of the project folder
+// (--project-directory, else the first -f file's folder, else the
+// working folder) to fill in the compose file's variables, unless
+// --env-file names another; docker compose config prints them.
+func composeEnv(r *Result) {
+	if len(r.Values("--env-file")) > 0 {
+		return
+	}
+	dir := "."
+	if f := r.Values("-f"); len(f) > 0 {
+		dir = path.Dir(f[0])
+	}
+	if d := r.Values("--project-directory"); len(d) > 0 {
+		dir = d[len(d)-1]
+	}
+	r.Effects = append(r.Effects, Effect{Arg: Read, Val: path.Join(dir, ".env"), Via: "docker compose"})
+}
+
+// kubectlConfig: kubectl config set-credentials, set-cluster, set,
+// use-context and the like write the kubeconfig, which every later
+// kubectl reads; a user entry's exec plugin (--exec-command) is a program
+// each later kubectl get runs. Only the commands that print it are
+// vouched for.
+func kubectlConfig(r *Result, args []string) {
+	kubectlOutput(r, args)
+	i := indexOf(r.Ops, "config")
+	if i < 0 || i+1 >= len(r.Ops) {
+		return
+	}
+	switch r.Ops[i+1] {
+	case "view", "get-contexts", "get-clusters", "get-users", "current-context":
+	default:
+		r.risk("kubectl config %s changes the configuration every later kubectl reads", strings.TrimPrefix(r.Ops[i+1], "\x00"))
 	}
 }
 

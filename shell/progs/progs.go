@@ -360,6 +360,10 @@ type Result struct {
 	// tree: untracked files its ignore files name are left out (git add
 	// without -f, git grep --untracked).
 	GitIgnores bool
+	// RunsGit: the program runs git in the repository it finds from its
+	// working folder, whose configuration can run programs (go build's
+	// version control stamp).
+	RunsGit bool
 	// TreeWrite reports that the folders among the paths the program
 	// writes are changed whole, everything below them included (chmod -R):
 	// a protected or private path inside is written.
