@@ -397,7 +397,7 @@ func (e *Engine) shellParts(st *state) int {
 		}
 		if c := &a.Commands[i]; progConfigs[c.Prog].bad != nil && !slices.Contains(configChecked, c.Prog) {
 			configChecked = append(configChecked, c.Prog)
-			e.configHere(st, c.Prog, a.Dirs)
+			e.configHere(st, c, a.Dirs)
 		}
 	}
 	// Folders the line changes into: relative paths may be resolved there.

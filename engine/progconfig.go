@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/shell"
 )
 
 // Programs with a table that read configuration files from the folder
@@ -20,6 +22,13 @@ var progConfigs = map[string]progConfig{
 	"npm":   {files: []string{".npmrc"}, bad: npmrcBad},
 	"npx":   {files: []string{".npmrc"}, bad: npmrcBad},
 	"cargo": {files: []string{".cargo/config.toml", ".cargo/config"}, bad: cargoConfigBad},
+	// make's recipes are the Makefile's, and a rule for make vouches for
+	// them; but a rule for a dry run (make -n, -q, -t, -p) vouches for
+	// running nothing, and make still runs the makefile's $(shell ...),
+	// != assignments, recipe lines marked + or holding $(MAKE), and the
+	// recipes that remake the makefiles it includes.
+	"make":  {files: []string{"GNUmakefile", "makefile", "Makefile"}, bad: makefileBad, here: true, when: makeDry, noun: "makefile", verb: "uses"},
+	"gmake": {files: []string{"GNUmakefile", "makefile", "Makefile"}, bad: makefileBad, here: true, when: makeDry, noun: "makefile", verb: "uses"},
 }
 
 type progConfig struct {
@@ -27,14 +36,55 @@ type progConfig struct {
 	// bad returns the first setting of the file's text that is not known
 	// to be harmless ("" when there is none).
 	bad func(text string) string
+	// here: only the working folder is looked in, not the folders above.
+	here bool
+	// when, if set, says whether the files matter for the command, and
+	// why they cannot be read ("" when they can).
+	when func(c *shell.Command) (matters bool, unread string)
+	// noun and verb word the reason: "configuration file" and "sets" when
+	// empty.
+	noun, verb string
 }
 
-// configHere checks the configuration files prog reads in the folders a
-// line runs it in (the call's, and those the line changes into).
-func (e *Engine) configHere(st *state, prog string, cds []string) {
+// makeDry: the makefile matters for a dry run; -f and -C name a makefile
+// elsewhere, which is not read.
+func makeDry(c *shell.Command) (bool, string) {
+	dry := false
+	for _, f := range c.Flags {
+		switch f {
+		case "-n", "-q", "-t", "-p":
+			dry = true
+		}
+	}
+	if !dry {
+		return false, ""
+	}
+	for _, f := range c.Flags {
+		if f == "-f" || f == "-C" {
+			return true, "make " + f + " names a makefile elsewhere, which warden does not read"
+		}
+	}
+	return true, ""
+}
+
+// configHere checks the configuration files c's program reads in the
+// folders a line runs it in (the call's, and those the line changes into).
+func (e *Engine) configHere(st *state, c *shell.Command, cds []string) {
+	prog := c.Prog
 	pc, ok := progConfigs[prog]
 	if !ok {
 		return
+	}
+	if pc.when != nil {
+		matters, unread := pc.when(c)
+		if !matters {
+			return
+		}
+		if unread != "" {
+			st.check("config", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: prog,
+				extra: unread + ", and a makefile can run programs even in a dry run ($(shell ...))"})
+			return
+		}
 	}
 	base := e.cwd(&st.call)
 	dirs := []string{e.evalPath(base)}
@@ -57,19 +107,20 @@ func (e *Engine) configHere(st *state, prog string, cds []string) {
 				if os.IsNotExist(err) {
 					continue
 				}
+				noun, verb := cmp.Or(pc.noun, "configuration file"), cmp.Or(pc.verb, "sets")
 				why := "it cannot be read"
 				if err == nil {
 					why = pc.bad(string(data))
 					if why == "" {
 						continue
 					}
-					why = "it sets " + why
+					why = "it " + verb + " " + why
 				}
 				st.check("config", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: e.show(f),
-					extra: prog + " reads the configuration file " + e.show(f) + ", and " + why + ", which can make it run programs or write files that the command line does not show"})
+					extra: prog + " reads the " + noun + " " + e.show(f) + ", and " + why + ", which can make it run programs or write files that the command line does not show"})
 				return
 			}
-			if d == e.root {
+			if d == e.root || pc.here {
 				break
 			}
 		}
@@ -168,6 +219,33 @@ func cargoConfigBad(text string) string {
 			for !strings.HasSuffix(strings.TrimSpace(strings.SplitN(lines[i], "#", 2)[0]), "]") && i+1 < len(lines) {
 				i++
 			}
+		}
+	}
+	return ""
+}
+
+// makefileBad finds what a makefile runs even under make -n: $(shell),
+// != assignments, $(file ...) (which writes), $(guile ...), load, include
+// (an included makefile make can remake runs its recipe), and recipe lines
+// marked + or naming $(MAKE).
+func makefileBad(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "#") {
+			continue
+		}
+		for _, f := range []string{"$(shell", "${shell", "$(file", "${file", "$(guile", "${guile", "!=", "$(MAKE)", "${MAKE}", "$(MAKE ", "$MAKE"} {
+			if strings.Contains(line, f) {
+				return strings.TrimSuffix(strings.TrimPrefix(f, "$("), " ") + " (" + strings.TrimSpace(line) + ")"
+			}
+		}
+		if strings.HasPrefix(line, "\t") && strings.HasPrefix(strings.TrimLeft(line, "\t @-"), "+") {
+			return "a recipe line marked + (" + t + ")"
+		}
+		w, _, _ := strings.Cut(t, " ")
+		switch w {
+		case "include", "-include", "sinclude", "load", "-load":
+			return w + " (" + t + ")"
 		}
 	}
 	return ""

@@ -65,3 +65,48 @@ rules:
 		})
 	}
 }
+
+// make runs a makefile's $(shell ...), != assignments, $(file ...), + and
+// $(MAKE) recipe lines and the recipes that remake included makefiles even
+// in a dry run: a rule for `make -n` vouches for running nothing, so such
+// a makefile (the agent may have written it) stops that allow. A plain
+// `make build` runs the recipes anyway; its rule vouches for them.
+func TestRedteam5MakeDryRun(t *testing.T) {
+	t.Parallel()
+	const pol = `version: 1
+default: {safe: allow, destructive: deny}
+rules:
+  - id: make
+    effect: allow
+    tool: shell
+    command: ["make -n *", "make -q *", "make build *"]
+`
+	cases := []struct{ name, makefile, cmd, want string }{
+		// Findings.
+		{"$(shell) in a dry run", "X := $(shell touch /tmp/x)\nbuild:\n\tgo build\n", "make -n build", "notAllow"},
+		{"!= in a dry run", "X != touch /tmp/x\nbuild:\n\tgo build\n", "make -n build", "notAllow"},
+		{"$(file) writes in a dry run", "$(file >.git/hooks/pre-commit,x)\nbuild:\n\ttrue\n", "make -q build", "notAllow"},
+		{"a + recipe line", "build:\n\t+touch /tmp/x\n", "make -n build", "notAllow"},
+		{"$(MAKE) in a recipe", "build:\n\t$(MAKE) -C sub\n", "make -n build", "notAllow"},
+		{"an included makefile make can remake", "include gen.mk\ngen.mk:\n\ttouch /tmp/x\n", "make -n", "notAllow"},
+		{"a makefile elsewhere", "build:\n\ttrue\n", "make -n -C sub build", "notAllow"},
+		// Allowed.
+		{"a plain dry run", "build:\n\tgo build ./...\n", "make -n build", "allow"},
+		{"a comment naming $(shell)", "# X := $(shell date)\nbuild:\n\tgo build\n", "make -n build", "allow"},
+		{"make build runs the recipes anyway", "X := $(shell date)\nbuild:\n\tgo build\n", "make build", "allow"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e, dir := newEngine(t, pol)
+			if err := os.WriteFile(filepath.Join(dir, "Makefile"), []byte(c.makefile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: dir}
+			d := e.Decide(call)
+			if c.want == "allow" && d.Decision != warden.Allow || c.want == "notAllow" && d.Decision == warden.Allow {
+				t.Errorf("%s with %q: got %s %s (%s); want %s", c.cmd, c.makefile, d.Decision, d.Code, d.Reason, c.want)
+			}
+		})
+	}
+}
