@@ -46,8 +46,9 @@ type progConfig struct {
 	noun, verb string
 }
 
-// makeDry: the makefile matters for a dry run; -f and -C name a makefile
-// elsewhere, which is not read.
+// makeDry: the makefile matters for a dry run; -f names a makefile that
+// is not read (with -C DIR, DIR's makefile is: the line's folders are
+// looked in).
 func makeDry(c *shell.Command) (bool, string) {
 	dry := false
 	for _, f := range c.Flags {
@@ -60,7 +61,7 @@ func makeDry(c *shell.Command) (bool, string) {
 		return false, ""
 	}
 	for _, f := range c.Flags {
-		if f == "-f" || f == "-C" {
+		if f == "-f" {
 			return true, "make " + f + " names a makefile elsewhere, which warden does not read"
 		}
 	}

@@ -89,7 +89,7 @@ rules:
 		{"a + recipe line", "build:\n\t+touch /tmp/x\n", "make -n build", "notAllow"},
 		{"$(MAKE) in a recipe", "build:\n\t$(MAKE) -C sub\n", "make -n build", "notAllow"},
 		{"an included makefile make can remake", "include gen.mk\ngen.mk:\n\ttouch /tmp/x\n", "make -n", "notAllow"},
-		{"a makefile elsewhere", "build:\n\ttrue\n", "make -n -C sub build", "notAllow"},
+		{"a makefile named with -f", "build:\n\ttrue\n", "make -n -f other.mk build", "notAllow"},
 		// Allowed.
 		{"a plain dry run", "build:\n\tgo build ./...\n", "make -n build", "allow"},
 		{"a comment naming $(shell)", "# X := $(shell date)\nbuild:\n\tgo build\n", "make -n build", "allow"},
@@ -108,5 +108,21 @@ rules:
 				t.Errorf("%s with %q: got %s %s (%s); want %s", c.cmd, c.makefile, d.Decision, d.Code, d.Reason, c.want)
 			}
 		})
+	}
+}
+
+// make -n -C DIR reads DIR's makefile.
+func TestRedteam5MakeDryRunFolder(t *testing.T) {
+	t.Parallel()
+	e, dir := newEngine(t, "version: 1\ndefault: {safe: allow, destructive: deny}\nrules:\n  - id: make\n    effect: allow\n    tool: shell\n    command: [\"make -n *\"]\n")
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "Makefile"), []byte("X := $(shell touch /tmp/x)\nall:\n\ttrue\n"), 0o644)
+	call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "make -n -C sub"}, Cwd: dir}
+	if d := e.Decide(call); d.Decision == warden.Allow {
+		t.Errorf("make -n -C sub with $(shell) in sub/Makefile: allowed")
+	}
+	os.WriteFile(filepath.Join(dir, "sub", "Makefile"), []byte("all:\n\ttrue\n"), 0o644)
+	if d := e.Decide(call); d.Decision != warden.Allow {
+		t.Errorf("make -n -C sub with a plain sub/Makefile: %s %s (%s)", d.Decision, d.Code, d.Reason)
 	}
 }
