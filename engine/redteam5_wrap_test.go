@@ -197,3 +197,47 @@ func TestRedteam5WrappedHereDocuments(t *testing.T) {
 		{"a here-document for cat under sudo", sh("sudo cat <<EOF\nrm -rf .git\nEOF"), "allow"},
 	})
 }
+
+// A pattern that names an option's value matches only that value: an
+// allow for `kubectl apply --dry-run=client *` does not allow another
+// value, two values of which one is another, or a computed one; a deny
+// for one value meets that value and a computed one. Before, option values
+// were not compared at all.
+func TestRedteam5PatternOptionValues(t *testing.T) {
+	t.Parallel()
+	const pol = `version: 1
+default: {safe: allow, destructive: ask}
+rules:
+  - id: no-lease-main
+    effect: deny
+    tool: shell
+    command: ["git push --force-with-lease=main *"]
+    message: Do not force main.
+    suggestion: Push a branch.
+  - id: allow
+    effect: allow
+    tool: shell
+    command: ["kubectl apply --dry-run=client *", "git log --format=oneline *", "go test -run Test* *", "git push *", "go vet *"]
+`
+	checkSoundPolicy(t, pol, []soundCase{
+		// Findings (kubectl's --dry-run values were refused by its table
+		// already; any other program's were not compared).
+		{"a glob on the value", sh("go test -run Bench ./..."), "notAllow"},
+		{"a format", sh("git log --format=%H"), "notAllow"},
+		// Handled by kubectl's table, and by the values now.
+		{"handled: another value", sh("kubectl apply --dry-run=none -f src/x.yaml"), "notAllow"},
+		{"handled: a second value", sh("kubectl apply --dry-run=client --dry-run=none -f src/x.yaml"), "notAllow"},
+		{"handled: a computed value", sh(`kubectl apply --dry-run="$m" -f src/x.yaml`), "notAllow"},
+		// A deny for one value.
+		{"the denied value", sh("git push --force-with-lease=main origin"), "deny"},
+		{"a computed value meets the deny", sh(`git push --force-with-lease="$b" origin`), "deny"},
+		// Allowed.
+		{"the value named", sh("kubectl apply --dry-run=client -f src/x.yaml"), "allow"},
+		{"the value as a separate word", sh("go test -run TestX ./..."), "allow"},
+		{"the glob matches", sh("go test -run 'TestA|TestB' ./..."), "allow"},
+		{"the format named", sh("git log --format=oneline -3"), "allow"},
+		// Found too: a deny for one value met every value.
+		{"another value, not denied", sh("git push --force-with-lease=dev origin"), "allow"},
+		{"no value named in the rule", sh("go vet -vettool=x ./..."), "notAllow"},
+	})
+}

@@ -205,7 +205,8 @@ func TestRedteam6Containers(t *testing.T) {
 		{"kubectl get -o=wide", sh("kubectl get pods -o=wide"), "allow"},
 		{"kubectl get -k a clean folder", sh("kubectl get -k pkg/evil"), "allow"},
 		{"kubectl apply --dry-run=client", sh("kubectl apply --dry-run=client -f src/x.yaml"), "allow"},
-		{"kubectl apply --dry-run=server", sh("kubectl apply --dry-run=server -f src/x.yaml"), "allow"},
+		// The rule names the value client: another value is another call.
+		{"kubectl apply --dry-run=server", sh("kubectl apply --dry-run=server -f src/x.yaml"), "notAllow"},
 		{"kubectl config view", sh("kubectl config view"), "allow"},
 		{"kubectl config get-contexts", sh("kubectl config get-contexts"), "allow"},
 		{"kubectl logs", sh("kubectl logs deploy/x -f --tail=20"), "allow"},

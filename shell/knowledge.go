@@ -29,11 +29,13 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		// allocation once they have grown.
 		r := a.result()
 		defer a.release()
-		r.Flags, r.Ops = a.flagBuf[len(a.flagBuf):], a.opBuf[len(a.opBuf):]
+		r.Flags, r.Ops, r.Vals = a.flagBuf[len(a.flagBuf):], a.opBuf[len(a.opBuf):], a.valBuf[len(a.valBuf):]
 		spec.Parse(r, c.Args, false)
 		a.flagBuf = grow(a.flagBuf, r.Flags)
 		a.opBuf = grow(a.opBuf, r.Ops)
+		a.valBuf = grow(a.valBuf, r.Vals)
 		c.Known, c.Flags, c.Ops, c.Sub = true, r.Flags[:len(r.Flags):len(r.Flags)], r.Ops[:len(r.Ops):len(r.Ops)], r.Sub
+		c.Vals = r.Vals[:len(r.Vals):len(r.Vals)]
 		a.Commands = append(a.Commands, c)
 		if len(c.Env) > 0 || r.Risk != "" {
 			a.envRisk(&a.Commands[len(a.Commands)-1], spec, r)
@@ -169,7 +171,7 @@ func (a *Analysis) release() { a.nres-- }
 
 // grow extends buf by the words appended after its end (in place when they
 // fit, as append left them).
-func grow(buf, added []string) []string {
+func grow[T any](buf, added []T) []T {
 	if len(added) == 0 {
 		return buf
 	}
@@ -178,7 +180,7 @@ func grow(buf, added []string) []string {
 	}
 	// append moved them to a new array the command keeps; the next
 	// command starts a larger buffer.
-	return make([]string, 0, 2*cap(buf)+16)
+	return make([]T, 0, 2*cap(buf)+16)
 }
 
 // What warden must do for a program besides matching it: one map lookup

@@ -33,6 +33,7 @@ type stage struct {
 	prog  string
 	path  string   // the program as written when it names a file (./gradlew)
 	flags []string // canonical: "-r", "--force-with-lease"
+	vals  []progs.OptVal
 	ops   []string
 	open  bool
 }
@@ -56,7 +57,7 @@ func CompilePattern(src string) (Pattern, error) {
 		if spec := progs.Lookup(st.prog); spec != nil && !glob.HasMeta(st.prog) {
 			var r progs.Result
 			spec.Parse(&r, toks, true)
-			st.flags, st.ops = r.Flags, r.Ops
+			st.flags, st.ops, st.vals = r.Flags, r.Ops, r.Vals
 		} else {
 			endDashes := false
 			for _, t := range toks[1:] {
@@ -204,6 +205,15 @@ func (st *stage) match(c *Command, strict bool) bool {
 			return false
 		}
 	}
+	// Values the pattern names (kubectl apply --dry-run=client): a text
+	// glob on the command's value. An allow needs every value the command
+	// gives the option to match (a computed one only "*"); a deny or ask
+	// meets any that matches, or is computed.
+	for _, pv := range st.vals {
+		if !c.valueMatches(pv, strict) && !(dyn && !strict) {
+			return false
+		}
+	}
 	// A closed pattern in strict mode needs exactly its flags.
 	if strict && !st.open {
 		for _, f := range c.Flags {
@@ -213,6 +223,31 @@ func (st *stage) match(c *Command, strict bool) bool {
 		}
 	}
 	return matchOps(st.ops, c.Ops, st.open, strict)
+}
+
+// valueMatches reports whether the command's values of the option pv
+// names match pv's glob: all of them (every), or any (a computed value
+// matching too); an option given without a value matches only "*" for
+// every, and anything otherwise.
+func (c *Command) valueMatches(pv progs.OptVal, every bool) bool {
+	n := 0
+	for _, v := range c.Vals {
+		if v.Opt != pv.Opt {
+			continue
+		}
+		n++
+		ok := pv.Val == "*" || !IsDyn(v.Val) && glob.Text(pv.Val, v.Val)
+		if every && !ok {
+			return false
+		}
+		if !every && (ok || IsDyn(v.Val)) {
+			return true
+		}
+	}
+	if n == 0 {
+		return !every || pv.Val == "*"
+	}
+	return every
 }
 
 // hasFlag reports whether the command carries the canonical flag f.

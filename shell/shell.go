@@ -65,6 +65,10 @@ type Command struct {
 	// RunsGit: the command runs git in the repository found from its
 	// working folder (git itself, go build's version control stamp).
 	RunsGit bool
+	// Vals are the values given to its options, by canonical spelling
+	// (kubectl apply --dry-run=client): a pattern that names a value
+	// matches only that value.
+	Vals []progs.OptVal
 	// Known reports that warden has a table for the program; Risk, when
 	// set, says why no allow rule can vouch for the command: an option or
 	// variable the table does not know, or one that runs another program.
@@ -150,6 +154,7 @@ type Analysis struct {
 	pipes   int
 	buf     []string // backing store for Args
 	flagBuf []string // backing store for Flags and Ops
+	valBuf  []progs.OptVal // backing store for Vals
 	opBuf   []string
 	results []*progs.Result // per nesting level of add
 	nres    int
@@ -209,6 +214,8 @@ func (a *Analysis) Reset() {
 	a.buf = a.buf[:0]
 	clear(a.flagBuf)
 	a.flagBuf = a.flagBuf[:0]
+	clear(a.valBuf)
+	a.valBuf = a.valBuf[:0]
 	clear(a.opBuf)
 	a.opBuf = a.opBuf[:0]
 	a.Err = nil

@@ -550,9 +550,7 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 		} else if !o.Value && hasVal && s.Style == "go" {
 			hasVal = false // -v=true on a boolean
 		}
-		if !pattern {
-			s.apply(r, o, w, val, hasVal)
-		}
+		s.record(r, o, w, val, hasVal, pattern)
 		return o
 	}
 	if strings.HasPrefix(w, "--") {
@@ -587,9 +585,7 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 			}
 			o = &Opt{Canon: o.Canon, Value: true, Arg: Read}
 		}
-		if !pattern {
-			s.apply(r, o, w, val, hasVal)
-		}
+		s.record(r, o, w, val, hasVal, pattern)
 		return o
 	}
 	// A cluster of short options: -rf, -oFILE, -n5.
@@ -615,9 +611,7 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 			if !hasVal && !o.Optional {
 				val, hasVal = next()
 			}
-			if !pattern {
-				s.apply(r, o, shortName(c), val, hasVal)
-			}
+			s.record(r, o, shortName(c), val, hasVal, pattern)
 			return o
 		}
 		if !pattern {
@@ -628,6 +622,19 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 }
 
 func subName(r *Result) string { return r.Sub }
+
+// record applies an option to the command's result; for a pattern's
+// tokens it only keeps the value (a pattern that names one matches only
+// that value: kubectl apply --dry-run=client *).
+func (s *Spec) record(r *Result, o *Opt, name, val string, hasVal, pattern bool) {
+	if !pattern {
+		s.apply(r, o, name, val, hasVal)
+		return
+	}
+	if o.Value && hasVal {
+		r.Vals = append(r.Vals, OptVal{Opt: o.Canon, Val: val})
+	}
+}
 
 func allDigits(s string) bool {
 	if s == "" {
