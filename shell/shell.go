@@ -152,8 +152,8 @@ type Analysis struct {
 	Err error
 
 	pipes   int
-	buf     []string // backing store for Args
-	flagBuf []string // backing store for Flags and Ops
+	buf     []string       // backing store for Args
+	flagBuf []string       // backing store for Flags and Ops
 	valBuf  []progs.OptVal // backing store for Vals
 	opBuf   []string
 	results []*progs.Result // per nesting level of add
