@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/warden-run/warden"
@@ -139,6 +140,10 @@ func decodeClaude(data []byte, host string) (Event, error) {
 		ev.Kind = Stop
 	case claudecode.SessionEnd:
 		ev.Kind = End
+	default:
+		if in.ToolName != "" {
+			return Event{}, unknownToolEvent(in.HookEventName, in.ToolName)
+		}
 	}
 	if in.ToolName != "" {
 		ev.Call, ev.ToolUse = in.ToolCall(host), in.ToolUseID
@@ -191,6 +196,10 @@ func decodeGemini(data []byte) (Event, error) {
 		ev.Kind, ev.Message = Stop, in.PromptResponse
 	case geminicli.SessionEnd:
 		ev.Kind = End
+	default:
+		if in.ToolName != "" {
+			return Event{}, unknownToolEvent(in.HookEventName, in.ToolName)
+		}
 	}
 	if in.ToolName != "" {
 		ev.Call = in.ToolCall()
@@ -230,6 +239,14 @@ func decodeOpenCode(data []byte) (Event, error) {
 		ev.Call, ev.ToolUse = in.ToolCall(), in.CallID
 	}
 	return ev, nil
+}
+
+// unknownToolEvent is the error for an event warden does not know that
+// carries a tool call: it may be the host's gate for that call (an event
+// renamed or added by a new version of the host, a hook wired by hand),
+// and answering it with nothing would let the call through unseen.
+func unknownToolEvent(event, tool string) error {
+	return fmt.Errorf("unknown hook event %q with a call of tool %q: warden cannot tell what it asks, so it does not let the call through (wire warden with `warden init`, which uses only the events it knows)", event, tool)
 }
 
 // governanceMarkers head warden's built-in session-start text and

@@ -95,6 +95,16 @@ func Find(dir string) (string, error) {
 			if err == nil {
 				return p, nil
 			}
+			if lst, lerr := os.Lstat(p); lerr == nil {
+				// A link to nothing, or a file warden may not read: the
+				// policy of this folder is broken, and a policy further up
+				// must not take its place.
+				if lst.Mode()&os.ModeSymlink != 0 && os.IsNotExist(err) {
+					to, _ := os.Readlink(p)
+					return "", fmt.Errorf("%s is a broken link (to %s, which is not there): restore the policy or remove the link, or pass --policy FILE", p, to)
+				}
+				return "", fmt.Errorf("%s is there but cannot be read (%v): fix or remove it, or pass --policy FILE", p, err)
+			}
 		}
 		parent := filepath.Dir(d)
 		if parent == d {

@@ -222,6 +222,12 @@ func TestFind(t *testing.T) {
 	if err != nil || got != filepath.Join(dir, "a", "warden.yaml") {
 		t.Errorf("Find = %q, %v", got, err)
 	}
+	// A policy that is a link to nothing is broken, not missing: the one
+	// further up must not take its place.
+	os.Symlink(filepath.Join(dir, "gone.yaml"), filepath.Join(deep, "warden.yaml"))
+	if got, err := policy.Find(deep); err == nil || !strings.Contains(err.Error(), "broken link") {
+		t.Errorf("a dangling policy link: Find = %q, %v; want an error naming it", got, err)
+	}
 }
 
 func TestExamplesLoad(t *testing.T) {

@@ -222,7 +222,7 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 	defer cancel()
 	file := opt.policy
 	if file == "" {
-		f, err := policy.Find(ev.Cwd)
+		f, err := FindPolicy(ev.Cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -461,7 +461,7 @@ func LoadEngine(cwd, policyFile string) (*engine.Engine, error) {
 				return nil, fmt.Errorf("find policy: %w", err)
 			}
 		}
-		f, err := policy.Find(dir)
+		f, err := FindPolicy(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -488,4 +488,42 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// FindPolicy finds the policy for a project folder (policy.Find), and
+// refuses one found above a folder that was governed by a policy of its
+// own: a folder on the way up with warden's store (.warden/warden.db) or
+// a policy entry that cannot be read (a broken link) lost its policy, and
+// a policy further up, perhaps a permissive one, must not take over its
+// calls in silence.
+func FindPolicy(dir string) (string, error) {
+	file, err := policy.Find(dir)
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find policy: %w", err)
+	}
+	top := filepath.Dir(file)
+	for d := abs; d != top; {
+		for _, name := range policy.FileNames {
+			if _, err := os.Lstat(filepath.Join(d, name)); err == nil {
+				return "", fmt.Errorf("%s cannot be read (a broken link?): warden does not let %s govern %s instead (restore the policy, or pass --policy FILE)",
+					filepath.Join(d, name), file, d)
+			}
+		}
+		store := filepath.Join(d, filepath.FromSlash(sqlite.DefaultFile))
+		if st, err := os.Stat(store); err == nil && !st.IsDir() {
+			return "", fmt.Errorf("the policy of %s is gone: %s holds its store, but there is no %s next to it; warden does not let %s govern %s instead "+
+				"(restore %s, or remove %s if that folder is no longer governed on its own)",
+				d, store, policy.FileName, file, d, filepath.Join(d, policy.FileName), filepath.Dir(store))
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return file, nil
 }

@@ -48,7 +48,13 @@ func runHookWith(ctx context.Context, env *Env, rt *handler.Runtime, forward boo
 	var data []byte
 	var inErr error
 	if !slices.ContainsFunc(env.Args[1:], isHelp) {
-		data, inErr = warden.ReadInput(env.Stdin)
+		// Within the call's deadline: a host that never closes stdin gets a
+		// deny, not a hook that waits until the host gives up on it (which
+		// three hosts take for "no objection").
+		data, inErr = hookd.ReadInput(env.Stdin, hook.CallDeadline(env.Args[1:]))
+		if inErr == nil {
+			inErr = warden.CheckInput(data)
+		}
 	}
 	event := hook.EventName(data)
 	h, ok := hook.Lookup(env.Args[0])

@@ -3,6 +3,7 @@ package hookd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -49,12 +51,12 @@ func (c *Client) Run(args []string) int {
 			"to always run `warden hook` instead.")
 		return 2
 	}
-	data, err := io.ReadAll(io.LimitReader(c.Stdin, MaxInput+1))
+	// The host must send the whole event and close stdin within the call's
+	// deadline: a host that keeps it open would have the hook wait until
+	// the host's own timeout, which every host reads as "no objection".
+	data, err := ReadInput(c.Stdin, hook.CallDeadline(args[1:]))
 	if err != nil {
-		return c.fail(args[0], nil, warden.Errorf(warden.CodeBadInput, "read hook input: %v", err))
-	}
-	if len(data) > MaxInput {
-		return c.fail(args[0], data[:min(len(data), 4096)], fmt.Errorf("hook input: %w", warden.CheckInput(data)))
+		return c.fail(args[0], data[:min(len(data), 4096)], err)
 	}
 	deadline := time.Now().Add(hook.CallDeadline(args[1:]) + 5*time.Second)
 	socket := c.Socket
@@ -75,13 +77,19 @@ func (c *Client) Run(args []string) int {
 		resp, sent, err := ask(socket, req, deadline)
 		switch {
 		case err == nil:
+			if err := CheckAnswer(resp.Stdout, resp.Code); err != nil {
+				// Whatever answers on hookd's socket must answer as the
+				// hook does: anything else is no decision.
+				c.Stderr.Write(resp.Stderr)
+				return c.fail(args[0], data, fmt.Errorf("warden hookd on %s: %w", socket, err))
+			}
 			c.Stdout.Write(resp.Stdout)
 			c.Stderr.Write(resp.Stderr)
 			return resp.Code
 		case errors.Is(err, errTimeout):
 			// hookd took the event and did not answer: running the hook
 			// again could decide twice, and the host is waiting.
-			return c.fail(args[0], data, fmt.Errorf("warden hookd gave no answer in time (%s)", hook.CallDeadline(args[1:])))
+			return c.fail(args[0], data, warden.Errorf(warden.CodeTimeout, "warden hookd on %s gave no answer in time (%s)", socket, hook.CallDeadline(args[1:])))
 		case !sent && errors.Is(err, errNoServer):
 			c.startServer(socket)
 		}
@@ -113,15 +121,94 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callI
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return c.fail(args[0], data, fmt.Errorf("%s hook %s gave no answer in time", bin, args[0]))
+		if url := ServeURL(args[1:]); url != "" {
+			return c.fail(args[0], data, warden.Errorf(warden.CodeUnavailable, "the warden service at %s gave no answer in time", url))
+		}
+		return c.fail(args[0], data, warden.Errorf(warden.CodeTimeout, "%s hook %s gave no answer in time", bin, args[0]))
 	case err != nil && !errors.As(err, &exit):
 		return c.fail(args[0], data, fmt.Errorf("run %s: %w", bin, err))
 	case out.Len() == 0:
 		// `warden hook` always answers in JSON; nothing means it crashed.
 		return c.fail(args[0], data, fmt.Errorf("%s hook %s answered nothing (%v)", bin, args[0], err))
 	}
+	code := cmd.ProcessState.ExitCode()
+	if err := CheckAnswer(out.Bytes(), code); err != nil {
+		// Not warden's answer (another program named warden, a warden
+		// too old for this warden-hook, a crash mid-answer): passed on,
+		// a host would read a code other than 0 and 2, or text that is
+		// not JSON, as "no objection".
+		return c.fail(args[0], data, fmt.Errorf("%s hook %s: %w", bin, args[0], err))
+	}
 	c.Stdout.Write(out.Bytes())
-	return cmd.ProcessState.ExitCode()
+	return code
+}
+
+// CheckAnswer reports an answer that is not one `warden hook` can give:
+// an exit code other than 0 or 2 (a crash, a signal: hosts read those as
+// a hook that failed, and go on with the call), or an output that is not
+// one JSON object (hosts read text as "no objection").
+func CheckAnswer(stdout []byte, code int) error {
+	if code != 0 && code != 2 {
+		return fmt.Errorf("exit code %d, not a hook answer (0 or 2)", code)
+	}
+	out := bytes.TrimSpace(stdout)
+	if len(out) == 0 || out[0] != '{' || !json.Valid(out) {
+		return fmt.Errorf("the answer is not one JSON object: %q", cutText(out, 200))
+	}
+	return nil
+}
+
+func cutText(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}
+
+// ReadInput reads the host's hook JSON: at most MaxInput bytes, and to
+// the end within wait. A host that sends more, or does not close stdin in
+// time, gets an error with the code BAD_INPUT (and what was read).
+func ReadInput(r io.Reader, wait time.Duration) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	var mu sync.Mutex
+	var buf []byte
+	go func() {
+		chunk := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(chunk)
+			mu.Lock()
+			buf = append(buf, chunk[:n]...)
+			over := len(buf) > MaxInput
+			data := buf
+			mu.Unlock()
+			switch {
+			case err == io.EOF:
+				done <- result{data: data}
+				return
+			case err != nil:
+				done <- result{data: data, err: warden.Errorf(warden.CodeBadInput, "read hook input: %v", err)}
+				return
+			case over:
+				done <- result{data: data, err: fmt.Errorf("hook input: %w", warden.CheckInput(data))}
+				return
+			}
+		}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-timer.C:
+		mu.Lock()
+		data := append([]byte(nil), buf...)
+		mu.Unlock()
+		return data, warden.Errorf(warden.CodeBadInput, "the host did not close the hook's input within %s (%d bytes read): warden decides only a whole event", wait, len(data))
+	}
 }
 
 // fail answers a deny in the host's JSON and exits 2 (block).

@@ -42,7 +42,7 @@ func Remote(url, token string, req *hookd.Request, deadline time.Time) (hookd.Re
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Authorization", "Bearer "+token)
-	r, err := http.DefaultClient.Do(hr)
+	r, err := client.Do(hr)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return resp, warden.Errorf(warden.CodeUnavailable, "the warden service at %s gave no answer in time", url)
@@ -59,6 +59,9 @@ func Remote(url, token string, req *hookd.Request, deadline time.Time) (hookd.Re
 			Error string `json:"error"`
 		}
 		json.Unmarshal(data, &e)
+		if loc := r.Header.Get("Location"); r.StatusCode/100 == 3 && loc != "" {
+			e.Error = "a redirect to " + loc + ", which warden does not follow: point the hook at the service's own address"
+		}
 		if e.Error == "" {
 			e.Error = strings.TrimSpace(string(data[:min(len(data), 200)]))
 		}
@@ -67,8 +70,20 @@ func Remote(url, token string, req *hookd.Request, deadline time.Time) (hookd.Re
 	if err := json.Unmarshal(data, &resp); err != nil || len(resp.Stdout) == 0 {
 		return resp, warden.Errorf(warden.CodeUnavailable, "the warden service at %s sent no hook answer (%d bytes)", url, len(data))
 	}
+	if err := hookd.CheckAnswer(resp.Stdout, resp.Code); err != nil {
+		// A proxy's page, or a service of another version: a host would
+		// read it as "no objection".
+		return resp, warden.Errorf(warden.CodeUnavailable, "the warden service at %s sent no hook answer: %v", url, err)
+	}
 	return resp, nil
 }
+
+// client sends hook events to the service. It follows no redirect: the
+// service answers /v1/hook itself, and a redirect (a proxy's login page,
+// an http-to-https rule that turns the POST into a GET, a moved service)
+// would have another address answer for it, or see the token. A redirect
+// is answered as the service's error.
+var client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // RunRemote answers one hook event (args: the host and its flags; data:
 // the host's hook JSON) by the service at url, prints the answer and
@@ -89,7 +104,10 @@ func RunRemote(url string, args []string, data []byte, callID string, stdout, st
 	wd, _ := os.Getwd()
 	req := &hookd.Request{V: hookd.Version, Op: hookd.OpHook, Args: args, Dir: wd, Stdin: data, CallID: callID,
 		Interactive: hook.HostInteractive(args[0])}
-	resp, err := Remote(url, token, req, time.Now().Add(hook.CallDeadline(args[1:])+5*time.Second))
+	// warden-hook, which runs this, gives up at the call's deadline plus
+	// 5 s: the service gets 3 s of it, so that its silence is reported
+	// here, as the service's, rather than as a hook that did not answer.
+	resp, err := Remote(url, token, req, time.Now().Add(hook.CallDeadline(args[1:])+3*time.Second))
 	if err != nil {
 		return fail(err)
 	}

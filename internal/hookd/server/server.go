@@ -293,7 +293,7 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 // since.
 func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 	if policyFile == "" {
-		f, err := policy.Find(cwd)
+		f, err := handler.FindPolicy(cwd)
 		if err != nil {
 			return nil, err
 		}
