@@ -3,6 +3,8 @@ package shell
 import (
 	"sort"
 	"strings"
+
+	"github.com/warden-run/warden/shell/progs"
 )
 
 // shells run the string after -c as a command line.
@@ -165,7 +167,7 @@ func skipOpts(args []string, w *wrapper) (rest []string, opts []wval, unsure boo
 			rest = append(rest, s)
 			continue
 		}
-		if w.digits && (allDigits(s[1:]) || len(s) > 2 && (s[1] == '-' || s[1] == '+') && allDigits(s[2:])) {
+		if w.digits && (progs.AllDigits(s[1:]) || len(s) > 2 && (s[1] == '-' || s[1] == '+') && progs.AllDigits(s[2:])) {
 			opts = append(opts, wval{name: "-NUM", val: s[1:], hasVal: true})
 			continue
 		}
@@ -215,18 +217,6 @@ func skipOpts(args []string, w *wrapper) (rest []string, opts []wval, unsure boo
 		}
 	}
 	return rest, opts, unsure
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // given reports whether one of names was among opts, and the value of the

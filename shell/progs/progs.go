@@ -589,7 +589,7 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 		return o
 	}
 	// A cluster of short options: -rf, -oFILE, -n5.
-	if s.Digits && allDigits(w[1:]) {
+	if s.Digits && AllDigits(w[1:]) {
 		r.Flags = append(r.Flags, "-NUM")
 		return nil
 	}
@@ -636,7 +636,8 @@ func (s *Spec) record(r *Result, o *Opt, name, val string, hasVal, pattern bool)
 	}
 }
 
-func allDigits(s string) bool {
+// AllDigits reports a non-empty string of ASCII digits.
+func AllDigits(s string) bool {
 	if s == "" {
 		return false
 	}
