@@ -197,9 +197,29 @@ type DecideResponse struct {
 	Replayed bool             `json:"replayed,omitempty"`
 	// Error says why the decision is a failure deny.
 	Error string `json:"error,omitempty"`
+	// Nonce echoes the request's nonce (header X-Warden-Nonce, see
+	// hookd.NonceHeader): a client takes only the answer to its own
+	// request.
+	Nonce string `json:"nonce,omitempty"`
+}
+
+// requestNonce is the nonce a request carries (hookd.NonceHeader), to
+// echo in its answer; "" for a client that sends none. A malformed one is
+// answered 400 here, and reports false.
+func requestNonce(w http.ResponseWriter, r *http.Request) (string, bool) {
+	n := r.Header.Get(hookd.NonceHeader)
+	if n != "" && !hookd.ValidNonce(n) {
+		httpError(w, http.StatusBadRequest, hookd.NonceHeader+": want 1 to 128 letters, digits, '-', '_' or '.'")
+		return "", false
+	}
+	return n, true
 }
 
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	nonce, ok := requestNonce(w, r)
+	if !ok {
+		return
+	}
 	var req DecideRequest
 	if !readJSON(w, r, &req) {
 		return
@@ -255,6 +275,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			s.changed("approvals")
 		}
 	}
+	resp.Nonce = nonce
 	writeJSON(w, resp)
 }
 
@@ -264,6 +285,10 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 // --policy, --store and --stateless flags are the service's business and
 // are ignored.
 func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
+	nonce, ok := requestNonce(w, r)
+	if !ok {
+		return
+	}
 	var req hookd.Request
 	if !readJSON(w, r, &req) {
 		return
@@ -299,6 +324,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		resp = reply(handler.Run(r.Context(), rt, h, req.Stdin, f))
 	}
 	s.m.hooks.WithLabelValues(req.Args[0], strconv.Itoa(resp.Code)).Inc()
+	resp.Nonce = nonce
 	writeJSON(w, resp)
 }
 
@@ -306,6 +332,10 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 // session's role (the tools it may not use at all), as `warden mcp proxy`
 // decides it locally (mcpproxy.SessionGate.Hidden).
 func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
+	nonce, ok := requestNonce(w, r)
+	if !ok {
+		return
+	}
 	var req HiddenRequest
 	if !readJSON(w, r, &req) {
 		return
@@ -327,7 +357,7 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 			out = append(out, t)
 		}
 	}
-	writeJSON(w, map[string][]string{"hidden": out})
+	writeJSON(w, HiddenResponse{Hidden: out, Nonce: nonce})
 }
 
 func reply(r handler.Reply) hookd.Response {

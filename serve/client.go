@@ -21,8 +21,10 @@ type Client struct {
 	HTTP *http.Client
 }
 
-// post sends a JSON body and decodes a 200 answer into out. Anything else
-// is an error that says what the service said.
+// post sends a JSON body with a fresh nonce (hookd.NonceHeader) and
+// decodes a 200 answer that echoes it into out. Anything else is an error
+// that says what the service said, or that the answer is not the one to
+// this request.
 func (c *Client) post(ctx context.Context, path string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -32,8 +34,13 @@ func (c *Client) post(ctx context.Context, path string, in, out any) error {
 	if err != nil {
 		return warden.Errorf(warden.CodeRefused, "warden serve URL %q: %v", c.URL, err)
 	}
+	nonce := hookd.NewNonce()
+	if nonce == "" {
+		return hookd.CheckEcho(c.URL, "", "")
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Token)
+	req.Header.Set(hookd.NonceHeader, nonce)
 	hc := c.HTTP
 	if hc == nil {
 		hc = &http.Client{Timeout: 60 * time.Second}
@@ -53,6 +60,17 @@ func (c *Client) post(ctx context.Context, path string, in, out any) error {
 		}
 		json.Unmarshal(data, &e)
 		return hookd.ServiceError(c.URL, resp.StatusCode, e.Error)
+	}
+	var echo struct {
+		Nonce string `json:"nonce"`
+	}
+	if err := json.Unmarshal(data, &echo); err != nil {
+		return warden.Errorf(warden.CodeUnavailable, "the warden service at %s: unreadable answer: %v", c.URL, err)
+	}
+	// The answer must be the one to this request: an allow meant for
+	// another call is no answer.
+	if err := hookd.CheckEcho(c.URL, nonce, echo.Nonce); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return warden.Errorf(warden.CodeUnavailable, "the warden service at %s: unreadable answer: %v", c.URL, err)
@@ -114,13 +132,18 @@ type HiddenRequest struct {
 	Cwd     string   `json:"cwd,omitempty"`
 }
 
+// HiddenResponse is the answer of POST /v1/hidden.
+type HiddenResponse struct {
+	Hidden []string `json:"hidden"`
+	// Nonce echoes the request's hookd.NonceHeader.
+	Nonce string `json:"nonce,omitempty"`
+}
+
 // Hidden implements mcpproxy.Gate (an error hides every tool).
 func (g *MCPGate) Hidden(ctx context.Context, tools []string) (map[string]bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, mcpproxy.DecideTimeout)
 	defer cancel()
-	var out struct {
-		Hidden []string `json:"hidden"`
-	}
+	var out HiddenResponse
 	if err := g.Client.post(ctx, "/v1/hidden", HiddenRequest{Tools: tools, Role: g.Role, Session: g.Session, Cwd: g.Cwd}, &out); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,11 @@
 // token), 403 (wrong kind of token, cross-site request, missing CSRF
 // token), 404, 409 (answered already), 413 (body too large).
 //
+// An agent's request may carry a nonce in the header X-Warden-Nonce (1 to
+// 128 letters, digits, '-', '_', '.'); the answer of /v1/decide, /v1/hook
+// and /v1/hidden echoes it as "nonce", and warden's own clients take no
+// answer that does not echo theirs.
+//
 //	agent token:
 //	POST /v1/decide                  DecideRequest -> DecideResponse
 //	POST /v1/hook                    a hook event as warden-hook sends it -> the hook's answer

@@ -76,6 +76,9 @@ type Response struct {
 	Refused string `json:"refused,omitempty"`
 	// PID is hookd's process id (ping).
 	PID int `json:"pid,omitempty"`
+	// Nonce is the request's nonce (NonceHeader), echoed by `warden serve`
+	// in its answer to POST /v1/hook.
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // MaxMessage bounds a request or response on the socket: the largest

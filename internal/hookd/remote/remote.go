@@ -40,8 +40,13 @@ func Remote(url, token string, req *hookd.Request, deadline time.Time) (hookd.Re
 	if err != nil || (hr.URL.Scheme != "http" && hr.URL.Scheme != "https") {
 		return resp, warden.Errorf(warden.CodeRefused, "warden serve URL %q: want http://HOST:PORT or https://HOST", url)
 	}
+	nonce := hookd.NewNonce()
+	if nonce == "" {
+		return resp, hookd.CheckEcho(url, "", "")
+	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Authorization", "Bearer "+token)
+	hr.Header.Set(hookd.NonceHeader, nonce)
 	r, err := client.Do(hr)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -74,6 +79,11 @@ func Remote(url, token string, req *hookd.Request, deadline time.Time) (hookd.Re
 		// A proxy's page, or a service of another version: a host would
 		// read it as "no objection".
 		return resp, warden.Errorf(warden.CodeUnavailable, "the warden service at %s sent no hook answer: %v", url, err)
+	}
+	// The answer must be the one to this request: an allow meant for
+	// another call is no answer.
+	if err := hookd.CheckEcho(url, nonce, resp.Nonce); err != nil {
+		return hookd.Response{}, err
 	}
 	return resp, nil
 }

@@ -77,11 +77,36 @@ type cachedEngine struct {
 }
 
 type cachedStore struct {
-	st   warden.Store
-	file os.FileInfo // the SQLite file, to notice it was removed or replaced
-	refs int
-	gone bool // replaced: close when the last call is done
-	used time.Time
+	st warden.Store
+	// The SQLite file and its -wal and -shm files as they were when the
+	// store was opened (nil: none), to notice one was removed or replaced.
+	file, wal, shm os.FileInfo
+	refs           int
+	gone           bool // replaced: close when the last call is done
+	used           time.Time
+}
+
+// stale says which of a SQLite store's files was removed or replaced
+// since it was opened ("" none). A connection that keeps its WAL after
+// the -wal file was removed writes every record to a deleted file, which
+// no other process (warden audit) ever reads; one whose -shm was removed
+// no longer shares its WAL index with them.
+func (c *cachedStore) stale(file string, fi os.FileInfo) string {
+	if fi == nil || !os.SameFile(fi, c.file) {
+		return "database file"
+	}
+	for _, f := range []struct {
+		name string
+		was  os.FileInfo
+	}{{file + "-wal", c.wal}, {file + "-shm", c.shm}} {
+		if f.was == nil {
+			continue
+		}
+		if now, err := os.Stat(f.name); err != nil || !os.SameFile(now, f.was) {
+			return "file " + filepath.Base(f.name)
+		}
+	}
+	return ""
 }
 
 // Serve serves until hookd stops; it returns hookd.ErrLocked when another
@@ -359,9 +384,11 @@ func IntentsSum(p *policy.Policy) [32]byte {
 	return sha256.Sum256(data)
 }
 
-// store returns the open store for a policy. A SQLite file that was
-// removed or replaced since it was opened is opened again: writing to the
-// old one would lose the audit trail.
+// store returns the open store for a policy. A SQLite store whose file,
+// -wal or -shm file was removed or replaced since it was opened is closed
+// and opened again (a cheap os.Stat of each before every use): writing to
+// the old ones would lose the audit trail. When opening it again fails,
+// the error names the store, and the call is denied.
 func (s *Server) store(ctx context.Context, policyFile, storeURL string) (warden.Store, func(), error) {
 	key, file := storeURL, ""
 	switch {
@@ -384,7 +411,11 @@ func (s *Server) store(ctx context.Context, policyFile, storeURL string) (warden
 	}
 	s.mu.Lock()
 	c := s.stores[key]
-	if c != nil && (file == "" || (fi != nil && os.SameFile(fi, c.file))) {
+	why := ""
+	if c != nil && file != "" {
+		why = c.stale(file, fi)
+	}
+	if c != nil && why == "" {
 		c.refs++
 		c.used = time.Now()
 		s.mu.Unlock()
@@ -398,9 +429,15 @@ func (s *Server) store(ctx context.Context, policyFile, storeURL string) (warden
 		}
 	}
 	s.mu.Unlock()
+	if why != "" {
+		s.log.Printf("store %s: its %s was removed or replaced since it was opened: opening it again", file, why)
+	}
 
 	st, err := client.OpenStore(ctx, policyFile, storeURL)
 	if err != nil {
+		if why != "" {
+			return nil, nil, fmt.Errorf("the warden store %s: its %s was removed or replaced, and opening it again failed: %w", file, why, err)
+		}
 		return nil, nil, err
 	}
 	nc := &cachedStore{st: st, refs: 1, used: time.Now()}
@@ -409,6 +446,10 @@ func (s *Server) store(ctx context.Context, policyFile, storeURL string) (warden
 			st.Close()
 			return nil, nil, fmt.Errorf("open store %s: %w", file, err)
 		}
+		// The store is open, with its WAL (sqlite.Open runs in WAL mode
+		// and keeps connections): the files it writes to now.
+		nc.wal, _ = os.Stat(file + "-wal")
+		nc.shm, _ = os.Stat(file + "-shm")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
