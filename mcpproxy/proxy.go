@@ -5,7 +5,9 @@
 // and the upstream never sees the call; an ask may go to the user through
 // MCP elicitation first), the result of an allowed call that broke a rule
 // that only warns gets the warnings added, and each tools/list result
-// loses the tools the Gate hides. Resources, prompts, notifications,
+// loses the tools the Gate hides. A client request with the id of one not
+// yet answered is refused, and an upstream answer to no request the proxy
+// forwarded is dropped. Resources, prompts, notifications,
 // cancellation, progress and the server's own requests to the client
 // (roots, sampling, elicitation) pass through untouched.
 //
@@ -16,6 +18,8 @@ package mcpproxy
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,6 +118,12 @@ type run struct {
 	// inflight are the client's requests forwarded upstream and not yet
 	// answered, by ID, with their method.
 	inflight map[string]pending
+	// busy are the IDs of the client's requests not yet answered, also
+	// those being decided or put to the user: a second request with one
+	// of them is refused, so that every answer is matched to the request
+	// it answers (a tools/list answer taken for a tools/call's would
+	// pass unfiltered).
+	busy map[string]bool
 	// gone is why the upstream is gone (nil while it is up).
 	gone error
 	// initID is the client's initialize request while it is under way;
@@ -126,6 +136,10 @@ type run struct {
 	// waiters are the proxy's own requests to the client, by ID.
 	waiters map[string]chan *jsonrpc.Response
 	nextID  int
+	// idPrefix starts the IDs of the proxy's own requests: random, so that
+	// the upstream cannot send a request of its own under one of them and
+	// have the client's answer to it taken for the user's.
+	idPrefix string
 	// asking are the calls put to the user.
 	asking sync.WaitGroup
 	// recording, when set, is closed once the outcome of the call last
@@ -144,7 +158,10 @@ func (p *Proxy) Run(ctx context.Context, client, upstream mcp.Connection) error 
 	if p.Gate == nil {
 		panic("mcpproxy: Proxy.Gate is nil")
 	}
-	r := &run{p: p, client: client, upstream: upstream, inflight: map[string]pending{}, waiters: map[string]chan *jsonrpc.Response{}}
+	var nonce [12]byte
+	rand.Read(nonce[:])
+	r := &run{p: p, client: client, upstream: upstream, inflight: map[string]pending{}, busy: map[string]bool{},
+		waiters: map[string]chan *jsonrpc.Response{}, idPrefix: "warden-" + hex.EncodeToString(nonce[:]) + "-"}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -197,6 +214,20 @@ func (r *run) fromClient(ctx context.Context) error {
 			// A response to the upstream's request, or a notification
 			// (initialized, cancelled, progress, roots changed).
 			r.forward(ctx, msg)
+			continue
+		}
+		key := idKey(req.ID)
+		r.mu.Lock()
+		dup := r.busy[key]
+		r.busy[key] = true
+		r.mu.Unlock()
+		if dup {
+			// JSON-RPC: an ID names one request until it is answered.
+			r.logf("refused a %s request with the id %v of a request not yet answered", req.Method, req.ID.Raw())
+			if err := r.client.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: "warden mcp proxy: the request id " + fmt.Sprint(req.ID.Raw()) + " is in use by a request not yet answered; give each request an id of its own"}}); err != nil {
+				r.logf("write to client: %v", err)
+			}
 			continue
 		}
 		switch req.Method {
@@ -318,7 +349,7 @@ func (r *run) elicitAnswer(ctx context.Context, req *jsonrpc.Request, v Verdict)
 	}
 	r.mu.Lock()
 	r.nextID++
-	id, _ := jsonrpc.MakeID(fmt.Sprintf("warden-elicit-%d", r.nextID))
+	id, _ := jsonrpc.MakeID(fmt.Sprintf("%selicit-%d", r.idPrefix, r.nextID))
 	ch := make(chan *jsonrpc.Response, 1)
 	r.waiters[idKey(id)] = ch
 	r.mu.Unlock()
@@ -449,6 +480,9 @@ func Text(d warden.Decision) string {
 
 // reply answers a client's request, with a result or an error.
 func (r *run) reply(ctx context.Context, id jsonrpc.ID, result any, rerr error) {
+	r.mu.Lock()
+	delete(r.busy, idKey(id))
+	r.mu.Unlock()
 	resp := &jsonrpc.Response{ID: id, Error: rerr}
 	if rerr == nil {
 		data, err := json.Marshal(result)
@@ -523,7 +557,17 @@ func (r *run) fromUpstream(ctx context.Context) {
 			key := idKey(resp.ID)
 			q, mine := r.inflight[key]
 			delete(r.inflight, key)
+			if mine {
+				delete(r.busy, key)
+			}
 			r.mu.Unlock()
+			if !mine {
+				// The client sent no such request, or warden answers it
+				// (a call it stopped, or is putting to the user): an
+				// answer from the server would speak for warden.
+				r.logf("dropped the upstream's answer to id %v: no request of the client with this id is waiting for the server", resp.ID.Raw())
+				continue
+			}
 			if mine && q.method == "tools/list" && resp.Error == nil {
 				resp.Result = r.filterTools(ctx, resp.Result)
 			}

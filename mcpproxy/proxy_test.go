@@ -203,7 +203,19 @@ func newFixture(t *testing.T, o options) *fixture {
 	}
 	gate := &mcpproxy.SessionGate{Tracker: session.New(eng, st), Session: sid, Role: o.role, Cwd: dir, Engine: o.engine}
 	p := &mcpproxy.Proxy{Name: "files", Gate: gate, Log: testWriter{t}}
-	go p.Run(ctx, clientConn, upConn)
+	ran := make(chan struct{})
+	go func() { p.Run(ctx, clientConn, upConn); close(ran) }()
+	// The proxy logs to t: it must be done before the test is (a Log
+	// after that panics). This cleanup runs after the client's below.
+	t.Cleanup(func() {
+		clientConn.Close()
+		upConn.Close()
+		select {
+		case <-ran:
+		case <-time.After(10 * time.Second): // a hang, not a measure
+			t.Error("the proxy did not stop after its connections closed")
+		}
+	})
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, o.clientOpts)
 	cs, err := client.Connect(ctx, clientT, nil)
