@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/servetest"
 	"github.com/warden-run/warden/serve"
 )
 
@@ -50,44 +49,16 @@ type svc struct {
 	dir           string
 	s             *serve.Server
 	agent, person string
-	stop          context.CancelFunc
-	done          chan error
+	sv            *servetest.Service
 }
 
 // start runs a service on a real loopback port with a SQLite store in a
 // temporary folder, and an agent and a person token.
 func start(t *testing.T, policyText string) *svc {
 	t.Helper()
-	dir := t.TempDir()
-	pf := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(pf, []byte(policyText), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := serve.New(context.Background(), serve.Config{Policy: pf, Poll: 50 * time.Millisecond, Grace: time.Second, MaxBody: 64 << 10,
-		Log: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agent, err := s.Tokens().Add("ci-bot", serve.KindAgent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	person, err := s.Tokens().Add("alice", serve.KindPerson)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	v := &svc{t: t, url: "http://" + ln.Addr().String(), dir: dir, s: s, agent: agent, person: person, stop: cancel, done: make(chan error, 1)}
-	go func() { v.done <- s.Serve(ctx, ln, "", "") }()
-	t.Cleanup(func() {
-		cancel()
-		<-v.done
-	})
-	return v
+	sv := servetest.Start(t, policyText)
+	return &svc{t: t, url: sv.URL, dir: sv.Dir, s: sv.Server, sv: sv,
+		agent: sv.Token(t, "ci-bot", serve.KindAgent), person: sv.Token(t, "alice", serve.KindPerson)}
 }
 
 // do sends a request with a bearer token ("" none) and returns the status
@@ -395,7 +366,8 @@ func TestShutdownAnswersWaitingCalls(t *testing.T) {
 	got := make(chan serve.DecideResponse, 1)
 	go func() { got <- v.decide(`{"tool":"Bash","args":{"command":"touch a.txt"}}`, "5m") }()
 	v.pending(1)
-	v.stop()
+	stopped := make(chan error, 1)
+	go func() { stopped <- v.sv.Stop() }()
 	var r serve.DecideResponse
 	select {
 	case r = <-got:
@@ -405,10 +377,9 @@ func TestShutdownAnswersWaitingCalls(t *testing.T) {
 	if r.Decision.Decision != warden.Deny || r.AuditID == 0 {
 		t.Fatalf("waiting call at shutdown: %+v", r)
 	}
-	if err := <-v.done; err != nil {
+	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
-	v.done <- nil
 }
 
 // TestHookEvent: a remote hook event is answered as `warden hook` would

@@ -2,18 +2,12 @@ package remote_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +15,7 @@ import (
 
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/internal/hookd/remote"
+	"github.com/warden-run/warden/internal/servetest"
 	"github.com/warden-run/warden/serve"
 )
 
@@ -43,32 +38,8 @@ rules:
 // store, and returns its URL, folder and an agent token.
 func service(t *testing.T) (string, string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	pf := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(pf, []byte(policy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := serve.New(context.Background(), serve.Config{Policy: pf, Poll: 50 * time.Millisecond, Grace: time.Second, MaxBody: 64 << 10,
-		Log: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := s.Tokens().Add("ci-bot", serve.KindAgent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln, "", "") }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return "http://" + ln.Addr().String(), dir, tok
+	sv := servetest.Start(t, policy)
+	return sv.URL, sv.Dir, sv.Token(t, "ci-bot", serve.KindAgent)
 }
 
 // proxy is a real reverse proxy in front of the service: "replay" answers
