@@ -105,10 +105,9 @@ func Compile(p *policy.Policy) (*Engine, error) {
 	}
 	e.protectedAbs = append(e.protectedAbs, hostControlPaths([]string{p.Dir, e.rootRaw}, e.home)...)
 	e.protectedASCII = true
+	res := prefixResolver{}
 	for i, s := range e.protectedAbs {
-		if r, err := evalPrefix(s); err == nil {
-			e.protectedAbs[i] = r
-		}
+		e.protectedAbs[i] = res.eval(s)
 		e.protectedASCII = e.protectedASCII && isASCII(e.protectedAbs[i])
 	}
 
@@ -311,23 +310,26 @@ func foldLower(s string) string {
 	}, s)
 }
 
-// evalPrefix resolves the symlinks of the longest existing prefix of an
-// absolute path and appends the rest.
-func evalPrefix(p string) (string, error) {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r, nil
+// prefixResolver resolves the symlinks of the longest existing prefix of
+// absolute paths and appends the rest, one Lstat per folder for all the
+// paths it is given (the own paths share their folders: .claude, home).
+type prefixResolver map[string]string
+
+// eval resolves p.
+func (m prefixResolver) eval(p string) string {
+	if r, ok := m[p]; ok {
+		return r
 	}
-	dir, rest := p, ""
-	for i := 0; i < 64; i++ {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p, nil
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest), nil
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p
+	}
+	r := filepath.Join(m.eval(parent), filepath.Base(p))
+	if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if t, err := filepath.EvalSymlinks(r); err == nil {
+			r = t
 		}
 	}
-	return p, nil
+	m[p] = r
+	return r
 }

@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/shell"
 )
@@ -35,21 +32,8 @@ func (e *Engine) gitAfterCd(st *state, a *shell.Analysis) {
 // holds (HEAD, config, objects, refs, commondir), a copy, move or
 // extraction, a computed write, or git init or clone. "" when it does not.
 func repoMaking(a *shell.Analysis) string {
-	for _, w := range a.Writes {
-		switch {
-		case shell.IsDyn(w.Path):
-			return "writes files computed at run time"
-		case len(w.Sources) > 0:
-			return "copies or moves files"
-		case w.TreeWrite:
-			return "changes a folder whole"
-		}
-		for _, part := range strings.Split(filepath.ToSlash(w.Path), "/") {
-			switch strings.ToLower(part) {
-			case ".git", "head", "config", "objects", "refs", "commondir", "packed-refs":
-				return "writes " + w.Path
-			}
-		}
+	if why := mayWrite(a.Writes, repoNames, true); why != "" {
+		return why
 	}
 	for _, c := range a.Commands {
 		if c.Prog == "git" && (c.Sub == "init" || c.Sub == "clone") {
@@ -58,3 +42,5 @@ func repoMaking(a *shell.Analysis) string {
 	}
 	return ""
 }
+
+var repoNames = map[string]bool{".git": true, "head": true, "config": true, "objects": true, "refs": true, "commondir": true, "packed-refs": true}

@@ -15,16 +15,36 @@ import (
 // leaves out when it runs: a .gitignore or git's exclude file, a copy or
 // move (of a folder that may hold one), or a path computed at run time.
 func writesIgnoreFile(ws []shell.Write) bool {
+	return mayWrite(ws, ignoreNames, false) != ""
+}
+
+var ignoreNames = map[string]bool{".gitignore": true, "exclude": true, ".git": true, "info": true}
+
+// mayWrite says how a line's writes may put in place a file named in
+// names (by its base name, or with anyPart by any component of its path,
+// without regard to case): a computed write, a copy or move, a folder
+// changed whole, or a write of such a name. "" when they cannot.
+func mayWrite(ws []shell.Write, names map[string]bool, anyPart bool) string {
 	for _, w := range ws {
-		if shell.IsDyn(w.Path) || w.TreeWrite || len(w.Sources) > 0 {
-			return true
+		switch {
+		case shell.IsDyn(w.Path):
+			return "writes files computed at run time"
+		case len(w.Sources) > 0:
+			return "copies or moves files"
+		case w.TreeWrite:
+			return "changes a folder whole"
 		}
-		base := strings.ToLower(filepath.Base(w.Path))
-		if base == ".gitignore" || base == "exclude" || base == ".git" || base == "info" {
-			return true
+		parts := []string{filepath.Base(w.Path)}
+		if anyPart {
+			parts = strings.Split(filepath.ToSlash(w.Path), "/")
+		}
+		for _, part := range parts {
+			if names[strings.ToLower(part)] {
+				return "writes " + w.Path
+			}
 		}
 	}
-	return false
+	return ""
 }
 
 // gitIgnore tells which files of the workspace's repository git leaves out

@@ -202,22 +202,11 @@ func (e *Engine) parts(st *state) {
 func (e *Engine) looseArgs(st *state) {
 	for k, v := range st.call.Args {
 		s, ok := v.(string)
-		if !ok || s == "" || len(s) > 4096 || strings.ContainsAny(s, "\n\x00") || pathArgs[k] && !nestedKey(k) || isWorkdirKey(k) || !pathLikeKey(k) {
+		if !ok || s == "" || len(s) > 4096 || strings.ContainsAny(s, "\n\x00") || pathArgs[k] && !slices.Contains(nestedKeys[:], k) || isWorkdirKey(k) || !pathLikeKey(k) {
 			continue
 		}
 		e.readPart(st, shell.Write{Path: s, Op: "argument " + k, Private: true, Maybe: true}, nil)
 	}
-}
-
-// nestedKey reports a name whose lists and objects are read for paths
-// (nestedKeys), but not a string it holds.
-func nestedKey(k string) bool {
-	for _, n := range nestedKeys {
-		if k == n {
-			return true
-		}
-	}
-	return false
 }
 
 // pathLikeKey reports an argument name that says it holds a path: one of

@@ -506,13 +506,9 @@ func FindPolicy(dir string) (string, error) {
 		return "", fmt.Errorf("find policy: %w", err)
 	}
 	top := filepath.Dir(file)
+	// (A policy file that is there but cannot be read, a broken link,
+	// policy.Find reports itself.)
 	for d := abs; d != top; {
-		for _, name := range policy.FileNames {
-			if _, err := os.Lstat(filepath.Join(d, name)); err == nil {
-				return "", fmt.Errorf("%s cannot be read (a broken link?): warden does not let %s govern %s instead (restore the policy, or pass --policy FILE)",
-					filepath.Join(d, name), file, d)
-			}
-		}
 		store := filepath.Join(d, filepath.FromSlash(sqlite.DefaultFile))
 		if st, err := os.Stat(store); err == nil && !st.IsDir() {
 			return "", fmt.Errorf("the policy of %s is gone: %s holds its store, but there is no %s next to it; warden does not let %s govern %s instead "+
