@@ -113,21 +113,25 @@ func ownName(abs string) bool {
 // could match a path inside the folder abs: one that matches at any depth,
 // or whose fixed leading folders lead into abs or out of it.
 func (e *Engine) globsCouldMatchUnder(abs string) bool {
-	for _, gs := range [][]pathGlob{e.protected, e.private} {
-		for _, g := range gs {
-			src := g.g.String()
-			lit := literalPrefix(src)
-			if lit == "" {
-				return true
-			}
-			if !g.abs {
-				lit = e.root + "/" + lit
-			} else {
-				lit = "/" + strings.TrimPrefix(lit, "/")
-			}
-			if under(lit, abs) || under(abs, lit) {
-				return true
-			}
+	return e.couldMatchUnder(abs, e.protected) || e.couldMatchUnder(abs, e.private)
+}
+
+// couldMatchUnder reports whether one of globs could match at or below
+// the folder abs, by the globs' text alone.
+func (e *Engine) couldMatchUnder(abs string, globs []pathGlob) bool {
+	for _, g := range globs {
+		src := g.g.String()
+		lit := literalPrefix(src)
+		if lit == "" {
+			return true
+		}
+		if !g.abs {
+			lit = e.root + "/" + lit
+		} else {
+			lit = "/" + strings.TrimPrefix(lit, "/")
+		}
+		if under(lit, abs) || under(abs, lit) {
+			return true
 		}
 	}
 	return false

@@ -16,6 +16,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/glob"
 	"github.com/warden-run/warden/shell"
+	"github.com/warden-run/warden/shell/progs"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -579,6 +580,10 @@ func (e *Engine) readSpelt(st *state, r shell.Write, cds []string) {
 		// From the top of the work tree: the workspace's own repository
 		// (git elsewhere is never allowed by a rule, gitHere).
 		dirs = append(dirs, e.rootRaw)
+	}
+	if r.Repo != progs.RepoNone {
+		e.repoReadCheck(st, r, dirs)
+		return
 	}
 	for i, d := range dirs {
 		if i > 0 {

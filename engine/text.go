@@ -57,6 +57,12 @@ func (e *Engine) reason(st *state, it item) string {
 		return fmt.Sprintf("warden cannot tell which files this %s call writes, so it cannot check them against the protected paths, the workspace and the intents.", it.subject)
 	case warden.CodeUnparsable:
 		switch {
+		case it.extra == gitHistory:
+			where := "the whole repository"
+			if it.note != "." {
+				where = it.note
+			}
+			return fmt.Sprintf("%s prints files from the repository's history (%s), and warden does not search the commits for the policy's private files, so it cannot tell whether one is among them.", it.subject, where)
 		case it.extra != "":
 			return "The command cannot be analysed: " + it.extra + "."
 		case describedWrite(it.subject):
@@ -113,6 +119,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 		return "Choose another way to reach the goal, or ask the user."
 	case warden.CodeProtectedPath:
 		if it.extra == "read" {
+			if strings.Contains(it.subject, " (tracked by git, ") {
+				return "Name the files to search or compare after --, leaving the private file out (git diff -- src/, git grep PATTERN -- src/)."
+			}
 			if strings.Contains(it.subject, " (inside ") {
 				return "Read or search the folders and files that hold no private file (for example grep -r PATTERN src), not the whole folder."
 			}
@@ -148,6 +157,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 	case warden.CodeUnknownTarget:
 		return "Use a tool whose arguments name the file (file_path, path), or wait for the user's approval."
 	case warden.CodeUnparsable:
+		if it.extra == gitHistory {
+			return "Name the files to show after -- (" + it.subject + " -p -- src/main.go), or show names only (--stat, --name-only); or wait for the user's approval."
+		}
 		if describedWrite(it.subject) {
 			if strings.Contains(it.subject, "git ") {
 				return "Wait for the user's approval, or use a form that names the files it writes (git restore PATH, git checkout REV -- PATH)."

@@ -44,7 +44,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			a.Commands[len(a.Commands)-1].RunsGit = true
 			a.gitElsewhere(&a.Commands[len(a.Commands)-1], r)
 		}
-		if len(r.Effects) > 0 {
+		if len(r.Effects) > 0 || r.Repo != progs.RepoNone {
 			a.effects(c.Prog, r, info&kWrap != 0, depth, pipe, stage)
 		}
 		// Words handed to another program (python x.py ARGS, go run PKG
@@ -394,6 +394,12 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 		if copies && e.Via == prog && e.Arg != progs.Plain {
 			sources = append(sources, e.Val)
 		}
+	}
+	if r.Repo != progs.RepoNone {
+		// git grep searches from the working folder down; the others
+		// read the whole repository.
+		a.addRead(Write{Path: ".", Op: prog + " " + r.Sub, Repo: r.Repo, RepoOps: r.RepoOps, RepoWhole: r.RepoWhole,
+			Top: r.Sub != "grep"})
 	}
 	if copies && len(sources) > 0 && !hasTarget(r) {
 		// The destination is the last operand; the others are sources.

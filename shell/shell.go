@@ -111,6 +111,15 @@ type Write struct {
 	// Top: the path is relative to the top of the repository's work tree,
 	// not the working folder (git add -A, the ":/" pathspec magic).
 	Top bool
+	// Repo marks git printing the content of files its repository keeps
+	// (git grep, git diff, git log -p, git show; see progs.Repo): the
+	// files under the operands of RepoOps that name paths, or under Path
+	// (the working folder, or with Top the whole work tree) when none
+	// does or RepoWhole. An operand that names no path is a revision,
+	// which reaches the history.
+	Repo      progs.Repo
+	RepoOps   []string
+	RepoWhole bool
 	// TreeWrite marks a write of a folder whole, everything below it
 	// included (chmod -R DIR): a protected or private path inside is
 	// written.

@@ -109,6 +109,7 @@ func init() {
 	for _, n := range []string{"status", "diff", "log", "show", "blame", "cat-file", "grep", "add"} {
 		table["git"].Sub(n).Special = gitRevPaths
 	}
+	table["git"].Sub("format-patch").Special = func(r *Result, _ []string) { gitRepoContent(r) }
 	for _, n := range []string{"rm", "commit"} {
 		table["git"].Sub(n).Special = func(r *Result, _ []string) { gitPathspecFile(r) }
 	}
@@ -220,6 +221,7 @@ func gitFetch(r *Result, args []string) {
 // as a read.
 func gitRevPaths(r *Result, _ []string) {
 	gitPathspecFile(r)
+	gitRepoContent(r)
 	// git diff --no-index compares two folders whole (git-diff(1)).
 	if r.Sub == "diff" && hasFlag(r, "--no-index") {
 		r.Tree = true
@@ -370,6 +372,7 @@ func gitWorktree(r *Result, args []string) {
 		// push -- show PATH.
 		if len(ops) > 0 && (ops[0] == "list" || ops[0] == "show") && (!dd || indexOf(args, ops[0]) < indexOf(args, "--")) {
 			computed = false
+			gitStashContent(r, ops)
 		}
 	case "clean":
 		paths = nil
@@ -482,6 +485,10 @@ func gitPathspecs(r *Result) {
 		r.Effects = append(r.Effects, Effect{Arg: Read, Val: ".", Via: "git pathspec", Match: pathspecMatch(pat)})
 	}
 }
+
+// PathspecMatch is pathspecMatch, for the engine (git's pathspecs among
+// the operands of Result.RepoOps).
+func PathspecMatch(pat string) func(string) bool { return pathspecMatch(pat) }
 
 // pathspecMatch returns git's match of a wildcard pathspec against a path
 // below the working folder: fnmatch(3) without FNM_PATHNAME, anchored, and

@@ -364,6 +364,14 @@ type Result struct {
 	// working folder, whose configuration can run programs (go build's
 	// version control stamp).
 	RunsGit bool
+	// Repo: the program prints the content of files the repository keeps
+	// (see Repo): those under the operands RepoOps that name paths, the
+	// whole repository when none does or RepoWhole. An operand that names
+	// no path is a revision (as git tells them apart), which reaches
+	// history.
+	Repo      Repo
+	RepoOps   []string
+	RepoWhole bool
 	// TreeWrite reports that the folders among the paths the program
 	// writes are changed whole, everything below them included (chmod -R):
 	// a protected or private path inside is written.
