@@ -143,8 +143,17 @@ func init() {
 	npmSub := func(name, operands string) *Spec {
 		return &Spec{Name: name, Opts: npmOpts, Operands: operands}
 	}
+	// npm reads its own options anywhere before "--", after the script's
+	// name too (npm run build --script-shell=sh runs sh); the words that
+	// are not options, and all after "--", are handed to the script.
 	npmRun := npmSub("run run-script rum urn", "-...")
-	npmRun.Rest = 1
+	npmRun.RestAfter = "--"
+	npmRun.Special = func(r *Result, _ []string) { npmPassed(r, 1) }
+	npmScript := func(name string) *Spec {
+		s := npmSub(name, "-...")
+		s.Special = func(r *Result, _ []string) { npmPassed(r, 0) }
+		return s
+	}
 	npmInstall := npmSub("install i add in ins inst insta instal isnt isnta isntal isntall", "-...")
 	npmAudit := npmSub("audit", "-...")
 	npmAudit.Special = func(r *Result, _ []string) {
@@ -179,7 +188,7 @@ func init() {
 		Name: "npm", Source: "npm 9.2 (Debian 12), npm help config and npm help <command>", SubsOnly: true, Opts: npmOpts, EnvPrefix: "npm_config_ NPM_CONFIG_ NODE_",
 		Env: "NODE_OPTIONS=Fnode NPM_CONFIG_SCRIPT_SHELL=X npm_config_script_shell=X NPM_CONFIG_NODE_OPTIONS=Fnode npm_config_node_options=Fnode NPM_CONFIG_USERCONFIG=! npm_config_userconfig=! NPM_CONFIG_GLOBALCONFIG=! NPM_CONFIG_PREFIX=C NPM_CONFIG_REGISTRY npm_config_registry NPM_CONFIG_CACHE=W NODE_ENV CI",
 		Subs: []*Spec{
-			npmSub("test t tst", "-..."), npmSub("start stop restart", "-..."), npmRun,
+			npmScript("test t tst"), npmScript("start stop restart"), npmRun,
 			npmInstall, npmSub("ci clean-install ic install-clean isntall-clean", "-..."),
 			npmSub("uninstall remove rm r un unlink", "-..."), npmSub("update up upgrade udpate", "-..."),
 			npmSub("ls list la ll", "-..."), npmSub("outdated", "-..."), npmAudit, npmSub("view v info show", "-..."),
@@ -890,4 +899,17 @@ func uvRunSpecial(r *Result, _ []string) {
 	}
 	r.Tree = r.Tree || inner.Tree
 	r.Follow = r.Follow || inner.Follow
+}
+
+// npmPassed hands the operands of an npm command that runs a script,
+// after the first skip of them (the script's name), to the script: they
+// are words another program reads.
+func npmPassed(r *Result, skip int) {
+	ops := r.Ops
+	if i := indexOf(ops, r.Sub); i >= 0 {
+		ops = ops[i+1:]
+	}
+	if len(ops) > skip {
+		r.Passed = ops[skip:]
+	}
 }
