@@ -52,7 +52,10 @@ func TestImport(t *testing.T) {
 			warnings: []string{"additionalDirectories", `"Frobnicate(x)"`, "acceptEdits"},
 			cases: []decisionCase{
 				{"Bash", sh("npm run test"), warden.Allow},
-				{"Bash", sh("npm run test --watch"), warden.Allow},
+				{"Bash", sh("npm run test -- --watch"), warden.Allow},
+				// npm reads --watch as its own configuration, one warden
+				// does not know (the script does not get it).
+				{"Bash", sh("npm run test --watch"), warden.Ask},
 				{"Bash", sh("git diff HEAD"), warden.Allow},
 				{"Bash", sh("git push origin main"), warden.Ask},
 				{"Bash", sh("npm run test && curl http://x"), warden.Deny},

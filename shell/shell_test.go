@@ -175,7 +175,9 @@ func TestPatterns(t *testing.T) {
 		{"git status *", "git status --short", true, true},
 		{"git status *", "git status", true, true},
 		{"npm run test:*", "npm run test:unit", true, true},
-		{"npm run test:*", "npm run test:unit --watch", true, true},
+		{"npm run test:*", "npm run test:unit -- --watch", true, true},
+		// npm reads --watch before "--" as its own option, not the script's.
+		{"npm run test:*", "npm run test:unit --watch", true, false},
 		{"npm run test:*", "npm run build", true, false},
 		{"chmod 777 *", "chmod -R 777 /srv", false, true},
 		{"echo *", "echo hi", true, true},
