@@ -28,11 +28,15 @@ import (
 // (the others) when there is none.
 //
 //   - Tracked files (git grep, git diff without a revision): the index
-//     names them. A private path among those read is denied, named.
-//   - History (a revision, git log -p, git show, git diff --cached, git
-//     cat-file -p OBJECT): warden does not search the commits, so the call
-//     asks when a private path could lie under what is read. A pathspec
-//     that names a file that exists reads that file's history alone.
+//     names them; git diff prints those that changed (git lists them). A
+//     private path among those read is denied, named.
+//   - The index beside HEAD (git diff --cached, git status -v): the files
+//     staged, as git lists them, which include a file HEAD has and the
+//     index no longer does.
+//   - History (a revision, git log -p, git show, git cat-file -p OBJECT):
+//     warden does not search the commits, so the call asks when a private
+//     path could lie under what is read. A pathspec that names a file that
+//     exists reads that file's history alone.
 func (e *Engine) repoReadCheck(st *state, r shell.Write, dirs []string) {
 	if len(e.private) == 0 {
 		return
@@ -41,6 +45,11 @@ func (e *Engine) repoReadCheck(st *state, r shell.Write, dirs []string) {
 	for i, d := range dirs {
 		if i > 0 {
 			if shell.IsDyn(d) {
+				// A folder computed at run time: any part of the
+				// repository.
+				whole := r
+				whole.RepoWhole = true
+				e.repoReadFrom(st, whole, base)
 				continue
 			}
 			d, _, _ = e.resolve(d, base)
@@ -105,22 +114,48 @@ func (e *Engine) repoReadFrom(st *state, r shell.Write, dir string) {
 		}
 		return
 	}
-	names, err := readIndexNames(index)
-	if errors.Is(err, errIndex) {
-		// A form warden does not read (version 4, a sparse index): git
-		// lists it.
-		names, err = gitNames(top, "ls-files", "-z", "--cached", "--full-name")
+	// The files git prints: all it tracks (git grep), or those that
+	// changed (git diff: the index beside the work tree; --cached: HEAD
+	// beside the index, which holds a file HEAD has and the index no
+	// longer does).
+	var lists [][]string
+	if r.Repo == progs.RepoTracked || !r.RepoDiff {
+		names, err := readIndexNames(index)
+		if errors.Is(err, errIndex) {
+			// A form warden does not read (version 4, a sparse index):
+			// git lists it.
+			names, err = gitNames(top, "ls-files", "-z", "--cached", "--full-name")
+		}
+		if err == nil && len(e.privateIn(top, names, scopes)) > 0 && (r.RepoDiff || r.Repo == progs.RepoStaged) {
+			names, err = gitNames(top, "diff", "--name-only", "-z", "--no-renames")
+		}
+		if err != nil {
+			e.repoUnlisted(st, r, err)
+			return
+		}
+		lists = append(lists, names)
 	}
-	if err == nil && r.Repo == progs.RepoStaged {
-		var head []string
-		head, err = headNames(top)
-		names = append(names, head...)
+	if r.Repo == progs.RepoStaged {
+		staged, err := gitNames(top, "diff", "--cached", "--name-only", "-z", "--no-renames")
+		if err != nil {
+			e.repoUnlisted(st, r, err)
+			return
+		}
+		lists = append(lists, staged)
 	}
-	if err != nil {
-		st.check("read", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: r.Op,
-			extra: r.Op + " prints the files git tracks, and warden cannot list them to tell whether a private path is among them (" + err.Error() + ")"})
-		return
+	for _, names := range lists {
+		if hits := e.privateIn(top, names, scopes); len(hits) > 0 {
+			st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath,
+				subject: e.show(hits[0]) + " (tracked by git, which " + r.Op + " prints)", extra: "read"})
+			return
+		}
 	}
+}
+
+// privateIn returns the private paths among names (relative to the top of
+// the work tree) that lie in scopes.
+func (e *Engine) privateIn(top string, names []string, scopes []repoScope) []string {
+	var hits []string
 	for _, name := range names {
 		abs := filepath.Join(top, filepath.FromSlash(name))
 		in := false
@@ -136,33 +171,18 @@ func (e *Engine) repoReadFrom(st *state, r shell.Write, dir string) {
 		rel, inside := e.relTo(abs)
 		for _, g := range e.private {
 			if g.match(abs, rel, inside) {
-				st.check("read", item{effect: warden.Deny, code: warden.CodeProtectedPath,
-					subject: e.show(abs) + " (tracked by git, which " + r.Op + " prints)", extra: "read"})
-				return
+				hits = append(hits, abs)
+				break
 			}
 		}
 	}
+	return hits
 }
 
-// headNames lists the files of the commit HEAD names, as git ls-tree
-// does (git reads the objects; warden does not). A repository without a
-// commit yet has none.
-func headNames(top string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	env := gitEnv()
-	verify := exec.CommandContext(ctx, "git", "-C", top, "rev-parse", "-q", "--verify", "HEAD^{commit}")
-	verify.Env = env
-	if err := verify.Run(); err != nil {
-		var x *exec.ExitError
-		if errors.As(err, &x) && (x.ExitCode() == 1 || x.ExitCode() == 128) {
-			// No commit yet, or no repository git can use (and so no
-			// git diff either).
-			return nil, nil
-		}
-		return nil, fmt.Errorf("git rev-parse HEAD: %w", err)
-	}
-	return gitNames(top, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD")
+// repoUnlisted asks for a git command whose files warden could not list.
+func (e *Engine) repoUnlisted(st *state, r shell.Write, err error) {
+	st.check("read", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: r.Op,
+		extra: r.Op + " prints files git tracks, and warden cannot list them to tell whether a private path is among them (" + err.Error() + ")"})
 }
 
 // gitNames runs a git command that lists paths (-z) in the repository
@@ -174,6 +194,13 @@ func gitNames(top string, args ...string) ([]string, error) {
 	cmd.Env = gitEnv()
 	out, err := cmd.Output()
 	if err != nil {
+		check := exec.CommandContext(ctx, "git", "-C", top, "rev-parse", "--git-dir")
+		check.Env = cmd.Env
+		if check.Run() != nil && ctx.Err() == nil {
+			// No repository git can use here: the command the agent
+			// runs fails as well, printing no file.
+			return nil, nil
+		}
 		return nil, fmt.Errorf("git %s: %w", args[0], err)
 	}
 	var names []string

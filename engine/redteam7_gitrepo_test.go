@@ -155,6 +155,33 @@ func TestRedteam7GitTrackedPrivate(t *testing.T) {
 	})
 }
 
+// git diff prints the files that changed, and git diff --cached those
+// staged: a tracked private file unchanged is not printed (a committed
+// .env.example under "**/.env.*" leaves plain git diff allowed).
+func TestRedteam7GitTrackedUnchanged(t *testing.T) {
+	t.Parallel()
+	dir := newRepoWorkspace(t, true)
+	gitIn(t, dir, "checkout", "--", ".env")
+	e := compileIn(t, dir, gitRepoPolicy)
+	checkRepoCases(t, e, dir, []repoCase{
+		{"git grep (searches every tracked file)", "git grep hunter2", "deny", true},
+		{"git diff", "git diff", "allow", false},
+		{"git diff --cached", "git diff --cached", "allow", false},
+		{"git status -v", "git status -v", "allow", false},
+		{"git status -vv", "git status -vv", "allow", false},
+	})
+	// The change staged: --cached prints it, the work tree matches the
+	// index.
+	staged := newRepoWorkspace(t, true)
+	gitIn(t, staged, "add", ".env")
+	e = compileIn(t, staged, gitRepoPolicy)
+	checkRepoCases(t, e, staged, []repoCase{
+		{"git diff --cached", "git diff --cached", "deny", true},
+		{"git status -v", "git status -v", "deny", true},
+		{"git diff", "git diff", "allow", false},
+	})
+}
+
 // The everyday case: .env ignored, never committed. Commands over the
 // tracked files are allowed; history still asks, unless narrowed.
 func TestRedteam7GitIgnoredPrivate(t *testing.T) {

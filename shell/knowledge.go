@@ -398,7 +398,7 @@ func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int
 	if r.Repo != progs.RepoNone {
 		// git grep searches from the working folder down; the others
 		// read the whole repository.
-		a.addRead(Write{Path: ".", Op: prog + " " + r.Sub, Repo: r.Repo, RepoOps: r.RepoOps, RepoWhole: r.RepoWhole,
+		a.addRead(Write{Path: ".", Op: prog + " " + r.Sub, Repo: r.Repo, RepoOps: r.RepoOps, RepoWhole: r.RepoWhole, RepoDiff: r.RepoDiff,
 			Top: r.Sub != "grep"})
 	}
 	if copies && len(sources) > 0 && !hasTarget(r) {

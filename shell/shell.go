@@ -120,6 +120,7 @@ type Write struct {
 	Repo      progs.Repo
 	RepoOps   []string
 	RepoWhole bool
+	RepoDiff  bool // only the files that changed (progs.Result.RepoDiff)
 	// TreeWrite marks a write of a folder whole, everything below it
 	// included (chmod -R DIR): a protected or private path inside is
 	// written.

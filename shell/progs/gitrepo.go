@@ -17,7 +17,7 @@ const (
 	// RepoStaged: the files of the index and of the commit HEAD names
 	// (git diff --cached, git status -v), which holds a file the index
 	// no longer has (git rm --cached .env, then git diff --cached prints
-	// it).
+	// it); with git status -vv, the work tree's changes too.
 	RepoStaged
 	// RepoHistory: the files of any commit or object (git log -p, git
 	// show, git diff REV, git cat-file -p OBJECT).
@@ -66,6 +66,7 @@ func gitRepoContent(r *Result) {
 			return
 		}
 		kind = RepoTracked
+		r.RepoDiff = true
 		if hasFlag(r, "--cached", "--staged") {
 			kind = RepoStaged
 		}
@@ -87,10 +88,17 @@ func gitRepoContent(r *Result) {
 	case "status":
 		// -v shows the changes staged (git diff --cached), -vv the
 		// work tree's too.
-		if !hasFlag(r, "-v") {
+		v := 0
+		for _, f := range r.Flags {
+			if f == "-v" {
+				v++
+			}
+		}
+		if v == 0 {
 			return
 		}
 		kind, ops = RepoStaged, nil
+		r.RepoDiff = v == 1
 	case "cat-file":
 		content := hasFlag(r, "-p", "--textconv", "--filters", "--batch", "--batch-command")
 		if len(ops) > 0 {
@@ -120,6 +128,9 @@ func gitRepoContent(r *Result) {
 		kind = RepoHistory
 	}
 	r.Repo = kind
+	if kind == RepoHistory {
+		r.RepoDiff = false
+	}
 	r.RepoOps = nil
 	for _, op := range ops {
 		if i := strings.IndexByte(op, ':'); i <= 0 || strings.Contains(op[:i], "/") {

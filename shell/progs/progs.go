@@ -372,6 +372,10 @@ type Result struct {
 	Repo      Repo
 	RepoOps   []string
 	RepoWhole bool
+	// RepoDiff: only the files that changed are printed (git diff, git
+	// status -v): between the index and the work tree for RepoTracked,
+	// between HEAD and the index for RepoStaged.
+	RepoDiff bool
 	// TreeWrite reports that the folders among the paths the program
 	// writes are changed whole, everything below them included (chmod -R):
 	// a protected or private path inside is written.
