@@ -104,6 +104,9 @@ func (e *Engine) parts(st *state) {
 	if st.kind != "shell" {
 		e.looseArgs(st)
 	}
+	if st.kind == "other" {
+		e.looseValues(st)
+	}
 	if !hasPathArgs(c.Args) {
 		if e.searchToolPart(st) {
 			return
@@ -210,6 +213,76 @@ func (e *Engine) looseArgs(st *state) {
 	}
 }
 
+// Bounds of looseValues: past them the call asks.
+const (
+	looseDepth   = 8
+	looseStrings = 2000
+)
+
+// looseValues checks the arguments of a tool warden knows nothing of (kind
+// other: an MCP server's tool), at any depth: a string that could be a
+// path (one word: no space, tab or line break) is checked against the
+// private and the protected paths, whatever its argument's name, unless
+// the name says it holds something else (content, pattern, query, url,
+// ...). The tool's schema is the server's: mcp__fs__write {name:
+// .git/hooks/pre-commit} and mcp__x__edit {edits: [{path: .git/config}]}
+// are denied. A file URI is checked as the path it names. A call with
+// more strings, or deeper, than warden looks through asks.
+func (e *Engine) looseValues(st *state) {
+	n := 0
+	deep := false
+	var walk func(k string, v any, depth int)
+	walk = func(k string, v any, depth int) {
+		if depth > looseDepth || n > looseStrings {
+			deep = true
+			return
+		}
+		switch v := v.(type) {
+		case string:
+			n++
+			if v == "" || len(v) > 4096 || strings.ContainsAny(v, " \t\r\n\x00") || notPathKey(k) {
+				return
+			}
+			if len(v) > 5 && strings.EqualFold(v[:5], "file:") {
+				if u, err := url.Parse(v); err == nil && u.Path != "" {
+					v = u.Path
+				}
+			}
+			e.readPart(st, shell.Write{Path: v, Op: "argument " + k, Private: true, Maybe: true}, nil)
+		case map[string]any:
+			for kk, x := range v {
+				walk(kk, x, depth+1)
+			}
+		case []any:
+			for _, x := range v {
+				walk(k, x, depth+1)
+			}
+		}
+	}
+	for k, v := range st.call.Args {
+		walk(k, v, 0)
+	}
+	if deep {
+		st.check("args", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: st.call.Tool,
+			extra: fmt.Sprintf("the call's arguments hold more than %d strings or lie deeper than %d levels, more than warden looks through for paths", looseStrings, looseDepth)})
+	}
+}
+
+// notPathKey reports an argument name that says it holds something other
+// than a path (content, pattern, query, url, ...).
+func notPathKey(k string) bool {
+	for w := range keyWords(k) {
+		for _, not := range notPathWords {
+			if strings.Contains(w, not) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var notPathWords = [...]string{"content", "pattern", "glob", "query", "regex", "text", "url", "uri", "type", "mode", "format", "encoding"}
+
 // pathLikeKey reports an argument name that says it holds a path: one of
 // its words (split at "_", "-", "." and before an upper-case letter)
 // starts or ends with a word for a path (target_file, outputPath,
@@ -218,12 +291,10 @@ func (e *Engine) looseArgs(st *state) {
 // holds no path although "dst" is in it.
 func pathLikeKey(k string) bool {
 	path := false
+	if notPathKey(k) {
+		return false
+	}
 	for w := range keyWords(k) {
-		for _, not := range [...]string{"content", "pattern", "glob", "query", "regex", "text", "url", "uri", "type", "mode", "format", "encoding"} {
-			if strings.Contains(w, not) {
-				return false
-			}
-		}
 		for _, stem := range [...]string{"path", "file", "dir", "folder", "target", "dest", "dst", "src", "source", "output", "location"} {
 			if strings.HasPrefix(w, stem) || strings.HasSuffix(w, stem) {
 				path = true
