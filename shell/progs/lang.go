@@ -614,6 +614,13 @@ func pytestSpecial(r *Result, args []string) {
 	for _, v := range r.Values("--rootdir") {
 		r.Effects = append(r.Effects, Effect{Arg: Output, Val: strings.TrimSuffix(v, "/") + "/.pytest_cache", Via: "--rootdir"})
 	}
+	if len(r.Values("--rootdir")) == 0 {
+		// Without an ini file above it, the root folder is the folder
+		// the tests are found from, the working folder when none is
+		// given: the cache goes there (cd .git/hooks && pytest wrote
+		// .git/hooks/.pytest_cache).
+		r.Effects = append(r.Effects, Effect{Arg: Output, Val: ".pytest_cache", Via: "pytest"})
+	}
 	for _, v := range r.Values("--cov-report") {
 		if IsDyn(v) {
 			r.risk("option --cov-report of pytest is computed at run time and could name a file to write")

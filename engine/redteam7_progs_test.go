@@ -71,3 +71,25 @@ rules:
 		{"npm test", sh("npm test"), "allow"},
 	})
 }
+
+// pytest writes its cache into the root folder, which without an ini file
+// above is the folder it runs in: cd .git/hooks && pytest wrote
+// .git/hooks/.pytest_cache.
+func TestRedteam7PytestCache(t *testing.T) {
+	t.Parallel()
+	checkSoundPolicy(t, `version: 1
+default: {safe: allow, destructive: ask}
+workspace: {root: ., outside: deny}
+protected: [".git/**"]
+rules:
+  - id: tests
+    effect: allow
+    tool: shell
+    command: ["pytest *", "python -m pytest *"]
+`, []soundCase{
+		{"pytest in .git/hooks", sh("cd .git/hooks && pytest"), "deny"},
+		{"python -m pytest in .git/hooks", sh("cd .git/hooks && python -m pytest -q"), "deny"},
+		{"pytest", sh("pytest -q"), "allow"},
+		{"pytest in a folder", sh("cd src && pytest"), "allow"},
+	})
+}
