@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,18 +85,11 @@ func newGitIgnore(root string) *gitIgnore {
 		return nil
 	}
 	gi := &gitIgnore{root: root, rules: map[string][]ignoreRule{}}
-	switch idx, err := os.ReadFile(filepath.Join(gitDir, "index")); {
-	case err == nil:
-		if len(idx) < 12 || string(idx[:4]) != "DIRC" {
-			return nil
-		}
-		if v := binary.BigEndian.Uint32(idx[4:8]); v != 2 && v != 3 {
-			return nil
-		}
-		gi.index = idx
-	case !os.IsNotExist(err):
+	idx, err := readIndex(filepath.Join(gitDir, "index"))
+	if err != nil {
 		return nil
 	}
+	gi.index = idx
 	// .git/info/exclude comes first: the .gitignore files override it.
 	gi.rules["\x00exclude"] = gi.parse(filepath.Join(gitDir, "info", "exclude"))
 	if gi.bad {

@@ -284,6 +284,23 @@ var errIndex = errors.New("an index format warden does not read")
 // nothing added yet) names none. A sparse index, whose folder entries
 // stand for files it does not list, is an error.
 func readIndexNames(file string) ([]string, error) {
+	data, err := readIndex(file)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	count := int(binary.BigEndian.Uint32(data[8:12]))
+	for _, hash := range []int{20, 32} {
+		if names, ok := indexEntries(data, version, count, hash); ok {
+			return names, nil
+		}
+	}
+	return nil, errIndex
+}
+
+// readIndex reads git's index file: nil and no error when there is none,
+// errIndex when it is not version 2 or 3 (version 4 compresses the names).
+func readIndex(file string) ([]byte, error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -294,17 +311,10 @@ func readIndexNames(file string) ([]string, error) {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
 		return nil, errIndex
 	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	if version != 2 && version != 3 {
+	if v := binary.BigEndian.Uint32(data[4:8]); v != 2 && v != 3 {
 		return nil, errIndex
 	}
-	count := int(binary.BigEndian.Uint32(data[8:12]))
-	for _, hash := range []int{20, 32} {
-		if names, ok := indexEntries(data, version, count, hash); ok {
-			return names, nil
-		}
-	}
-	return nil, errIndex
+	return data, nil
 }
 
 // indexEntries reads count entries of an index whose object names are

@@ -205,12 +205,16 @@ func (e *Engine) parts(st *state) {
 // nothing else: mcp__notes__save {target_file: .git/config} is denied.
 func (e *Engine) looseArgs(st *state) {
 	for k, v := range st.call.Args {
-		s, ok := v.(string)
-		if !ok || s == "" || len(s) > 4096 || strings.ContainsAny(s, "\n\x00") || pathArgs[k] && !slices.Contains(nestedKeys[:], k) || isWorkdirKey(k) || !pathLikeKey(k) {
-			continue
+		if s, ok := v.(string); ok && looseArg(k, s) {
+			e.readPart(st, shell.Write{Path: s, Op: "argument " + k, Private: true, Maybe: true}, nil)
 		}
-		e.readPart(st, shell.Write{Path: s, Op: "argument " + k, Private: true, Maybe: true}, nil)
 	}
+}
+
+// looseArg reports a top-level string argument looseArgs checks.
+func looseArg(k, s string) bool {
+	return s != "" && len(s) <= 4096 && !strings.ContainsAny(s, "\n\x00") && !(pathArgs[k] && !slices.Contains(nestedKeys[:], k)) &&
+		!isWorkdirKey(k) && pathLikeKey(k)
 }
 
 // Bounds of looseValues: past them the call asks.
@@ -240,7 +244,10 @@ func (e *Engine) looseValues(st *state) {
 		switch v := v.(type) {
 		case string:
 			n++
-			if v == "" || len(v) > 4096 || strings.ContainsAny(v, " \t\r\n\x00") || notPathKey(k) {
+			if v == "" || len(v) > 4096 || strings.ContainsAny(v, " \t\r\n\x00") || notPathKey(k) ||
+				depth == 0 && (pathArgs[k] || looseArg(k, v)) {
+				// Not a path; or a top-level argument read as a path
+				// (pathPart) or checked by looseArgs already.
 				return
 			}
 			if len(v) > 5 && strings.EqualFold(v[:5], "file:") {

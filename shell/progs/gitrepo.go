@@ -1,6 +1,9 @@
 package progs
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Repo is what of a git repository a command prints (Result.Repo): the
 // content of files git keeps, which a private file may be among though no
@@ -124,7 +127,7 @@ func gitRepoContent(r *Result) {
 	}
 	// Submodules' files are in their own repositories, whose index and
 	// history warden does not read.
-	if hasFlag(r, "--recurse-submodules") || slicesHas(r.Values("--submodule"), "diff") {
+	if hasFlag(r, "--recurse-submodules") || slices.Contains(r.Values("--submodule"), "diff") {
 		kind = RepoHistory
 	}
 	r.Repo = kind
@@ -133,7 +136,7 @@ func gitRepoContent(r *Result) {
 	}
 	r.RepoOps = nil
 	for _, op := range ops {
-		if i := strings.IndexByte(op, ':'); i <= 0 || strings.Contains(op[:i], "/") {
+		if !isRevPath(op) {
 			r.RepoOps = append(r.RepoOps, op)
 		}
 	}
@@ -147,12 +150,18 @@ func gitRepoContent(r *Result) {
 // whose PATH the command reads.
 func allRevPaths(ops []string) bool {
 	for _, op := range ops {
-		i := strings.IndexByte(op, ':')
-		if i <= 0 || strings.Contains(op[:i], "/") || IsDyn(op) {
+		if !isRevPath(op) || IsDyn(op) {
 			return false
 		}
 	}
 	return true
+}
+
+// isRevPath reports an operand REV:PATH: a colon after a revision, which
+// holds no slash (src/a:b is a path).
+func isRevPath(op string) bool {
+	i := strings.IndexByte(op, ':')
+	return i > 0 && !strings.Contains(op[:i], "/")
 }
 
 // objectIDs reports whether an operand of git show may be an object's id
@@ -186,13 +195,4 @@ func gitStashContent(r *Result, ops []string) {
 	if len(ops) > 0 && (ops[0] == "show" || ops[0] == "list") && hasFlag(r, "-p") {
 		r.Repo, r.RepoWhole = RepoHistory, true
 	}
-}
-
-func slicesHas(list []string, w string) bool {
-	for _, x := range list {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
