@@ -98,6 +98,15 @@ func (e *Engine) parts(st *state) {
 	n := 0
 	if st.kind == "shell" {
 		n += e.shellParts(st)
+		// The other names of a shell tool's working folder (Codex's and
+		// OpenCode's workdir, Gemini CLI's directory; dir_path is a path
+		// argument): the command runs and lists there (ls with no path
+		// reads it), as after cd DIR.
+		for _, k := range workdirKeys {
+			if v, ok := c.Args[k].(string); ok && v != "" && !slices.Contains(pathKeys, k) {
+				e.readPart(st, shell.Write{Path: v, Op: "working folder"}, nil)
+			}
+		}
 	}
 	e.includePart(st)
 	n += e.uriPart(st)
@@ -975,10 +984,21 @@ func varPath(p string) bool {
 	return false
 }
 
-// procPath reports a path under /proc: /proc/self/cwd and /proc/PID/root
-// lead where the process that opens them is, which warden cannot know, so
-// such a path is computed.
-func procPath(p string) bool { return p == "/proc" || strings.HasPrefix(p, "/proc/") }
+// procPath reports a path under /proc, or one of the links into it under
+// /dev (/dev/fd/N, /dev/stdin, /dev/stdout, /dev/stderr): /proc/self/cwd,
+// /proc/PID/root and /dev/fd/N lead where the process that opens them has
+// its folder and files, which warden cannot know (resolved in warden's own
+// process they name warden's files), so such a path is computed.
+func procPath(p string) bool {
+	if p == "/proc" || strings.HasPrefix(p, "/proc/") || p == "/dev/fd" || strings.HasPrefix(p, "/dev/fd/") {
+		return true
+	}
+	switch p {
+	case "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return false
+}
 
 // cwd returns the folder relative paths of the call resolve against: the
 // call's cwd, and within it the working folder a shell tool was given

@@ -70,8 +70,10 @@ func TestRedteam5HostConfiguration(t *testing.T) {
 		{"handled: sed -i on the hooks", sh(`sed -i s/warden-hook/true/ .codex/hooks.json`), "deny"},
 		{"handled: move the settings away", sh(`mv .claude/settings.json /tmp/x`), "deny"},
 		// Allowed: the rest of the host folders, and reading the settings.
-		{"a Claude Code command", write(".claude/commands/review.md"), "allow"},
-		{"a Gemini CLI command", write(".gemini/commands/x.toml"), "allow"},
+		// (Commands, skills and subagents were here until the eighth pass:
+		// they carry hooks and commands the host runs; see redteam8.)
+		{"Claude Code's memory in its folder", write(".claude/CLAUDE.md"), "allow"},
+		{"a file in a Gemini CLI worktree", write(".gemini/worktrees/fix/src/a.go"), "allow"},
 		{"reading the settings", sh(`cat .claude/settings.json`), "allow"},
 		{"reading the repository's config", sh(`cat .git/config`), "allow"},
 		{"an ordinary file", write("src/a.go"), "allow"},

@@ -684,7 +684,7 @@ func xxdOps(args []string) (ops []string, ok bool) {
 func lessCommands(r *Result, args []string) {
 	for _, v := range r.Values("-p") {
 		if !lessPrintable(v) {
-			r.risk("option -p of %s holds keys other than a search pattern, which less runs as commands", r.Spec.Name)
+			r.risk("option -p of %s holds keys other than a search pattern, which less runs as commands", r.Spec.label())
 		}
 	}
 	for _, w := range args[1:] {
@@ -697,7 +697,7 @@ func lessCommands(r *Result, args []string) {
 		}
 		cmd = strings.TrimPrefix(cmd, "+")
 		if !lessSafeCommand(cmd) {
-			r.risk("%s runs the keys of %s as commands, which can run a program or read or write another file", r.Spec.Name, strings.TrimPrefix(w, "\x00"))
+			r.risk("%s runs the keys of %s as commands, which can run a program or read or write another file", r.Spec.label(), strings.TrimPrefix(w, "\x00"))
 		}
 	}
 }
@@ -750,7 +750,7 @@ func backups(r *Result, _ []string) {
 		suffix = v
 	}
 	if IsDyn(suffix) {
-		r.risk("the backup suffix of %s is computed at run time", r.Spec.Name)
+		r.risk("the backup suffix of %s is computed at run time", r.Spec.label())
 		return
 	}
 	if strings.Contains(suffix, "/") && r.Spec.Name != "rsync" {

@@ -128,6 +128,9 @@ type Spec struct {
 	// Special handles what the notation cannot say (chmod's modes, dd's
 	// operands); it runs after options are read.
 	Special func(r *Result, words []string)
+	// lbl is the name messages give: the first of Name's aliases, after
+	// the program's for a subcommand ("npm run", not "run run-script").
+	lbl string
 
 	short map[byte]*Opt
 	long  map[string]*Opt
@@ -155,6 +158,20 @@ func register(specs ...*Spec) {
 			table[n] = s
 		}
 	}
+}
+
+// label is the name of the program or subcommand in messages.
+func (s *Spec) label() string {
+	if s.lbl != "" {
+		return s.lbl
+	}
+	return firstName(s.Name)
+}
+
+// firstName is the first of a Name's aliases.
+func firstName(name string) string {
+	first, _, _ := strings.Cut(name, " ")
+	return first
 }
 
 // Lookup returns the entry of a program by base name, or nil when warden
@@ -234,6 +251,7 @@ func (s *Spec) compile() error {
 		if sub.Source == "" {
 			sub.Source = s.Source
 		}
+		sub.lbl = s.label() + " " + firstName(sub.Name)
 		if err := sub.compile(); err != nil {
 			return fmt.Errorf("subcommand %s: %v", sub.Name, err)
 		}
@@ -471,7 +489,7 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 		}
 		if !optLike {
 			if dyn && !afterDD && cur.risky && !cur.Words && !pattern {
-				r.risk("a word computed at run time (%s) could be an option of %s", w[1:], cur.Name)
+				r.risk("a word computed at run time (%s) could be an option of %s", w[1:], cur.label())
 			}
 			if len(cur.subs) > 0 && nops == 0 && !dyn {
 				if sub := cur.subs[w]; sub != nil {
@@ -538,7 +556,7 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 		o := s.long[key]
 		if o == nil && s.Style == "go" {
 			// -v=false and the like: a boolean with a value.
-			r.risk("%s is not an option of %s warden knows", w, s.Name)
+			r.risk("%s is not an option of %s warden knows", w, s.label())
 			r.Flags = append(r.Flags, "-"+name)
 			return nil
 		}
@@ -723,9 +741,9 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 	if o.Flag != NoEffect {
 		switch o.Flag {
 		case RunsCode:
-			r.risk("option %s of %s runs another program", name, s.Name)
+			r.risk("option %s of %s runs another program", name, s.label())
 		case Creates:
-			r.risk("option %s of %s writes a file the call does not name", name, s.Name)
+			r.risk("option %s of %s writes a file the call does not name", name, s.label())
 		}
 		r.Effects = append(r.Effects, Effect{Flag: o.Flag, Via: name})
 	}
@@ -739,25 +757,25 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 	switch o.Arg {
 	case Plain, Pattern:
 	case Exec, Shell:
-		r.risk("option %s of %s runs another program", name, s.Name)
+		r.risk("option %s of %s runs another program", name, s.label())
 		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
 	case Unsafe:
-		r.risk("option %s of %s can run another program, load code or change what the program reads or writes", name, s.Name)
+		r.risk("option %s of %s can run another program, load code or change what the program reads or writes", name, s.label())
 		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
 	case Flags:
 		sub := table[o.Sub]
 		if sub == nil {
-			r.risk("option %s of %s passes options warden cannot read", name, s.Name)
+			r.risk("option %s of %s passes options warden cannot read", name, s.label())
 			return
 		}
 		if IsDyn(val) {
-			r.risk("option %s of %s is computed at run time", name, s.Name)
+			r.risk("option %s of %s is computed at run time", name, s.label())
 			return
 		}
 		var inner Result
 		sub.Parse(&inner, append([]string{sub.Name}, strings.Fields(val)...), false)
 		if inner.Risk != "" {
-			r.risk("option %s of %s: %s", name, s.Name, inner.Risk)
+			r.risk("option %s of %s: %s", name, s.label(), inner.Risk)
 		}
 		for _, e := range inner.Effects {
 			e.Via = name + " " + e.Via
@@ -780,7 +798,7 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 				r.Effects = append(r.Effects, Effect{Arg: Read, Val: f, Via: name})
 			}
 		} else if IsDyn(val) {
-			r.risk("option %s of %s is computed at run time and could name a file to send", name, s.Name)
+			r.risk("option %s of %s is computed at run time and could name a file to send", name, s.label())
 		}
 	default:
 		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
