@@ -104,6 +104,9 @@ func Compile(p *policy.Policy) (*Engine, error) {
 		e.protectedAbs = append(e.protectedAbs, p.Intents.File)
 	}
 	e.protectedAbs = append(e.protectedAbs, hostControlPaths([]string{p.Dir, e.rootRaw}, e.home)...)
+	if e.rootGit {
+		e.protectedAbs = append(e.protectedAbs, repoHookPaths(e.rootRaw, e.home)...)
+	}
 	e.protectedASCII = true
 	res := prefixResolver{}
 	for i, s := range e.protectedAbs {

@@ -1,6 +1,11 @@
 package engine
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // repoControl are protected globs every policy has: the workspace's
 // repository. git runs in it without asking (gitHere), and its config,
@@ -79,5 +84,146 @@ func hostControlPaths(roots []string, home string) []string {
 		add(r, hostControl)
 	}
 	add(home, homeControl)
+	add(home, userControl)
+	add("/", pathControl(os.Getenv("PATH"), home))
 	return out
+}
+
+// userControl are the user's files, relative to the home folder, that
+// choose what an allowed command runs: git's configuration
+// (core.fsmonitor runs on git status, core.hooksPath on git commit), the
+// shell's startup files (the hosts source them for their shell tool:
+// Codex runs bash -lc, Claude Code snapshots ~/.bashrc's aliases and
+// functions, so `alias git='sh -c ...'` makes every allowed git run
+// another program), npm's, cargo's and go's own configuration
+// (script-shell, rustc-wrapper, GOFLAGS=-toolexec), and ssh's folder (its
+// config's ProxyCommand runs on git fetch; authorized_keys lets anyone in).
+// They are protected whatever the policy allows in the home folder, as
+// the workspace's .git is.
+var userControl = []string{
+	".gitconfig", ".config/git",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".config/fish",
+	".npmrc", ".cargo/config.toml", ".cargo/config", ".config/go/env",
+	".ssh",
+}
+
+// pathControl returns the folders of path (the PATH variable) inside the
+// home folder: a program written there under a common name (git, ls) runs
+// in place of the one an allowed command names. The home folder itself
+// and relative entries are left out.
+func pathControl(path, home string) []string {
+	if home == "" {
+		return nil
+	}
+	var out []string
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if d != home && strings.HasPrefix(d, home+"/") && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// hookManagers are the files from which the common git hook managers read
+// what a hook runs (husky's scripts, lefthook's and pre-commit's
+// configuration): when the repository has hooks installed, an allowed git
+// commit runs what they say.
+var hookManagers = []string{".husky", ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook.yaml",
+	".lefthook.yaml", "lefthook-local.yml", ".lefthook-local.yml", ".lefthook"}
+
+// repoHookPaths returns what the workspace's repository runs as hooks,
+// outside .git: the folder core.hooksPath names (in the repository's
+// configuration or the user's), with its parent when it is husky's "_"
+// (whose script runs the hooks one folder up), and, when a hook is
+// installed there or in .git/hooks, the hook managers' files.
+func repoHookPaths(root, home string) []string {
+	var out []string
+	hooksDir := filepath.Join(root, ".git", "hooks")
+	configs := []string{filepath.Join(root, ".git", "config")}
+	if home != "" {
+		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	for _, f := range configs {
+		hp := hooksPathOf(f)
+		if hp == "" {
+			continue
+		}
+		if hp == "~" || strings.HasPrefix(hp, "~/") {
+			hp = home + hp[1:]
+		} else if !filepath.IsAbs(hp) {
+			hp = filepath.Join(root, hp)
+		}
+		hp = filepath.Clean(hp)
+		out = append(out, hp)
+		if filepath.Base(hp) == "_" {
+			out = append(out, filepath.Dir(hp))
+		}
+		hooksDir = hp
+		break // the repository's own setting wins over the user's
+	}
+	if hooksInstalled(hooksDir) || hooksInstalled(filepath.Join(root, ".git", "hooks")) {
+		for _, m := range hookManagers {
+			out = append(out, filepath.Join(root, m))
+		}
+	}
+	return out
+}
+
+// hooksInstalled reports a file in dir that git would run as a hook: any
+// but the samples git init leaves.
+func hooksInstalled(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if !e.IsDir() && !strings.HasSuffix(e.Name(), ".sample") {
+			return true
+		}
+	}
+	return false
+}
+
+// hooksPathOf reads core.hooksPath from a git configuration file, as git
+// does for the plain forms ([core] hooksPath = VALUE, quoted or not, the
+// last one winning); "" when the file does not set it or cannot be read.
+// Included files are not followed.
+func hooksPathOf(file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	inCore, val := false, ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			sec, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
+			inCore = strings.EqualFold(strings.TrimSpace(sec), "core")
+			// [core] hooksPath = x on the section's line.
+			if _, rest, ok := strings.Cut(line, "]"); ok {
+				line = strings.TrimSpace(rest)
+			} else {
+				continue
+			}
+		}
+		if !inCore {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "hookspath") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if i := strings.IndexAny(v, "#;"); i >= 0 && !strings.HasPrefix(v, `"`) {
+			v = strings.TrimSpace(v[:i])
+		}
+		v = strings.Trim(v, `"`)
+		val = v
+	}
+	return val
 }

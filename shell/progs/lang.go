@@ -280,6 +280,13 @@ func init() {
 	for _, sub := range table["cargo"].subs {
 		sub.Special = cargoPassed
 	}
+	// cargo install writes the crate's programs, under the names it gives
+	// them (git, ls), into CARGO_HOME's bin folder, which is on PATH: as
+	// go install does into GOBIN.
+	table["cargo"].Sub("install").Special = func(r *Result, args []string) {
+		cargoPassed(r, args)
+		r.risk("cargo install writes programs into CARGO_HOME's bin folder, outside the workspace, where a later command may run them")
+	}
 
 	// GNU make 4.3: make --help. The recipes are the Makefile's; the rule
 	// for make vouches for them. --eval and -f change what runs.
