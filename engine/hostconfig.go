@@ -131,10 +131,15 @@ func pathControl(path, home string) []string {
 
 // hookManagers are the files from which the common git hook managers read
 // what a hook runs (husky's scripts, lefthook's and pre-commit's
-// configuration): when the repository has hooks installed, an allowed git
-// commit runs what they say.
+// configuration, and lint-staged's, whose commands husky's pre-commit
+// commonly runs): when the repository has hooks installed, an allowed git
+// commit runs what they say. (A manager configured in package.json, as
+// husky 4 and lint-staged can be, is not covered: package.json is the
+// project's own file.)
 var hookManagers = []string{".husky", ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook.yaml",
-	".lefthook.yaml", "lefthook-local.yml", ".lefthook-local.yml", ".lefthook"}
+	".lefthook.yaml", "lefthook-local.yml", ".lefthook-local.yml", ".lefthook",
+	".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml", ".lintstagedrc.yml", ".lintstagedrc.js",
+	".lintstagedrc.mjs", ".lintstagedrc.cjs", "lint-staged.config.js", "lint-staged.config.mjs", "lint-staged.config.cjs"}
 
 // repoHookPaths returns what the workspace's repository runs as hooks,
 // outside .git: the folder core.hooksPath names (in the repository's
