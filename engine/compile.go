@@ -103,7 +103,7 @@ func Compile(p *policy.Policy) (*Engine, error) {
 	if p.Intents != nil {
 		e.protectedAbs = append(e.protectedAbs, p.Intents.File)
 	}
-	e.protectedAbs = append(e.protectedAbs, hostControlPaths([]string{p.Dir, e.rootRaw}, e.home)...)
+	e.protectedAbs = append(e.protectedAbs, hostControlPaths([]string{p.Dir, e.rootRaw}, e.home, os.Getenv("PATH"))...)
 	if e.rootGit {
 		e.protectedAbs = append(e.protectedAbs, repoHookPaths(e.rootRaw, e.home)...)
 	}

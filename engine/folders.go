@@ -83,43 +83,6 @@ func (e *Engine) ownAbs(abs string) bool {
 	return ownName(abs) || hostRunName(abs)
 }
 
-// hostRunFolders are the folders, by the host folder they are in, whose
-// files a host runs by itself (see hostControl). They are protected at
-// any depth, not only at the project root: Claude Code finds
-// .claude/skills in the folders below the one it started in (and loads
-// them when it starts there or restarts), and a host started in a
-// package of a monorepo reads that package's own.
-var hostRunFolders = map[string][]string{
-	".claude": {"agents", "skills", "commands", "hooks"},
-	".gemini": {"commands", "agents", "skills", "policies", "extensions"},
-}
-
-// hostRunName reports whether a path is, or is inside, one of
-// hostRunFolders, in any folder.
-func hostRunName(abs string) bool {
-	for rest := abs; ; {
-		i := strings.Index(rest, "/.")
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+1:]
-		name, after, ok := strings.Cut(rest, "/")
-		if !ok {
-			return false
-		}
-		subs := hostRunFolders[strings.ToLower(name)]
-		if len(subs) == 0 {
-			continue
-		}
-		next, _, _ := strings.Cut(after, "/")
-		for _, sub := range subs {
-			if strings.EqualFold(next, sub) {
-				return true
-			}
-		}
-	}
-}
-
 // ownName reports whether a path is, or is inside, a file or folder named
 // as a policy (warden.yaml, warden.yml, warden.json) or a store folder
 // (.warden), in any folder: the hooks find the policy nearest the folder

@@ -33,21 +33,59 @@ var repoControl = []string{".git/**"}
 // (which tools run without asking), extensions (hooks, MCP servers) and
 // sandbox files are its configuration too (read off Gemini CLI 0.61.0).
 // Its worktrees under .gemini, like Claude Code's under .claude, stay
-// writable.
+// writable. Those folders are hostRunFolders, protected by name at any
+// depth; hostControlPaths adds them here too, at the roots and in the
+// home folder, so that a folder that is a link (.claude/skills ->
+// ../.agents/skills) protects where it leads.
 var hostControl = []string{
 	// Claude Code: hooks, permissions, disableAllHooks; project MCP servers;
 	// what runs commands of its own.
 	".claude/settings.json", ".claude/settings.local.json", ".mcp.json",
-	".claude/agents", ".claude/skills", ".claude/commands", ".claude/hooks",
 	// Codex: hooks.json and config.toml.
 	".codex",
 	// Gemini CLI: hooks and MCP servers; .gemini/.env sets its environment
 	// (another settings file, for one); what runs commands of its own.
 	".gemini/settings.json", ".gemini/.env",
-	".gemini/commands", ".gemini/agents", ".gemini/skills", ".gemini/policies", ".gemini/extensions",
 	".gemini/sandbox.bashrc", ".gemini/sandbox.Dockerfile",
 	// OpenCode: plugins (warden's among them) and config.
 	".opencode", "opencode.json", "opencode.jsonc",
+}
+
+// hostRunFolders are the folders, by the host folder they are in, whose
+// files a host runs by itself (see hostControl). They are protected at
+// any depth, not only at the project root: Claude Code finds
+// .claude/skills in the folders below the one it started in (and loads
+// them when it starts there or restarts), and a host started in a
+// package of a monorepo reads that package's own.
+var hostRunFolders = map[string][]string{
+	".claude": {"agents", "skills", "commands", "hooks"},
+	".gemini": {"commands", "agents", "skills", "policies", "extensions"},
+}
+
+// hostRunName reports whether a path is, or is inside, one of
+// hostRunFolders, in any folder.
+func hostRunName(abs string) bool {
+	for rest := abs; ; {
+		i := strings.Index(rest, "/.")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+		name, after, ok := strings.Cut(rest, "/")
+		if !ok {
+			return false
+		}
+		subs := hostRunFolders[strings.ToLower(name)]
+		if len(subs) == 0 {
+			continue
+		}
+		next, _, _ := strings.Cut(after, "/")
+		for _, sub := range subs {
+			if strings.EqualFold(next, sub) {
+				return true
+			}
+		}
+	}
 }
 
 // homeControl are the same for the user's own configuration, relative to
@@ -57,16 +95,16 @@ var hostControl = []string{
 // own (the service token).
 var homeControl = []string{
 	".claude/settings.json", ".claude/settings.local.json", ".claude.json",
-	".claude/agents", ".claude/skills", ".claude/commands", ".claude/hooks", ".claude/plugins",
+	".claude/plugins",
 	".codex", ".gemini/settings.json", ".gemini/.env",
-	".gemini/commands", ".gemini/agents", ".gemini/skills", ".gemini/policies", ".gemini/extensions",
 	".gemini/trustedFolders.json", ".gemini/trusted_hooks.json",
 	".config/opencode", ".config/warden",
 }
 
 // hostControlPaths returns the absolute host configuration paths for the
-// project roots and the home folder.
-func hostControlPaths(roots []string, home string) []string {
+// project roots and the home folder, and the folders of path (the PATH
+// variable) inside the home folder.
+func hostControlPaths(roots []string, home, path string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(base string, rels []string) {
@@ -80,12 +118,21 @@ func hostControlPaths(roots []string, home string) []string {
 			}
 		}
 	}
+	var runFolders []string
+	for host, subs := range hostRunFolders {
+		for _, sub := range subs {
+			runFolders = append(runFolders, host+"/"+sub)
+		}
+	}
+	slices.Sort(runFolders) // the first protected path a check names is always the same
 	for _, r := range roots {
 		add(r, hostControl)
+		add(r, runFolders)
 	}
 	add(home, homeControl)
+	add(home, runFolders)
 	add(home, userControl)
-	add("/", pathControl(os.Getenv("PATH"), home))
+	add("/", pathControl(path, home))
 	return out
 }
 

@@ -2,6 +2,7 @@ package progs
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -164,18 +165,10 @@ func init() {
 		}
 	}
 	npmConfig := npmSub("config c", "-...")
-	npmConfig.Special = func(r *Result, _ []string) {
-		// npm config set, delete, edit and fix write the user's .npmrc
-		// (or the project's, the global one), which every later npm obeys
-		// (script-shell, node-options, git).
-		if len(r.Ops) > 1 {
-			switch r.Ops[1] {
-			case "get", "list", "ls":
-			default:
-				r.risk("npm config %s changes the configuration every later npm command reads", strings.TrimPrefix(r.Ops[1], "\x00"))
-			}
-		}
-	}
+	// npm config set, delete, edit and fix write the user's .npmrc (or the
+	// project's, the global one), which every later npm obeys
+	// (script-shell, node-options, git).
+	npmConfig.Special = configWrites("npm", "get", "list", "ls")
 	npmPack := npmSub("pack", "-...")
 	npmPack.Special = func(r *Result, _ []string) {
 		// npm pack writes NAME-VERSION.tgz, named by package.json, into
@@ -244,15 +237,7 @@ func init() {
 	// pip config set, unset and edit write pip.conf, which every later pip
 	// obeys (index-url, and python: the interpreter pip runs).
 	pipConfig := pipSub("config")
-	pipConfig.Special = func(r *Result, _ []string) {
-		if len(r.Ops) > 1 {
-			switch r.Ops[1] {
-			case "list", "get", "debug":
-			default:
-				r.risk("pip config %s changes the configuration every later pip command reads", strings.TrimPrefix(r.Ops[1], "\x00"))
-			}
-		}
-	}
+	pipConfig.Special = configWrites("pip", "list", "get", "debug")
 	register(&Spec{Name: "pip pip3", Source: "pip 23 (pip help, pip help install)", SubsOnly: true, Opts: pipOpts, EnvPrefix: "PIP_ PYTHON",
 		Env:  "PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE=! PIP_REQUIRE_VIRTUALENV PIP_NO_CACHE_DIR",
 		Subs: []*Spec{pipSub("install"), pipSub("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipConfig, pipSub("search"), pipSub("cache"), pipSub("index"), pipSub("wheel"), {Name: "hash", Opts: pipOpts, Operands: "R..."}, pipSub("inspect"), pipSub("debug"), pipSub("help")}})
@@ -925,5 +910,16 @@ func npmPassed(r *Result, skip int) {
 	}
 	if len(ops) > skip {
 		r.Passed = ops[skip:]
+	}
+}
+
+// configWrites is the Special of a program's config subcommand (npm
+// config, pip config): an action other than the read-only ones writes the
+// configuration every later command of the program reads.
+func configWrites(prog string, readOnly ...string) func(*Result, []string) {
+	return func(r *Result, _ []string) {
+		if len(r.Ops) > 1 && !slices.Contains(readOnly, r.Ops[1]) {
+			r.risk("%s config %s changes the configuration every later %s command reads", prog, strings.TrimPrefix(r.Ops[1], "\x00"), prog)
+		}
 	}
 }
