@@ -24,16 +24,22 @@ go test -race -count=1 ./client/ ./mcpproxy/ ./serve/ ./mcpserve/ ./engine/ ./sh
 echo "== fuzz targets, ${fuzztime} each"
 # Go 1.26's fuzz coordinator can report "context deadline exceeded" as the
 # -fuzztime window closes on a loaded machine (golang/go#75804), with no failing
-# input. Such a run is tried once more; any run that wrote a failing input, or
+# input. Such a run is tried once more with a count instead of a time
+# (-fuzztime Nx, N the executions the first run reached): a count sets no
+# deadline, so the race cannot recur. Any run that wrote a failing input, or
 # failed in any other way, fails the test run and prints its log.
 fuzz() {
   local log; log=$(mktemp)
+  local budget="$fuzztime"
   for try in 1 2; do
-    if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$fuzztime" >"$log" 2>&1; then
+    if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$budget" >"$log" 2>&1; then
       echo "fuzz $2: ok"; rm -f "$log"; return 0
     fi
     if [ "$try" = 1 ] && grep -q 'context deadline exceeded' "$log" && ! grep -qE 'Failing input written|panic:|_test\.go:[0-9]+:' "$log"; then
-      echo "fuzz $2: the fuzz coordinator's deadline race (golang/go#75804), no failing input; once more"
+      local n; n=$(grep -oE 'execs: [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+' || true)
+      if [ -z "$n" ] || [ "$n" -lt 10000 ]; then n=10000; fi
+      budget="${n}x"
+      echo "fuzz $2: the fuzz coordinator's deadline race (golang/go#75804), no failing input; once more for $budget executions"
       continue
     fi
     break
