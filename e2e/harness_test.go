@@ -29,6 +29,10 @@ import (
 var wardenBin, wardenHookBin string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == floorArg {
+		serveFloor() // BenchmarkServeLoad's loopback floor: this binary as a server that does nothing
+		return
+	}
 	dir, err := os.MkdirTemp("", "warden-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -3,7 +3,9 @@
 # equivalent policy (e2e/testdata/hookbench.rego), over loopback, at 1, 16 and
 # 64 concurrent clients: requests/s, p50 and p99 per configuration. warden
 # writes each call's audit record (SQLite, and PostgreSQL on 127.0.0.1:5432
-# database test) before it answers. OPA comes from $OPA_BIN or PATH
+# database test) before it answers. The floor row is a server that reads
+# each body and answers a fixed decision: the ceiling of any server on this
+# machine with this client. OPA comes from $OPA_BIN or PATH
 # (`go install github.com/open-policy-agent/opa@v1.22.2`); without it its rows
 # are skipped.
 # Usage: bash e2e/servebench.sh [requests per configuration]   (default 3000)

@@ -36,7 +36,8 @@ func serveBenchCommand(i int) string {
 }
 
 // BenchmarkServeLoad drives `warden serve` (the audit write on, SQLite and
-// PostgreSQL) and `opa run --server` on the equivalent policy
+// PostgreSQL), the loopback floor (serveFloor: a server that does nothing)
+// and `opa run --server` on the equivalent policy
 // (e2e/testdata/hookbench.rego) over loopback with 1, 16 and 64
 // concurrent clients on kept-alive connections, and reports requests/s,
 // p50 and p99 (ms). warden decides each call in its session (a session
@@ -73,6 +74,9 @@ func BenchmarkServeLoad(b *testing.B) {
 	targets := []target{
 		{name: "warden-sqlite", url: wardenURL(nil), body: wardenBody},
 		{name: "warden-postgres", url: wardenURL(func(b *testing.B) string { return pgtest.Schema(b) }), body: wardenBody},
+		{name: "floor", url: func(b *testing.B) (string, func()) {
+			return benchServe(b, b.TempDir(), os.Args[0], []string{floorArg}, floorPrefix)
+		}, body: wardenBody},
 		{name: "opa", url: func(b *testing.B) (string, func()) {
 			opa := opaBin()
 			if opa == "" {
@@ -158,6 +162,35 @@ func BenchmarkServeLoad(b *testing.B) {
 			})
 		}
 	}
+}
+
+// floorArg, as the e2e test binary's first argument, makes it the
+// loopback floor of BenchmarkServeLoad (serveFloor) instead of the tests.
+const floorArg = "serve-floor"
+
+// floorPrefix starts the floor server's line that gives its address.
+const floorPrefix = "floor: "
+
+// serveFloor is the load test's floor: an HTTP server on loopback that
+// reads each request's body and answers one fixed decision, with no
+// token check, no decision and no store. No server that does more can
+// answer the same client faster on the same machine, so its row is the
+// ceiling of the table.
+func serveFloor() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("%shttp://%s\n", floorPrefix, ln.Addr())
+	answer := []byte(`{"decision":{"decision":"allow","code":"allowed"}}` + "\n")
+	err = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(answer)
+	}))
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
 }
 
 func freePort(b *testing.B) string {
