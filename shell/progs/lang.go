@@ -164,6 +164,8 @@ func init() {
 			r.risk("npm audit fix installs packages, running their install scripts")
 		}
 	}
+	npmExec := npmSub("exec x", "X -...")
+	npmExec.Special = npmExecProgram
 	npmConfig := npmSub("config c", "-...")
 	// npm config set, delete, edit and fix write the user's .npmrc (or the
 	// project's, the global one), which every later npm obeys
@@ -189,7 +191,7 @@ func init() {
 			npmConfig, npmSub("help", "-..."), npmSub("root", ""), npmSub("bin", ""), npmSub("prefix", ""),
 			npmSub("why explain", "-..."), npmSub("fund", "-..."), npmSub("doctor", ""), npmSub("whoami", ""), npmSub("search s se find", "-..."),
 			npmSub("link ln", "-..."), npmSub("dedupe ddp", "-..."), npmSub("prune", "-..."), npmSub("rebuild rb", "-..."),
-			npmSub("exec x", "X -..."), npmSub("cache", "-..."), npmSub("pkg", "-..."),
+			npmExec, npmSub("cache", "-..."), npmSub("pkg", "-..."),
 		},
 	})
 	// npm install -g (and the other commands that change packages)
@@ -213,8 +215,8 @@ func init() {
 	// --call change what runs.
 	npxOpts := npmOpts
 	register(&Spec{Name: "npx", Source: "npm 9.2 (Debian 12), npx(1)", Opts: npxOpts, Operands: "-...", Rest: 1, EnvPrefix: "npm_config_ NPM_CONFIG_ NODE_",
-		Env: "NODE_OPTIONS=Fnode NPM_CONFIG_SCRIPT_SHELL=X npm_config_script_shell=X"})
-	register(&Spec{Name: "pnpm yarn", Source: "pnpm 9 (pnpm help), yarn 1.22 (yarn help)", Opts: npmOpts + " --frozen-lockfile --filter= -F= -r|--recursive --dev --prod --parallel --stream --reporter=", Operands: "-...", Rest: 1,
+		Env: "NODE_OPTIONS=Fnode NPM_CONFIG_SCRIPT_SHELL=X npm_config_script_shell=X", Special: npxProgram})
+	register(&Spec{Name: "pnpm yarn", Source: "pnpm 9 (pnpm help), yarn 1.22 (yarn help)", Opts: npmOpts + " --frozen-lockfile --filter= -F= -r|--recursive --dev --prod --parallel --stream --reporter=", Operands: "-...", Rest: 1, Special: pnpmProgram,
 		Env: "NODE_OPTIONS=Fnode"})
 
 	// Python 3.11: python3 --help. -c runs code, -m runs a module; the

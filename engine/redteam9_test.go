@@ -1,0 +1,97 @@
+package engine_test
+
+import (
+	"testing"
+)
+
+// The ninth red-team pass, the JavaScript project tools. npx PROGRAM ARGS
+// handed ARGS to a program warden had no table for, and checked them only
+// for private and protected paths, so under the coding example's
+// "npx prettier *", "npx eslint *" and "npx tsc *" these were allowed:
+// prettier --write and eslint --fix rewriting files outside the workspace,
+// a --plugin or a JavaScript --config loaded from anywhere (code the
+// project does not hold), a formatter module (eslint -f FILE), eslint
+// --init and --inspect-config (which fetch and run packages), and tsc
+// emitting NAME.js into .git/hooks beside a NAME.ts there. prettier, eslint
+// and tsc now have tables (shell/progs/js.go), and npx, npm exec, pnpm and
+// yarn read the words they hand to them with those tables.
+func TestRedteam9JSTools(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		// Findings.
+		{"prettier rewrites a file outside the workspace", sh("npx prettier --write ../lib/x.js"), "deny"},
+		{"prettier rewrites an absolute path outside", sh("npx prettier -w /etc/hosts.json"), "deny"},
+		{"a prettier plugin from anywhere", sh("npx prettier --plugin=/tmp/evil.mjs --check src"), "notAllow"},
+		{"a prettier plugin from the project", sh("npx prettier --plugin ./evil.mjs --check src"), "notAllow"},
+		{"a JavaScript prettier config", sh("npx prettier --config evil.config.mjs --check src"), "notAllow"},
+		{"prettier expands its own glob from the root", sh("npx prettier --write '**/*.json'"), "notAllow"},
+		{"eslint --fix outside the workspace", sh("npx eslint --fix ../lib/x.js"), "deny"},
+		{"eslint --fix in .git", sh("npx eslint --fix .git/hooks/pre-commit"), "deny"},
+		{"an eslint formatter module", sh("npx eslint -f ./fmt.js src"), "notAllow"},
+		{"an eslint formatter package", sh("npx eslint --format=evil src"), "notAllow"},
+		{"a JavaScript eslint config", sh("npx eslint -c ./other.config.mjs src"), "notAllow"},
+		{"eslint --init fetches and runs a package", sh("npx eslint --init"), "notAllow"},
+		{"eslint --inspect-config fetches and runs a package", sh("npx eslint --inspect-config"), "notAllow"},
+		{"eslint --mcp starts a server", sh("npx eslint --mcp"), "notAllow"},
+		{"an eslint plugin", sh("npx eslint --plugin evil src"), "notAllow"},
+		{"an eslint parser module", sh("npx eslint --parser ./p.js src"), "notAllow"},
+		{"an option of eslint 8 that loads rules", sh("npx eslint --rulesdir rules src"), "notAllow"},
+		{"tsc emits beside a source in .git/hooks", sh("npx tsc .git/hooks/post-checkout.ts"), "deny"},
+		{"tsc emits into a folder outside", sh("npx tsc --outDir /tmp/out src/a.ts"), "deny"},
+		{"tsc writes a trace outside", sh("npx tsc --generateTrace /tmp/trace"), "deny"},
+		{"tsc reads option names in any case", sh("npx tsc --OUTDIR .git/hooks src/a.ts"), "notAllow"},
+		{"tsc's declarations into .git", sh("npx tsc --declarationDir .git/x -d src/a.ts"), "deny"},
+		// Handled before: words naming protected paths.
+		{"prettier's cache file in .git/hooks", sh("npx prettier --cache --cache-location .git/hooks/pre-commit --check src"), "deny"},
+		{"eslint's report into .git", sh("npx eslint -o .git/config src"), "deny"},
+		{"tsc bundles into a hook", sh("npx tsc --outFile .git/hooks/pre-commit src/a.ts"), "deny"},
+		// Allowed: the everyday forms.
+		{"type check", sh("npx tsc --noEmit"), "allow"},
+		{"tsc on the project", sh("npx tsc -p ."), "allow"},
+		{"tsc build mode", sh("npx tsc -b"), "allow"},
+		{"tsc on a source", sh("npx tsc src/a.ts"), "allow"},
+		{"tsc --strict false (a boolean's value)", sh("npx tsc --noEmit --strict false"), "allow"},
+		{"lint the project (its .env is no JavaScript)", sh("npx eslint ."), "allow"},
+		{"lint and fix the sources", sh("npx eslint --fix src"), "allow"},
+		{"a built-in formatter", sh("npx eslint -f json src"), "allow"},
+		{"eslint's cache", sh("npx eslint --cache src"), "allow"},
+		{"check the formatting of the project", sh("npx prettier --check ."), "allow"},
+		{"format the sources", sh("npx prettier --write src"), "allow"},
+		{"format a glob of the sources", sh("npx prettier --write 'src/**/*.ts'"), "allow"},
+		{"a JSON prettier config", sh("npx prettier --config .prettierrc.json --check src"), "allow"},
+		{"prettier with a format option", sh("npx prettier --no-semi --single-quote --write src"), "allow"},
+	})
+}
+
+// The same tables serve the other ways of running the tools: npm exec,
+// pnpm, pnpm exec, yarn, and node_modules/.bin.
+func TestRedteam9JSRunners(t *testing.T) {
+	t.Parallel()
+	const pol = `version: 1
+default: ask
+workspace: {root: ., outside: deny}
+rules:
+  - id: js-tools
+    effect: allow
+    tool: shell
+    command: ["npm exec *", "pnpm *", "yarn *", "prettier *", "eslint *", "tsc *", "node_modules/.bin/prettier *"]
+  - id: sources
+    effect: allow
+    tool: [write, edit]
+    path: ["src/**"]
+`
+	checkSoundPolicy(t, pol, []soundCase{
+		{"npm exec prettier -- --write outside", sh("npm exec prettier -- --write ../x.js"), "deny"},
+		{"npm x eslint --fix outside", sh("npm x -- eslint --fix /etc/x.js"), "deny"},
+		{"pnpm prettier --write outside", sh("pnpm prettier --write ../x.js"), "deny"},
+		{"pnpm exec prettier --write outside", sh("pnpm exec prettier --write ../x.js"), "deny"},
+		{"yarn eslint with a formatter module", sh("yarn eslint -f ./fmt.js src"), "notAllow"},
+		{"prettier run by name", sh("prettier --write ../x.js"), "deny"},
+		{"prettier from node_modules/.bin", sh("node_modules/.bin/prettier --plugin ./p.mjs --check src"), "notAllow"},
+		{"tsc run by name", sh("tsc --outDir /tmp/out src/a.ts"), "deny"},
+		{"npm exec prettier on the sources", sh("npm exec prettier -- --check src"), "allow"},
+		{"pnpm prettier on the sources", sh("pnpm prettier --write src"), "allow"},
+		{"yarn eslint on the sources", sh("yarn eslint src"), "allow"},
+		{"tsc on a source", sh("tsc src/a.ts"), "allow"},
+	})
+}
