@@ -278,21 +278,6 @@ func toolWords(r *Result, name string, words []string) {
 	if !npxTools[name] {
 		return
 	}
-	sub := table[name]
-	var inner Result
-	sub.Parse(&inner, append([]string{name}, words...), false)
-	if inner.Risk != "" {
-		r.risk("%s %s: %s", r.Spec.label(), name, inner.Risk)
-	}
-	for _, e := range inner.Effects {
-		if e.Arg == Read && e.Via == sub.Name {
-			e.Via = r.Spec.Name // read whole, as the shell package reads a Tree read
-		} else {
-			e.Via = strings.TrimPrefix(e.Via, name+" ")
-			e.Via = name + " " + e.Via
-		}
-		r.Effects = append(r.Effects, e)
-	}
-	r.Tree, r.Filter = inner.Tree, inner.Filter
+	r.runs(table[name], append([]string{name}, words...), r.Spec.label()+" "+name, name)
 	r.Passed = nil
 }

@@ -563,21 +563,7 @@ func pythonModule(r *Result, args []string) {
 	if sub == nil {
 		return
 	}
-	var inner Result
-	sub.Parse(&inner, args[i+1:], false)
-	if inner.Risk != "" {
-		r.risk("python -m %s: %s", mod, inner.Risk)
-	}
-	for _, e := range inner.Effects {
-		if inner.Tree && e.Arg == Read && e.Via == sub.Name {
-			e.Via = r.Spec.Name // read whole, as the shell package reads a Tree read
-		} else {
-			e.Via = "-m " + mod + " " + e.Via
-		}
-		r.Effects = append(r.Effects, e)
-	}
-	r.Tree = r.Tree || inner.Tree
-	r.Follow = r.Follow || inner.Follow
+	r.runs(sub, args[i+1:], "python -m "+mod, "-m "+mod)
 }
 
 // pytestSpecial: pytest-cov's --cov-report=TYPE:DEST writes DEST (a file
@@ -885,21 +871,7 @@ func uvRunSpecial(r *Result, _ []string) {
 	if sub == nil {
 		return
 	}
-	var inner Result
-	sub.Parse(&inner, words, false)
-	if inner.Risk != "" {
-		r.risk("uv run %s: %s", prog, inner.Risk)
-	}
-	for _, e := range inner.Effects {
-		if inner.Tree && e.Arg == Read && e.Via == inner.Spec.Name {
-			e.Via = r.Spec.Name
-		} else {
-			e.Via = "run " + prog + " " + e.Via
-		}
-		r.Effects = append(r.Effects, e)
-	}
-	r.Tree = r.Tree || inner.Tree
-	r.Follow = r.Follow || inner.Follow
+	r.runs(sub, words, "uv run "+prog, "run "+prog)
 }
 
 // npmPassed hands the operands of an npm command that runs a script,

@@ -423,6 +423,32 @@ func (r *Result) Values(canon string) []string {
 	return out
 }
 
+// runs reads words (words[0] names the program) with the entry sub, as
+// the words the call's program hands to another it runs (python -m pytest
+// ARGS, uv run pytest ARGS, npx prettier ARGS), and takes in what that
+// finds: its risk, prefixed with label, and its effects, each named after
+// via but for the folders read whole, which stay the call's own reads.
+func (r *Result) runs(sub *Spec, words []string, label, via string) {
+	var inner Result
+	sub.Parse(&inner, words, false)
+	if inner.Risk != "" {
+		r.risk("%s: %s", label, inner.Risk)
+	}
+	for _, e := range inner.Effects {
+		if inner.Tree && e.Arg == Read && (e.Via == sub.Name || e.Via == inner.Spec.Name) {
+			e.Via = r.Spec.Name // read whole, as the shell package reads a Tree read
+		} else {
+			e.Via = via + " " + strings.TrimPrefix(e.Via, via+" ")
+		}
+		r.Effects = append(r.Effects, e)
+	}
+	r.Tree = r.Tree || inner.Tree
+	r.Follow = r.Follow || inner.Follow
+	if inner.Filter != nil {
+		r.Filter = inner.Filter
+	}
+}
+
 func (r *Result) risk(format string, a ...any) {
 	if r.Risk == "" {
 		r.Risk = fmt.Sprintf(format, a...)
