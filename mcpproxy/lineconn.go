@@ -29,6 +29,14 @@ const MaxLine = mcp.DefaultMaxLineLength
 // per call. A batch is read as its messages in turn, and the answers to
 // its requests are written back as one batch.
 type LineConn struct {
+	// Answer, when set, answers a line that is no JSON-RPC message with a
+	// JSON-RPC error (-32700 for one that is not JSON, -32600 for the
+	// rest, with the request's id when it has one) and goes on to the
+	// next line, as a JSON-RPC server does; unset, such a line ends the
+	// connection (Read returns the error). Set it for the connection to a
+	// client, before the first Read.
+	Answer bool
+
 	w     io.Writer
 	close func() error
 
@@ -116,22 +124,56 @@ func (c *LineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.queue = c.queue[1:]
 		return m, nil
 	}
-	var in lineRead
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.closed:
-		return nil, io.EOF
-	case in = <-c.incoming:
+	for {
+		var in lineRead
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		case in = <-c.incoming:
+		}
+		if in.err != nil {
+			return nil, in.err
+		}
+		m, err := c.decodeLine(in.data)
+		if err == nil || !c.Answer {
+			return m, err
+		}
+		if err := c.answerBad(in.data, err); err != nil {
+			return nil, err
+		}
 	}
-	if in.err != nil {
-		return nil, in.err
+}
+
+// answerBad answers a line that is no JSON-RPC message with the JSON-RPC
+// error for it.
+func (c *LineConn) answerBad(line []byte, bad error) error {
+	code, id := -32700, []byte("null")
+	if json.Valid(line) {
+		code = -32600
+		var w struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(line, &w) == nil && len(w.ID) > 0 && (w.ID[0] == '"' || w.ID[0] == '-' || w.ID[0] >= '0' && w.ID[0] <= '9') {
+			id = w.ID
+		}
 	}
-	if in.data[0] != '[' {
-		return decodeMessage(in.data)
+	msg, _ := json.Marshal("warden: the line is not a JSON-RPC 2.0 message (" + bad.Error() + "); it was not run")
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := fmt.Fprintf(c.w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, msg)
+	return err
+}
+
+// decodeLine reads one line: a message, or a batch whose first message
+// it returns (the rest are queued).
+func (c *LineConn) decodeLine(data []byte) (jsonrpc.Message, error) {
+	if data[0] != '[' {
+		return decodeMessage(data)
 	}
 	var raws []json.RawMessage
-	if err := json.Unmarshal(in.data, &raws); err != nil {
+	if err := json.Unmarshal(data, &raws); err != nil {
 		return nil, fmt.Errorf("unreadable batch: %w", err)
 	}
 	if len(raws) == 0 {
@@ -265,6 +307,10 @@ func (c *LineConn) Close() error {
 // SessionID implements mcp.Connection.
 func (c *LineConn) SessionID() string { return "" }
 
+// Connect implements mcp.Transport: an MCP server runs on the connection
+// itself (mcp.Server.Run), one session.
+func (c *LineConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
+
 // TerminateAfter is how long closing a command's connection waits for the
 // server to exit once its input is closed, and again after SIGTERM, before
 // it kills the server.
@@ -319,4 +365,7 @@ func CommandConn(cmd *exec.Cmd) (*LineConn, error) {
 	return NewLineConn(stdout, stdin, stop), nil
 }
 
-var _ mcp.Connection = (*LineConn)(nil)
+var (
+	_ mcp.Connection = (*LineConn)(nil)
+	_ mcp.Transport  = (*LineConn)(nil)
+)

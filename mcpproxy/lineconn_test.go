@@ -124,3 +124,46 @@ func TestLineConnLimits(t *testing.T) {
 		t.Fatal("Close did not end a waiting Read")
 	}
 }
+
+// TestLineConnAnswer: with Answer set, a line that is no JSON-RPC message
+// is answered with the JSON-RPC error for it (parse error, or invalid
+// request with the request's id) and the next line is read; unset, the
+// same line is Read's error.
+func TestLineConnAnswer(t *testing.T) {
+	ctx := t.Context()
+	in := strings.Join([]string{
+		`not json`,
+		`{"jsonrpc":"2.0","id":7,"method":}`,
+		`{"jsonrpc":"1.0","id":8,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"s","Method":"x","result":1,"error":5}`,
+		`[]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	pr, pw := io.Pipe()
+	c := mcpproxy.NewLineConn(strings.NewReader(in), pw, nil)
+	c.Answer = true
+	out := bufio.NewScanner(pr)
+	got := make(chan jsonrpc.Message, 1)
+	go func() {
+		m, err := c.Read(ctx)
+		if err != nil {
+			t.Errorf("Read: %v", err)
+		}
+		got <- m
+	}()
+	for _, want := range []string{`"id":null,"error":{"code":-32700`, `"id":null,"error":{"code":-32700`, `"id":8,"error":{"code":-32600`, `"id":"s","error":{"code":-32600`, `"id":null,"error":{"code":-32600`} {
+		if !out.Scan() {
+			t.Fatalf("no answer, want one with %s", want)
+		}
+		if !strings.Contains(out.Text(), want) || !strings.Contains(out.Text(), "it was not run") {
+			t.Errorf("answered %s, want %s", out.Text(), want)
+		}
+	}
+	if r, ok := (<-got).(*jsonrpc.Request); !ok || r.Method != "tools/list" {
+		t.Errorf("after the bad lines: %+v, want the tools/list request", r)
+	}
+	c = mcpproxy.NewLineConn(strings.NewReader("not json\n"), io.Discard, nil)
+	if _, err := c.Read(ctx); err == nil {
+		t.Error("without Answer, a bad line is no error")
+	}
+}

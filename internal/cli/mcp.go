@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -154,6 +153,7 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 		return cmdError(env, "mcp proxy", fmt.Errorf("start the upstream server: %w", err))
 	}
 	clientConn := mcpproxy.NewLineConn(env.Stdin, env.Stdout, nil)
+	clientConn.Answer = true // a line that is no message is answered, not the end
 	p := &mcpproxy.Proxy{Name: *name, Gate: gate, Log: env.Stderr}
 	err = p.Run(ctx, clientConn, upConn)
 	if own {
@@ -231,7 +231,9 @@ func runMCPServe(ctx context.Context, env *Env, args []string) int {
 	defer st.Close()
 	srv := &mcpserve.Server{Gate: gate, Version: versionLine()}
 	if listen == "" {
-		err = srv.New().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+		conn := mcpproxy.NewLineConn(env.Stdin, env.Stdout, nil)
+		conn.Answer = true // a line that is no message is answered, not the end
+		err = srv.New().Run(ctx, conn)
 		if own {
 			endOwnSession(ctx, env, "mcp serve", gate)
 		}
@@ -336,10 +338,6 @@ func (h *headerFlag) Set(s string) error {
 	http.Header(*h).Add(name, strings.TrimSpace(value))
 	return nil
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 func randomHex(n int) string {
 	b := make([]byte, n)

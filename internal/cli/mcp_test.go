@@ -1,9 +1,15 @@
 package cli_test
 
 import (
+	"bufio"
+	"context"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-run/warden/internal/cli"
 )
 
 func TestMCPProxyBadCommandLines(t *testing.T) {
@@ -53,5 +59,40 @@ func TestMCPServeBadCommandLines(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("warden %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
 		}
+	}
+}
+
+// TestMCPServeAnswersBadLines: a line on warden mcp serve's input that is
+// no JSON-RPC message is answered with a JSON-RPC error, and the server
+// goes on to the next message (it ended the server before).
+func TestMCPServeAnswersBadLines(t *testing.T) {
+	t.Parallel()
+	pol := filepath.Join(t.TempDir(), "warden.yaml")
+	if err := os.WriteFile(pol, []byte("version: 1\ndefault: ask\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := cli.Run(context.Background(), []string{"mcp", "serve", "--policy", pol}, inR, outW, io.Discard)
+		outW.Close()
+		done <- code
+	}()
+	go io.WriteString(inW, "not json\n"+`{"jsonrpc":"2.0","id":9,"method":}`+"\n"+
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	sc := bufio.NewScanner(outR)
+	for i, want := range []string{`"id":null,"error":{"code":-32700`, `"id":null,"error":{"code":-32700`, `"id":1,"result":{`} {
+		if !sc.Scan() {
+			t.Fatalf("answer %d: none (%v), want one with %s", i+1, sc.Err(), want)
+		}
+		if !strings.Contains(sc.Text(), want) {
+			t.Errorf("answer %d: %s, want %s", i+1, sc.Text(), want)
+		}
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d at the end of the input, want 0", code)
 	}
 }
