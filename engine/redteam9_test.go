@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -94,4 +96,40 @@ rules:
 		{"yarn eslint on the sources", sh("yarn eslint src"), "allow"},
 		{"tsc on a source", sh("tsc src/a.ts"), "allow"},
 	})
+}
+
+// A folder given to prettier or eslint is read as the tool reads it: the
+// files it formats or lints, so a private file it leaves alone does not
+// stop the call, and one it reads does. prettier formats .json.example
+// (an extension of two parts) but not .env.example; .env.json is private
+// under the coding example and prettier prints it formatted.
+func TestRedteam9JSToolFolders(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file, cmd, expect string
+	}{
+		{".env.example", "npx prettier --check .", "allow"},
+		{".env.example", "npx prettier .", "allow"},
+		{"config/.env.json", "npx prettier .", "deny"},
+		{"config/.env.json", "npx prettier --check config", "deny"},
+		{".env.json.example", "npx prettier .", "deny"},
+		{"node_modules/x/.env.json", "npx prettier .", "allow"},
+		{"node_modules/x/.env.json", "npx prettier --with-node-modules .", "deny"},
+		{".env.local", "npx eslint .", "allow"},
+		{"src/.env.mjs", "npx eslint src", "deny"},
+		{"web/.env.ts", "npx eslint 'web/**/*.ts'", "deny"},
+	} {
+		t.Run(tc.file+" "+tc.cmd, func(t *testing.T) {
+			t.Parallel()
+			e, dir := newEngine(t, codingPolicy(t))
+			p := filepath.Join(dir, tc.file)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("{\"token\": \"x\"}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			expectDecision(t, e, sh(tc.cmd), tc.expect)
+		})
+	}
 }

@@ -105,7 +105,7 @@ func globRoots(r *Result, via string) {
 // extensions and file names); it leaves the others alone.
 var prettierNames = func() (ext, names map[string]bool) {
 	ext, names = map[string]bool{}, map[string]bool{}
-	for _, e := range strings.Fields(".4DForm .4DProject .JSON-tmLanguage ._js .avsc .bones .cjs .code-snippets .code-workspace .css .cts .es .es6 .frag .geojson .gltf .gql .graphql .graphqls .gs .handlebars .har .hbs .hta .htm .html .hl .hujson .ice .importmap .inc .jake .javascript .js .flow .jsb .jscad .jsfl .jslib .jsm .json .example .json5 .jsonc .jspre .jss .jsx .less .livemd .markdown .mcmeta .md .mdown .mdwn .mdx .mir .mjml .mjs .mkd .mkdn .mkdown .mts .njs .pac .pcss .postcss .reek .ronn .rviz .sarif .scd .scss .sjs .slnlaunch .ssjs .sublime-build .sublime-color-scheme .sublime-commands .sublime-completions .sublime-keymap .sublime-macro .sublime-menu .sublime-mousemap .sublime-project .sublime-settings .sublime-syntax .sublime-theme .sublime-workspace .sublime_metrics .sublime_session .syntax .tact .tfstate .backup .topojson .ts .tsx .vue .webapp .webmanifest .workbook .wxs .wxss .xht .xhtml .xsjs .xsjslib .yaml .yaml-tmlanguage .sed .yml .mysql .yy .yyp") {
+	for _, e := range strings.Fields(".4DForm .4DProject .JSON-tmLanguage ._js .avsc .bones .cjs .code-snippets .code-workspace .component.html .css .cts .end.frag .es .es6 .geojson .gltf .gql .graphql .graphqls .gs .handlebars .har .hbs .hta .htm .html .html.hl .hujson .ice .importmap .inc .jake .javascript .js .js.flow .jsb .jscad .jsfl .jslib .jsm .json .json.example .json5 .jsonc .jspre .jss .jsx .less .livemd .markdown .mcmeta .md .mdown .mdwn .mdx .mir .mjml .mjs .mkd .mkdn .mkdown .mts .njs .pac .pcss .postcss .reek .ronn .rviz .sarif .scd .scss .sjs .slnlaunch .ssjs .start.frag .sublime-build .sublime-color-scheme .sublime-commands .sublime-completions .sublime-keymap .sublime-macro .sublime-menu .sublime-mousemap .sublime-project .sublime-settings .sublime-syntax .sublime-theme .sublime-workspace .sublime_metrics .sublime_session .syntax .tact .tfstate .tfstate.backup .topojson .ts .tsx .vue .webapp .webmanifest .workbook .wxs .wxss .xht .xhtml .xsjs .xsjslib .yaml .yaml-tmlanguage .yaml.sed .yml .yml.mysql .yy .yyp") {
 		ext[strings.ToLower(e)] = true
 	}
 	for _, n := range strings.Fields(".all-contributorsrc .arcconfig .auto-changelog .babelrc .c8rc .clang-format .clang-tidy .clangd .eslintrc .gemrc .htmlhintrc .imgbotconfig .jscsrc .jshintrc .jslintrc .lintstagedrc .nycrc .prettierrc .releaserc .secrets.baseline .stylelintrc .swcrc .tern-config .tern-project .watchmanconfig CITATION.cff Jakefile README composer.json contents.lr end.frag glide.lock package-lock.json package.json pixi.lock start.frag") {
@@ -144,12 +144,13 @@ func prettierSpecial(r *Result, _ []string) {
 		if prettierFile[name] {
 			return true
 		}
-		for i := 0; i < len(name); i++ {
-			if name[i] == '.' && i > 0 && prettierExt[strings.ToLower(name[i:])] {
+		// The extensions of several parts (.json.example) too.
+		for i := 1; i < len(name); i++ {
+			if name[i] == '.' && prettierExt[strings.ToLower(name[i:])] {
 				return true
 			}
 		}
-		return prettierExt[strings.ToLower(path.Ext(name))]
+		return false
 	}
 	codeConfig(r, "prettier", "--config")
 	if hasFlag(r, "--cache") && len(r.Values("--cache-location")) == 0 {
