@@ -260,13 +260,25 @@ func npmExecProgram(r *Result, _ []string) {
 
 // pnpmProgram does the same for pnpm PROGRAM ARGS, pnpm exec PROGRAM
 // ARGS, and yarn's same two forms: each runs the program from the
-// project's node_modules/.bin.
+// project's node_modules/.bin. pnpm add NAME and yarn add NAME fetch a
+// package as npm install NAME does (fetched.go), and dlx and yarn global
+// fetch and run or install programs.
 func pnpmProgram(r *Result, _ []string) {
 	if len(r.Ops) == 0 || len(r.Passed) != len(r.Ops)-1 {
 		return
 	}
-	if r.Ops[0] == "exec" && len(r.Passed) > 0 {
-		toolWords(r, r.Passed[0], r.Passed[1:])
+	switch r.Ops[0] {
+	case "exec":
+		if len(r.Passed) > 0 {
+			toolWords(r, r.Passed[0], r.Passed[1:])
+		}
+		return
+	case "add", "install", "i":
+		// pnpm add NAME, yarn add NAME: as npm install NAME.
+		fetchedPackages(r, r.Passed, r.Spec.label()+" "+r.Ops[0])
+		return
+	case "dlx", "global":
+		r.risk("%s %s fetches packages and runs or installs their programs", r.Spec.label(), r.Ops[0])
 		return
 	}
 	toolWords(r, r.Ops[0], r.Passed)

@@ -28,6 +28,7 @@ func init() {
 	}
 	goRun := goSub("run", " -exec=X", "-...")
 	goRun.Rest = 1 // go run PKG ARGS...: the words after the package are the program's
+	goRun.Special = goRunFetched
 	goTest := goSub("test", goTestFlags, "-...")
 	goTest.RestAfter = "-args"
 	goTest.Special = goTestArgs
@@ -156,6 +157,7 @@ func init() {
 		return s
 	}
 	npmInstall := npmSub("install i add in ins inst insta instal isnt isnta isntal isntall", "-...")
+	npmInstall.Special = npmFetched
 	npmAudit := npmSub("audit", "-...")
 	npmAudit.Special = func(r *Result, _ []string) {
 		// npm audit fix installs the fixed versions (npm help audit),
@@ -238,20 +240,29 @@ func init() {
 	pipSub := func(name string) *Spec { return &Spec{Name: name, Opts: pipOpts, Operands: "-..."} }
 	// pip config set, unset and edit write pip.conf, which every later pip
 	// obeys (index-url, and python: the interpreter pip runs).
+	pipFetch := func(name string) *Spec {
+		s := pipSub(name)
+		s.Special = pipFetched("pip " + name)
+		return s
+	}
 	pipConfig := pipSub("config")
 	pipConfig.Special = configWrites("pip", "list", "get", "debug")
 	register(&Spec{Name: "pip pip3", Source: "pip 23 (pip help, pip help install)", SubsOnly: true, Opts: pipOpts, EnvPrefix: "PIP_ PYTHON",
 		Env:  "PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE=! PIP_REQUIRE_VIRTUALENV PIP_NO_CACHE_DIR",
-		Subs: []*Spec{pipSub("install"), pipSub("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipConfig, pipSub("search"), pipSub("cache"), pipSub("index"), pipSub("wheel"), {Name: "hash", Opts: pipOpts, Operands: "R..."}, pipSub("inspect"), pipSub("debug"), pipSub("help")}})
+		Subs: []*Spec{pipFetch("install"), pipFetch("download"), pipSub("uninstall"), pipSub("freeze"), pipSub("list"), pipSub("show"), pipSub("check"), pipConfig, pipSub("search"), pipSub("cache"), pipSub("index"), pipFetch("wheel"), {Name: "hash", Opts: pipOpts, Operands: "R..."}, pipSub("inspect"), pipSub("debug"), pipSub("help")}})
 	uvOpts := " -q|--quiet -v|--verbose --color= --native-tls --offline --no-cache -n --cache-dir=W --python=X -p=X --directory=C --project=C --config-file=! --no-config -h|--help -V|--version --frozen --locked --no-sync --all-extras --extra= --dev --no-dev --group= --package= --with=! --index-url= --extra-index-url= -r=R|--requirement=R -e=|--editable= --system --no-deps --upgrade -U"
 	uvSub := func(name string) *Spec { return &Spec{Name: name, Opts: uvOpts, Operands: "-..."} }
 	uvRun := uvSub("run")
 	uvRun.Rest = 1
 	uvRun.Special = uvRunSpecial
+	uvAdd := uvSub("add")
+	uvAdd.Special = pipFetched("uv add")
+	uvPipInstall := pipSub("install")
+	uvPipInstall.Special = pipFetched("uv pip install")
 	uvVenv := &Spec{Name: "venv", Opts: uvOpts + " --seed --clear --allow-existing --prompt= --system-site-packages --relocatable", Operands: "W"}
 	register(&Spec{Name: "uv", Source: "uv 0.5 (uv help)", SubsOnly: true, Opts: uvOpts, EnvPrefix: "UV_ PYTHON",
-		Subs: []*Spec{uvRun, uvSub("sync"), uvSub("lock"), uvSub("add"), uvSub("remove"), uvSub("tree"), uvVenv, uvSub("build"), uvSub("version"), uvSub("help"),
-			{Name: "pip", SubsOnly: true, Opts: uvOpts, Subs: []*Spec{pipSub("install"), pipSub("uninstall"), pipSub("list"), pipSub("freeze"), pipSub("show"), pipSub("compile"), pipSub("sync"), pipSub("check"), pipSub("tree")}}}})
+		Subs: []*Spec{uvRun, uvSub("sync"), uvSub("lock"), uvAdd, uvSub("remove"), uvSub("tree"), uvVenv, uvSub("build"), uvSub("version"), uvSub("help"),
+			{Name: "pip", SubsOnly: true, Opts: uvOpts, Subs: []*Spec{uvPipInstall, pipSub("uninstall"), pipSub("list"), pipSub("freeze"), pipSub("show"), pipSub("compile"), pipSub("sync"), pipSub("check"), pipSub("tree")}}}})
 
 	// cargo: cargo --help, cargo help build. Build scripts run as part of any
 	// build; the rule for cargo build vouches for that. --config can set a
