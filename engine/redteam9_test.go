@@ -175,6 +175,8 @@ rules:
 		{"uv add", sh("uv add evil"), "notAllow"},
 		{"uv pip install", sh("uv pip install evil"), "notAllow"},
 		{"go run a module at a version", sh("go run example.com/evil/cmd@latest"), "notAllow"},
+		{"npm reads a/b as a GitHub repository", sh("npm install src/pkg"), "notAllow"},
+		{"pip install a package with extras", sh("pip install 'requests[socks]'"), "notAllow"},
 		// Allowed: what the project declares, and local packages.
 		{"npm install the declared dependencies", sh("npm install"), "allow"},
 		{"npm ci", sh("npm ci"), "allow"},
@@ -182,6 +184,8 @@ rules:
 		{"pnpm install", sh("pnpm install"), "allow"},
 		{"pip install the requirements", sh("pip install -r requirements.txt"), "allow"},
 		{"pip install the project, editable", sh("pip install -e ."), "allow"},
+		{"pip install the project with extras", sh("pip install -e '.[dev]'"), "allow"},
+		{"pip takes a/b for a folder", sh("pip install src/pkg"), "allow"},
 		{"go run the project's command", sh("go run ./cmd/x"), "allow"},
 		{"go get declares a dependency and runs nothing", sh("go get example.com/lib@v1.2.0"), "allow"},
 		// A local package outside the workspace is a read outside it.

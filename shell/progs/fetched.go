@@ -35,10 +35,24 @@ func localPackage(w string) bool {
 	return false
 }
 
+// pipLocal: pip takes a word with a slash (src/pkg), or one with extras
+// (.[dev], ./pkg[test]), for a path; npm takes a/b for a GitHub
+// repository.
+func pipLocal(w string) bool {
+	if i := strings.IndexByte(w, '['); i > 0 && strings.HasSuffix(w, "]") {
+		w = w[:i]
+	}
+	return localPackage(w) || strings.Contains(w, "/") && !strings.Contains(w, "://") && !strings.Contains(w, "@")
+}
+
 // fetchedPackages records each package operand: a local one as a read of
 // its path, any other as the risk that stops an allow (what names the
 // package to fetch and runs its code).
 func fetchedPackages(r *Result, ops []string, what string) {
+	fetched(r, ops, what, localPackage)
+}
+
+func fetched(r *Result, ops []string, what string, local func(string) bool) {
 	for _, op := range ops {
 		if IsDyn(op) {
 			r.risk("%s: a package named at run time (%s) is fetched and its code run", what, op[1:])
@@ -48,7 +62,10 @@ func fetchedPackages(r *Result, ops []string, what string) {
 			continue
 		}
 		p := strings.TrimPrefix(op, "file:")
-		if localPackage(op) {
+		if i := strings.IndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
+			p = p[:i] // pip's extras: .[dev]
+		}
+		if local(op) {
 			r.Effects = append(r.Effects, Effect{Arg: Read, Val: p, Via: what})
 			continue
 		}
@@ -74,8 +91,8 @@ func pipFetched(label string) func(*Result, []string) {
 		if i := indexOf(ops, strings.Fields(r.Sub)[len(strings.Fields(r.Sub))-1]); i >= 0 {
 			ops = ops[i+1:]
 		}
-		fetchedPackages(r, ops, label)
-		fetchedPackages(r, r.Values("-e"), label+" -e")
+		fetched(r, ops, label, pipLocal)
+		fetched(r, r.Values("-e"), label+" -e", pipLocal)
 	}
 }
 
