@@ -63,6 +63,13 @@ func TestDoctor(t *testing.T) {
 			if err == nil || !strings.Contains(out, "FAIL "+pad(host)+" policy") || !strings.Contains(out, "warden.yaml:4") {
 				t.Errorf("doctor with a broken policy: %v\n%s", err, out)
 			}
+			// A deny whose tool is mistyped denies nothing: doctor passes,
+			// and says what warden lint says.
+			e.write("warden.yaml", "version: 1\nrules:\n  - {id: typo, effect: deny, tool: shel, command: \"rm *\", message: m, suggestion: s}\n")
+			out, err = e.warden("doctor", host)
+			if err != nil || !strings.Contains(out, "ok   "+pad(host)+" policy") || !strings.Contains(out, "did you mean shell?") {
+				t.Errorf("doctor with a mistyped tool name: %v\n%s", err, out)
+			}
 			e.write("warden.yaml", string(good))
 
 			// Binary missing.

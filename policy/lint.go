@@ -72,6 +72,8 @@ func (d *decoder) lintToolNames(p *Policy, n *yaml.Node, path string, tools []st
 				}
 				kind := BuiltinKinds[alts[0]]
 				d.warn(itemNode(n, j), path, "tool %s is no host's spelling and matches no call of theirs (tool names are compared exactly): the hosts call it %s; use the kind %s to match the %s tool of every host", t, strings.Join(names, " or "), kind, kind)
+			} else if near := nearTool(t); near != "" {
+				d.warn(itemNode(n, j), path, "tool %s is no kind and no tool of any host, so it matches only a tool of exactly that name: did you mean %s? (a tool of your own agent goes in the policy's tools section, with its kind)", t, near)
 			}
 			continue
 		}
@@ -191,4 +193,66 @@ func (d *decoder) modelErrors(p *Policy, n *yaml.Node) {
 			}
 		}
 	}
+}
+
+// nearTool returns the kind or host tool name that t is most likely a
+// typing slip of (shel for shell, Wirte for Write), or "" when none is
+// that close: at most one edit for a name of up to four letters, two for
+// a longer one, compared without regard to case. A glob, an MCP tool
+// (mcp__SERVER__TOOL) and a name with a server prefix are left alone.
+func nearTool(t string) string {
+	if strings.ContainsAny(t, "*?/[") || strings.HasPrefix(t, "mcp_") {
+		return ""
+	}
+	limit := 2
+	if len(t) <= 4 {
+		limit = 1
+	}
+	best, bestD := "", limit+1
+	try := func(name string, kind bool) {
+		d := editDistance(strings.ToLower(t), strings.ToLower(name))
+		// A kind wins a tie: it matches the tool of every host.
+		if d < bestD || d == bestD && !kind && !IsKind(best) && name < best {
+			best, bestD = name, d
+		}
+	}
+	for _, k := range Kinds {
+		try(k, true)
+	}
+	for name := range BuiltinKinds {
+		if !strings.HasPrefix(name, "mcp_") && !strings.HasPrefix(name, "warden_") {
+			try(name, false)
+		}
+	}
+	if bestD > limit {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the number of single-letter insertions, deletions,
+// substitutions and swaps of neighbours that turn a into b (the optimal
+// string alignment distance, over bytes): bahs is one from bash.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

@@ -41,6 +41,18 @@ func TestLintRuleScope(t *testing.T) {
 			[]string{"tool BASH is no host's spelling", "Bash (Claude Code) or bash (OpenCode)", "kind shell"}},
 		{"a role's tools", "version: 1\nroles:\n  r:\n    tools: [read, task]\n", 4, 19,
 			[]string{"roles.r.tools", "task (OpenCode)", "Task (Claude Code)", "kind delegate"}},
+		// A slip of the keyboard in a tool name: the rule matched nothing,
+		// and a deny so written denied nothing, without a word.
+		{"a kind mistyped", "version: 1\nrules:\n  - {id: d, effect: deny, tool: shel, command: \"rm *\", message: m, suggestion: s}\n", 3, 33,
+			[]string{"rules[0] (d).tool", "tool shel is no kind and no tool of any host", "did you mean shell?"}},
+		{"letters swapped", "version: 1\nrules:\n  - {id: d, effect: deny, tool: [wirte, edit], path: \".env\", message: m, suggestion: s}\n", 3, 34,
+			[]string{"tool wirte", "did you mean write?"}},
+		{"a host's tool mistyped", "version: 1\nrules:\n  - {id: a, effect: allow, tool: WebFecth}\n", 3, 34,
+			[]string{"did you mean WebFetch?"}},
+		{"a role's tool mistyped", "version: 1\nroles:\n  r:\n    tools: [raed]\n", 4, 13,
+			[]string{"roles.r.tools", "did you mean read?"}},
+		{"a sequence rule's tool mistyped", "version: 1\nrules:\n  - id: p\n    effect: ask\n    tool: shell\n    command: \"git push *\"\n    after:\n      command: \"go test *\"\n      since: {tool: [wirte, edit]}\n", 9, 22,
+			[]string{"after.since.tool", "did you mean write?"}},
 		// Specific denies, as the lint warnings ask for, written as warden patterns.
 		{"wildcard glued to a flag", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: [\"chmod 777*\", \"rm -rf*\"]\n    message: m\n    suggestion: s\n", 6, 14,
 			[]string{"rules[0] (d).command", `"rm -rf*": the wildcard is glued to the flag -rf*`, `"rm -rf *"`}},
@@ -104,6 +116,9 @@ rules:
   - id: ask-send
     effect: ask
     tool: gmail.send
+  - id: ask-mail
+    effect: ask
+    tool: [send_email, mcp__mail__send, "mcp__github__*", exec]
   - id: ask-delete
     effect: ask
     tool: delete

@@ -724,6 +724,7 @@ func (d *decoder) after(p *Policy, n *yaml.Node, path string, top bool) *After {
 	a := &After{Pos: d.pos(n)}
 	if f, ok := m["tool"]; ok {
 		a.Tool = d.strs(f.val, path+".tool")
+		d.lintToolNames(p, f.val, path+".tool", a.Tool)
 	}
 	if f, ok := m["command"]; ok {
 		a.Command = d.strs(f.val, path+".command")

@@ -173,7 +173,23 @@ func doctorHost(ctx context.Context, host, root, codexBin string) []doctorCheck 
 			_, err = engine.Compile(pol)
 		}
 	}
-	polOK := add("policy", err, fmt.Sprintf("%s loads (%d rules)", f, rulesOf(pol)))
+	polText := fmt.Sprintf("%s loads (%d rules)", f, rulesOf(pol))
+	if err == nil {
+		// A warning does not fail the check, but a rule that matches
+		// nothing (a mistyped tool name) is said here, not only by lint.
+		if _, fs, lerr := policy.Lint(f); lerr == nil {
+			var warns []policy.Finding
+			for _, x := range fs {
+				if x.Severity == policy.SevWarning {
+					warns = append(warns, x)
+				}
+			}
+			if len(warns) > 0 {
+				polText += fmt.Sprintf("; `warden lint` warns %d time(s), first: %s", len(warns), warns[0])
+			}
+		}
+	}
+	polOK := add("policy", err, polText)
 	// store
 	if polOK {
 		add("store", storeWritable(ctx, pol), "the store next to the policy opens and is writable")
