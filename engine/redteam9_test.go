@@ -192,3 +192,20 @@ rules:
 		{"npm install a folder outside", sh("npm install ../other/pkg"), "deny"},
 	})
 }
+
+// TMPDIR=DIR before a command is where the program writes its temporary
+// files, under names of its own and with content from its input: sort
+// spills its runs there. TMPDIR=.git/hooks sort was allowed under the
+// coding example's "sort *".
+func TestRedteam9TempDir(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		{"sort spills into the hooks folder", sh("TMPDIR=.git/hooks sort big.txt"), "deny"},
+		{"TMP names the repository folder", sh("TMP=.git sort big.txt"), "deny"},
+		{"a temporary folder outside the workspace", sh("TMPDIR=~/x sort big.txt"), "deny"},
+		{"a temporary folder computed at run time", sh("TMPDIR=$(echo .git/hooks) sort big.txt"), "notAllow"},
+		{"the system's temporary folder", sh("TMPDIR=/tmp sort big.txt"), "allow"},
+		{"a folder below it", sh("TMPDIR=/tmp/build go test ./..."), "allow"},
+		{"the build folder", sh("TMPDIR=build go test ./..."), "allow"},
+	})
+}

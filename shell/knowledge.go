@@ -333,6 +333,10 @@ func (a *Analysis) envRisk(c *Command, spec *progs.Spec, r *progs.Result) {
 		if spec != nil && spec.ReadEnv(r, name, val) {
 			continue
 		}
+		if tempVars[name] {
+			a.tempDir(c, name, val)
+			continue
+		}
 		switch {
 		case safeEnv(name):
 		case dangerousName(name):
@@ -343,6 +347,25 @@ func (a *Analysis) envRisk(c *Command, spec *progs.Spec, r *progs.Result) {
 	}
 	if r != nil && r.Risk != "" && c.Risk == "" {
 		c.Risk = r.Risk
+	}
+}
+
+// tempVars name the folder programs write their temporary files in (sort
+// spills its runs there, compilers and test runners their work files).
+var tempVars = map[string]bool{"TMPDIR": true, "TMP": true, "TEMP": true, "TEMPDIR": true}
+
+// tempDir records TMPDIR=DIR before a command as a write into DIR: the
+// program may create files there, under names of its own, with content
+// from its input (TMPDIR=.git/hooks sort wrote into the hooks folder). The
+// system's temporary folders need no rule; a folder computed at run time
+// stops an allow.
+func (a *Analysis) tempDir(c *Command, name, val string) {
+	switch {
+	case IsDyn(val):
+		setRisk(c, "variable "+name+" is computed at run time, and the program writes its temporary files there")
+	case val == "", val == "/tmp", val == "/var/tmp", strings.HasPrefix(val, "/tmp/"), strings.HasPrefix(val, "/var/tmp/"):
+	default:
+		a.addWrite(Write{Path: val, Op: name})
 	}
 }
 
