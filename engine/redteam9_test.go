@@ -196,7 +196,8 @@ rules:
 // TMPDIR=DIR before a command is where the program writes its temporary
 // files, under names of its own and with content from its input: sort
 // spills its runs there. TMPDIR=.git/hooks sort was allowed under the
-// coding example's "sort *".
+// coding example's "sort *", and so were go build's cache written under
+// XDG_CACHE_HOME and pytest's bytecode under PYTHONPYCACHEPREFIX.
 func TestRedteam9TempDir(t *testing.T) {
 	t.Parallel()
 	checkCoding(t, []soundCase{
@@ -204,6 +205,8 @@ func TestRedteam9TempDir(t *testing.T) {
 		{"TMP names the repository folder", sh("TMP=.git sort big.txt"), "deny"},
 		{"a temporary folder outside the workspace", sh("TMPDIR=~/x sort big.txt"), "deny"},
 		{"a temporary folder computed at run time", sh("TMPDIR=$(echo .git/hooks) sort big.txt"), "notAllow"},
+		{"go build's cache under XDG_CACHE_HOME", sh("XDG_CACHE_HOME=.git go build ./..."), "deny"},
+		{"Python's bytecode caches", sh("PYTHONPYCACHEPREFIX=.git/hooks pytest"), "deny"},
 		{"the system's temporary folder", sh("TMPDIR=/tmp sort big.txt"), "allow"},
 		{"a folder below it", sh("TMPDIR=/tmp/build go test ./..."), "allow"},
 		{"the build folder", sh("TMPDIR=build go test ./..."), "allow"},

@@ -350,15 +350,18 @@ func (a *Analysis) envRisk(c *Command, spec *progs.Spec, r *progs.Result) {
 	}
 }
 
-// tempVars name the folder programs write their temporary files in (sort
-// spills its runs there, compilers and test runners their work files).
-var tempVars = map[string]bool{"TMPDIR": true, "TMP": true, "TEMP": true, "TEMPDIR": true}
+// tempVars name a folder programs write files of their own naming in:
+// temporary files (sort spills its runs there), the XDG cache, state,
+// data and runtime folders (go build's cache under XDG_CACHE_HOME when
+// GOCACHE is unset), and Python's bytecode caches (PYTHONPYCACHEPREFIX).
+var tempVars = map[string]bool{"TMPDIR": true, "TMP": true, "TEMP": true, "TEMPDIR": true,
+	"XDG_CACHE_HOME": true, "XDG_STATE_HOME": true, "XDG_DATA_HOME": true, "XDG_RUNTIME_DIR": true, "PYTHONPYCACHEPREFIX": true}
 
-// tempDir records TMPDIR=DIR before a command as a write into DIR: the
-// program may create files there, under names of its own, with content
-// from its input (TMPDIR=.git/hooks sort wrote into the hooks folder). The
-// system's temporary folders need no rule; a folder computed at run time
-// stops an allow.
+// tempDir records TMPDIR=DIR (and the others of tempVars) before a command
+// as a write into DIR: the program may create files there, under names of
+// its own, with content from its input (TMPDIR=.git/hooks sort wrote into
+// the hooks folder). The system's temporary folders need no rule; a folder
+// computed at run time stops an allow.
 func (a *Analysis) tempDir(c *Command, name, val string) {
 	switch {
 	case IsDyn(val):
