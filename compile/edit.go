@@ -105,6 +105,14 @@ func marshalList(v any) ([]byte, error) {
 // test cases and compiled: section replaced by rules, cases and comp (nil:
 // none). Everything else, comments and layout included, stays as it was.
 func splice(old []byte, rules []yamlRule, cases []yamlCase, comp *yamlCompiled) ([]byte, error) {
+	// YAML ends a line at a carriage return alone too; the edit below
+	// counts lines by "\n". A policy with such a line end would be edited
+	// at the wrong lines: refuse it, naming the line.
+	for i := 0; i < len(old); i++ {
+		if old[i] == '\r' && (i+1 == len(old) || old[i+1] != '\n') {
+			return nil, fmt.Errorf("line %d: a carriage return ends a line without a newline; warden compile edits a policy whose lines end in \\n or \\r\\n", bytes.Count(old[:i], []byte("\n"))+1)
+		}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(old, &doc); err != nil {
 		return nil, fmt.Errorf("the policy is not valid YAML: %w", err)
