@@ -4,7 +4,6 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -221,8 +220,8 @@ func ansiC(s string) string {
 			}
 			if e == 'x' {
 				b.WriteByte(byte(n))
-			} else if n <= utf8.MaxRune {
-				b.WriteRune(rune(n))
+			} else {
+				bashUTF8(&b, n)
 			}
 			i = j - 1
 		case 'c':
@@ -249,6 +248,42 @@ func ansiC(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// bashUTF8 writes the character n as bash 5.2 does in a UTF-8 locale
+// (u32toutf8): the UTF-8 scheme as first defined, whatever n is, so a
+// surrogate (\ud800) is its three bytes and a number past U+10FFFF up to
+// 0x7FFFFFFF takes four to six; a larger one writes nothing.
+func bashUTF8(b *strings.Builder, n uint64) {
+	switch {
+	case n < 0x80:
+		b.WriteByte(byte(n))
+	case n < 0x800:
+		b.WriteByte(byte(0xc0 | n>>6))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x10000:
+		b.WriteByte(byte(0xe0 | n>>12))
+		b.WriteByte(byte(0x80 | n>>6&0x3f))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x200000:
+		b.WriteByte(byte(0xf0 | n>>18))
+		b.WriteByte(byte(0x80 | n>>12&0x3f))
+		b.WriteByte(byte(0x80 | n>>6&0x3f))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x4000000:
+		b.WriteByte(byte(0xf8 | n>>24))
+		b.WriteByte(byte(0x80 | n>>18&0x3f))
+		b.WriteByte(byte(0x80 | n>>12&0x3f))
+		b.WriteByte(byte(0x80 | n>>6&0x3f))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n <= 0x7fffffff:
+		b.WriteByte(byte(0xfc | n>>30))
+		b.WriteByte(byte(0x80 | n>>24&0x3f))
+		b.WriteByte(byte(0x80 | n>>18&0x3f))
+		b.WriteByte(byte(0x80 | n>>12&0x3f))
+		b.WriteByte(byte(0x80 | n>>6&0x3f))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	}
 }
 
 func isHex(c byte) bool {

@@ -21,7 +21,8 @@ func FuzzExpandMatchesBash(f *testing.F) {
 		f.Skip("bash is not installed")
 	}
 	for _, s := range []string{`a'b'"c"`, `$'\x2e\x2e'`, `$'\056git'`, `$'\u00e9\cA\e'`, `{a,b}c`, `x{1..3}`, `{01..03}`,
-		`a\ b`, `"a\"b"`, `'a\'`, `~root/x`, `$'a\0b'`, `{a,{b,c}}`, `"\$x"`, `$'\''`, `x{a..e..2}`, `\~`} {
+		`a\ b`, `"a\"b"`, `'a\'`, `~root/x`, `$'a\0b'`, `{a,{b,c}}`, `"\$x"`, `$'\''`, `x{a..e..2}`, `\~`,
+		`$'\ud800'`, `$'a\U00110000b'`, `$'\U7fffffff'`, `$'a\U80000000b'`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, words string) {
