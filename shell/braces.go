@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"os"
 	"os/user"
 	"strconv"
 	"strings"
@@ -142,10 +143,15 @@ func userHome(name string) (string, bool) {
 // ansiC decodes a $'...' string as bash does (QUOTING in bash(1)): \a \b
 // \e \E \f \n \r \t \v \\ \' \" \?, \nnn (octal), \xHH, \uHHHH,
 // \UHHHHHHHH and \cx. A NUL ends the string, as it ends a C string.
-func ansiC(s string) string {
+//
+// A \u or \U past ASCII is written as in a UTF-8 locale; in another
+// locale bash writes it otherwise (in the C locale, as the text \u00E9),
+// so there ansiC reports the word unsure (computed at run time).
+func ansiC(s string) (string, bool) {
 	if strings.IndexByte(s, '\\') < 0 {
-		return s
+		return s, false
 	}
+	unsure := false
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -180,7 +186,7 @@ func ansiC(s string) string {
 			}
 			n, _ := strconv.ParseUint(s[i:j], 8, 32)
 			if n&0xff == 0 {
-				return b.String()
+				return b.String(), unsure
 			}
 			b.WriteByte(byte(n))
 			i = j - 1
@@ -198,7 +204,7 @@ func ansiC(s string) string {
 					j++
 				}
 				if n == 0 {
-					return b.String()
+					return b.String(), unsure
 				}
 				b.WriteByte(byte(n))
 				i = j - 1
@@ -216,12 +222,13 @@ func ansiC(s string) string {
 			}
 			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
 			if n == 0 {
-				return b.String()
+				return b.String(), unsure
 			}
 			if e == 'x' {
 				b.WriteByte(byte(n))
 			} else {
 				bashUTF8(&b, n)
+				unsure = unsure || n >= 0x80 && !utf8Locale()
 			}
 			i = j - 1
 		case 'c':
@@ -236,7 +243,7 @@ func ansiC(s string) string {
 					v = 0x7f
 				}
 				if v == 0 {
-					return b.String()
+					return b.String(), unsure
 				}
 				b.WriteByte(v)
 			} else {
@@ -247,7 +254,7 @@ func ansiC(s string) string {
 			b.WriteByte(e)
 		}
 	}
-	return b.String()
+	return b.String(), unsure
 }
 
 // bashUTF8 writes the character n as bash 5.2 does in a UTF-8 locale
@@ -284,6 +291,17 @@ func bashUTF8(b *strings.Builder, n uint64) {
 		b.WriteByte(byte(0x80 | n>>6&0x3f))
 		b.WriteByte(byte(0x80 | n&0x3f))
 	}
+}
+
+// utf8Locale reports whether the locale the shell runs in (LC_ALL, else
+// LC_CTYPE, else LANG, as warden inherits them from the host) is UTF-8.
+func utf8Locale() bool {
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := strings.ToLower(os.Getenv(k)); v != "" {
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return false
 }
 
 func isHex(c byte) bool {

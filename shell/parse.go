@@ -636,7 +636,9 @@ func wordText(w *syntax.Word) (string, bool) {
 			b.WriteString(unescape(p.Value, false))
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
+				v, unsure := ansiC(p.Value)
+				b.WriteString(v)
+				dyn = dyn || unsure
 			} else {
 				b.WriteString(p.Value)
 			}

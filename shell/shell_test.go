@@ -269,3 +269,33 @@ func TestBraceBombBounded(t *testing.T) {
 		t.Errorf("{1..1000000} gave %d words", n)
 	}
 }
+
+// TestAnsiCLocale: bash writes $'\u00e9' as é in a UTF-8 locale and as the
+// text \u00E9 in the C locale (checked with bash 5.2); ASCII is the same in
+// both. Outside a UTF-8 locale such a word is computed, so no rule can
+// allow it on a guess.
+func TestAnsiCLocale(t *testing.T) {
+	for _, tc := range []struct {
+		lcAll, word string
+		dyn         bool
+		want        string
+	}{
+		{"C.UTF-8", `$'\u00e9'`, false, "é"},
+		{"en_US.utf8", `$'\U0001F600'`, false, "\U0001F600"},
+		{"C", `$'\u00e9'`, true, ""},
+		{"POSIX", `$'a\U00e9b'`, true, ""},
+		{"C", `$'\u0041'`, false, "A"},
+	} {
+		t.Run(tc.lcAll+" "+tc.word, func(t *testing.T) {
+			t.Setenv("LC_ALL", tc.lcAll)
+			a := shell.Analyze("cat " + tc.word)
+			if a.Err != nil || len(a.Commands) != 1 || len(a.Commands[0].Args) != 2 {
+				t.Fatalf("Analyze: %+v", a)
+			}
+			w := a.Commands[0].Args[1]
+			if shell.IsDyn(w) != tc.dyn || !tc.dyn && w != tc.want {
+				t.Errorf("LC_ALL=%s: %s read as %q (computed %v), want %q (computed %v)", tc.lcAll, tc.word, w, shell.IsDyn(w), tc.want, tc.dyn)
+			}
+		})
+	}
+}
