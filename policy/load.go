@@ -118,11 +118,27 @@ func Find(dir string) (string, error) {
 // Load reads and validates a policy file. It fails on any error finding;
 // warnings are available from Lint.
 func Load(path string) (*Policy, error) {
+	p, _, err := LoadWarnings(path)
+	return p, err
+}
+
+// LoadWarnings is Load that also returns the warnings of a policy that
+// loads (warden doctor shows them): the file is read and parsed once.
+func LoadWarnings(path string) (*Policy, []Finding, error) {
 	p, findings, err := Lint(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return checked(p, findings)
+	if p, err = checked(p, findings); err != nil {
+		return nil, nil, err
+	}
+	var warns []Finding
+	for _, f := range findings {
+		if f.Severity == SevWarning {
+			warns = append(warns, f)
+		}
+	}
+	return p, warns, nil
 }
 
 // LoadStable is Load for a policy that may be rewritten at any moment (the

@@ -167,27 +167,18 @@ func doctorHost(ctx context.Context, host, root, codexBin string) []doctorCheck 
 	}
 	// policy
 	var pol *policy.Policy
+	var warns []policy.Finding
 	f, err := policy.Find(root)
 	if err == nil {
-		if pol, err = policy.Load(f); err == nil {
+		if pol, warns, err = policy.LoadWarnings(f); err == nil {
 			_, err = engine.Compile(pol)
 		}
 	}
 	polText := fmt.Sprintf("%s loads (%d rules)", f, rulesOf(pol))
-	if err == nil {
+	if err == nil && len(warns) > 0 {
 		// A warning does not fail the check, but a rule that matches
 		// nothing (a mistyped tool name) is said here, not only by lint.
-		if _, fs, lerr := policy.Lint(f); lerr == nil {
-			var warns []policy.Finding
-			for _, x := range fs {
-				if x.Severity == policy.SevWarning {
-					warns = append(warns, x)
-				}
-			}
-			if len(warns) > 0 {
-				polText += fmt.Sprintf("; `warden lint` warns %d time(s), first: %s", len(warns), warns[0])
-			}
-		}
+		polText += fmt.Sprintf("; `warden lint` warns %d time(s), first: %s", len(warns), warns[0])
 	}
 	polOK := add("policy", err, polText)
 	// store

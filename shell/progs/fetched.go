@@ -39,10 +39,16 @@ func localPackage(w string) bool {
 // (.[dev], ./pkg[test]), for a path; npm takes a/b for a GitHub
 // repository.
 func pipLocal(w string) bool {
-	if i := strings.IndexByte(w, '['); i > 0 && strings.HasSuffix(w, "]") {
-		w = w[:i]
-	}
+	w = noExtras(w)
 	return localPackage(w) || strings.Contains(w, "/") && !strings.Contains(w, "://") && !strings.Contains(w, "@")
+}
+
+// noExtras leaves out pip's extras: .[dev] is the folder ".".
+func noExtras(w string) string {
+	if i := strings.IndexByte(w, '['); i > 0 && strings.HasSuffix(w, "]") {
+		return w[:i]
+	}
+	return w
 }
 
 // fetchedPackages records each package operand: a local one as a read of
@@ -61,12 +67,8 @@ func fetched(r *Result, ops []string, what string, local func(string) bool) {
 		if strings.HasPrefix(op, "-") {
 			continue
 		}
-		p := strings.TrimPrefix(op, "file:")
-		if i := strings.IndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
-			p = p[:i] // pip's extras: .[dev]
-		}
 		if local(op) {
-			r.Effects = append(r.Effects, Effect{Arg: Read, Val: p, Via: what})
+			r.Effects = append(r.Effects, Effect{Arg: Read, Val: noExtras(strings.TrimPrefix(op, "file:")), Via: what})
 			continue
 		}
 		r.risk("%s %s fetches %s and runs its code (install scripts, build code, or programs put where later commands run them): a new dependency is the user's decision", what, op, op)
@@ -88,7 +90,8 @@ func npmFetched(r *Result, _ []string) {
 func pipFetched(label string) func(*Result, []string) {
 	return func(r *Result, _ []string) {
 		ops := r.Ops
-		if i := indexOf(ops, strings.Fields(r.Sub)[len(strings.Fields(r.Sub))-1]); i >= 0 {
+		subs := strings.Fields(r.Sub) // "install", or "pip install" under uv
+		if i := indexOf(ops, subs[len(subs)-1]); i >= 0 {
 			ops = ops[i+1:]
 		}
 		fetched(r, ops, label, pipLocal)

@@ -145,8 +145,9 @@ func prettierSpecial(r *Result, _ []string) {
 			return true
 		}
 		// The extensions of several parts (.json.example) too.
-		for i := 1; i < len(name); i++ {
-			if name[i] == '.' && prettierExt[strings.ToLower(name[i:])] {
+		lower := strings.ToLower(name)
+		for i := 1; i < len(lower); i++ {
+			if lower[i] == '.' && prettierExt[lower[i:]] {
 				return true
 			}
 		}
@@ -202,12 +203,12 @@ func tscSpecial(r *Result, _ []string) {
 	if hasFlag(r, "-b", "--noEmit") || len(r.Values("--outDir")) > 0 || len(r.Values("--outFile")) > 0 || len(r.Values("--out")) > 0 {
 		return
 	}
-	n := len(r.Effects)
-	for _, e := range r.Effects[:n] {
-		if e.Arg != Read || e.Via != "tsc" || IsDyn(e.Val) {
-			if e.Arg == Read && e.Via == "tsc" {
-				r.risk("a source of tsc is computed at run time, and tsc writes its output beside it")
-			}
+	for _, e := range r.Effects { // the effects before those appended below
+		if e.Arg != Read || e.Via != "tsc" {
+			continue
+		}
+		if IsDyn(e.Val) {
+			r.risk("a source of tsc is computed at run time, and tsc writes its output beside it")
 			continue
 		}
 		stem, ext := strings.TrimSuffix(e.Val, path.Ext(e.Val)), strings.ToLower(path.Ext(e.Val))
