@@ -30,6 +30,7 @@ rules:
 // host waits on the hook, a human approves it with `warden approvals
 // approve`, and the call runs in the same run.
 func TestApprovalQueue(t *testing.T) {
+	t.Parallel()
 	for _, h := range governedHosts {
 		t.Run(h.name, func(t *testing.T) {
 			bin := requireHost(t, h.spec)

@@ -15,6 +15,7 @@ import (
 // headless hosts: the call does not run, the model is told the approval's
 // id and how to answer it, and `warden approvals ls` lists it.
 func TestClaudeHeadlessAskQueues(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
 	e := newEnv(t,
@@ -48,6 +49,7 @@ func TestClaudeHeadlessAskQueues(t *testing.T) {
 // run ends, the call did not run, and the model is told what to do. The
 // session's intent (which rules' `intent` match) is the user's prompt.
 func TestGeminiHeadlessAsk(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[2]
 	bin := requireHost(t, h.spec)
 	e := newEnv(t,

@@ -181,6 +181,7 @@ func (w *usageWriter) Flush() {
 // answers with the reminder. The request after the compaction must carry
 // it (and none before).
 func TestCodexCompactReminder(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[1]
 	for _, client := range hookClients {
 		t.Run(client, func(t *testing.T) {
@@ -247,6 +248,7 @@ func TestCodexCompactReminder(t *testing.T) {
 // first request after the compaction got the session-start text in about
 // 1 run in 20.)
 func TestOpenCodeCompactReminder(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[3]
 	for _, client := range hookClients {
 		t.Run(client, func(t *testing.T) {
@@ -354,6 +356,7 @@ func storedIntent(t *testing.T, e *env) string {
 // carry the reminder, with that prompt as the user's latest request, and
 // the first prompt must be gone from it (the history was really replaced).
 func TestGeminiCompressReminder(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[2]
 	for _, client := range hookClients {
 		t.Run(client, func(t *testing.T) {
@@ -509,6 +512,7 @@ func waitIdle(t *testing.T, e *env, timeout time.Duration) {
 // user's request (the prompt without the SessionStart text Gemini CLI put
 // into it).
 func TestGeminiAutoCompressReminder(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[2]
 	for _, client := range hookClients {
 		t.Run(client, func(t *testing.T) {

@@ -31,6 +31,7 @@ func copyBins(t *testing.T) string {
 // is read from Codex's own app server, and a project whose hooks Codex
 // does not trust fails.
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	for _, host := range []string{"claude", "codex", "gemini", "opencode"} {
 		t.Run(host, func(t *testing.T) {
 			e := newEnv(t)

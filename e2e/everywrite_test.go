@@ -14,6 +14,7 @@ import (
 // type the policy does not name. The subagent takes the coordinator's role,
 // so its Write is denied and the file is not written.
 func TestClaudeUnnamedSubagentTakesParentRole(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
 	main, sub := scripted.Contains("main-marker"), scripted.Contains("sub-marker")
@@ -58,6 +59,7 @@ roles:
 // policy file and a protected file. Each is denied and neither file
 // changes.
 func TestCodexPatchesToProtectedFiles(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[1]
 	bin := requireHost(t, h.spec)
 	policy := "version: 1\ndefault: allow\nprotected: [\"**/.env\"]\n"

@@ -12,6 +12,7 @@ import (
 // TestExplore runs each host with a hook that only records what it is
 // given. It documents the hook payloads; run with WARDEN_E2E_EXPLORE=1 -v.
 func TestExplore(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("WARDEN_E2E_EXPLORE") == "" {
 		t.Skip("set WARDEN_E2E_EXPLORE=1 to print the hosts' hook payloads")
 	}

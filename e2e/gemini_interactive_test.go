@@ -164,6 +164,7 @@ var geminiDialog = []string{
 // Gemini's own "ask" instead of queueing a warden approval. The user then
 // approves (the command runs) or declines (it does not) in the terminal.
 func TestGeminiInteractiveAsk(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[2]
 	entry := requireHost(t, h.spec)
 	requireTmux(t)

@@ -98,6 +98,7 @@ var governedHosts = []governedHost{
 // event), and with `warden-hook HOST`, which a resident hookd answers;
 // both must govern alike.
 func TestGoverned(t *testing.T) {
+	t.Parallel()
 	for _, h := range governedHosts {
 		for _, client := range []string{"warden", "warden-hook"} {
 			name := h.name
@@ -211,6 +212,7 @@ func testGoverned(t *testing.T, h governedHost, client string) {
 // Code does not ask the model again and again (it did, 379 requests in
 // 90 s, when warden answered Stop with "BLOCKED: POLICY_ERROR" context).
 func TestBrokenPolicyFailsClosed(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
 	e := newEnv(t,

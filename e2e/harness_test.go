@@ -114,7 +114,26 @@ func newEnv(t *testing.T, turns ...scripted.Turn) *env {
 	}
 	t.Cleanup(func() { srv.Close() })
 	e.model = srv
+	// A runtime folder of its own: the hookd its hooks start (the default
+	// socket lives there) is this test's alone, so tests run in parallel
+	// never share one, and it is stopped when the test ends. Short, as a
+	// socket path has a length limit.
+	run, err := os.MkdirTemp("", "wrt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(run, 0o700)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		exec.CommandContext(ctx, wardenBin, "hookd", "stop", "--socket", filepath.Join(run, "warden", "hookd.sock")).Run()
+		os.RemoveAll(run)
+	})
 	e.vars = []string{
+		"XDG_RUNTIME_DIR=" + run,
+		// Room for a loaded machine: a hook answers within 45 s, under
+		// the hosts' own 60 s hook timeout, instead of 10 s.
+		"WARDEN_HOOK_TIMEOUT=45s",
 		"HOME=" + e.home,
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C.UTF-8",

@@ -176,6 +176,7 @@ func printed(t *testing.T, text, kind string) (line, id string) {
 // --always lets it through from then on, and a rejection denies it once
 // with the human's message, which the model receives.
 func TestHeadlessApprovals(t *testing.T) {
+	t.Parallel()
 	for _, h := range headlessHosts {
 		t.Run(h.name, func(t *testing.T) {
 			bin := requireHost(t, h.spec)
@@ -278,6 +279,7 @@ func auditHas(e *env, command string, d warden.Effect, rule string) bool {
 // the session is tracked, and Codex reports no error item (the SessionEnd
 // timeout is within the 3 s Codex allows).
 func TestCodexInitAlone(t *testing.T) {
+	t.Parallel()
 	h := headlessHosts[1]
 	bin := requireHost(t, h.spec)
 	e := newEnv(t)

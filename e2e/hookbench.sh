@@ -11,5 +11,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-200}"
-go test ./e2e -run '^$' -bench 'HookFloor|HookClaude|OPAEval' -benchtime "${n}x" -count 1 |
+go test -timeout 20m ./e2e -run '^$' -bench 'HookFloor|HookClaude|OPAEval' -benchtime "${n}x" -count 1 |
   awk '/^Benchmark/ { for (i = 1; i <= NF; i++) if ($i ~ /-ms$/) printf "%s ", $(i-1) " " $i; print "  " $1 } /^(ok|FAIL)/'

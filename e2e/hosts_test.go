@@ -7,7 +7,7 @@ import (
 )
 
 // hostTimeout bounds one host run; the scripts here take a few seconds.
-const hostTimeout = 120 * time.Second
+const hostTimeout = 5 * time.Minute // a bound for a hung host, with room for a loaded machine
 
 // claudeEvents are the Claude Code hook events warden wires.
 var claudeEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",

@@ -10,6 +10,7 @@ import (
 // session running /compact (resume note), and a prompt after the
 // compaction, whose request must carry the post-compaction reminder.
 func TestClaudeResumeAndCompact(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
 	e := newEnv(t)

@@ -134,6 +134,7 @@ func (e *mcpProxyEnv) toolNames(role string, viaEnv bool) []string {
 }
 
 func TestMCPProxyListIsFilteredByRole(t *testing.T) {
+	t.Parallel()
 	e := newMCPProxyEnv(t)
 	reader := e.toolNames("reader", false)
 	builder := e.toolNames("builder", true) // the upstream given in $WARDEN_MCP_UPSTREAM
@@ -153,6 +154,7 @@ func TestMCPProxyListIsFilteredByRole(t *testing.T) {
 }
 
 func TestMCPProxyDenyAllowAsk(t *testing.T) {
+	t.Parallel()
 	e := newMCPProxyEnv(t)
 	secret := filepath.Join(e.project, "secret", "key.txt")
 
@@ -226,6 +228,7 @@ func TestMCPProxyDenyAllowAsk(t *testing.T) {
 // write_file into secret/: the proxy's deny reaches the model as an
 // is_error tool result, and nothing is written. A read goes through.
 func TestMCPProxyClaudeCode(t *testing.T) {
+	t.Parallel()
 	claude := requireHost(t, claudeSpec)
 	server := requireHost(t, mcpFilesystemSpec)
 	// Relative paths: the server and warden both resolve them against the

@@ -93,6 +93,7 @@ var handshakeHosts = []handshakeHost{
 // the intent that session's, so a write inside the intent's owned scope is
 // allowed and one outside it is denied with SCOPE_VIOLATION.
 func TestMCPServeHandshake(t *testing.T) {
+	t.Parallel()
 	for _, h := range handshakeHosts {
 		t.Run(h.name, func(t *testing.T) {
 			bin := requireHost(t, h.spec)

@@ -82,6 +82,7 @@ var reportHosts = []reportHost{
 // metadata, the on-complete command ran once, and the model was asked a
 // bounded number of times.
 func TestReportGate(t *testing.T) {
+	t.Parallel()
 	for _, h := range reportHosts {
 		t.Run(h.name, func(t *testing.T) { testReportGate(t, h, wardenBin) })
 	}
@@ -215,6 +216,7 @@ func testReportGate(t *testing.T, h reportHost, hookBin string) {
 // held turn and one for the failure, and nothing ran on-complete. Without
 // a report section nothing changes: no instructions, no retry, no report.
 func TestReportGateLimits(t *testing.T) {
+	t.Parallel()
 	h := reportHosts[0]
 	bin := requireHost(t, h.spec)
 	t.Run("retry limit", func(t *testing.T) {
@@ -286,6 +288,7 @@ func TestReportGateLimits(t *testing.T) {
 // complete report is stored and handed to on-complete, an incomplete one
 // is kept as pending with its problem, and the run is never held.
 func TestReportOpenCode(t *testing.T) {
+	t.Parallel()
 	bin := requireHost(t, opencodeSpec)
 	answer := func(withMeta bool) func(q *scripted.Request) string {
 		return func(q *scripted.Request) string {

@@ -18,6 +18,7 @@ import (
 // by a repeat: rule on the real Claude Code, and the model gets the loop
 // guidance.
 func TestClaudeLoopStopped(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
 	e := newEnv(t,
@@ -58,6 +59,7 @@ rules:
 // third try of it with the loop guidance; a command that succeeded in
 // between is not part of the row.
 func TestClaudeFailingLoopStopped(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
 	e := newEnv(t,
@@ -100,6 +102,7 @@ rules:
 // Code is running stops its next call; a project-wide halt stops a Codex
 // run's first call too; `warden resume` lets calls through again.
 func TestHaltStopsRunningSessions(t *testing.T) {
+	t.Parallel()
 	claude, codex := governedHosts[0], governedHosts[1]
 	cbin := requireHost(t, claude.spec)
 	xbin := requireHost(t, codex.spec)
@@ -162,6 +165,7 @@ func TestHaltStopsRunningSessions(t *testing.T) {
 // OpenCode, with the HALTED code and the message; after `warden resume`, a
 // halt of one proxy session leaves another session's call through.
 func TestHaltStopsMCPProxyAndOtherHosts(t *testing.T) {
+	t.Parallel()
 	e := newMCPProxyEnv(t)
 	doc := filepath.Join(e.project, "docs", "a.txt")
 	hookCall := func(host string, in map[string]any) string {

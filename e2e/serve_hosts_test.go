@@ -25,6 +25,7 @@ const servePolicyDeny = servePolicy + `  - id: no-rm
 // and the service's audit trail has both calls under the host's name and
 // the agent token's.
 func TestServeRealHosts(t *testing.T) {
+	t.Parallel()
 	dir := serveProject(t, servePolicyDeny)
 	person := serveToken(t, dir, "person", "alice")
 	s := startServe(t, dir)

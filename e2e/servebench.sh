@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 n="${1:-3000}"
 echo "| server | clients | requests/s | p50 ms | p99 ms |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-go test ./e2e -run '^$' -bench 'ServeLoad' -benchtime "${n}x" -count 1 |
+go test -timeout 20m ./e2e -run '^$' -bench 'ServeLoad' -benchtime "${n}x" -count 1 |
   awk '/^BenchmarkServeLoad/ {
     split($1, p, "/"); sub(/-[0-9]+$/, "", p[3]); sub(/clients=/, "", p[3])
     for (i = 1; i <= NF; i++) { if ($i == "req/s") r = $(i-1); if ($i == "p50-ms") a = $(i-1); if ($i == "p99-ms") b = $(i-1) }

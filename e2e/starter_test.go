@@ -10,6 +10,7 @@ import (
 // (-p) runs the everyday read, build and test commands, while a secret
 // stays unread; `warden test` passes on it.
 func TestStarterPolicyEveryday(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		lang     string
 		files    map[string]string

@@ -32,6 +32,7 @@ rules:
 // tool list (though the policy allows `touch` to the main agent), and the
 // audit trail records the role and depth 1.
 func TestClaudeSubagentRole(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
 	main, sub := scripted.Contains("main-marker"), scripted.Contains("sub-marker")
@@ -75,6 +76,7 @@ func TestClaudeSubagentRole(t *testing.T) {
 // session of its own. warden links it to its parent (depth 1) and gives it
 // the role named by the subagent's agent, whose tool list then applies.
 func TestOpenCodeSubagentRole(t *testing.T) {
+	t.Parallel()
 	h := governedHosts[3]
 	bin := requireHost(t, h.spec)
 	main, sub := scripted.Contains("main-marker"), scripted.Contains("sub-marker")

@@ -45,6 +45,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -57,6 +58,25 @@ import (
 // answers deny well before. Every wait below it (the store's busy timeout)
 // must be shorter.
 const Deadline = 10 * time.Second
+
+// TimeoutEnv names a variable that sets the default of --timeout (a Go
+// duration such as 30s) for every hook of a machine or a test run: a loaded
+// machine, or a CI runner, may need longer than Deadline. It must stay below
+// the host's own hook timeout (60 s for Claude Code and Gemini CLI), or the
+// host gives up first. A value that does not parse, or is not positive,
+// leaves Deadline.
+const TimeoutEnv = "WARDEN_HOOK_TIMEOUT"
+
+// DefaultDeadline is the default of --timeout: $WARDEN_HOOK_TIMEOUT when it
+// holds a positive duration, else Deadline.
+func DefaultDeadline() time.Duration {
+	if v := os.Getenv(TimeoutEnv); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+	}
+	return Deadline
+}
 
 // Kind is what a host event means to warden, whatever the host calls it.
 type Kind int
@@ -250,7 +270,7 @@ func (f *Flags) FlagSet(out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&f.Policy, "policy", "", "policy `file` (default: warden.yaml in the directory the host reports, or a parent)")
-	fs.DurationVar(&f.Timeout, "timeout", Deadline, "answer deny if no decision is made within this `duration`")
+	fs.DurationVar(&f.Timeout, "timeout", DefaultDeadline(), "answer deny if no decision is made within this `duration`")
 	fs.StringVar(&f.Role, "role", "", "`role` of the top-level agent (subagents take their type as role)")
 	fs.StringVar(&f.Store, "store", "", "store `URL`: a SQLite file or postgres://... (default: .warden/warden.db next to the policy)")
 	fs.BoolVar(&f.Stateless, "stateless", false, "decide with the policy alone: no store, no session state, approvals or audit trail")
@@ -264,11 +284,11 @@ func (f *Flags) FlagSet(out io.Writer) *flag.FlagSet {
 // not parse give Deadline: the hook answers such a call at once.
 func CallDeadline(args []string) time.Duration {
 	if len(args) == 0 {
-		return Deadline // the usual case, without building a flag set
+		return DefaultDeadline() // the usual case, without building a flag set
 	}
 	var f Flags
 	if err := f.FlagSet(io.Discard).Parse(args); err != nil || f.Timeout < 0 || f.Wait < 0 {
-		return Deadline
+		return DefaultDeadline()
 	}
 	return f.Timeout + f.Wait
 }

@@ -79,3 +79,28 @@ func TestClaudeInteractive(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutEnv: WARDEN_HOOK_TIMEOUT sets the default deadline of a hook
+// call; a flag still wins, and a value that is no positive duration leaves
+// the built-in deadline.
+func TestTimeoutEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want time.Duration
+	}{
+		{"", nil, Deadline},
+		{"45s", nil, 45 * time.Second},
+		{"45s", []string{"--role", "builder"}, 45 * time.Second},
+		{"45s", []string{"--timeout", "3s"}, 3 * time.Second},
+		{"45s", []string{"--timeout", "3s", "--wait", "2s"}, 5 * time.Second},
+		{"soon", nil, Deadline},
+		{"-5s", nil, Deadline},
+		{"0", nil, Deadline},
+	} {
+		t.Setenv(TimeoutEnv, tc.env)
+		if got := CallDeadline(tc.args); got != tc.want {
+			t.Errorf("%s=%q, args %q: deadline %s, want %s", TimeoutEnv, tc.env, tc.args, got, tc.want)
+		}
+	}
+}

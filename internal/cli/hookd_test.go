@@ -45,7 +45,7 @@ func startHookd(t testing.TB) string {
 		if _, err := hookd.Ask(sock, &hookd.Request{Op: hookd.OpPing}, time.Second); err == nil {
 			return sock
 		}
-		if time.Since(start) > 5*time.Second {
+		if time.Since(start) > time.Minute { // room for a loaded machine
 			t.Fatal("hookd did not come up")
 		}
 	}
@@ -395,7 +395,7 @@ func TestHookdStop(t *testing.T) {
 		if _, err := os.Stat(sock); os.IsNotExist(err) {
 			break
 		}
-		if time.Since(start) > 5*time.Second {
+		if time.Since(start) > time.Minute { // room for a loaded machine
 			t.Fatal("the socket is still there 5 s after stop")
 		}
 	}

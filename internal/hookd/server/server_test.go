@@ -50,7 +50,7 @@ func TestHookdLogsWhyBeforeClosing(t *testing.T) {
 		if _, err := hookd.Ask(sock, &hookd.Request{Op: hookd.OpPing}, time.Second); err == nil {
 			break
 		}
-		if time.Since(start) > 5*time.Second {
+		if time.Since(start) > time.Minute { // room for a loaded machine
 			t.Fatal("hookd did not come up")
 		}
 	}
@@ -61,7 +61,7 @@ func TestHookdLogsWhyBeforeClosing(t *testing.T) {
 		if _, err := hookd.Ask(sock, &hookd.Request{Op: hookd.OpPing}, time.Second); err != nil {
 			break
 		}
-		if time.Since(start) > 5*time.Second {
+		if time.Since(start) > time.Minute { // room for a loaded machine
 			t.Fatal("hookd still answers 5 s after stop")
 		}
 	}

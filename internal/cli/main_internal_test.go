@@ -1,0 +1,19 @@
+package cli
+
+import (
+	"os"
+	"testing"
+
+	"github.com/warden-run/warden/hook"
+)
+
+// TestMain gives the hooks these tests run in process room for a loaded
+// machine: a test comparing two answers must not see one of them turn into
+// DECISION_TIMEOUT because the machine was busy for 10 s. Tests of the
+// deadline itself pass --timeout, which wins.
+func TestMain(m *testing.M) {
+	if os.Getenv(hook.TimeoutEnv) == "" {
+		os.Setenv(hook.TimeoutEnv, "2m")
+	}
+	os.Exit(m.Run())
+}
