@@ -259,6 +259,50 @@ func TestReportGateLimits(t *testing.T) {
 			t.Error("on-complete ran for a failed report")
 		}
 	})
+	// A model that shows the format in a code fence and echoes the
+	// instructions' placeholder before it works has not reported: the gate
+	// holds the turn, and the retry text says why; the real report of the
+	// next turn is the one stored.
+	t.Run("format shown, placeholder echoed", func(t *testing.T) {
+		e := newEnv(t,
+			scripted.Turn{Name: "shown", Match: scripted.All(h.main, scripted.Not(scripted.Contains(retryMarker))),
+				Reply: func(q *scripted.Request) string {
+					n := nonceOf(q)
+					return "I will answer in this format:\n```\n<warden-" + n + "-FINAL>\nyour final report\n</warden-" + n + "-FINAL>\n" +
+						"<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>\n```\n" +
+						"<warden-" + n + "-FINAL>\nyour final report\n</warden-" + n + "-FINAL>"
+				}},
+			scripted.Turn{Name: "real", Match: scripted.All(h.main, scripted.Contains(retryMarker)),
+				Reply: func(q *scripted.Request) string {
+					n := nonceOf(q)
+					return "<warden-" + n + "-FINAL>\nThe duplicate charge is refunded.\n</warden-" + n + "-FINAL>\n" +
+						"<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>"
+				}},
+		)
+		e.write("warden.yaml", reportPolicy)
+		e.reportPlugin()
+		if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+			t.Fatalf("warden init: %v\n%s", err, out)
+		}
+		r := h.run(e, bin, "Why was I charged twice?")
+		if r.err != nil || len(e.model.Unplayed()) != 0 {
+			e.dump(r)
+			t.Fatalf("claude: %v, unplayed %v", r.err, e.model.Unplayed())
+		}
+		var retry string
+		for _, q := range e.model.Requests() {
+			if q.Turn == "real" {
+				retry = q.Text()
+			}
+		}
+		if !strings.Contains(retry, "send the final report exactly once") {
+			t.Errorf("the retry text does not say the report must be sent once:\n%s", tail(retry, 3000))
+		}
+		rs, err := e.store().Reports(context.Background(), warden.ReportFilter{})
+		if err != nil || len(rs) != 1 || rs[0].Status != warden.ReportFinal || strings.TrimSpace(rs[0].FinalReport) != "The duplicate charge is refunded." {
+			t.Fatalf("reports: %+v %v", rs, err)
+		}
+	})
 	t.Run("no report section", func(t *testing.T) {
 		e := newEnv(t, scripted.Turn{Name: "answer", Match: h.main, Text: "Done."})
 		e.write("warden.yaml", "version: 1\n")

@@ -18,6 +18,11 @@ type Block struct {
 	// its 1-based line.
 	Offset int
 	Line   int
+	// Quoted says where a Markdown reader puts the opening tag when that
+	// is code or a comment ("inside a code fence", "in an indented code
+	// block", "inside an HTML comment"); "" for a block in the text. A
+	// quoted block was shown, not sent: the gate does not take it.
+	Quoted string
 }
 
 // Response is what the completion phase finds in one complete response.
@@ -42,10 +47,15 @@ func Extract(response []byte, t Tags) *Response {
 	m.feed(response, e)
 	m.end(e)
 	r := e.resp
+	var spans []span
+	if len(e.blocks) > 0 {
+		spans = quotedSpans(response)
+	}
 	for _, b := range e.blocks {
 		blk := b.blk
 		blk.Content = b.buf.String()
 		blk.Line = 1 + bytes.Count(response[:blk.Offset], []byte{'\n'})
+		blk.Quoted = quotedAt(spans, blk.Offset)
 		switch {
 		case b.kind == kindMeta:
 			r.Metas = append(r.Metas, blk)

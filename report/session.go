@@ -28,6 +28,8 @@ const (
 	MetaNotJSON       Status = "not_json"       // the block does not hold one JSON value
 	MetaSchemaInvalid Status = "schema_invalid" // the JSON fails the plugin's schema
 	MetaTruncated     Status = "truncated"      // the block has no closing tag
+	MetaDuplicate     Status = "duplicate"      // more than one block for the plugin in one response
+	MetaQuoted        Status = "quoted"         // the only block is code or a comment (Block.Quoted)
 )
 
 // FinalStatus is the verdict on the final report in a turn.
@@ -38,8 +40,17 @@ const (
 	FinalAccepted  FinalStatus = "accepted"  // locked in this turn
 	FinalKept      FinalStatus = "kept"      // locked in an earlier turn; FINAL blocks in this turn are ignored
 	FinalMissing   FinalStatus = "missing"   // no FINAL block
-	FinalEmpty     FinalStatus = "empty"     // the FINAL block holds only white space
+	FinalEmpty     FinalStatus = "empty"     // the FINAL block shows nothing: white space, zero-width or control characters
 	FinalTruncated FinalStatus = "truncated" // the FINAL block has no closing tag
+	// FinalDuplicate: the response has more than one FINAL block; the
+	// instructions ask for exactly one, and the gate does not pick.
+	FinalDuplicate FinalStatus = "duplicate"
+	// FinalQuoted: the only FINAL block is code or a comment
+	// (Block.Quoted): a format shown, not a report sent.
+	FinalQuoted FinalStatus = "quoted"
+	// FinalPlaceholder: the report is the instructions' own stand-in
+	// ("your final report"): the example echoed back.
+	FinalPlaceholder FinalStatus = "placeholder"
 )
 
 // MetaCheck is the verdict on one plugin's metadata in a turn.
@@ -287,10 +298,16 @@ func (s *Session) Turn(response []byte) *Turn {
 		t.Final = FinalKept
 	case r.Final == nil:
 		t.Final = FinalMissing
+	case r.IgnoredFinals > 0:
+		t.Final = FinalDuplicate
+	case r.Final.Quoted != "":
+		t.Final = FinalQuoted
 	case !r.Final.Closed:
 		t.Final = FinalTruncated
-	case strings.TrimSpace(r.Final.Content) == "":
+	case invisible(r.Final.Content):
 		t.Final = FinalEmpty
+	case placeholder(r.Final.Content):
+		t.Final = FinalPlaceholder
 	default:
 		t.Final = FinalAccepted
 		c := r.Final.Content
@@ -314,13 +331,25 @@ func (s *Session) Turn(response []byte) *Turn {
 
 func (s *Session) checkPlugin(b *bound, r *Response) MetaCheck {
 	c := MetaCheck{Plugin: b.name, Status: MetaMissing}
+	var mine []*Block
 	for i := range r.Metas {
-		blk := &r.Metas[i]
-		if !blk.HasPlugin || blk.Plugin != b.name {
-			continue
+		if blk := &r.Metas[i]; blk.HasPlugin && blk.Plugin == b.name {
+			mine = append(mine, blk)
 		}
+	}
+	if b.value == nil && len(mine) > 1 {
+		// Exactly once, as the instructions say: the gate does not pick
+		// one of two answers.
+		c.Status, c.Block = MetaDuplicate, mine[1]
+		return c
+	}
+	for _, blk := range mine {
 		if b.value != nil {
 			c.Block = blk
+			continue
+		}
+		if blk.Quoted != "" {
+			c.Status, c.Block = MetaQuoted, blk
 			continue
 		}
 		if !blk.Closed {

@@ -219,7 +219,7 @@ func TestScenarios(t *testing.T) {
 			name:    "empty FINAL",
 			plugins: nil,
 			turns:   []string{oF + " \n " + cF},
-			want:    []wantTurn{{final: report.FinalEmpty, contains: []string{"The final report is empty."}}},
+			want:    []wantTurn{{final: report.FinalEmpty, contains: []string{"The final report is empty: it shows nothing."}}},
 		},
 		{
 			name:    "no plugins",
@@ -238,9 +238,86 @@ func TestScenarios(t *testing.T) {
 				contains: []string{`names plugin "suport", which is not required here`, "has no plugin attribute", `Metadata for plugin "support" is missing.`}}},
 		},
 		{
-			name:    "first valid META of a plugin in a turn wins",
+			name:    "two META blocks of one plugin in a turn: neither is taken",
 			plugins: []func() *testPlugin{supportPlugin},
-			turns:   []string{final("x") + meta("support", invalidSupport) + meta("support", validSupport)},
+			turns:   []string{final("x") + meta("support", invalidSupport) + meta("support", validSupport), meta("support", validSupport)},
+			want: []wantTurn{
+				{final: report.FinalAccepted, metas: map[string]report.Status{"support": report.MetaDuplicate},
+					contains: []string{`Metadata for plugin "support" was sent more than once in one response; send one block for it, exactly once.`, oM("support")}},
+				{final: report.FinalKept, done: true, metas: map[string]report.Status{"support": report.MetaValid}},
+			},
+		},
+		{
+			name:    "two FINAL blocks in a turn: neither is taken",
+			plugins: nil,
+			turns:   []string{final("first answer") + final("second answer"), final("the answer")},
+			want: []wantTurn{
+				{final: report.FinalDuplicate, contains: []string{"The response has 2 warden-abc123-FINAL blocks; send the final report exactly once"}},
+				{final: report.FinalAccepted, done: true},
+			},
+		},
+		{
+			name:    "the instructions' placeholder is no report",
+			plugins: nil,
+			turns:   []string{final("your final report"), final("  Your  complete final REPORT. "), final("The refund was issued.")},
+			want: []wantTurn{
+				{final: report.FinalPlaceholder, contains: []string{"The final report is the placeholder from the instructions, not a report."}},
+				{final: report.FinalPlaceholder},
+				{final: report.FinalAccepted, done: true},
+			},
+		},
+		{
+			name:    "a body of only invisible characters is empty",
+			plugins: nil,
+			turns:   []string{final("\u200b"), final("\u200b\u200d\ufeff \u2060\t\u3164"), final("ok\u200b")},
+			want: []wantTurn{
+				{final: report.FinalEmpty, contains: []string{"The final report is empty: it shows nothing."}},
+				{final: report.FinalEmpty},
+				{final: report.FinalAccepted, done: true},
+			},
+		},
+		{
+			name:    "the format shown in a code fence is no report",
+			plugins: []func() *testPlugin{supportPlugin},
+			turns: []string{"I will answer like this:\n```\n" + final("your answer") + meta("support", validSupport) + "```\nNow to work.\n",
+				"~~~~text\n" + final("x") + "~~~~\n", final("The answer.") + meta("support", validSupport)},
+			want: []wantTurn{
+				{final: report.FinalQuoted, metas: map[string]report.Status{"support": report.MetaQuoted},
+					contains: []string{"The warden-abc123-FINAL block on line 3 is inside a code fence, so it reads as an example, not as your report.",
+						`The metadata block for plugin "support" on line 6 is inside a code fence`}},
+				{final: report.FinalQuoted, metas: map[string]report.Status{"support": report.MetaMissing}},
+				{final: report.FinalAccepted, done: true, metas: map[string]report.Status{"support": report.MetaValid}},
+			},
+		},
+		{
+			name:    "an unclosed code fence quotes to the end",
+			plugins: nil,
+			turns:   []string{"```md\n" + final("x")},
+			want:    []wantTurn{{final: report.FinalQuoted, contains: []string{"inside a code fence"}}},
+		},
+		{
+			name:    "indented code and HTML comments are no report",
+			plugins: nil,
+			turns: []string{"Format:\n\n    " + oF + "\n    x\n    " + cF + "\n", "<!--\n" + final("x") + "-->\n",
+				"text <!-- " + oF + " x " + cF + " --> more", "\t" + final("x"), final("the answer")},
+			want: []wantTurn{
+				{final: report.FinalQuoted, contains: []string{"in an indented code block"}},
+				{final: report.FinalQuoted, contains: []string{"inside an HTML comment"}},
+				{final: report.FinalQuoted},
+				{final: report.FinalQuoted},
+				{final: report.FinalAccepted, done: true},
+			},
+		},
+		{
+			name:    "a paragraph continued by an indented line, and a closed comment before, are text",
+			plugins: nil,
+			turns:   []string{"<!-- a note -->\nHere it is:\n    " + oF + "\nThe answer.\n" + cF},
+			want:    []wantTurn{{final: report.FinalAccepted, done: true}},
+		},
+		{
+			name:    "a code fence inside the report is the report's",
+			plugins: []func() *testPlugin{supportPlugin},
+			turns:   []string{final("Run this:\n```sh\nmake test\n```\nDone.") + meta("support", validSupport)},
 			want:    []wantTurn{{final: report.FinalAccepted, done: true, metas: map[string]report.Status{"support": report.MetaValid}}},
 		},
 		{

@@ -127,9 +127,17 @@ func (s *Session) feedback(t *Turn) string {
 	case FinalMissing:
 		fmt.Fprintf(&b, "- The final report is missing: there is no %s block.\n", tg.FinalName())
 	case FinalEmpty:
-		b.WriteString("- The final report is empty.\n")
+		b.WriteString("- The final report is empty: it shows nothing.\n")
 	case FinalTruncated:
 		fmt.Fprintf(&b, "- The final report appears truncated: its closing tag %s is missing.\n", tg.CloseFinal())
+	case FinalDuplicate:
+		fmt.Fprintf(&b, "- The response has %d %s blocks; send the final report exactly once, so that it is clear which is the answer.\n",
+			t.Response.IgnoredFinals+1, tg.FinalName())
+	case FinalQuoted:
+		fmt.Fprintf(&b, "- The %s block on line %d is %s, so it reads as an example, not as your report. Write the block as plain text, not as code or a comment.\n",
+			tg.FinalName(), t.Response.Final.Line, t.Response.Final.Quoted)
+	case FinalPlaceholder:
+		b.WriteString("- The final report is the placeholder from the instructions, not a report. Write your own report of the work in its place.\n")
 	}
 	var invalid []*bound
 	for _, c := range t.Metas {
@@ -147,6 +155,11 @@ func (s *Session) feedback(t *Turn) string {
 			invalid = append(invalid, p)
 		case MetaTruncated:
 			fmt.Fprintf(&b, "- Metadata for plugin %q appears truncated: its closing tag %s is missing.\n", c.Plugin, tg.CloseMeta())
+		case MetaDuplicate:
+			fmt.Fprintf(&b, "- Metadata for plugin %q was sent more than once in one response; send one block for it, exactly once.\n", c.Plugin)
+		case MetaQuoted:
+			fmt.Fprintf(&b, "- The metadata block for plugin %q on line %d is %s, so it reads as an example. Write the block as plain text, not as code or a comment.\n",
+				c.Plugin, c.Block.Line, c.Block.Quoted)
 		}
 	}
 	for _, u := range t.Unknown {

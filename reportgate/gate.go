@@ -261,7 +261,7 @@ func problems(t *report.Turn) string {
 	}
 	var out []string
 	switch t.Final {
-	case report.FinalMissing, report.FinalEmpty, report.FinalTruncated:
+	case report.FinalMissing, report.FinalEmpty, report.FinalTruncated, report.FinalDuplicate, report.FinalQuoted, report.FinalPlaceholder:
 		out = append(out, "final report "+string(t.Final))
 	}
 	for _, m := range t.Metas {
