@@ -39,8 +39,11 @@ func probes(r yamlRule, p *policy.Policy) []warden.ToolCall {
 		tools = []string{"Bash", "Write", "Read"}
 	}
 	role := ""
-	if len(r.Roles) > 0 {
-		role = r.Roles[0]
+	for _, name := range r.Roles {
+		if !strings.HasPrefix(name, "!") {
+			role = name
+			break
+		}
 	}
 	args := map[string]any{}
 	for k, v := range r.Args {

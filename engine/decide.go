@@ -563,17 +563,8 @@ func (e *Engine) ruleMatchesPat(st *state, r *rule, p *part, pat *shell.Pattern)
 			return false
 		}
 	}
-	if len(r.roles) > 0 {
-		ok := false
-		for _, role := range r.roles {
-			if role == c.Role {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if !policy.RolesMatch(r.roles, c.Role) {
+		return false
 	}
 	if r.intent != nil && !r.intent.MatchString(c.Intent) {
 		return false

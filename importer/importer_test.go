@@ -107,6 +107,20 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
+			// A top-level task {"*": "deny"} keeps each agent's own
+			// task setting: the coordinator still delegates.
+			file: "opencode-task-deny.json", imp: importer.OpenCode,
+			warnings: []string{`permission.task["*"] "deny" is carried over for every agent but idumb-supreme-coordinator, whose own task setting replaces it in OpenCode`},
+			roles: []roleCase{
+				{"idumb-supreme-coordinator", "task", task("idumb-builder"), warden.Allow, ""},
+				{"idumb-builder", "task", task("general"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-executor", "task", task("general"), warden.Deny, warden.CodeRuleDeny},
+				{"", "task", task("general"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-supreme-coordinator", "bash", sh("make"), warden.Deny, warden.CodeRuleDeny},
+				{"idumb-builder", "bash", sh("make"), warden.Ask, ""},
+			},
+		},
+		{
 			// A coordinator as a Claude Code subagent: its tools
 			// become the role's tools.
 			file: "claude-agent-coordinator.md", imp: importer.Claude,

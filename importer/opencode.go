@@ -48,7 +48,7 @@ func OpenCode(file string, data []byte) (*Policy, error) {
 		p.warnf("%s has no \"permission\" object; the policy has warden's defaults only", file)
 		return p, nil
 	}
-	oc := &ocImport{p: p, file: file, global: map[string]string{}}
+	oc := &ocImport{p: p, file: file, global: map[string]string{}, own: ownSettings(cfg.Agent)}
 	if len(cfg.Permission) > 0 {
 		if err := oc.permission(cfg.Permission, "permission", ""); err != nil {
 			return nil, err
@@ -78,6 +78,61 @@ type ocImport struct {
 	// when an agent's own setting is weaker than the one every agent has.
 	global   map[string]string
 	patterns bool
+	// own lists, by permission key, the agents whose own setting for the
+	// key replaces the top-level one in OpenCode (ownSettings).
+	own map[string][]string
+}
+
+// ownSettings finds, for each permission key, the agents whose own setting
+// replaces the top-level one for them in OpenCode: an action ("task":
+// "allow"), or a pattern object with its own catch-all ("*"). A pattern
+// object without one is merged with the top-level patterns, whose "*"
+// still applies.
+func ownSettings(agents map[string]json.RawMessage) map[string][]string {
+	own := map[string][]string{}
+	names := make([]string, 0, len(agents))
+	for n := range agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var a struct {
+			Permission map[string]json.RawMessage `json:"permission"`
+		}
+		if json.Unmarshal(agents[name], &a) != nil {
+			continue
+		}
+		for key, raw := range a.Permission {
+			var action string
+			var patterns map[string]string
+			switch {
+			case json.Unmarshal(raw, &action) == nil:
+			case json.Unmarshal(raw, &patterns) == nil && patterns["*"] != "":
+			default:
+				continue
+			}
+			own[key] = append(own[key], name)
+		}
+	}
+	return own
+}
+
+// exceptOwn narrows a top-level rule for key to the agents that do not set
+// the key themselves (roles "!NAME"), so that an agent keeps its own
+// setting, as in OpenCode, instead of meeting the top-level deny or ask
+// (warden applies the most severe matching rule). It warns with what it
+// changed.
+func (oc *ocImport) exceptOwn(r *Rule, key, field, action string) {
+	agents := oc.own[key]
+	if len(agents) == 0 || r.Effect == "allow" {
+		return
+	}
+	for _, a := range agents {
+		r.Roles = append(r.Roles, "!"+a)
+	}
+	r.Message = strings.Replace(r.Message, "every agent", "every agent but "+strings.Join(agents, ", "), 1)
+	oc.p.warnf("%s %q is carried over for every agent but %s, whose own %s setting replaces it in OpenCode (roles: %s)",
+		field, action, strings.Join(agents, ", "), key, strings.Join(r.Roles, ", "))
 }
 
 // agent carries over agent.NAME: its permission object and its tools map.
@@ -245,8 +300,6 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 			}
 			if role == "" {
 				oc.global[key] = eff
-			} else if g := oc.global[key]; severity(g) > severity(eff) {
-				p.warnf("%s %q is weaker than permission.%s %q: warden applies the most severe matching rule, so the %s agent gets %s", field, action, key, g, role, g)
 			}
 			if eff == "deny" && role != "" && p.role(role, "").Tools != nil {
 				continue // left out of the role's tools
@@ -257,6 +310,9 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 				if key == "task" {
 					r.Suggestion = "Do this step yourself, or report back to the agent that delegated it."
 				}
+			}
+			if role == "" {
+				oc.exceptOwn(r, key, field, action)
 			}
 			p.add(r, namePre+key)
 			continue
@@ -308,6 +364,9 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 						if key == "task" {
 							r.Suggestion = "Do this step yourself, or report back to the agent that delegated it."
 						}
+					}
+					if role == "" {
+						oc.exceptOwn(r, key, fmt.Sprintf("%s[%q]", field, pat), action)
 					}
 					p.add(r, namePre+key)
 					continue

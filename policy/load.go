@@ -621,6 +621,7 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	// Role references in rules.
 	for i, r := range p.Rules {
 		for _, role := range r.Roles {
+			role = strings.TrimPrefix(role, "!")
 			if _, ok := p.Roles[role]; !ok && len(p.Roles) > 0 {
 				d.findings = append(d.findings, Finding{Pos: r.FieldPos["roles"], Severity: SevWarning,
 					Field: fmt.Sprintf("rules[%d].roles", i), Message: fmt.Sprintf("role %q is not defined under roles", role)})

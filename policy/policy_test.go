@@ -365,3 +365,32 @@ tests:
 		}
 	}
 }
+
+// TestRolesMatch: a rule's roles name the roles it applies to, and "!NAME"
+// excludes one; a list of only exclusions applies to every other call,
+// calls without a role included.
+func TestRolesMatch(t *testing.T) {
+	for _, tc := range []struct {
+		roles []string
+		role  string
+		want  bool
+	}{
+		{nil, "", true},
+		{nil, "builder", true},
+		{[]string{"builder"}, "builder", true},
+		{[]string{"builder"}, "coordinator", false},
+		{[]string{"builder"}, "", false},
+		{[]string{"!coordinator"}, "builder", true},
+		{[]string{"!coordinator"}, "", true},
+		{[]string{"!coordinator"}, "coordinator", false},
+		{[]string{"builder", "!builder"}, "builder", false},
+		{[]string{"builder", "!coordinator"}, "coordinator", false},
+		{[]string{"builder", "!coordinator"}, "tester", false},
+		{[]string{"!a", "!b"}, "b", false},
+		{[]string{"!a", "!b"}, "c", true},
+	} {
+		if got := policy.RolesMatch(tc.roles, tc.role); got != tc.want {
+			t.Errorf("RolesMatch(%q, %q) = %v, want %v", tc.roles, tc.role, got, tc.want)
+		}
+	}
+}

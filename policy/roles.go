@@ -1,6 +1,37 @@
 package policy
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
+
+// RolesMatch reports whether a rule whose roles are roles applies to a call
+// of role (see docs/policy.md, "Rules"): no roles means every call; a name
+// means calls of that role; "!NAME" excludes that role. A list of only
+// exclusions means every call but theirs, calls without a role included;
+// exclusions win over names.
+func RolesMatch(roles []string, role string) bool {
+	if len(roles) == 0 {
+		return true
+	}
+	named, in := false, false
+	for _, r := range roles {
+		if ex, ok := strings.CutPrefix(r, "!"); ok {
+			if ex == role {
+				return false
+			}
+			continue
+		}
+		named = true
+		if r == role {
+			in = true
+		}
+	}
+	return in || !named
+}
+
+// AppliesTo reports whether the rule's roles take in a call of role.
+func (r *Rule) AppliesTo(role string) bool { return RolesMatch(r.Roles, role) }
 
 // MayDelegate reports whether role name may use a delegate tool: its
 // tools are unrestricted, or name the delegate kind or a tool of that kind,
@@ -14,7 +45,7 @@ func (p *Policy) MayDelegate(name string) bool {
 		if rule.Effect != "deny" || len(rule.Command) > 0 || len(rule.Path) > 0 || len(rule.Args) > 0 || rule.Intent != "" {
 			continue
 		}
-		if len(rule.Roles) > 0 && !contains(rule.Roles, name) {
+		if !rule.AppliesTo(name) {
 			continue
 		}
 		if len(rule.Tool) == 0 {

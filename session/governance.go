@@ -197,7 +197,7 @@ func NewData(p *policy.Policy, s warden.Session, st warden.ProjectState) Data {
 		if r.Effect == "allow" || r.Message == "" {
 			continue
 		}
-		if len(r.Roles) > 0 && !contains(r.Roles, s.Role) {
+		if !r.AppliesTo(s.Role) {
 			continue
 		}
 		d.Rules = append(d.Rules, RuleInfo{ID: r.ID, Effect: r.Effect, Message: r.Message, Suggestion: r.Suggestion})
