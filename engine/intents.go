@@ -75,13 +75,18 @@ func (e *Engine) Intents() ([]policy.Intent, error) {
 }
 
 // owns reports whether a path is inside the intent's owned scope:
-// exclusions win, and only what an inclusion matches is in scope (an
-// intent without owned_scope owns nothing).
+// exclusions win, and only what an inclusion matches is in scope. An
+// intent without owned_scope owns nothing; one whose owned_scope lists only
+// exclusions owns everything inside the workspace but them (seed 002: no
+// inclusions means everything except the exclusions).
 func (in *intent) owns(abs, rel string, inside bool) bool {
 	for _, g := range in.excl {
 		if g.match(abs, rel, inside) {
 			return false
 		}
+	}
+	if len(in.incl) == 0 {
+		return len(in.excl) > 0 && inside
 	}
 	for _, g := range in.incl {
 		if g.match(abs, rel, inside) {

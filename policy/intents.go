@@ -95,6 +95,13 @@ func ParseIntents(file string, data []byte) ([]Intent, []Finding, error) {
 			}
 			findings = append(findings, Finding{Pos: at, Severity: SevWarning, Field: fmt.Sprintf("active_intents[%d].owned_scope", i),
 				Message: fmt.Sprintf("intent %s owns nothing (no owned_scope): every write it needs is out of scope; list the globs it may write, such as [\"src/auth/**\"]", a.ID)})
+		} else if none := ownsNothing(a.OwnedScope); none != "" {
+			at := pos
+			if n := fieldNode(item, "owned_scope"); n != nil {
+				at = Pos{File: file, Line: n.Line, Col: n.Column}
+			}
+			findings = append(findings, Finding{Pos: at, Severity: SevWarning, Field: fmt.Sprintf("active_intents[%d].owned_scope", i),
+				Message: fmt.Sprintf("intent %s owns nothing: %s, so every write it needs is out of scope", a.ID, none)})
 		}
 		out = append(out, in)
 	}
@@ -127,4 +134,34 @@ func IntentList(list []Intent) string {
 		}
 	}
 	return b.String()
+}
+
+// ownsNothing says why a non-empty owned_scope owns nothing, or "": every
+// entry is empty, or every inclusion is also excluded word for word (a
+// scope of only exclusions owns everything but them).
+func ownsNothing(scope []string) string {
+	excl := map[string]bool{}
+	var incl []string
+	for _, s := range scope {
+		s = strings.TrimSpace(s)
+		switch {
+		case s == "" || s == "!":
+		case strings.HasPrefix(s, "!"):
+			excl[strings.TrimPrefix(s, "!")] = true
+		default:
+			incl = append(incl, s)
+		}
+	}
+	if len(incl) == 0 && len(excl) == 0 {
+		return "its owned_scope has only empty entries"
+	}
+	for _, s := range incl {
+		if !excl[s] {
+			return ""
+		}
+	}
+	if len(incl) == 0 {
+		return ""
+	}
+	return "every glob it includes is also excluded (exclusions win)"
 }
