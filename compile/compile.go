@@ -292,6 +292,7 @@ func (c *compiler) check(s Source, reply Reply) (rules []yamlRule, cases []yamlC
 		call       warden.ToolCall
 	}
 	var refs []testRef
+	nearTools := map[string][]string{}
 	for i, ar := range ans.Rules {
 		where := fmt.Sprintf("rules[%d] (%s)", i, ar.ID)
 		switch {
@@ -329,6 +330,7 @@ func (c *compiler) check(s Source, reply Reply) (rules []yamlRule, cases []yamlC
 				catch++
 			case "near_miss":
 				near++
+				nearTools[ar.ID] = append(nearTools[ar.ID], call.Tool)
 			}
 			name := strings.TrimSpace(t.Name)
 			if name == "" {
@@ -345,6 +347,9 @@ func (c *compiler) check(s Source, reply Reply) (rules []yamlRule, cases []yamlC
 		if catch == 0 || near == 0 {
 			problems = append(problems, fmt.Sprintf("%s: needs at least one catch test (a call it must match) and one near_miss test (a similar call it must not match); it has %d and %d", where, catch, near))
 		}
+	}
+	if len(problems) == 0 {
+		problems = meaningProblems(c.oldPol, s.Text, rules, nearTools)
 	}
 	if len(problems) > 0 {
 		return nil, nil, problems, nil

@@ -113,8 +113,25 @@ func TestSeedExamplesCompile(t *testing.T) {
 				t.Fatalf("failures: %+v\nprogress:\n%s", res.Failures, progress.String())
 			}
 			srcs, _ := compile.ReadSources(rules)
-			if res.Compiled != len(srcs) || res.Calls != len(srcs) || len(srv.Unplayed()) != 0 {
+			// The mail example's third sentence ("Never send email to
+			// addresses outside example.com without asking.") was first
+			// answered with an ask on every gmail.send, its near miss a
+			// draft: refused, because the address condition never reached
+			// the rule, and repaired (answers/3b.json).
+			repairs := map[string]int{"mail": 1}[ex]
+			if res.Compiled != len(srcs) || res.Calls != len(srcs)+repairs || len(srv.Unplayed()) != 0 {
 				t.Errorf("compiled %d of %d rules in %d calls; unplayed %v", res.Compiled, len(srcs), res.Calls, srv.Unplayed())
+			}
+			if ex == "mail" {
+				for _, want := range []string{`problem: the sentence names "example.com", but no rule checks it`,
+					`problem: rules[0] (ask-before-send): the message says "example.com", which this rule does not check`, "asking for a repair (1 of 2)"} {
+					if !strings.Contains(progress.String(), want) {
+						t.Errorf("progress lacks %q:\n%s", want, progress.String())
+					}
+				}
+				if !bytes.Contains(res.New, []byte(`"to": "!*@example.com"`)) && !bytes.Contains(res.New, []byte(`to: '!*@example.com'`)) && !bytes.Contains(res.New, []byte(`"!*@example.com"`)) {
+					t.Errorf("the compiled policy does not check the address:\n%s", res.New)
+				}
 			}
 			// Every request asked for structured output with the rule schema.
 			for _, r := range srv.Requests() {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/glob"
 	"github.com/warden-run/warden/policy"
 )
 
@@ -47,6 +48,19 @@ func probes(r yamlRule, p *policy.Policy) []warden.ToolCall {
 	}
 	args := map[string]any{}
 	for k, v := range r.Args {
+		if neg, ok := strings.CutPrefix(v, "!"); ok {
+			// A value the glob does not match ("!*" matches nothing).
+			for _, c := range []string{"probe.outside.invalid", "probe@outside.invalid", "", concrete(neg) + ".x"} {
+				if !glob.Text(neg, c) {
+					args[k] = c
+					break
+				}
+			}
+			if _, ok := args[k]; !ok {
+				return nil
+			}
+			continue
+		}
 		args[k] = concrete(v)
 	}
 	var out []warden.ToolCall

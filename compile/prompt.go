@@ -17,15 +17,15 @@ A rule matches a call when every matcher it has matches; an empty matcher matche
 - tool: tool kinds (shell, read, write, edit, delete, list, fetch, delegate, todo, intent, other), which match the tools of every agent host; tool names as the agent calls them (gmail.send), compared exactly, so a host's own name such as Bash matches that host only (use the kind shell instead); globs (mcp__github__*) or /regex/.
 - command: shell command patterns, only for shell tools. * matches any run of characters; a pattern ending in " *" also matches the bare command. Flag spellings are equivalent (rm -rf, rm -fr, rm -r -f). Example: "git push --force *".
 - path: gitignore-style globs on file paths relative to the workspace: ** crosses folders, * does not, a leading ! excludes.
-- args: globs on top-level string arguments, each a name and a glob, for example name "folder" and glob "Spam*". A glob cannot say "not".
+- args: globs on top-level string arguments, each a name and a glob, for example name "folder" and glob "Spam*". A glob that starts with ! matches a value the rest does not match: "!*@example.com" is any address outside example.com. A missing argument matches neither form.
 - intent: a regular expression on the user's request text.
 - roles: the agent roles the rule applies to; empty means every role.
 
 Effects: deny blocks the call; ask needs a human; allow permits it; warn permits it with a warning. When several rules match, deny beats ask and ask beats allow, so an allow never overrides a deny or an ask. Calls no rule matches get the policy's default.
 A deny needs a message (why) and a suggestion (what to do instead); a warn needs a message. Write them as short plain sentences addressed to the agent, without emoji.
-Use as few rules as the sentence needs, and make none broader than the sentence says. Rule ids are lowercase words joined by hyphens and must not repeat an id the policy already uses.
+Use as few rules as the sentence needs, and make none broader than the sentence says. Every condition the sentence states (an address or domain, a path, a file, a command, a role) must be a matcher of a rule: a rule without it would cover calls the sentence does not speak of. A message states only what its rule checks. A sentence that asks for the user's approval ("ask me", "without asking", "needs my approval") becomes ask rules, never allow or warn: leave the calls it does not cover to the default. Rule ids are lowercase words joined by hyphens and must not repeat an id the policy already uses.
 
-For every rule write tests: at least one of kind "catch" (a realistic call the rule must match) and at least one of kind "near_miss" (a similar call the rule must not match). expect is the decision the whole policy gives the call, default included. Test call args are name and value pairs: command for shell tools, file_path for file tools, and the tool's own argument names otherwise. Leave role and intent empty unless the rule needs them.`
+For every rule write tests: at least one of kind "catch" (a realistic call the rule must match) and at least one of kind "near_miss" (a similar call the rule must not match). When the rule has a condition on the call (command, path, args or intent), at least one near miss calls the same tool and differs only where the condition leaves it out (the same gmail.send to an address inside example.com), so that the test shows the condition. expect is the decision the whole policy gives the call, default included. Test call args are name and value pairs: command for shell tools, file_path for file tools, and the tool's own argument names otherwise. Leave role and intent empty unless the rule needs them.`
 
 func (c *compiler) userPrompt(s Source) string {
 	var b strings.Builder

@@ -8,11 +8,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/compile"
+	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/internal/scripted"
 	"github.com/warden-run/warden/policy"
 )
@@ -274,7 +277,7 @@ func TestProtectedPathsStay(t *testing.T) {
 	pol, rules := mailSetup(t, "The agent may write anything under secrets.")
 	r := rule("write-secrets", "allow", []string{"Write"}, nil, "", "",
 		tcase("catch", "write a secret", "Write", map[string]string{"file_path": "secrets/key.txt"}, "allow"),
-		tcase("near_miss", "read a secret", "Read", map[string]string{"file_path": "secrets/key.txt"}, "allow"))
+		tcase("near_miss", "write a note", "Write", map[string]string{"file_path": "notes/a.txt"}, "ask"))
 	r["path"] = []string{"secrets/**"}
 	m, _ := model(t, scripted.Turn{Text: answerJSON(t, r)})
 	res, err := compile.Compile(context.Background(), pol, rules, compile.Options{Model: m, MaxRepairs: -1, AllowWiden: true, AllowWeakenDeny: true})
@@ -532,5 +535,70 @@ func TestHandEditIsNotKept(t *testing.T) {
 	}
 	if !strings.Contains(res.Diff, "-    effect: ask") || !strings.Contains(res.Diff, "+    effect: deny") {
 		t.Errorf("the hand edit is not undone:\n%s", res.Diff)
+	}
+}
+
+// TestMeaningReachesTheRule: what can be read from the sentence holds the
+// answer, also where the model's own tests pass. The README's showcase,
+// "Never send email to addresses outside example.com without asking.",
+// answered with an ask on every gmail.send (a message that claims the
+// address condition, a near miss on gmail.draft) is sent back for repair;
+// the repaired rule checks the address, and only the outside address is
+// asked about by it. Under default: allow, an ask-me sentence compiled as
+// an allow is refused.
+func TestMeaningReachesTheRule(t *testing.T) {
+	t.Parallel()
+	showcase := "Never send email to addresses outside example.com without asking."
+	unconditional := rule("ask-before-send", "ask", []string{"gmail.send"}, nil,
+		"Sending email to addresses outside example.com needs the user's approval.", "Save it as a draft.",
+		tcase("catch", "outside", "gmail.send", map[string]string{"to": "partner@other.org"}, "ask"),
+		tcase("near_miss", "a draft", "gmail.draft", map[string]string{"to": "partner@other.org"}, "allow"))
+	conditional := rule("ask-before-send", "ask", []string{"gmail.send"}, map[string]string{"to": "!*@example.com"},
+		"Sending email to an address outside example.com needs the user's approval.", "Save it as a draft.",
+		tcase("catch", "outside", "gmail.send", map[string]string{"to": "partner@other.org"}, "ask"),
+		tcase("near_miss", "inside", "gmail.send", map[string]string{"to": "alice@example.com"}, "ask"))
+	pol, rules := mailSetup(t, showcase)
+	m, srv := model(t, scripted.Turn{Name: "unconditional", Text: answerJSON(t, unconditional)},
+		scripted.Turn{Name: "conditional", Text: answerJSON(t, conditional)})
+	res, err := compile.Compile(context.Background(), pol, rules, compile.Options{Model: m})
+	if err != nil || !res.OK() || res.Calls != 2 || len(srv.Unplayed()) != 0 {
+		t.Fatalf("err %v, ok %v, %d calls, failures %+v", err, res != nil && res.OK(), res.Calls, res.Failures)
+	}
+	repair := srv.Requests()[1].Text()
+	for _, want := range []string{`the sentence names "example.com", but no rule checks it`,
+		`the message says "example.com", which this rule does not check`} {
+		if !strings.Contains(repair, want) {
+			t.Errorf("the repair request lacks %q", want)
+		}
+	}
+	dir := t.TempDir()
+	file := writeFile(t, dir, "warden.yaml", string(res.New))
+	p, err := policy.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for to, matched := range map[string]bool{"partner@other.org": true, "alice@example.com": false, "eve@example.com.evil.org": true} {
+		d := eng.Decide(warden.ToolCall{Tool: "gmail.send", Args: map[string]any{"to": to, "subject": "hi"}})
+		if slices.Contains(d.Matched, "ask-before-send") != matched {
+			t.Errorf("gmail.send to %s: matched %v, want the rule to match: %v", to, d.Matched, matched)
+		}
+	}
+
+	// An ask-me sentence never becomes an allow, whatever the default.
+	dir = t.TempDir()
+	pol = writeFile(t, dir, "warden.yaml", strings.Replace(mailPolicy, "default: {safe: allow, destructive: ask}", "default: allow", 1))
+	rules = writeFile(t, dir, "RULES.md", "- Ask me before deleting any email.\n")
+	allowDelete := rule("delete-mail", "allow", []string{"gmail.delete"}, nil, "", "",
+		tcase("catch", "delete", "gmail.delete", map[string]string{"id": "m1"}, "allow"),
+		tcase("near_miss", "read", "gmail.read", map[string]string{"id": "m1"}, "allow"))
+	m, _ = model(t, scripted.Turn{Text: answerJSON(t, allowDelete)})
+	res, err = compile.Compile(context.Background(), pol, rules, compile.Options{Model: m, MaxRepairs: -1})
+	if err != nil || res.OK() || len(res.Failures) != 1 ||
+		!strings.Contains(strings.Join(res.Failures[0].Problems, "\n"), `the sentence asks for the user's approval ("Ask me"), so no rule compiled from it may allow`) {
+		t.Fatalf("an ask-me sentence compiled as allow: err %v, failures %+v", err, res.Failures)
 	}
 }

@@ -43,7 +43,18 @@ type toolMatcher struct {
 	re   *regexp.Regexp
 }
 
-type argMatcher struct{ name, glob string }
+// argMatcher is a rule's condition on a top-level string argument: its
+// glob matches the value, or with neg (a pattern "!GLOB") does not. A
+// missing argument, or one that is not a string, meets neither form.
+type argMatcher struct {
+	name, glob string
+	neg        bool
+}
+
+func (a argMatcher) matches(args map[string]any) bool {
+	v, ok := args[a.name].(string)
+	return ok && globText(a.glob, v) != a.neg
+}
 
 // pathGlob is a path pattern: relative to the workspace root, or absolute
 // (it began with "/" or "~/").
@@ -157,7 +168,8 @@ func Compile(p *policy.Policy) (*Engine, error) {
 			r.hasPath = true
 		}
 		for k, v := range pr.Args {
-			r.args = append(r.args, argMatcher{name: k, glob: v})
+			neg := strings.HasPrefix(v, "!")
+			r.args = append(r.args, argMatcher{name: k, glob: strings.TrimPrefix(v, "!"), neg: neg})
 		}
 		if pr.Intent != "" {
 			re, err := regexp.Compile(pr.Intent)

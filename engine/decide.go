@@ -570,8 +570,7 @@ func (e *Engine) ruleMatchesPat(st *state, r *rule, p *part, pat *shell.Pattern)
 		return false
 	}
 	for _, a := range r.args {
-		v, ok := c.Args[a.name].(string)
-		if !ok || !globText(a.glob, v) {
+		if !a.matches(c.Args) {
 			return false
 		}
 	}
