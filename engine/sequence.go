@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -131,7 +132,11 @@ type past struct {
 	an       *shell.Analysis
 	paths    []string // absolute paths it read or wrote
 	analysed bool
-	k        string // normalised form, for repeat
+	// okAn is the part of a shell line its success vouches for
+	// (analyseOK), nil when none.
+	okAn   *shell.Analysis
+	okDone bool
+	k      string // normalised form, for repeat
 }
 
 // seqHolds reports whether a rule's sequence conditions hold for part p:
@@ -336,10 +341,20 @@ func (e *Engine) pastMatches(st *state, a *afterCond, pc *past, p *part) bool {
 		e.analysePast(st, pc)
 	}
 	if len(a.commands) > 0 {
+		an := pc.an
+		if a.ok {
+			// A passing run is a command whose exit status the line's
+			// success vouches for, run with options that run the tests.
+			e.analyseOK(st, pc)
+			an = pc.okAn
+		}
 		ok := false
-		for i := 0; pc.an != nil && i < len(pc.an.Commands) && !ok; i++ {
+		for i := 0; an != nil && i < len(an.Commands) && !ok; i++ {
+			if a.ok && !runsTests(&an.Commands[i]) {
+				continue
+			}
 			for k := range a.commands {
-				if a.commands[k].Match(pc.an, i, false) {
+				if a.commands[k].Match(an, i, false) {
 					ok = true
 					break
 				}
@@ -378,6 +393,104 @@ func (e *Engine) pastMatches(st *state, a *afterCond, pc *past, p *part) bool {
 		}
 	}
 	return true
+}
+
+// analyseOK reads the part of an earlier shell line whose success the
+// line's success implies (shell.Succeeded): only there can a command have
+// passed when the host says the line succeeded.
+func (e *Engine) analyseOK(st *state, pc *past) {
+	if pc.okDone {
+		return
+	}
+	pc.okDone = true
+	if pc.kind != "shell" {
+		return
+	}
+	if line := shellLine(pc.rec.Args); line != "" {
+		if part := shell.Succeeded(line); part != "" {
+			pc.okAn = shell.Analyze(part)
+		}
+	}
+}
+
+// noRun lists, by program and subcommand, the options with which a test
+// runner or build tool does not run the tests it names (it prints, lists,
+// compiles or plans them): such a run passing proves nothing. From each
+// tool's --help: go 1.26 (go help testflag), pytest 7.2, cargo 1.8x, GNU
+// make 4.3, jest 29, vitest 3, dotnet 8, tox 4.
+var noRun = map[string][]string{
+	"go test":     {"-n", "-list", "-c"},
+	"pytest":      {"--collect-only", "--co", "--setup-plan", "--setup-only", "--fixtures", "--fixtures-per-test", "--markers", "--version", "-V"},
+	"py.test":     {"--collect-only", "--co", "--setup-plan", "--setup-only", "--fixtures", "--fixtures-per-test", "--markers", "--version", "-V"},
+	"cargo test":  {"--no-run", "--list"},
+	"make":        {"-n", "--dry-run", "--just-print", "--recon", "-q", "--question", "-p", "--print-data-base"},
+	"jest":        {"--listTests", "--showConfig", "--list-tests"},
+	"vitest":      {"list", "--list"},
+	"dotnet test": {"--list-tests", "-t"},
+	"tox":         {"--listenvs", "-l", "--notest", "--list-dependencies"},
+	"npm test":    {"--dry-run"},
+	"npm run":     {"--dry-run"},
+}
+
+// runsTests reports whether a command really runs what it names: no
+// option of noRun, no --help or --version, and for go test no -run that
+// matches nothing (^$). A runner named by python -m or a package runner
+// (npx jest, python3 -m pytest) is read through its words.
+func runsTests(c *shell.Command) bool {
+	key, words := c.Prog+" "+c.Sub, c.Flags
+	switch c.Prog {
+	case "python", "python3", "npx", "pnpx", "bunx":
+		if len(c.Ops) > 0 {
+			key, words = c.Ops[0], c.Ops[1:]
+		}
+	}
+	key = strings.TrimSpace(key)
+	bad := noRun[key]
+	for _, f := range words {
+		name, _, _ := strings.Cut(f, "=")
+		if name == "--help" || name == "--version" || slices.Contains(bad, name) {
+			return false
+		}
+	}
+	if key == "go test" {
+		for _, v := range c.Vals {
+			if v.Opt == "-run" && (v.Val == "^$" || v.Val == "$^") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// shellLine is the command line of a shell call's arguments: "command" or
+// "cmd", a string or an argv array (joined as bash -c would see it when
+// it is a shell, word by word otherwise).
+func shellLine(args map[string]any) string {
+	v, ok := args["command"]
+	if !ok {
+		v = args["cmd"]
+	}
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		words := make([]string, 0, len(v))
+		for _, w := range v {
+			s, ok := w.(string)
+			if !ok {
+				return ""
+			}
+			words = append(words, s)
+		}
+		if len(words) == 3 && (words[1] == "-c" || words[1] == "-lc") && slices.Contains([]string{"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"}, words[0]) {
+			return words[2]
+		}
+		for i, w := range words {
+			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+		return strings.Join(words, " ")
+	}
+	return ""
 }
 
 // analysePast reads the commands and paths of an earlier call.
@@ -429,7 +542,7 @@ func (e *Engine) analysePast(st *state, pc *past) {
 // callKey is the decided call's normalised form, made once per decision.
 func (st *state) callKey() string {
 	if st.key == "" {
-		st.key = keyOf(st.call.Tool, st.auditArgs())
+		st.key = keyOf(st.call.Tool, st.kind, st.auditArgs())
 	}
 	return st.key
 }
@@ -442,30 +555,13 @@ func (st *state) auditArgs() map[string]any {
 	return st.keyArgs
 }
 
-// sameCall reports whether an earlier call is this one (the same
-// normalised form). Most earlier calls differ in an argument's text, which
-// is seen without making their normalised form.
+// sameCall reports whether an earlier call is this one for repeat: the
+// same normalised form (callKey), whatever the host's other arguments.
 func (st *state) sameCall(pc *past) bool {
-	args := st.auditArgs()
-	if pc.rec.Tool != st.call.Tool || len(pc.rec.Args) != len(args) {
+	if (st.kind == "shell") != (pc.kind == "shell") || st.kind != "shell" && pc.rec.Tool != st.call.Tool {
 		return false
 	}
-	strings := true
-	for k, v := range args {
-		pv, ok := pc.rec.Args[k]
-		if !ok {
-			return false
-		}
-		if s, ok := v.(string); ok {
-			if ps, ok := pv.(string); !ok || ps != s {
-				return false
-			}
-		} else {
-			strings = false
-		}
-	}
-	// The same names with the same texts are the same normalised form.
-	return strings || pc.key() == st.callKey()
+	return pc.key() == st.callKey()
 }
 
 // key is an earlier call's normalised form, made once per decision. Its
@@ -473,15 +569,62 @@ func (st *state) sameCall(pc *past) bool {
 // them again would cost the most of a decision that reads a long history.
 func (pc *past) key() string {
 	if pc.k == "" {
-		data, _ := json.Marshal(pc.rec.Args)
-		pc.k = pc.rec.Tool + " " + string(data)
+		pc.k = keyOf(pc.rec.Tool, pc.kind, pc.rec.Args)
 	}
 	return pc.k
 }
 
-// keyOf is a call's normalised form for repeat: the tool and its
-// arguments as the audit trail keeps them (redacted, long strings cut).
-func keyOf(tool string, args map[string]any) string {
-	data, _ := json.Marshal(args)
+// cosmetic are arguments the hosts send beside what a call does: Claude
+// Code's description and timeout, running in the background. A model
+// looping on a failing call changes its description every time.
+var cosmetic = map[string]bool{"description": true, "timeout": true, "run_in_background": true, "is_background": true}
+
+// keyOf is a call's normalised form for repeat, made of what it does, not
+// of the host's argument map (docs/policy.md, "Sequence rules"). A shell
+// call is the commands its line runs, each as the engine reads it (program,
+// subcommand, options in their canonical spelling, operands, values and
+// the variables set before it), whatever the host's shell tool is called,
+// however the line is spaced, and without the no-ops true and : (true &&
+// deploy is deploy). Another call is its tool and its arguments but the
+// cosmetic ones, as the audit trail keeps them (redacted, long strings
+// cut).
+func keyOf(tool, kind string, args map[string]any) string {
+	if kind == "shell" {
+		if line := shellLine(args); line != "" {
+			an := shell.Analyze(line)
+			if an.Err == nil {
+				var b strings.Builder
+				b.WriteString("shell")
+				for i := range an.Commands {
+					c := &an.Commands[i]
+					if c.Prog == "true" || c.Prog == ":" {
+						continue
+					}
+					b.WriteString("\x00")
+					b.WriteString(c.Via)
+					flags := slices.Clone(c.Flags) // -fr is -rf
+					slices.Sort(flags)
+					for _, part := range [][]string{c.Env, {c.Prog, c.Sub}, flags, c.Ops} {
+						b.WriteString("\x1e")
+						b.WriteString(strings.Join(part, "\x1f"))
+					}
+					for _, v := range c.Vals {
+						b.WriteString("\x1f" + v.Opt + "=" + v.Val)
+					}
+					if !c.Known {
+						b.WriteString("\x1e" + strings.Join(c.Args[1:], "\x1f"))
+					}
+				}
+				return b.String()
+			}
+		}
+	}
+	kept := make(map[string]any, len(args))
+	for k, v := range args {
+		if !cosmetic[k] {
+			kept[k] = v
+		}
+	}
+	data, _ := json.Marshal(kept)
 	return tool + " " + string(data)
 }

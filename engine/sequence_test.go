@@ -68,6 +68,12 @@ func TestSequenceRules(t *testing.T) {
 	runTimed := func(ago time.Duration, cmd string, timeout float64) warden.AuditRecord {
 		return rec(ago, "Bash", map[string]any{"command": cmd, "timeout": timeout}, warden.Allow)
 	}
+	described := func(cmd, what string) warden.ToolCall {
+		return warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": cmd, "description": what}}
+	}
+	runDescribed := func(ago time.Duration, cmd, what string) warden.AuditRecord {
+		return rec(ago, "Bash", map[string]any{"command": cmd, "description": what}, warden.Allow)
+	}
 	type H = []warden.AuditRecord
 	for _, c := range []struct {
 		name string
@@ -85,11 +91,19 @@ func TestSequenceRules(t *testing.T) {
 		{"push after a test", bash("git push origin main"), []warden.AuditRecord{edit(5*time.Minute, "src/a.go"), run(time.Minute, "go test ./...")}, warden.Allow, ""},
 		{"push after an edit that came after the test", bash("git push origin main"), []warden.AuditRecord{run(5*time.Minute, "go test ./..."), edit(time.Minute, "src/a.go")}, warden.Deny, "test-before-push"},
 		{"a loop", bash("make"), []warden.AuditRecord{run(3*time.Minute, "make"), run(2*time.Minute, "make"), run(time.Minute, "make")}, warden.Deny, "no-loops"},
-		// Arguments that are not text (a timeout) are compared as the audit
-		// trail keeps them; another argument makes another call.
+		// A call is what it does: the host's timeout, description or
+		// background flag, the line's spacing, its shell tool's name and a
+		// no-op before it do not make it another call.
 		{"a loop with a number argument", timed("make", 600), H{runTimed(3*time.Minute, "make", 600), runTimed(2*time.Minute, "make", 600), runTimed(time.Minute, "make", 600)}, warden.Deny, "no-loops"},
-		{"another number is another call", timed("make", 600), H{runTimed(3*time.Minute, "make", 300), runTimed(2*time.Minute, "make", 600), runTimed(time.Minute, "make", 600)}, warden.Allow, ""},
-		{"one more argument is another call", timed("make", 600), H{run(3*time.Minute, "make"), run(2*time.Minute, "make"), run(time.Minute, "make")}, warden.Allow, ""},
+		{"another timeout is the same call", timed("make", 600), H{runTimed(3*time.Minute, "make", 300), runTimed(2*time.Minute, "make", 600), runTimed(time.Minute, "make", 600)}, warden.Deny, "no-loops"},
+		{"a timeout added is the same call", timed("make", 600), H{run(3*time.Minute, "make"), run(2*time.Minute, "make"), run(time.Minute, "make")}, warden.Deny, "no-loops"},
+		{"another description is the same call", described("./deploy.sh prod", "deploy, third try"), H{runDescribed(3*time.Minute, "./deploy.sh prod", "deploy"), runDescribed(2*time.Minute, "./deploy.sh prod", "deploy again"), runDescribed(time.Minute, "./deploy.sh prod", "retry the deploy")}, warden.Deny, "no-loops"},
+		{"spaces do not make another call", bash("./deploy.sh  prod "), H{run(3*time.Minute, "./deploy.sh prod"), run(2*time.Minute, " ./deploy.sh   prod"), run(time.Minute, "./deploy.sh prod\n")}, warden.Deny, "no-loops"},
+		{"in the background it is the same call", warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "make", "run_in_background": true}}, H{run(3*time.Minute, "make"), run(2*time.Minute, "make"), run(time.Minute, "make")}, warden.Deny, "no-loops"},
+		{"another host's shell tool is the same call", warden.ToolCall{Tool: "run_shell_command", Args: map[string]any{"command": "make", "description": "build"}}, H{run(3*time.Minute, "make"), rec(2*time.Minute, "exec_command", map[string]any{"cmd": "make"}, warden.Allow), run(time.Minute, "make")}, warden.Deny, "no-loops"},
+		{"true before it is the same call", bash("true && make"), H{run(3*time.Minute, "make"), run(2*time.Minute, ": ; make"), run(time.Minute, "make")}, warden.Deny, "no-loops"},
+		{"a flag spelled otherwise is the same call", bash("rm -fr build"), H{run(3*time.Minute, "rm -rf build"), run(2*time.Minute, "rm -r -f build"), run(time.Minute, "rm --recursive --force build")}, warden.Deny, "no-loops"},
+		{"another operand is another call", bash("make test"), H{run(3*time.Minute, "make build"), run(2*time.Minute, "make test"), run(time.Minute, "make test")}, warden.Allow, ""},
 		{"twice is not a loop", bash("make"), []warden.AuditRecord{run(2*time.Minute, "make"), run(time.Minute, "make")}, warden.Allow, ""},
 		{"old repeats are outside the window", bash("make"), []warden.AuditRecord{run(30*time.Minute, "make"), run(20*time.Minute, "make"), run(15*time.Minute, "make")}, warden.Allow, ""},
 		{"allow only after the build", bash("make deploy"), []warden.AuditRecord{run(time.Minute, "make build")}, warden.Allow, "deploy-after-build"},
@@ -189,6 +203,20 @@ func TestSequenceOutcomes(t *testing.T) {
 		{"a pass before the edit and a failure after it", push, H{run(9*time.Minute, "go test ./...", ok), edit(5 * time.Minute), run(time.Minute, "go test ./...", fail)}, warden.Deny, "push-after-passing-tests"},
 		{"ask before a green build", bash("make release"), H{run(time.Minute, "make build", fail)}, warden.Ask, "release-after-green-build"},
 		{"no ask after a green build", bash("make release"), H{run(time.Minute, "make build", ok)}, warden.Allow, ""},
+		// ok counts a run only when its status is the line's, and only
+		// options that run the tests.
+		{"go test || true is no pass", push, H{edit(5 * time.Minute), run(time.Minute, "go test ./x || true", ok)}, warden.Deny, "push-after-passing-tests"},
+		{"go test; true is no pass", push, H{edit(5 * time.Minute), run(time.Minute, "go test ./...; true", ok)}, warden.Deny, "push-after-passing-tests"},
+		{"go test | tail is no pass", push, H{edit(5 * time.Minute), run(time.Minute, "go test ./... | tail -1", ok)}, warden.Deny, "push-after-passing-tests"},
+		{"go test -n is no pass", push, H{edit(5 * time.Minute), run(time.Minute, "go test -n ./...", ok)}, warden.Deny, "push-after-passing-tests"},
+		{"go test -list is no pass", push, H{edit(5 * time.Minute), run(time.Minute, "go test -list . ./...", ok)}, warden.Deny, "push-after-passing-tests"},
+		{"go test -c is no pass", push, H{edit(5 * time.Minute), run(time.Minute, "go test -c -o /dev/null ./x", ok)}, warden.Deny, "push-after-passing-tests"},
+		{"go test -run ^$ is no pass", push, H{edit(5 * time.Minute), run(time.Minute, "go test -run '^$' ./...", ok)}, warden.Deny, "push-after-passing-tests"},
+		{"go test --help is no pass", push, H{edit(5 * time.Minute), run(time.Minute, "! go test ./...", ok)}, warden.Deny, "push-after-passing-tests"},
+		{"go test && echo is a pass", push, H{edit(5 * time.Minute), run(time.Minute, "go vet ./... && go test ./... && echo ok", ok)}, warden.Allow, ""},
+		{"cd && go test is a pass", push, H{edit(5 * time.Minute), run(time.Minute, "cd src && go test -v ./...", ok)}, warden.Allow, ""},
+		{"a subshell ending in go test is a pass", push, H{edit(5 * time.Minute), run(time.Minute, "(cd src; go test -run TestX ./...)", ok)}, warden.Allow, ""},
+		{"make -n build is no green build", bash("make release"), H{run(time.Minute, "make -n build", ok)}, warden.Ask, "release-after-green-build"},
 		{"three failures in a row", bash("go build ./..."), H{run(3*time.Minute, "go build ./...", fail), run(2*time.Minute, "go build ./...", fail), run(time.Minute, "go build ./...", fail)}, warden.Deny, "failing-loop"},
 		{"two failures are not a loop", bash("go build ./..."), H{run(2*time.Minute, "go build ./...", fail), run(time.Minute, "go build ./...", fail)}, warden.Allow, ""},
 		{"a success ends the row", bash("go build ./..."), H{run(4*time.Minute, "go build ./...", fail), run(3*time.Minute, "go build ./...", fail), run(2*time.Minute, "go build ./...", ok), run(time.Minute, "go build ./...", fail)}, warden.Allow, ""},
