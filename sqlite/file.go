@@ -360,6 +360,9 @@ func (f *storeFile) reopen(ctx context.Context, old *sql.DB) (*sql.DB, error) {
 	} else {
 		old.Close()
 	}
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", f.path, err)
+	}
 	if err := create(ctx, f.path); err != nil {
 		return nil, err
 	}
@@ -381,7 +384,13 @@ func dsn(abs, mode string) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
+	if mode == "rwc" {
+		// A new store's temporary file, which no other process reads: it
+		// is synced once, whole, before it is linked into place.
+		q.Add("_pragma", "synchronous(OFF)")
+	} else {
+		q.Add("_pragma", "synchronous(FULL)")
+	}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
 	q.Set("mode", mode)
@@ -403,12 +412,16 @@ func create(ctx context.Context, path string) error {
 	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
 		return nil // there is one (or Open reports why it cannot tell)
 	}
-	unlock, err := lockDir(ctx, filepath.Dir(path))
+	made := func() bool {
+		_, err := os.Lstat(path)
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	unlock, err := lockDir(ctx, filepath.Dir(path), made)
 	if err != nil {
 		return fmt.Errorf("create sqlite store %s: %w", path, err)
 	}
 	defer unlock()
-	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+	if made() {
 		return nil // made while this process waited for its turn
 	}
 	if locked {
