@@ -106,6 +106,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	d.Explain = func(err error) error { return diskFull(err, filepath.Dir(abs)) }
 	d.Replaced = f.replaced
 	d.Reopen = f.reopen
+	d.Close = f.close
 	// Many processes opening a store at once (the first calls after an
 	// upgrade) contend for its migration, which SQLite may refuse at once
 	// (SQLITE_BUSY) rather than wait for: try again, until ctx is done or

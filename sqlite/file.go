@@ -345,6 +345,24 @@ func (f *storeFile) replaced(db *sql.DB) bool {
 	return g == nil || g.replaced()
 }
 
+// close implements sqlstore.Dialect.Close: a pool whose file was
+// replaced is closed as reopen closes it, and the old file's -wal and
+// -shm are removed, so that the next process to open the store does not
+// take them for the new file's.
+func (f *storeFile) close(db *sql.DB) error {
+	g := f.guard(db)
+	f.mu.Lock()
+	delete(f.pools, db)
+	f.mu.Unlock()
+	if g == nil || !g.replaced() {
+		return db.Close()
+	}
+	g.retire()
+	err := db.Close()
+	g.removeStale()
+	return err
+}
+
 // reopen implements sqlstore.Dialect.Reopen: it closes old, the pool on
 // the replaced file, so that it touches nothing of the new one, removes
 // the old file's -wal and -shm, and opens the file now at the path as it

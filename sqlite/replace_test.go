@@ -119,6 +119,41 @@ func TestRestoredBackupStaysIntact(t *testing.T) {
 	}
 }
 
+// TestRestoredBackupClosedAtOnce: a store closed right after its file was
+// replaced, with no query in between (a hookd or serve stopped then),
+// leaves the restored file and no stale WAL beside it: the next process
+// to open the store reads the backup, whole.
+func TestRestoredBackupClosedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "warden.db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	burst(t, st, "before", 20)
+	backup := filepath.Join(dir, "backup.db")
+	if _, err := st.DB().ExecContext(ctx, `VACUUM INTO ?`, backup); err != nil {
+		t.Fatal(err)
+	}
+	burst(t, st, "lost", 200)
+	if err := os.Rename(backup, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	burst(t, again, "after", 10)
+	again.Close()
+	if check, n := inspect(t, path, "before", "lost", "after"); check != "ok" || n["before"] != 20 || n["lost"] != 0 || n["after"] != 10 {
+		t.Fatalf("the restored file: integrity_check %q, records %v; want ok and before 20, lost 0, after 10", check, n)
+	}
+}
+
 // TestRemovedStoreStartsAnew: a store file removed while a store holds it
 // open is a new store for the next write (as for a process that starts
 // then), not writes into the removed file.

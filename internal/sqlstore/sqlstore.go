@@ -167,6 +167,9 @@ func (s *Store) Close() error {
 	}
 	s.stmts = nil
 	s.stmtMu.Unlock()
+	if s.d.Close != nil {
+		return s.d.Close(s.db.Load())
+	}
 	return s.db.Load().Close()
 }
 
@@ -398,6 +401,10 @@ type Dialect struct {
 	// database, and opens the new one as it is.
 	Replaced func(db *sql.DB) bool
 	Reopen   func(ctx context.Context, old *sql.DB) (*sql.DB, error)
+	// Close, when set, closes the database when the store is closed
+	// (instead of db.Close): a SQLite store whose file was replaced
+	// closes without touching the new one.
+	Close func(db *sql.DB) error
 }
 
 // MaxIdleConns is how many idle connections a store keeps open for the
