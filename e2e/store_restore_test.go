@@ -247,3 +247,52 @@ func TestKilledFirstHookLeavesNoBrick(t *testing.T) {
 		t.Skip("the first hook finished before it could be killed in every round: nothing was tested")
 	}
 }
+
+// TestServeRestoredStoreStaysIntact: the same restore under a running
+// `warden serve` on its SQLite store: the service goes on deciding and
+// recording in the restored file, and after it stops, the file passes
+// integrity_check with the backup's records and those made since.
+func TestServeRestoredStoreStaysIntact(t *testing.T) {
+	dir := serveProject(t, fcPolicy)
+	tok := serveToken(t, dir, "agent", "a1")
+	s := startServe(t, dir)
+	db := filepath.Join(dir, ".warden", "warden.db")
+	burst := func(prefix string, n int) {
+		t.Helper()
+		var wg sync.WaitGroup
+		answers := make([]decideAnswer, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = s.decide(tok, map[string]any{"tool": "Bash", "args": map[string]any{"command": fmt.Sprintf("ls %s-%d", prefix, i)}, "session": "s1"}, "")
+			}()
+		}
+		wg.Wait()
+		for i, a := range answers {
+			if a.Decision.Decision != "allow" {
+				t.Fatalf("call %s-%d: %+v", prefix, i, a)
+			}
+		}
+	}
+	burst("backedup", 30)
+	near := db + ".restore"
+	src, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Exec(`VACUUM INTO ?`, near); err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	burst("lost", 60)
+	if err := os.Rename(near, db); err != nil {
+		t.Fatal(err)
+	}
+	burst("restored", 40)
+	s.stop()
+	check, n := storeCounts(t, db, "backedup", "lost", "restored")
+	if check != "ok" || n["backedup"] != 30 || n["lost"] != 0 || n["restored"] != 40 {
+		t.Fatalf("the restored store after the service stopped: integrity_check %q, records %v; want ok, backedup 30, lost 0, restored 40\n%s", check, n, s.logs.String())
+	}
+}
