@@ -1,5 +1,6 @@
 // Package sqlite is warden's embedded default store: one SQLite file, by
-// default .warden/warden.db next to the policy, created on first use. It
+// default .warden/warden.db next to the policy, created whole on first use
+// and bound to the file it opened (see file.go). It
 // uses a pure-Go driver (modernc.org/sqlite), so no C toolchain is needed.
 //
 // The database runs in WAL mode with synchronous=FULL, so a change that was

@@ -394,11 +394,13 @@ func IntentsSum(p *policy.Policy) [32]byte {
 	return sha256.Sum256(data)
 }
 
-// store returns the open store for a policy. A SQLite store whose file,
-// -wal or -shm file was removed or replaced since it was opened is closed
-// and opened again (a cheap os.Stat of each before every use): writing to
-// the old ones would lose the audit trail. When opening it again fails,
-// the error names the store, and the call is denied.
+// store returns the open store for a policy. A SQLite store whose -wal or
+// -shm file was removed or replaced since it was opened is closed and
+// opened again (a cheap os.Stat of each before every use): writing to the
+// old ones would lose the audit trail. A store whose file itself was
+// replaced or removed opens the new one itself (see cachedStore.stale).
+// When opening it again fails, the error names the store, and the call
+// is denied.
 func (s *Server) store(ctx context.Context, policyFile, storeURL string) (warden.Store, func(), error) {
 	key, file := storeURL, ""
 	switch {
