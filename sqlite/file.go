@@ -150,8 +150,17 @@ func (g *guard) replaced() bool {
 	if held == nil {
 		return false
 	}
+	return g.gone(held)
+}
+
+// gone reports that the path names no file or another file than held. A
+// stat that fails otherwise (too many open files) says nothing.
+func (g *guard) gone(held os.FileInfo) bool {
 	fi, err := os.Stat(g.path)
-	return err != nil || !os.SameFile(fi, held)
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return !os.SameFile(fi, held)
 }
 
 // check says why no write may start on the pool's connections: the file
@@ -184,8 +193,11 @@ func (g *guard) retire() { g.retired.Store(true) }
 // file, and the new one must not read them.
 func (g *guard) removeStale() {
 	g.mu.Lock()
-	wal, shm := g.wal, g.shm
+	held, wal, shm := g.file, g.wal, g.shm
 	g.mu.Unlock()
+	if held == nil || !g.gone(held) {
+		return // the file is still the pool's: its WAL is live
+	}
 	for _, f := range []struct {
 		name string
 		was  os.FileInfo
