@@ -51,13 +51,17 @@ import (
 //     still the ones the old file used (same inode), and only then opens
 //     the new warden.db as it is (or makes a new store if it was removed);
 //   - the pool never opens a connection to another file than its own, and
-//     a write transaction on a connection whose file was replaced,
-//     removed or truncated meanwhile is refused, so no write reaches a
-//     replaced file through it.
+//     a statement on a connection whose file was replaced, removed or
+//     truncated meanwhile (empty, or cut inside a page: its size) is
+//     refused, so no write reaches a replaced file through it;
+//   - a store closed while its file is another one (a hookd or serve
+//     stopped right after the move) removes the old -wal and -shm too.
 // What remains: another process that opens the new file in the moment
 // between the replacement and the holder's next query still finds the
-// old log. Replace the store while no warden process holds it (warden
-// hookd stop) to be safe from that too.
+// old log; and a backup copied over the file in place (cp, the same
+// inode) cannot be told from the store's own writes. Restore with mv, or
+// while no warden process holds the store (warden hookd stop), to be
+// safe from both.
 
 // guard is a pool's connector: it opens connections to the store file
 // the pool first opened, and to no other.
