@@ -1,5 +1,6 @@
 // Package sqlite is warden's embedded default store: one SQLite file, by
-// default .warden/warden.db next to the policy, created on first use. It
+// default .warden/warden.db next to the policy, created whole on first use
+// and bound to the file it opened (see file.go). It
 // uses a pure-Go driver (modernc.org/sqlite), so no C toolchain is needed.
 //
 // The database runs in WAL mode with synchronous=FULL, so a change that was
@@ -14,14 +15,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/warden-run/warden/internal/sqlstore"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
 // DefaultFile is the store file's path relative to the policy's folder. It
@@ -33,8 +32,8 @@ const DefaultFile = ".warden/warden.db"
 // 10 s): a hook that waited longer would have answered deny already.
 const BusyTimeout = 8 * time.Second
 
-// openPatience bounds how long Open keeps trying a new store that many
-// processes create at once (each try waits up to BusyTimeout for the lock)
+// openPatience bounds how long Open keeps trying a store that many
+// processes migrate at once (each try waits up to BusyTimeout for the lock)
 // when ctx has no deadline of its own; a hook's ctx ends at its deadline
 // first.
 const openPatience = 30 * time.Second
@@ -55,15 +54,13 @@ var dialect = sqlstore.Dialect{
 	Unsynced: [2]string{"PRAGMA synchronous=NORMAL", "PRAGMA synchronous=FULL"},
 }
 
-// newborn is how long a store file may stay empty while the process that
-// created it writes its schema.
-const newborn = 5 * time.Second
-
 // CheckFile reports a store file that exists but cannot be the store: a
-// folder, or a file that turned empty (0 bytes) after it was created.
-// SQLite would take an empty file for a new database and start a new,
-// empty audit trail, grants and sessions in its place; warden refuses
-// instead. A missing file is no error (Open creates it).
+// folder, or a file that is empty (0 bytes) or cut inside a page. SQLite
+// would take an empty file for a new database and start a new, empty
+// audit trail, grants and sessions in its place; warden refuses instead.
+// warden never leaves an empty store file behind, even when killed while
+// it creates one (see create), so an empty one is a store that was
+// truncated. A missing file is no error (Open creates it).
 func CheckFile(path string) error {
 	fi, err := os.Stat(path)
 	return CheckInfo(path, fi, err)
@@ -76,17 +73,15 @@ func CheckInfo(path string, fi os.FileInfo, err error) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("open sqlite store %s: %w", path, err)
-	case fi.IsDir():
-		return fmt.Errorf("open sqlite store %s: it is a folder, not a store file", path)
-	case fi.Size() == 0 && time.Since(fi.ModTime()) > newborn:
-		return fmt.Errorf("open sqlite store %s: the file is empty (0 bytes), so its audit trail, grants and sessions are gone; "+
-			"warden does not start a new store in its place: restore it from a backup, or remove it to start anew", path)
 	}
-	return nil
+	return checkSize(path, fi)
 }
 
 // Open opens (creating if needed, with its folder) the SQLite store at path
-// and brings its schema up to date.
+// and brings its schema up to date. The store stays bound to the file it
+// opened: if that file is replaced or removed, the store notices before
+// its next query and opens the file then at path instead, as it is (see
+// file.go).
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open sqlite store: empty path")
@@ -101,26 +96,26 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := CheckFile(abs); err != nil {
 		return nil, err
 	}
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Set("_txlock", "immediate")
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+	if err := create(ctx, abs); err != nil {
+		return nil, err
+	}
+	if err := CheckFile(abs); err != nil {
+		return nil, err
+	}
+	f := &storeFile{path: abs, dsn: dsn(abs, "rw")}
 	d := dialect
 	d.Explain = func(err error) error { return diskFull(err, filepath.Dir(abs)) }
-	// Many processes opening a new store at once contend for the switch to
-	// WAL and the first migration, which SQLite may refuse at once
+	d.Replaced = f.replaced
+	d.Reopen = f.reopen
+	d.Close = f.close
+	// Many processes opening a store at once (the first calls after an
+	// upgrade) contend for its migration, which SQLite may refuse at once
 	// (SQLITE_BUSY) rather than wait for: try again, until ctx is done or
 	// openPatience has passed.
 	var s *sqlstore.Store
 	deadline := time.Now().Add(openPatience)
 	for try := 0; ; try++ {
-		db, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
-		}
+		db := f.pool()
 		s, err = sqlstore.Open(ctx, db, d)
 		if err == nil {
 			break

@@ -61,7 +61,7 @@ func (s *Store) CreateApproval(ctx context.Context, a warden.Approval) (warden.A
 			return a, err
 		}
 		// The call has a pending approval already: share it.
-		existing, err := scanApproval(s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT `+approvalCols+` FROM approvals
+		existing, err := scanApproval(s.pool(ctx).QueryRowContext(ctx, s.d.Rebind(`SELECT `+approvalCols+` FROM approvals
 			WHERE fingerprint = ? AND status = 'pending'`), a.Fingerprint))
 		if err == nil {
 			return existing, nil
@@ -76,7 +76,7 @@ func (s *Store) CreateApproval(ctx context.Context, a warden.Approval) (warden.A
 
 // Approval implements warden.ApprovalStore.
 func (s *Store) Approval(ctx context.Context, id string) (warden.Approval, error) {
-	a, err := scanApproval(s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT `+approvalCols+` FROM approvals WHERE id = ?`), id))
+	a, err := scanApproval(s.pool(ctx).QueryRowContext(ctx, s.d.Rebind(`SELECT `+approvalCols+` FROM approvals WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("approval %q: %w", id, warden.ErrNotFound)
 	}
@@ -106,7 +106,7 @@ func (s *Store) Approvals(ctx context.Context, f warden.ApprovalFilter) ([]warde
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
+	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(q), args...)
 	out, err := collect(rows, err, "approvals", scanApproval)
 	return out, err
 }

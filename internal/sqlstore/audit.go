@@ -100,7 +100,7 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
+	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}

@@ -55,7 +55,7 @@ func (s *Store) AddGrant(ctx context.Context, g warden.Grant) (warden.Grant, err
 	if err != nil {
 		return g, err
 	}
-	if err := s.insertGrant(ctx, s.db, g); err != nil {
+	if err := s.insertGrant(ctx, s.pool(ctx), g); err != nil {
 		return g, fmt.Errorf("add grant: %w", err)
 	}
 	return g, nil
@@ -100,7 +100,7 @@ func (s *Store) UseGrant(ctx context.Context, id string) (bool, error) {
 		return true, nil
 	}
 	var one int
-	err = s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT 1 FROM grants WHERE id = ?`), id).Scan(&one)
+	err = s.pool(ctx).QueryRowContext(ctx, s.d.Rebind(`SELECT 1 FROM grants WHERE id = ?`), id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("grant %q: %w", id, warden.ErrNotFound)
 	}

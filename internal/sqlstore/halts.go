@@ -40,7 +40,7 @@ func (s *Store) ClearHalt(ctx context.Context, session string) error {
 
 // Halts implements warden.HaltStore.
 func (s *Store) Halts(ctx context.Context) ([]warden.Halt, error) {
-	rows, err := s.db.QueryContext(ctx, s.d.Rebind(`SELECT session, message, by_whom, at FROM halts ORDER BY session`))
+	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(`SELECT session, message, by_whom, at FROM halts ORDER BY session`))
 	if err != nil {
 		return nil, fmt.Errorf("halts: %w", err)
 	}

@@ -127,7 +127,7 @@ var SchemaVersion = len(migrations)
 
 // migrate brings the schema up to date.
 func (s *Store) migrate(ctx context.Context) error {
-	return runMigrations(ctx, s.db, s.d, migrations)
+	return runMigrations(ctx, s.pool(ctx), s.d, migrations)
 }
 
 // runMigrations applies the migrations of ms that db has not had yet.

@@ -73,7 +73,7 @@ func (s *Store) unsynced(ctx context.Context, fn func(prepared) error) error {
 		return err
 	}
 	defer done()
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pool(ctx).Conn(ctx)
 	if err != nil {
 		return err
 	}

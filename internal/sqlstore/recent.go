@@ -37,6 +37,7 @@ type recentCache struct {
 	sessions map[string]*recentEntry
 	tick     uint64
 	bytes    int
+	gen      uint64 // counts resets
 }
 
 // recentEntry is one session's records, oldest first. A list once
@@ -45,6 +46,7 @@ type recentCache struct {
 type recentEntry struct {
 	mu    sync.Mutex
 	used  uint64
+	gen   uint64 // the cache's gen when the entry was made
 	list  []warden.AuditRecord
 	sizes []int // recordSize of each
 	bytes int
@@ -60,11 +62,22 @@ func (c *recentCache) entry(session string) *recentEntry {
 	c.tick++
 	e := c.sessions[session]
 	if e == nil {
-		e = &recentEntry{}
+		e = &recentEntry{gen: c.gen}
 		c.sessions[session] = e
 	}
 	e.used = c.tick
 	return e
+}
+
+// reset forgets every session's records: the store's database was
+// replaced (another file restored in its place), and its ids name other
+// records.
+func (c *recentCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sessions = nil
+	c.bytes = 0
+	c.gen++
 }
 
 // resize accounts for an entry's new size and drops the least recently
@@ -72,6 +85,9 @@ func (c *recentCache) entry(session string) *recentEntry {
 func (c *recentCache) resize(e *recentEntry, bytes int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if e.gen != c.gen {
+		return // made before a reset: no longer in the cache
+	}
 	c.bytes += bytes - e.bytes
 	e.bytes = bytes
 	for c.bytes > recentBudget || len(c.sessions) > recentSessions {
@@ -212,7 +228,7 @@ func (s *Store) auditByID(ctx context.Context, ids []int64) ([]warden.AuditRecor
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
+	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}

@@ -84,7 +84,7 @@ func (s *Store) UpdateReport(ctx context.Context, session string, fn func(*warde
 
 // Report implements warden.ReportStore.
 func (s *Store) Report(ctx context.Context, session string) (warden.Report, error) {
-	r, err := scanReport(s.db.QueryRowContext(ctx, s.d.Rebind(`SELECT `+reportCols+` FROM reports WHERE session = ?`), session))
+	r, err := scanReport(s.pool(ctx).QueryRowContext(ctx, s.d.Rebind(`SELECT `+reportCols+` FROM reports WHERE session = ?`), session))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("report of session %q: %w", session, warden.ErrNotFound)
 	}
@@ -106,7 +106,7 @@ func (s *Store) Reports(ctx context.Context, f warden.ReportFilter) ([]warden.Re
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
+	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(q), args...)
 	out, err := collect(rows, err, "reports", scanReport)
 	if err != nil {
 		return nil, s.explain(err)

@@ -193,7 +193,7 @@ func (s *Store) Sessions(ctx context.Context, f warden.SessionFilter) ([]warden.
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.Rebind(q), args...)
+	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(q), args...)
 	out, err := collect(rows, err, "sessions", scanSession)
 	return out, err
 }

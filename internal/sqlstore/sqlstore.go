@@ -7,11 +7,13 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -20,8 +22,15 @@ import (
 // Store is a warden.Store on a SQL database. It is safe for concurrent use
 // by goroutines and by processes sharing the database.
 type Store struct {
-	db *sql.DB
+	// db is the database the store works on now: a SQLite store whose
+	// file was replaced opens the new one in its place (see pool).
+	db atomic.Pointer[sql.DB]
 	d  Dialect
+	// reopenMu serialises the reopening of a replaced store (pool);
+	// maxConns is LimitConns's bound, applied again to a reopened one.
+	reopenMu sync.Mutex
+	maxConns int
+	closed   bool
 	// stmts caches the prepared statements of the queries a decision runs,
 	// by query text: SQLite parses a query each time it is prepared, which
 	// was a quarter of a decision's CPU time.
@@ -49,10 +58,72 @@ type Store struct {
 // Call it before the store is used.
 func (s *Store) LimitConns(n int) {
 	n = max(n, 2)
-	s.db.SetMaxOpenConns(n)
-	s.db.SetMaxIdleConns(min(n, MaxIdleConns))
+	s.maxConns = n
+	limitConns(s.db.Load(), n)
 	s.slots = make(chan struct{}, n/2)
 }
+
+func limitConns(db *sql.DB, n int) {
+	db.SetMaxIdleConns(MaxIdleConns)
+	db.SetConnMaxIdleTime(time.Minute)
+	if n > 0 {
+		db.SetMaxOpenConns(n)
+		db.SetMaxIdleConns(min(n, MaxIdleConns))
+	}
+}
+
+// pool returns the database to work on. When the dialect says the
+// database was replaced under the store (Dialect.Replaced: a SQLite file
+// restored by a rename, or removed), it is opened again first (see
+// reopen): each query and transaction of the store starts here, so
+// nothing is written to a replaced database once it is noticed.
+func (s *Store) pool(ctx context.Context) *sql.DB {
+	db := s.db.Load()
+	if s.d.Replaced == nil || !s.d.Replaced(db) {
+		return db
+	}
+	return s.reopen(ctx, db)
+}
+
+// reopen replaces old, the database the store worked on, with the one
+// Dialect.Reopen opens in its place, brought up to date, and forgets what
+// the store kept of the old one (prepared statements, sessions' recent
+// records). When that fails, the store works on a database whose every
+// query fails with the reason, and the next query tries again.
+func (s *Store) reopen(ctx context.Context, old *sql.DB) *sql.DB {
+	s.reopenMu.Lock()
+	defer s.reopenMu.Unlock()
+	if cur := s.db.Load(); cur != old || s.closed {
+		return cur // reopened meanwhile, or closed
+	}
+	db, err := s.d.Reopen(ctx, old)
+	if err == nil {
+		limitConns(db, s.maxConns)
+		if err = runMigrations(ctx, db, s.d, migrations); err != nil {
+			db.Close()
+			err = s.explain(err)
+		}
+	}
+	if err != nil {
+		db = sql.OpenDB(failing{err})
+	}
+	s.stmtMu.Lock()
+	stmts := s.stmts
+	s.stmts = map[string]*sql.Stmt{}
+	s.db.Store(db)
+	s.stmtMu.Unlock()
+	for _, st := range stmts {
+		st.Close()
+	}
+	s.recent.reset()
+	return db
+}
+
+// failing is a database whose every connection fails with err.
+type failing struct{ err error }
+
+func (f failing) Connect(context.Context) (driver.Conn, error) { return nil, f.err }
+func (f failing) Driver() driver.Driver                        { return nil }
 
 // turn waits for a transaction's turn when the transactions are bounded
 // (LimitConns). done, which the caller must call once the transaction is
@@ -74,7 +145,7 @@ func (s *Store) begin(ctx context.Context) (tx *sql.Tx, done func(), err error) 
 	if done, err = s.turn(ctx); err != nil {
 		return nil, nil, err
 	}
-	if tx, err = s.db.BeginTx(ctx, nil); err != nil {
+	if tx, err = s.pool(ctx).BeginTx(ctx, nil); err != nil {
 		done()
 		return nil, nil, err
 	}
@@ -82,18 +153,24 @@ func (s *Store) begin(ctx context.Context) (tx *sql.Tx, done func(), err error) 
 }
 
 // DB returns the underlying database handle (for tests and tools).
-func (s *Store) DB() *sql.DB { return s.db }
+func (s *Store) DB() *sql.DB { return s.db.Load() }
 
 // Close closes the database.
 func (s *Store) Close() error {
 	s.group.stop()
+	s.reopenMu.Lock()
+	s.closed = true
+	s.reopenMu.Unlock()
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {
 		st.Close()
 	}
 	s.stmts = nil
 	s.stmtMu.Unlock()
-	return s.db.Close()
+	if s.d.Close != nil {
+		return s.d.Close(s.db.Load())
+	}
+	return s.db.Load().Close()
 }
 
 // prepare returns the prepared statement for a (rebound) query. The lock
@@ -101,18 +178,25 @@ func (s *Store) Close() error {
 // connection, which may have to wait for a transaction to end that
 // itself waits for a statement.
 func (s *Store) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
+	db := s.pool(ctx)
 	s.stmtMu.Lock()
 	st := s.stmts[q]
+	cur := s.db.Load() == db
 	s.stmtMu.Unlock()
-	if st != nil {
+	if st != nil && cur {
 		return st, nil
 	}
-	st, err := s.db.PrepareContext(ctx, q)
+	st, err := db.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	s.stmtMu.Lock()
 	defer s.stmtMu.Unlock()
+	if s.db.Load() != db {
+		// Reopened meanwhile: the statement is the old database's.
+		st.Close()
+		return nil, errors.New("the store was opened again meanwhile")
+	}
 	if s.stmts == nil {
 		// Closed meanwhile.
 		st.Close()
@@ -164,7 +248,7 @@ func (p prepared) QueryRowContext(ctx context.Context, q string, args ...any) *s
 		if p.tx != nil {
 			return p.tx.QueryRowContext(ctx, q, args...)
 		}
-		return p.s.db.QueryRowContext(ctx, q, args...)
+		return p.s.pool(ctx).QueryRowContext(ctx, q, args...)
 	}
 	return st.QueryRowContext(ctx, args...)
 }
@@ -223,7 +307,7 @@ func fromJSON(s string, v any) error {
 }
 
 func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return s.db.ExecContext(ctx, s.d.Rebind(q), args...)
+	return s.pool(ctx).ExecContext(ctx, s.d.Rebind(q), args...)
 }
 
 // notFound turns "no row changed" into ErrNotFound.
@@ -310,6 +394,17 @@ type Dialect struct {
 	// stop waiting for the disk, and then wait again. A call's outcome is
 	// written so (see SetOutcome); empty: every commit waits.
 	Unsynced [2]string
+	// Replaced, when set, reports (cheaply: it runs before every query)
+	// that db, the database the store works on, is no longer the one its
+	// name names: a SQLite file replaced or removed. The store then
+	// calls Reopen, which closes old without letting it touch the new
+	// database, and opens the new one as it is.
+	Replaced func(db *sql.DB) bool
+	Reopen   func(ctx context.Context, old *sql.DB) (*sql.DB, error)
+	// Close, when set, closes the database when the store is closed
+	// (instead of db.Close): a SQLite store whose file was replaced
+	// closes without touching the new one.
+	Close func(db *sql.DB) error
 }
 
 // MaxIdleConns is how many idle connections a store keeps open for the
@@ -318,14 +413,14 @@ const MaxIdleConns = 64
 
 // Open wraps an open database and brings its schema up to date.
 func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
-	s := &Store{db: db, d: d, stmts: map[string]*sql.Stmt{}}
+	s := &Store{d: d, stmts: map[string]*sql.Stmt{}}
+	s.db.Store(db)
 	// database/sql keeps 2 idle connections by default: under concurrent
 	// decisions every other query opened a connection (a PostgreSQL
 	// backend, or a SQLite file with its pragmas) and prepared its
 	// statements again.
 	// Past a burst, the idle connections are let go again.
-	db.SetMaxIdleConns(MaxIdleConns)
-	db.SetConnMaxIdleTime(time.Minute)
+	limitConns(db, 0)
 	if err := db.PingContext(ctx); err != nil {
 		return nil, err
 	}

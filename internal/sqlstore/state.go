@@ -16,12 +16,12 @@ import (
 func (s *Store) State(ctx context.Context) (warden.ProjectState, error) {
 	var st warden.ProjectState
 	var updated int64
-	err := s.db.QueryRowContext(ctx, `SELECT phase, updated_at FROM state WHERE id = 1`).Scan(&st.Phase, &updated)
+	err := s.pool(ctx).QueryRowContext(ctx, `SELECT phase, updated_at FROM state WHERE id = 1`).Scan(&st.Phase, &updated)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return st, fmt.Errorf("state: %w", err)
 	}
 	st.UpdatedAt = tm(updated)
-	rows, err := s.db.QueryContext(ctx, `SELECT id, priority, content, created_at, demoted_at FROM anchors
+	rows, err := s.pool(ctx).QueryContext(ctx, `SELECT id, priority, content, created_at, demoted_at FROM anchors
 		ORDER BY CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END, created_at, id`)
 	if err != nil {
 		return st, fmt.Errorf("state: anchors: %w", err)
@@ -41,7 +41,7 @@ func (s *Store) State(ctx context.Context) (warden.ProjectState, error) {
 	if err := rows.Err(); err != nil {
 		return st, fmt.Errorf("state: anchors: %w", err)
 	}
-	hrows, err := s.db.QueryContext(ctx, `SELECT id, time, session, agent, action, result FROM history WHERE archived = 0 ORDER BY id`)
+	hrows, err := s.pool(ctx).QueryContext(ctx, `SELECT id, time, session, agent, action, result FROM history WHERE archived = 0 ORDER BY id`)
 	if err != nil {
 		return st, fmt.Errorf("state: history: %w", err)
 	}

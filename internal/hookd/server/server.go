@@ -86,23 +86,33 @@ type cachedStore struct {
 	used           time.Time
 }
 
-// stale says which of a SQLite store's files was removed or replaced
-// since it was opened ("" none). A connection that keeps its WAL after
-// the -wal file was removed writes every record to a deleted file, which
-// no other process (warden audit) ever reads; one whose -shm was removed
-// no longer shares its WAL index with them.
+// stale says which of a SQLite store's -wal and -shm files was removed
+// or replaced since it was opened ("" none). A connection that keeps its
+// WAL after the -wal file was removed writes every record to a deleted
+// file, which no other process (warden audit) ever reads; one whose -shm
+// was removed no longer shares its WAL index with them.
+//
+// The store file itself replaced (a backup restored with mv) or removed
+// is not stale here: the store notices that itself before its next query
+// and opens the new file, after it dropped the old file's connections
+// and WAL (see sqlite.Open). hookd must not open a second store on the
+// new file meanwhile: while a call still used the first, its connections
+// and the old WAL would still be there for the new file to take. hookd
+// takes the new file's -wal and -shm as they are after that.
 func (c *cachedStore) stale(file string, fi os.FileInfo) string {
 	if fi == nil || !os.SameFile(fi, c.file) {
-		return "database file"
+		c.file, c.wal, c.shm = fi, nil, nil
+		return ""
 	}
 	for _, f := range []struct {
 		name string
-		was  os.FileInfo
-	}{{file + "-wal", c.wal}, {file + "-shm", c.shm}} {
-		if f.was == nil {
+		was  *os.FileInfo
+	}{{file + "-wal", &c.wal}, {file + "-shm", &c.shm}} {
+		if *f.was == nil {
+			*f.was, _ = os.Stat(f.name)
 			continue
 		}
-		if now, err := os.Stat(f.name); err != nil || !os.SameFile(now, f.was) {
+		if now, err := os.Stat(f.name); err != nil || !os.SameFile(now, *f.was) {
 			return "file " + filepath.Base(f.name)
 		}
 	}
@@ -384,11 +394,13 @@ func IntentsSum(p *policy.Policy) [32]byte {
 	return sha256.Sum256(data)
 }
 
-// store returns the open store for a policy. A SQLite store whose file,
-// -wal or -shm file was removed or replaced since it was opened is closed
-// and opened again (a cheap os.Stat of each before every use): writing to
-// the old ones would lose the audit trail. When opening it again fails,
-// the error names the store, and the call is denied.
+// store returns the open store for a policy. A SQLite store whose -wal or
+// -shm file was removed or replaced since it was opened is closed and
+// opened again (a cheap os.Stat of each before every use): writing to the
+// old ones would lose the audit trail. A store whose file itself was
+// replaced or removed opens the new one itself (see cachedStore.stale).
+// When opening it again fails, the error names the store, and the call
+// is denied.
 func (s *Server) store(ctx context.Context, policyFile, storeURL string) (warden.Store, func(), error) {
 	key, file := storeURL, ""
 	switch {
