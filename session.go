@@ -45,6 +45,9 @@ type Session struct {
 	// Archived reports that the session is older than the state's session
 	// age limit; archived sessions are kept but not listed by default.
 	Archived bool `json:"archived,omitempty"`
+	// Agent is who opened the session: the agent token's name for warden
+	// serve, empty for the local hooks. Only that agent decides in it.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Session statuses.
