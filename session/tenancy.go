@@ -7,41 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/warden-run/warden"
 )
 
-// MaxIDLen bounds a session id, in bytes.
-const MaxIDLen = 1024
-
-// CheckID reports whether id can name a session: valid UTF-8, at most
-// MaxIDLen bytes, no white space at its start or end and no control
-// character anywhere. warden never trims or rewrites an id: "s1 " and "s1"
-// would be two sessions, and a halted agent could carry on in the second,
-// so an id that is not exactly what the host gave is refused. An empty id
-// (a call without a session) is valid.
-func CheckID(id string) error {
-	switch {
-	case id == "":
-		return nil
-	case !utf8.ValidString(id):
-		return fmt.Errorf("session id %q is not valid UTF-8: send the id the host gave, unchanged", id)
-	case len(id) > MaxIDLen:
-		return fmt.Errorf("session id of %d bytes is over %d: send the id the host gave, unchanged", len(id), MaxIDLen)
-	}
-	first, _ := utf8.DecodeRuneInString(id)
-	last, _ := utf8.DecodeLastRuneInString(id)
-	if unicode.IsSpace(first) || unicode.IsSpace(last) {
-		return fmt.Errorf("session id %q has white space at its start or end: send the id the host gave, unchanged", id)
-	}
-	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
-		return fmt.Errorf("session id %q has a control character (byte %d): send the id the host gave, unchanged", id, i+1)
-	}
-	return nil
-}
+// CheckID reports whether id can name a session (warden.CheckSessionID).
+func CheckID(id string) error { return warden.CheckSessionID(id) }
 
 // CallSum is the digest of a call for its call id (warden.AuditRecord.
 // CallSum): SHA-256 of the id, the tool and the arguments as JSON (keys
@@ -86,8 +57,13 @@ func CallIDTaken(callID string) warden.Decision {
 
 // badSession is the decision for a call whose session id CheckID refuses.
 func badSession(err error) warden.Decision {
+	msg := err.Error()
+	var e *warden.Error
+	if errors.As(err, &e) {
+		msg = e.Message
+	}
 	return warden.Decision{Decision: warden.Deny, Code: warden.CodeBadInput,
-		Reason:      "warden did not decide this call: " + err.Error() + ".",
+		Reason:      "warden did not decide this call: " + msg + ".",
 		Suggestion:  "This is not a policy problem: the call named its session wrongly. Ask the user to check how the host or the program names its sessions; a session id is sent exactly as the host gave it.",
 		Recoverable: false, Warnings: []string{}, Matched: []string{}}
 }
