@@ -99,8 +99,32 @@ type Config struct {
 	// which the model's instructions for an approval name. Empty: the
 	// address the agent's request came to.
 	URL string
-	Log *log.Logger
+	// HeaderTimeout bounds how long a request's headers may take to
+	// arrive (0: DefaultHeaderTimeout).
+	HeaderTimeout time.Duration
+	// BodyTimeout bounds how long a request's body may take to arrive,
+	// from the end of its headers (0: DefaultBodyTimeout): a client that
+	// sends it slower is answered 408 and its connection closed. A
+	// request waiting for its answer (a call waiting on a human, the
+	// events stream) is not bound by it.
+	BodyTimeout time.Duration
+	// IdleTimeout bounds how long a kept-alive connection may wait for
+	// its next request (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// MaxPerToken bounds the requests one token may have under way at
+	// once (0: DefaultMaxPerToken; negative: no bound); one more is
+	// answered 429.
+	MaxPerToken int
+	Log         *log.Logger
 }
+
+// The defaults of Config's bounds.
+const (
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout   = 60 * time.Second
+	DefaultIdleTimeout   = 2 * time.Minute
+	DefaultMaxPerToken   = 64
+)
 
 // Server is one `warden serve` replica. Make one with New.
 type Server struct {
@@ -124,6 +148,9 @@ type Server struct {
 	base   context.Context // cancelled when shutdown's grace ends
 	cancel context.CancelFunc
 	closed chan struct{} // closed when shutdown starts: SSE streams end
+
+	flightMu sync.Mutex
+	inflight map[string]int // requests under way, by token hash
 }
 
 type fileStamp struct {
@@ -151,6 +178,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 10 * time.Second
 	}
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxPerToken == 0 {
+		cfg.MaxPerToken = DefaultMaxPerToken
+	}
 	if cfg.Log == nil {
 		cfg.Log = log.New(os.Stderr, "warden serve: ", log.LstdFlags)
 	}
@@ -158,7 +197,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Tokens = DefaultTokensFile(file)
 	}
 	s := &Server{cfg: cfg, file: file, tokens: OpenTokens(cfg.Tokens), log: cfg.Log, hub: newHub(), m: newMetrics(),
-		closed: make(chan struct{})}
+		closed: make(chan struct{}), inflight: map[string]int{}}
 	s.secret = make([]byte, 32)
 	if _, err := rand.Read(s.secret); err != nil {
 		return nil, err
@@ -269,7 +308,10 @@ func (s *Server) csrfFor(tok string) string {
 // get Config.Grace, then are answered deny and recorded), and closes the
 // store. tlsCert and tlsKey, when set, serve HTTPS.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey string) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: s.log,
+	// No ReadTimeout: it would also end a request that waits for a human
+	// (its connection's read deadline cancels the request). The body has
+	// its own deadline (Config.BodyTimeout, see limits).
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.cfg.HeaderTimeout, IdleTimeout: s.cfg.IdleTimeout, ErrorLog: s.log,
 		BaseContext: func(net.Listener) context.Context { return s.base }}
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
