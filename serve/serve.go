@@ -15,10 +15,26 @@
 //
 // # Endpoints
 //
-// Bodies are JSON (unknown fields refused, at most Config.MaxBody bytes);
-// errors are {"error": "..."} with 400 (bad body), 401 (no or unknown
-// token), 403 (wrong kind of token, cross-site request, missing CSRF
-// token), 404, 409 (answered already), 413 (body too large).
+// Bodies are JSON (unknown fields refused, at most Config.MaxBody bytes,
+// arriving within Config.BodyTimeout); errors are {"error": "..."} with
+// 400 (bad body, a session id with white space at an end or a control
+// character), 401 (no, unknown or expired token: the body says which),
+// 403 (wrong kind of token, cross-site request, missing CSRF token), 404,
+// 408 (the body did not arrive in time; the connection is closed), 409
+// (answered already), 413 (body too large), 429 (the token has
+// Config.MaxPerToken requests under way).
+//
+// # Agents apart
+//
+// A session belongs to the agent token that opened it (warden.Session.
+// Agent): another token's call in it, or in a subagent session of it
+// (S/AGENT), is denied SERVICE_REFUSED and recorded in no session; its
+// grants are then out of that token's reach. An ask's approval is the
+// token's own: another token's identical call, also from a new session,
+// neither shares a pending approval nor takes an answered one. A halt can
+// name an agent token (HaltRequest.Agent): its every call is denied
+// HALTED, in any session. A call_id replays only its own call (see
+// DecideRequest.CallID), through /v1/decide and /v1/hook alike.
 //
 // An agent's request may carry a nonce in the header X-Warden-Nonce (1 to
 // 128 letters, digits, '-', '_', '.'); the answer of /v1/decide, /v1/hook
@@ -42,7 +58,7 @@
 //	GET  /v1/sessions, /v1/sessions/{id}, /v1/state
 //	POST /v1/policy/lint, /v1/policy/explain   PolicyRequest (what-if)
 //	any token: GET /metrics (Prometheus), GET /v1/whoami
-//	no token: GET /healthz, the page (GET /), POST /login
+//	no token: GET /healthz ({"ok":true}, or 503: nothing else), the page (GET /), POST /login
 //
 // The page's requests carry the person token in an HttpOnly,
 // SameSite=Strict cookie; every POST with it must come from this origin
