@@ -174,7 +174,10 @@ func readCall(w http.ResponseWriter, raw json.RawMessage) (warden.ToolCall, bool
 // storeStatus is the status for a store error: 404 and 409 for the
 // record's own state, 500 for a store that failed.
 func (s *Server) storeStatus(w http.ResponseWriter, err error) {
+	var owner *session.OwnerError
 	switch {
+	case errors.As(err, &owner):
+		httpError(w, http.StatusForbidden, err.Error())
 	case errors.Is(err, warden.ErrNotFound):
 		httpError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, warden.ErrConflict):
@@ -404,6 +407,17 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 	}
 	tr := session.New(eng, s.store)
 	tr.Agent = who(r.Context()).Name
+	if req.Session != "" {
+		// Another agent's session: its role is none of this token's
+		// business.
+		if sess, err := s.store.Session(r.Context(), req.Session); err == nil && sess.Agent != tr.Agent {
+			s.storeStatus(w, &session.OwnerError{Session: req.Session, Agent: tr.Agent})
+			return
+		} else if err != nil && !errors.Is(err, warden.ErrNotFound) {
+			s.storeStatus(w, err)
+			return
+		}
+	}
 	g := &mcpproxy.SessionGate{Tracker: tr, Session: req.Session, Role: req.Role, Cwd: req.Cwd}
 	m, err := g.Hidden(r.Context(), req.Tools)
 	if err != nil {

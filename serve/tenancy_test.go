@@ -179,6 +179,12 @@ func TestSessionBelongsToItsToken(t *testing.T) {
 			t.Fatalf("record of b in %s: %+v", sid, rec)
 		}
 	}
+	if code, data := v.do("POST", "/v1/hidden", v.b, `{"session":"s-a","tools":["Bash"]}`); code != 403 || !strings.Contains(string(data), "belongs to another agent") {
+		t.Fatalf("b asks which tools a's session hides: %d %s", code, data)
+	}
+	if code, data := v.do("POST", "/v1/hidden", v.a, `{"session":"s-a","tools":["Bash"]}`); code != 200 {
+		t.Fatalf("a asks which tools its session hides: %d %s", code, data)
+	}
 	sess, err := v.s.Store().Session(context.Background(), "s-a")
 	if err != nil || sess.Agent != "agent-a" || sess.Calls != 1 {
 		t.Fatalf("session s-a: %+v %v", sess, err)
