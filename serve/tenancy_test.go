@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/pgtest"
 	"github.com/warden-run/warden/internal/servetest"
 	"github.com/warden-run/warden/serve"
 )
@@ -50,6 +51,16 @@ func startTenants(t *testing.T, set func(*serve.Config)) *tenants {
 	v := &svc{t: t, url: sv.URL, dir: sv.Dir, s: sv.Server, sv: sv,
 		agent: sv.Token(t, "agent-a", serve.KindAgent), person: sv.Token(t, "alice", serve.KindPerson)}
 	return &tenants{svc: v, a: v.agent, b: sv.Token(t, "agent-b", serve.KindAgent)}
+}
+
+// onBothStores runs a test on a service with a SQLite store and one with
+// a PostgreSQL store (skipped where PostgreSQL is not reachable).
+func onBothStores(t *testing.T, test func(t *testing.T, set func(*serve.Config))) {
+	t.Run("sqlite", func(t *testing.T) { test(t, nil) })
+	t.Run("postgres", func(t *testing.T) {
+		url := pgtest.Schema(t)
+		test(t, func(c *serve.Config) { c.Store = url })
+	})
 }
 
 // decideAs sends a call with a token, a session and a call id ("" none).
@@ -91,8 +102,10 @@ func (v *tenants) record(r serve.DecideResponse) warden.AuditRecord {
 // call (same token, session, tool and arguments). Another token, another
 // session or another command with that id is never given the recorded
 // allow: it is denied, and the refusal is recorded.
-func TestCallIDAnswersOnlyItsCall(t *testing.T) {
-	v := startTenants(t, nil)
+func TestCallIDAnswersOnlyItsCall(t *testing.T) { onBothStores(t, testCallIDAnswersOnlyItsCall) }
+
+func testCallIDAnswersOnlyItsCall(t *testing.T, set func(*serve.Config)) {
+	v := startTenants(t, set)
 	first := v.decideAs(v.a, "s-a", "git status", "call-x")
 	if first.Decision.Decision != warden.Allow || first.Replayed {
 		t.Fatalf("git status: %+v", first)
@@ -164,8 +177,10 @@ func TestCallIDAnswersOnlyItsCall(t *testing.T) {
 // session, nor in a subagent session of it, nor use its grants; an
 // approval answered for one token's call does not let another token's
 // identical call through, also from a new session.
-func TestSessionBelongsToItsToken(t *testing.T) {
-	v := startTenants(t, nil)
+func TestSessionBelongsToItsToken(t *testing.T) { onBothStores(t, testSessionBelongsToItsToken) }
+
+func testSessionBelongsToItsToken(t *testing.T, set func(*serve.Config)) {
+	v := startTenants(t, set)
 	if r := v.decideAs(v.a, "s-a", "git status", ""); r.Decision.Decision != warden.Allow {
 		t.Fatalf("a in its session: %+v", r)
 	}
@@ -221,8 +236,10 @@ func TestSessionBelongsToItsToken(t *testing.T) {
 // TestHaltAnAgent: a halted agent token is stopped in every session, a
 // new one included; a session id it bends (a trailing space, a control
 // character) is refused, never a new session; the other token carries on.
-func TestHaltAnAgent(t *testing.T) {
-	v := startTenants(t, nil)
+func TestHaltAnAgent(t *testing.T) { onBothStores(t, testHaltAnAgent) }
+
+func testHaltAnAgent(t *testing.T, set func(*serve.Config)) {
+	v := startTenants(t, set)
 	if r := v.decideAs(v.b, "s-b", "git status", ""); r.Decision.Decision != warden.Allow {
 		t.Fatalf("b before the halt: %+v", r)
 	}
