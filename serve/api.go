@@ -834,6 +834,15 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	} else if ok {
 		out.Halt = &h
 	}
+	if out.Halt == nil || out.Halt.Session == "" {
+		// The agent's halt is narrower than the project's.
+		if h, ok, err := s.store.AgentHalted(r.Context(), sess.Agent); err != nil {
+			s.storeStatus(w, err)
+			return
+		} else if ok {
+			out.Halt = &h
+		}
+	}
 	writeJSON(w, out)
 }
 

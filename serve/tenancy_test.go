@@ -271,6 +271,18 @@ func testHaltAnAgent(t *testing.T, set func(*serve.Config)) {
 	if code != 200 || !strings.Contains(string(data), `"agent":"agent-b"`) {
 		t.Fatalf("halts: %d %s", code, data)
 	}
+	code, data = v.do("GET", "/v1/sessions/s-b2", v.person, nil)
+	if code != 404 {
+		t.Fatalf("a halted agent's refused call opened a session: %d %s", code, data)
+	}
+	// b's session, its own halt lifted, shows the agent's.
+	if code, data := v.do("POST", "/v1/halts/resume", v.person, serve.HaltRequest{Session: "s-b"}); code != 200 {
+		t.Fatalf("resume s-b: %d %s", code, data)
+	}
+	code, data = v.do("GET", "/v1/sessions/s-b", v.person, nil)
+	if code != 200 || !strings.Contains(string(data), `"agent":"agent-b","message":"Stop, agent b."`) {
+		t.Fatalf("session s-b: %d %s", code, data)
+	}
 	for _, bad := range []serve.HaltRequest{{Agent: "agent-b", Session: "s"}, {Session: "s "}} {
 		if code, data := v.do("POST", "/v1/halts", v.person, bad); code != 400 {
 			t.Fatalf("halt %+v: %d %s", bad, code, data)
