@@ -79,7 +79,7 @@ func (s *Server) limits(h http.Handler) http.Handler {
 			// human's answer) must not be ended by it.
 			rc := http.NewResponseController(w)
 			if rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, late: s.m.refused.WithLabelValues("body_timeout").Inc}
 			}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
@@ -95,14 +95,20 @@ func (s *Server) limits(h http.Handler) http.Handler {
 type deadlineBody struct {
 	io.ReadCloser
 	rc   *http.ResponseController
+	late func() // counts a body that missed its deadline
 	done bool
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.done {
+	switch {
+	case b.done:
+	case err == io.EOF:
 		b.done = true
 		b.rc.SetReadDeadline(time.Time{})
+	case bodyTimedOut(err):
+		b.done = true
+		b.late()
 	}
 	return n, err
 }

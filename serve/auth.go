@@ -75,6 +75,7 @@ func (s *Server) auth(h http.HandlerFunc, kinds ...string) http.HandlerFunc {
 			var exp *ExpiredError
 			if errors.As(err, &exp) {
 				// Recorded by name: the token itself is never written.
+				s.m.refused.WithLabelValues("expired_token").Inc()
 				s.log.Printf("refused the expired token %q (%s, expired %s) from %s", exp.Name, exp.Kind, exp.At.Format(time.RFC3339), r.RemoteAddr)
 			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="warden", error="invalid_token"`)
@@ -108,6 +109,7 @@ func (s *Server) auth(h http.HandlerFunc, kinds ...string) http.HandlerFunc {
 		}
 		release, n := s.enter(t)
 		if release == nil {
+			s.m.refused.WithLabelValues("too_many").Inc()
 			w.Header().Set("Retry-After", "1")
 			httpError(w, http.StatusTooManyRequests, fmt.Sprintf("too many requests at once for the token %s: %d are under way, the limit is %d (warden serve --max-per-token); wait for an answer before sending more", t.Name, n, s.cfg.MaxPerToken))
 			return

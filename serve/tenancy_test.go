@@ -365,6 +365,9 @@ func TestSlowBodyIsCut(t *testing.T) {
 	if sent >= size {
 		t.Fatalf("the whole body was sent (%d bytes): nothing was cut", sent)
 	}
+	if code, data := v.do("GET", "/metrics", v.person, nil); code != 200 || !strings.Contains(string(data), `warden_requests_refused_total{reason="body_timeout"} 1`) {
+		t.Errorf("metrics after a slow body: %d\n%s", code, data)
+	}
 	// A request that then waits for its answer is not cut by the body's
 	// deadline: the ask waits past it and is answered by a person.
 	done := make(chan serve.DecideResponse, 1)
@@ -414,6 +417,9 @@ func TestRequestsPerToken(t *testing.T) {
 	}
 	if r := v.decideAs(v.a, "s", "git status", ""); r.Decision.Decision != warden.Allow {
 		t.Fatalf("another token meanwhile: %+v", r)
+	}
+	if code, data := v.do("GET", "/metrics", v.a, nil); code != 200 || !strings.Contains(string(data), `warden_requests_refused_total{reason="too_many"} 1`) {
+		t.Errorf("metrics after a request over the limit: %d\n%s", code, data)
 	}
 	streams[0].Body.Close()
 	// The stream's end reaches the service when it next writes or sees
