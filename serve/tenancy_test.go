@@ -267,6 +267,12 @@ func testHaltAnAgent(t *testing.T, set func(*serve.Config)) {
 	if r := v.decideAs(v.a, "s-a", "git status", ""); r.Decision.Decision != warden.Allow {
 		t.Fatalf("a while b is halted: %+v", r.Decision)
 	}
+	// Halted b naming a's session: denied, and recorded outside it.
+	if r := v.decideAs(v.b, "s-a", "git status", ""); r.Decision.Code != warden.CodeHalted {
+		t.Fatalf("halted b in a's session: %+v", r.Decision)
+	} else if rec := v.record(r); rec.Session != "" {
+		t.Fatalf("halted b's record in a's session: %+v", rec)
+	}
 	code, data := v.do("GET", "/v1/halts", v.person, nil)
 	if code != 200 || !strings.Contains(string(data), `"agent":"agent-b"`) {
 		t.Fatalf("halts: %d %s", code, data)

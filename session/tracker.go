@@ -186,6 +186,13 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		return res, false, err
 	} else if halted {
 		res.Decision = Halted(h)
+		// The record goes to the session only when it is the caller's:
+		// another agent's calls never land in its history.
+		if call.Session != "" {
+			if sess, err := t.Store.Session(ctx, call.Session); err == nil && sess.Agent != opt.Agent {
+				call.Session = ""
+			}
+		}
 		return res, false, nil
 	}
 	if call.Session == "" {
