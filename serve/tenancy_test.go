@@ -549,3 +549,48 @@ func TestParseExpiry(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestSessionRaceHasOneOwner: two tokens that open one session at once:
+// one owns it, every call of the other in it is refused, none of the
+// owner's is.
+func TestSessionRaceHasOneOwner(t *testing.T) { onBothStores(t, testSessionRaceHasOneOwner) }
+
+func testSessionRaceHasOneOwner(t *testing.T, set func(*serve.Config)) {
+	v := startTenants(t, set)
+	const each = 8
+	type answer struct {
+		agent string
+		r     serve.DecideResponse
+	}
+	answers := make(chan answer, 2*each)
+	var wg sync.WaitGroup
+	for i := range 2 * each {
+		tok, name := v.a, "agent-a"
+		if i%2 == 1 {
+			tok, name = v.b, "agent-b"
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			call := `{"call":{"tool":"Bash","args":{"command":"git status"},"session":"race"}}`
+			code, data := v.do("POST", "/v1/decide", tok, call)
+			var r serve.DecideResponse
+			if code != 200 || json.Unmarshal(data, &r) != nil {
+				t.Errorf("decide: %d %s", code, data)
+			}
+			answers <- answer{name, r}
+		}()
+	}
+	wg.Wait()
+	close(answers)
+	sess, err := v.s.Store().Session(context.Background(), "race")
+	if err != nil || (sess.Agent != "agent-a" && sess.Agent != "agent-b") || sess.Calls != each {
+		t.Fatalf("session race: %+v %v", sess, err)
+	}
+	for a := range answers {
+		allowed := a.r.Decision.Decision == warden.Allow
+		if allowed != (a.agent == sess.Agent) || (!allowed && a.r.Decision.Code != warden.CodeRefused) {
+			t.Errorf("%s (owner %s): %+v", a.agent, sess.Agent, a.r.Decision)
+		}
+	}
+}
