@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,5 +47,39 @@ func TestHookCallIDAnswersOnlyItsCall(t *testing.T) {
 	}
 	if taken != 1 || refused != 2 || len(recs) != 3 {
 		t.Errorf("records: %d under the id, %d refusals, %d in all; want 1, 2, 3: %+v", taken, refused, len(recs), recs)
+	}
+}
+
+// TestHookRefusesBentSessionID: `warden hook` refuses a session id with
+// white space at an end or a control character, at a session's start and
+// before a tool (BAD_INPUT, recorded outside any session), instead of
+// opening a session apart from the one the host named.
+func TestHookRefusesBentSessionID(t *testing.T) {
+	cwd := project(t, hookTestPolicy)
+	st := storeOf(t, cwd)
+	ctx := context.Background()
+	for _, sid := range []string{"s1 ", "\ts1", "s1\u0000", "s1\u001b[2J"} {
+		start, _ := json.Marshal(map[string]any{"session_id": sid, "hook_event_name": "SessionStart", "cwd": cwd, "source": "startup"})
+		if _, m, _ := runHookCmd(t, string(start), "claude"); !strings.Contains(fmt.Sprint(m), "session id") {
+			t.Errorf("session start %q: %v", sid, m)
+		}
+		pre, _ := json.Marshal(map[string]any{"session_id": sid, "hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "Bash",
+			"tool_input": map[string]any{"command": "ls -la"}})
+		_, m, _ := runHookCmd(t, string(pre), "claude")
+		if d, r := permission(m); d != "deny" || !strings.Contains(r, "BAD_INPUT") || !strings.Contains(r, "session id") {
+			t.Errorf("call in session %q: %s %q", sid, d, r)
+		}
+	}
+	if list, err := st.Sessions(ctx, warden.SessionFilter{}); err != nil || len(list) != 0 {
+		t.Errorf("sessions opened: %+v %v", list, err)
+	}
+	recs, err := st.Audit(ctx, warden.AuditFilter{Tool: "Bash"})
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("records: %+v %v", recs, err)
+	}
+	for _, r := range recs {
+		if r.Session != "" || r.Decision != warden.Deny || r.Code != warden.CodeBadInput {
+			t.Errorf("record: %+v", r)
+		}
 	}
 }
