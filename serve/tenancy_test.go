@@ -200,9 +200,26 @@ func testSessionBelongsToItsToken(t *testing.T, set func(*serve.Config)) {
 	if code, data := v.do("POST", "/v1/hidden", v.a, `{"session":"s-a","tools":["Bash"]}`); code != 200 {
 		t.Fatalf("a asks which tools its session hides: %d %s", code, data)
 	}
+	// Nor can b's hooks resume a's session, or start a subagent in it.
+	for _, ev := range []string{
+		`{"session_id":"s-a","hook_event_name":"SessionStart","source":"resume","cwd":%q}`,
+		`{"session_id":"s-a","hook_event_name":"SubagentStart","agent_id":"x","agent_type":"helper","cwd":%q}`,
+	} {
+		body, _ := json.Marshal(map[string]any{"v": 1, "op": "hook", "args": []string{"claude"}, "dir": v.dir, "stdin": []byte(fmt.Sprintf(ev, v.dir))})
+		code, data := v.do("POST", "/v1/hook", v.b, body)
+		var hr struct {
+			Stdout []byte `json:"stdout"`
+		}
+		if code != 200 || json.Unmarshal(data, &hr) != nil || !strings.Contains(string(hr.Stdout), "belongs to another agent") {
+			t.Fatalf("b's hook event in a's session: %d %s", code, hr.Stdout)
+		}
+	}
 	sess, err := v.s.Store().Session(context.Background(), "s-a")
-	if err != nil || sess.Agent != "agent-a" || sess.Calls != 1 {
+	if err != nil || sess.Agent != "agent-a" || sess.Calls != 1 || sess.Resumes != 0 {
 		t.Fatalf("session s-a: %+v %v", sess, err)
+	}
+	if list, err := v.s.Store().Sessions(context.Background(), warden.SessionFilter{}); err != nil || len(list) != 1 {
+		t.Fatalf("sessions: %+v %v", list, err)
 	}
 	// A grant for a's session is a's.
 	if code, data := v.do("POST", "/v1/grants", v.person, serve.GrantRequest{Tool: "Bash", Session: "s-a", Command: "touch granted.txt"}); code != 200 {
