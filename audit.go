@@ -38,6 +38,11 @@ type AuditRecord struct {
 	// Agent is who sent the call, where warden knows: the name of the
 	// agent token a call to warden serve came with.
 	Agent string `json:"agent,omitempty"`
+	// CallSum is the digest of the call CallID was given for (its tool
+	// and arguments, salted with the id; see session.CallSum): a later
+	// call with the same id gets this record's decision only when it is
+	// the same call from the same agent in the same session.
+	CallSum string `json:"call_sum,omitempty"`
 	// Source is the plain-language sentence the deciding rule was compiled
 	// from (warden compile), if it was.
 	Source string `json:"source,omitempty"`

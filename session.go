@@ -1,6 +1,11 @@
 package warden
 
-import "time"
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Session is what warden remembers about one agent session between tool
 // calls (package session tracks them). A hook is a new process per call, so
@@ -45,6 +50,9 @@ type Session struct {
 	// Archived reports that the session is older than the state's session
 	// age limit; archived sessions are kept but not listed by default.
 	Archived bool `json:"archived,omitempty"`
+	// Agent is who opened the session: the agent token's name for warden
+	// serve, empty for the local hooks. Only that agent decides in it.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Session statuses.
@@ -63,4 +71,34 @@ type SessionFilter struct {
 	Status   string
 	Archived bool
 	Limit    int
+}
+
+// MaxSessionID bounds a session id, in bytes.
+const MaxSessionID = 1024
+
+// CheckSessionID reports whether id can name a session: valid UTF-8, at most
+// MaxSessionID bytes, no white space at its start or end and no control
+// character anywhere. warden never trims or rewrites an id: "s1 " and "s1"
+// would be two sessions, and a halted agent could carry on in the second,
+// so an id that is not exactly what the host gave is refused. An empty id
+// (a call without a session) is valid. The error is an *Error with
+// CodeBadInput.
+func CheckSessionID(id string) error {
+	switch {
+	case id == "":
+		return nil
+	case !utf8.ValidString(id):
+		return Errorf(CodeBadInput, "session id %q is not valid UTF-8: send the id the host gave, unchanged", id)
+	case len(id) > MaxSessionID:
+		return Errorf(CodeBadInput, "session id of %d bytes is over %d: send the id the host gave, unchanged", len(id), MaxSessionID)
+	}
+	first, _ := utf8.DecodeRuneInString(id)
+	last, _ := utf8.DecodeLastRuneInString(id)
+	if unicode.IsSpace(first) || unicode.IsSpace(last) {
+		return Errorf(CodeBadInput, "session id %q has white space at its start or end: send the id the host gave, unchanged", id)
+	}
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		return Errorf(CodeBadInput, "session id %q has a control character (byte %d): send the id the host gave, unchanged", id, i+1)
+	}
+	return nil
 }

@@ -43,9 +43,11 @@ type DecisionWriter interface {
 // first, the halt in force and the grants, in one query: one round trip
 // (or read transaction) instead of two.
 type DecisionReader interface {
-	// HaltAndGrants is Halted(session) and Grants({Session: session})
-	// at once; for an empty session, the grants that belong to no session.
-	HaltAndGrants(ctx context.Context, session string) (Halt, bool, []Grant, error)
+	// HaltAndGrants is Halted(session), AgentHalted(agent) (when agent is
+	// not empty; the narrower of the two halts when both hold) and
+	// Grants({Session: session}) at once; for an empty session, the grants
+	// that belong to no session.
+	HaltAndGrants(ctx context.Context, session, agent string) (Halt, bool, []Grant, error)
 }
 
 // DecisionRecord is what WriteDecision stores besides the session.
@@ -216,8 +218,11 @@ type Store interface {
 
 // Halt stops every call of a session (and of its subagents), or with an
 // empty Session every call of every session of the project, until it is
-// cleared (warden halt and warden resume).
+// cleared (warden halt and warden resume). A halt with Agent set (and no
+// Session) stops every call of that agent token, in any session, new ones
+// included (warden halt --agent).
 type Halt struct {
+	Agent   string    `json:"agent,omitempty"`
 	Session string    `json:"session,omitempty"`
 	Message string    `json:"message,omitempty"`
 	By      string    `json:"by,omitempty"`
@@ -226,13 +231,18 @@ type Halt struct {
 
 // HaltStore keeps the emergency halts. Safe for concurrent use.
 type HaltStore interface {
-	// SetHalt halts a session ("" the whole project), replacing a halt it
-	// had.
+	// SetHalt halts a session ("" the whole project), or an agent (Agent
+	// set, Session empty), replacing a halt it had. A halt with both
+	// Agent and Session set is an error.
 	SetHalt(ctx context.Context, h Halt) (Halt, error)
 	// ClearHalt lifts a session's halt ("" the project's); lifting none is
 	// ErrNotFound.
 	ClearHalt(ctx context.Context, session string) error
-	// Halts lists every halt, the project's first.
+	// ClearAgentHalt lifts an agent's halt; lifting none is ErrNotFound.
+	ClearAgentHalt(ctx context.Context, agent string) error
+	// AgentHalted returns the halt of an agent token, if it has one.
+	AgentHalted(ctx context.Context, agent string) (h Halt, ok bool, err error)
+	// Halts lists every halt, the project's first, agents' last.
 	Halts(ctx context.Context) ([]Halt, error)
 	// Halted returns the halt that stops a session: its own, a parent's
 	// (PARENT/AGENT session ids), or the project's; ok is false when none.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -68,9 +69,19 @@ func (s *Server) Handler() http.Handler {
 	return s.limits(mux)
 }
 
-// limits caps every request body and sets the headers every answer has.
+// limits caps every request body, in size and in the time it may take to
+// arrive (Config.BodyTimeout), and sets the headers every answer has.
 func (s *Server) limits(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			// The connection's read deadline holds until the body is read
+			// to its end, then is lifted: a request that then waits (for a
+			// human's answer) must not be ended by it.
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, late: s.m.refused.WithLabelValues("body_timeout").Inc}
+			}
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("X-Frame-Options", "DENY")
@@ -78,6 +89,32 @@ func (s *Server) limits(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// deadlineBody lifts the connection's read deadline once the body is read
+// to its end.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	late func() // counts a body that missed its deadline
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	switch {
+	case b.done:
+	case err == io.EOF:
+		b.done = true
+		b.rc.SetReadDeadline(time.Time{})
+	case bodyTimedOut(err):
+		b.done = true
+		b.late()
+	}
+	return n, err
+}
+
+// bodyTimedOut reports whether a body read failed on its deadline.
+func bodyTimedOut(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
 
 // httpError answers an error as JSON: {"error": message}.
 func httpError(w http.ResponseWriter, status int, msg string) {
@@ -102,6 +139,11 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
+			return false
+		}
+		if bodyTimedOut(err) {
+			w.Header().Set("Connection", "close")
+			httpError(w, http.StatusRequestTimeout, "the request body did not arrive in time: send the whole body at once")
 			return false
 		}
 		httpError(w, http.StatusBadRequest, "unreadable request body: "+err.Error())
@@ -138,7 +180,10 @@ func readCall(w http.ResponseWriter, raw json.RawMessage) (warden.ToolCall, bool
 // storeStatus is the status for a store error: 404 and 409 for the
 // record's own state, 500 for a store that failed.
 func (s *Server) storeStatus(w http.ResponseWriter, err error) {
+	var owner *session.OwnerError
 	switch {
+	case errors.As(err, &owner):
+		httpError(w, http.StatusForbidden, err.Error())
 	case errors.Is(err, warden.ErrNotFound):
 		httpError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, warden.ErrConflict):
@@ -149,12 +194,18 @@ func (s *Server) storeStatus(w http.ResponseWriter, err error) {
 	}
 }
 
+// health answers whether the service can decide, and nothing else: no
+// path, no policy name, no error text (which would name them). The reason
+// is in the service's log.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.engine(); err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the policy does not load: "+err.Error())
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "the policy does not load: every call is denied until it does (the service's log says why)"})
 		return
 	}
-	writeJSON(w, map[string]any{"ok": true, "policy": s.file})
+	writeJSON(w, map[string]any{"ok": true})
 }
 
 // whoamiOrNobody is whoami, or {"kind": ""} for a request with no token at
@@ -185,7 +236,11 @@ type DecideRequest struct {
 	// HostPrompts: the caller asks its user itself; an ask is returned as
 	// it is and no approval is queued.
 	HostPrompts bool `json:"host_prompts,omitempty"`
-	// CallID makes a retried call get the decision on record.
+	// CallID makes a retried call get the decision on record: the same
+	// call (tool and arguments) from the same agent token in the same
+	// session. Any other call with an id on record is denied (BAD_INPUT,
+	// "call id ... was given already for another call") and that refusal
+	// is recorded; it is never given the recorded call's answer.
 	CallID string `json:"call_id,omitempty"`
 }
 
@@ -242,9 +297,16 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	var resp DecideResponse
 	eng, err := s.engine()
 	if err != nil {
-		// No policy: the call is denied and recorded as such.
+		// No policy: the call is denied and recorded as such (in its
+		// session only when the session is the agent's).
 		d := warden.FailClosed(err)
-		res, rerr := session.RecordFailure(r.Context(), s.store, call, session.Options{CallID: req.CallID, Agent: who(r.Context()).Name}, d)
+		fcall := call
+		if fcall.Session != "" {
+			if sess, serr := s.store.Session(r.Context(), fcall.Session); serr != nil || sess.Agent != who(r.Context()).Name {
+				fcall.Session = ""
+			}
+		}
+		res, rerr := session.RecordFailure(r.Context(), s.store, fcall, session.Options{CallID: req.CallID, Agent: who(r.Context()).Name}, d)
 		if rerr != nil {
 			s.storeError(rerr)
 		}
@@ -340,12 +402,29 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
+	if err := warden.CheckSessionID(req.Session); err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	eng, err := s.engine()
 	if err != nil {
 		httpError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	g := &mcpproxy.SessionGate{Tracker: session.New(eng, s.store), Session: req.Session, Role: req.Role, Cwd: req.Cwd}
+	tr := session.New(eng, s.store)
+	tr.Agent = who(r.Context()).Name
+	if req.Session != "" {
+		// Another agent's session: its role is none of this token's
+		// business.
+		if sess, err := s.store.Session(r.Context(), req.Session); err == nil && sess.Agent != tr.Agent {
+			s.storeStatus(w, &session.OwnerError{Session: req.Session, Agent: tr.Agent})
+			return
+		} else if err != nil && !errors.Is(err, warden.ErrNotFound) {
+			s.storeStatus(w, err)
+			return
+		}
+	}
+	g := &mcpproxy.SessionGate{Tracker: tr, Session: req.Session, Role: req.Role, Cwd: req.Cwd}
 	m, err := g.Hidden(r.Context(), req.Tools)
 	if err != nil {
 		s.storeStatus(w, err)
@@ -536,6 +615,10 @@ func (s *Server) addGrant(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "uses must not be negative")
 		return
 	}
+	if err := warden.CheckSessionID(req.Session); err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	eng, err := s.engine()
 	if err != nil {
 		httpError(w, http.StatusServiceUnavailable, err.Error())
@@ -586,19 +669,35 @@ func (s *Server) halts(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, list)
 }
 
-// HaltRequest is the body of POST /v1/halts and /v1/halts/resume: an empty
-// Session is the whole project.
+// HaltRequest is the body of POST /v1/halts and /v1/halts/resume: a
+// session, or an agent token's name (every call it sends, in any
+// session), or neither: the whole project.
 type HaltRequest struct {
 	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
 	Message string `json:"message,omitempty"`
+}
+
+// check answers 400 itself and reports false for a request that names
+// both a session and an agent, or a session id that cannot be one.
+func (req HaltRequest) check(w http.ResponseWriter) bool {
+	if req.Session != "" && req.Agent != "" {
+		httpError(w, http.StatusBadRequest, "give a session or an agent, not both")
+		return false
+	}
+	if err := warden.CheckSessionID(req.Session); err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return false
+	}
+	return true
 }
 
 func (s *Server) halt(w http.ResponseWriter, r *http.Request) {
 	var req HaltRequest
-	if !readJSON(w, r, &req) {
+	if !readJSON(w, r, &req) || !req.check(w) {
 		return
 	}
-	h, err := s.store.SetHalt(r.Context(), warden.Halt{Session: req.Session, Message: req.Message, By: who(r.Context()).Name})
+	h, err := s.store.SetHalt(r.Context(), warden.Halt{Session: req.Session, Agent: req.Agent, Message: req.Message, By: who(r.Context()).Name})
 	if err != nil {
 		s.storeStatus(w, err)
 		return
@@ -608,7 +707,15 @@ func (s *Server) halt(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 	var req HaltRequest
-	if !readJSON(w, r, &req) {
+	if !readJSON(w, r, &req) || !req.check(w) {
+		return
+	}
+	if req.Agent != "" {
+		if err := s.store.ClearAgentHalt(r.Context(), req.Agent); err != nil {
+			s.storeStatus(w, err)
+			return
+		}
+		writeJSON(w, map[string]string{"resumed_agent": req.Agent})
 		return
 	}
 	if err := s.store.ClearHalt(r.Context(), req.Session); err != nil {
@@ -733,6 +840,15 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	} else if ok {
 		out.Halt = &h
 	}
+	if out.Halt == nil || out.Halt.Session == "" {
+		// The agent's halt is narrower than the project's.
+		if h, ok, err := s.store.AgentHalted(r.Context(), sess.Agent); err != nil {
+			s.storeStatus(w, err)
+			return
+		} else if ok {
+			out.Halt = &h
+		}
+	}
 	writeJSON(w, out)
 }
 
@@ -840,6 +956,10 @@ func (s *Server) explain(w http.ResponseWriter, r *http.Request) {
 	}
 	out := ExplainResponse{Policy: which}
 	var tr *engine.Trace
+	if err := warden.CheckSessionID(req.Session); err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	if req.Session != "" {
 		call.Session = req.Session
 		var sess warden.Session

@@ -3,9 +3,12 @@ package serve
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // cookieName is the page session's cookie: the person token itself,
@@ -69,6 +72,12 @@ func (s *Server) auth(h http.HandlerFunc, kinds ...string) http.HandlerFunc {
 		}
 		t, err := s.tokens.Check(tok)
 		if err != nil {
+			var exp *ExpiredError
+			if errors.As(err, &exp) {
+				// Recorded by name: the token itself is never written.
+				s.m.refused.WithLabelValues("expired_token").Inc()
+				s.log.Printf("refused the expired token %q (%s, expired %s) from %s", exp.Name, exp.Kind, exp.At.Format(time.RFC3339), r.RemoteAddr)
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="warden", error="invalid_token"`)
 			httpError(w, http.StatusUnauthorized, "token refused: "+err.Error())
 			return
@@ -98,8 +107,38 @@ func (s *Server) auth(h http.HandlerFunc, kinds ...string) http.HandlerFunc {
 				return
 			}
 		}
+		release, n := s.enter(t)
+		if release == nil {
+			s.m.refused.WithLabelValues("too_many").Inc()
+			w.Header().Set("Retry-After", "1")
+			httpError(w, http.StatusTooManyRequests, fmt.Sprintf("too many requests at once for the token %s: %d are under way, the limit is %d (warden serve --max-per-token); wait for an answer before sending more", t.Name, n, s.cfg.MaxPerToken))
+			return
+		}
+		defer release()
 		h(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, t)))
 	}
+}
+
+// enter counts a request of a token under way and returns the function
+// that ends it; nil (and the count) when the token has
+// Config.MaxPerToken under way already.
+func (s *Server) enter(t Token) (release func(), n int) {
+	if s.cfg.MaxPerToken < 0 {
+		return func() {}, 0
+	}
+	s.flightMu.Lock()
+	defer s.flightMu.Unlock()
+	if n = s.inflight[t.Hash]; n >= s.cfg.MaxPerToken {
+		return nil, n
+	}
+	s.inflight[t.Hash] = n + 1
+	return func() {
+		s.flightMu.Lock()
+		defer s.flightMu.Unlock()
+		if s.inflight[t.Hash]--; s.inflight[t.Hash] <= 0 {
+			delete(s.inflight, t.Hash)
+		}
+	}, n
 }
 
 // login takes a person token from the login form and sets the page

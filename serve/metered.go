@@ -58,8 +58,8 @@ func (s *meteredWriter) WriteDecision(ctx context.Context, id string, fn func(*w
 }
 
 // HaltAndGrants passes the store's one-query read on (warden.DecisionReader).
-func (s *metered) HaltAndGrants(ctx context.Context, id string) (warden.Halt, bool, []warden.Grant, error) {
-	return session.HaltAndGrants(ctx, s.Store, id)
+func (s *metered) HaltAndGrants(ctx context.Context, id, agent string) (warden.Halt, bool, []warden.Grant, error) {
+	return session.HaltAndGrants(ctx, s.Store, id, agent)
 }
 
 // Close closes the store itself.

@@ -21,6 +21,7 @@ type metrics struct {
 	answered    *prometheus.CounterVec
 	storeErrors prometheus.Counter
 	hooks       *prometheus.CounterVec
+	refused     *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -39,8 +40,10 @@ func newMetrics() *metrics {
 			Help: "Store operations of this replica that failed."}),
 		hooks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "warden_hook_events_total",
 			Help: "Hook events answered for remote hooks, by host and exit code."}, []string{"host", "exit"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "warden_requests_refused_total",
+			Help: "Requests refused before their handler: expired_token, too_many (Config.MaxPerToken), body_timeout."}, []string{"reason"}),
 	}
-	m.reg.MustRegister(m.decisions, m.latency, m.pending, m.answered, m.storeErrors, m.hooks,
+	m.reg.MustRegister(m.decisions, m.latency, m.pending, m.answered, m.storeErrors, m.hooks, m.refused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -15,10 +15,26 @@
 //
 // # Endpoints
 //
-// Bodies are JSON (unknown fields refused, at most Config.MaxBody bytes);
-// errors are {"error": "..."} with 400 (bad body), 401 (no or unknown
-// token), 403 (wrong kind of token, cross-site request, missing CSRF
-// token), 404, 409 (answered already), 413 (body too large).
+// Bodies are JSON (unknown fields refused, at most Config.MaxBody bytes,
+// arriving within Config.BodyTimeout); errors are {"error": "..."} with
+// 400 (bad body, a session id with white space at an end or a control
+// character), 401 (no, unknown or expired token: the body says which),
+// 403 (wrong kind of token, cross-site request, missing CSRF token), 404,
+// 408 (the body did not arrive in time; the connection is closed), 409
+// (answered already), 413 (body too large), 429 (the token has
+// Config.MaxPerToken requests under way).
+//
+// # Agents apart
+//
+// A session belongs to the agent token that opened it (warden.Session.
+// Agent): another token's call in it, or in a subagent session of it
+// (S/AGENT), is denied SERVICE_REFUSED and recorded in no session; its
+// grants are then out of that token's reach. An ask's approval is the
+// token's own: another token's identical call, also from a new session,
+// neither shares a pending approval nor takes an answered one. A halt can
+// name an agent token (HaltRequest.Agent): its every call is denied
+// HALTED, in any session. A call_id replays only its own call (see
+// DecideRequest.CallID), through /v1/decide and /v1/hook alike.
 //
 // An agent's request may carry a nonce in the header X-Warden-Nonce (1 to
 // 128 letters, digits, '-', '_', '.'); the answer of /v1/decide, /v1/hook
@@ -42,7 +58,7 @@
 //	GET  /v1/sessions, /v1/sessions/{id}, /v1/state
 //	POST /v1/policy/lint, /v1/policy/explain   PolicyRequest (what-if)
 //	any token: GET /metrics (Prometheus), GET /v1/whoami
-//	no token: GET /healthz, the page (GET /), POST /login
+//	no token: GET /healthz ({"ok":true}, or 503: nothing else), the page (GET /), POST /login
 //
 // The page's requests carry the person token in an HttpOnly,
 // SameSite=Strict cookie; every POST with it must come from this origin
@@ -99,8 +115,32 @@ type Config struct {
 	// which the model's instructions for an approval name. Empty: the
 	// address the agent's request came to.
 	URL string
-	Log *log.Logger
+	// HeaderTimeout bounds how long a request's headers may take to
+	// arrive (0: DefaultHeaderTimeout).
+	HeaderTimeout time.Duration
+	// BodyTimeout bounds how long a request's body may take to arrive,
+	// from the end of its headers (0: DefaultBodyTimeout): a client that
+	// sends it slower is answered 408 and its connection closed. A
+	// request waiting for its answer (a call waiting on a human, the
+	// events stream) is not bound by it.
+	BodyTimeout time.Duration
+	// IdleTimeout bounds how long a kept-alive connection may wait for
+	// its next request (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// MaxPerToken bounds the requests one token may have under way at
+	// once (0: DefaultMaxPerToken; negative: no bound); one more is
+	// answered 429.
+	MaxPerToken int
+	Log         *log.Logger
 }
+
+// The defaults of Config's bounds.
+const (
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout   = 60 * time.Second
+	DefaultIdleTimeout   = 2 * time.Minute
+	DefaultMaxPerToken   = 64
+)
 
 // Server is one `warden serve` replica. Make one with New.
 type Server struct {
@@ -124,6 +164,9 @@ type Server struct {
 	base   context.Context // cancelled when shutdown's grace ends
 	cancel context.CancelFunc
 	closed chan struct{} // closed when shutdown starts: SSE streams end
+
+	flightMu sync.Mutex
+	inflight map[string]int // requests under way, by token hash
 }
 
 type fileStamp struct {
@@ -151,6 +194,18 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 10 * time.Second
 	}
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxPerToken == 0 {
+		cfg.MaxPerToken = DefaultMaxPerToken
+	}
 	if cfg.Log == nil {
 		cfg.Log = log.New(os.Stderr, "warden serve: ", log.LstdFlags)
 	}
@@ -158,7 +213,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Tokens = DefaultTokensFile(file)
 	}
 	s := &Server{cfg: cfg, file: file, tokens: OpenTokens(cfg.Tokens), log: cfg.Log, hub: newHub(), m: newMetrics(),
-		closed: make(chan struct{})}
+		closed: make(chan struct{}), inflight: map[string]int{}}
 	s.secret = make([]byte, 32)
 	if _, err := rand.Read(s.secret); err != nil {
 		return nil, err
@@ -269,7 +324,10 @@ func (s *Server) csrfFor(tok string) string {
 // get Config.Grace, then are answered deny and recorded), and closes the
 // store. tlsCert and tlsKey, when set, serve HTTPS.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey string) error {
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: s.log,
+	// No ReadTimeout: it would also end a request that waits for a human
+	// (its connection's read deadline cancels the request). The body has
+	// its own deadline (Config.BodyTimeout, see limits).
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.cfg.HeaderTimeout, IdleTimeout: s.cfg.IdleTimeout, ErrorLog: s.log,
 		BaseContext: func(net.Listener) context.Context { return s.base }}
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/warden-run/warden/policy"
 )
 
 // Token kinds. An agent token may decide calls and send the hooks' session
@@ -34,6 +36,43 @@ type Token struct {
 	Kind    string    `json:"kind"`
 	Hash    string    `json:"sha256"`
 	Created time.Time `json:"created"`
+	// Expires is when the token stops being taken (zero: never).
+	Expires time.Time `json:"expires,omitzero"`
+}
+
+// Expired reports whether the token has expired at the time.
+func (t Token) Expired(now time.Time) bool { return !t.Expires.IsZero() && !now.Before(t.Expires) }
+
+// ExpiredError is Check's error for a token past its expiry.
+type ExpiredError struct {
+	Name, Kind string
+	At         time.Time
+}
+
+func (e *ExpiredError) Error() string {
+	return fmt.Sprintf("the %s token %s expired at %s: make a new one with `warden serve token add`", e.Kind, e.Name, e.At.UTC().Format(time.RFC3339))
+}
+
+// ParseExpiry reads when a token expires: a duration from now ("30d",
+// "12h", as policy durations are written) or a time (RFC 3339). It must
+// be in the future.
+func ParseExpiry(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	var at time.Time
+	if d, err := policy.ParseDuration(s); err == nil {
+		if d <= 0 {
+			return time.Time{}, fmt.Errorf("expires %q: want a positive duration (30d, 12h) or a time (RFC 3339)", s)
+		}
+		at = now.Add(d)
+	} else if t, err := time.Parse(time.RFC3339, s); err == nil {
+		at = t
+	} else {
+		return time.Time{}, fmt.Errorf("expires %q: want a duration (30d, 12h) or a time (RFC 3339, such as 2026-12-31T18:00:00Z)", s)
+	}
+	if !at.After(now) {
+		return time.Time{}, fmt.Errorf("expires %q: that is in the past", s)
+	}
+	return at.UTC(), nil
 }
 
 // Tokens is the tokens file of a service: JSON, written 0600, read again
@@ -139,12 +178,20 @@ func (t *Tokens) Check(tok string) (Token, error) {
 	if !ok {
 		return Token{}, errors.New("unknown or revoked token")
 	}
+	if tk.Expired(time.Now()) {
+		return Token{}, &ExpiredError{Name: tk.Name, Kind: tk.Kind, At: tk.Expires}
+	}
 	return tk, nil
 }
 
 // Add creates a token of a kind under a unique name and returns the token
 // itself: it is shown once and never stored.
 func (t *Tokens) Add(name, kind string) (string, error) {
+	return t.AddExpiring(name, kind, time.Time{})
+}
+
+// AddExpiring is Add for a token that expires at a time (zero: never).
+func (t *Tokens) AddExpiring(name, kind string, expires time.Time) (string, error) {
 	if kind != KindAgent && kind != KindPerson {
 		return "", fmt.Errorf("token kind %q: want agent or person", kind)
 	}
@@ -165,7 +212,7 @@ func (t *Tokens) Add(name, kind string) (string, error) {
 		return "", err
 	}
 	tok := tokenPrefix + hex.EncodeToString(b[:])
-	list = append(list, Token{Name: name, Kind: kind, Hash: hashToken(tok), Created: time.Now().UTC()})
+	list = append(list, Token{Name: name, Kind: kind, Hash: hashToken(tok), Created: time.Now().UTC(), Expires: expires.UTC()})
 	return tok, t.write(list)
 }
 

@@ -33,6 +33,12 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	// The approval names the call's parts: the lean decision has none.
 	parts := t.full(*call, res.Trace)
 	fp := Fingerprint(*call, parts)
+	if opt.Agent != "" {
+		// An agent token's approvals are its own: another agent's
+		// identical call neither shares its pending approval nor takes
+		// its answer, also from a new session.
+		fp = agentFingerprint(fp, opt.Agent)
+	}
 	existing, err := t.Store.Approvals(ctx, warden.ApprovalFilter{Fingerprint: fp})
 	if err != nil {
 		return err
@@ -41,6 +47,9 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	// The newest answer first.
 	for i := len(existing) - 1; i >= 0; i-- {
 		a := &existing[i]
+		if a.Agent != opt.Agent {
+			continue
+		}
 		if a.Status == warden.ApprovalPending {
 			pending = a
 			continue

@@ -50,6 +50,11 @@ func (t *Tracker) Start(ctx context.Context, o StartOptions) (warden.Session, st
 		if err != nil && !errors.Is(err, warden.ErrNotFound) {
 			return warden.Session{}, "", err
 		}
+		if err == nil {
+			if err := ownParent(parent, o.ID, t.Agent); err != nil {
+				return warden.Session{}, "", err
+			}
+		}
 		if err == nil && parent.Depth+1 > depth {
 			depth = parent.Depth + 1
 		}
@@ -61,7 +66,7 @@ func (t *Tracker) Start(ctx context.Context, o StartOptions) (warden.Session, st
 	}
 	now := t.now()
 	existed := false
-	s, err := t.Store.UpdateSession(ctx, o.ID, func(s *warden.Session, created bool) error {
+	s, err := t.update(ctx, o.ID, func(s *warden.Session, created bool) error {
 		existed = !created
 		if created {
 			s.StartedAt = now
@@ -104,7 +109,7 @@ func (t *Tracker) Start(ctx context.Context, o StartOptions) (warden.Session, st
 // without an intent of their own are decided with it (rules' `intent`).
 func (t *Tracker) Prompt(ctx context.Context, id, text string) (warden.Session, error) {
 	now := t.now()
-	return t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+	return t.update(ctx, id, func(s *warden.Session, created bool) error {
 		if created {
 			s.StartedAt, s.Status = now, warden.SessionActive
 		}
@@ -117,7 +122,7 @@ func (t *Tracker) Prompt(ctx context.Context, id, text string) (warden.Session, 
 // the agent of each message); a session that does not exist yet is created.
 func (t *Tracker) TakeRole(ctx context.Context, id, role string) (warden.Session, error) {
 	now := t.now()
-	return t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+	return t.update(ctx, id, func(s *warden.Session, created bool) error {
 		if created {
 			s.StartedAt, s.Status = now, warden.SessionActive
 		}
@@ -131,7 +136,7 @@ func (t *Tracker) TakeRole(ctx context.Context, id, role string) (warden.Session
 // SetIntent records the session's active intent id.
 func (t *Tracker) SetIntent(ctx context.Context, id, intentID string) (warden.Session, error) {
 	now := t.now()
-	return t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+	return t.update(ctx, id, func(s *warden.Session, created bool) error {
 		if created {
 			s.StartedAt, s.Status = now, warden.SessionActive
 		}
@@ -147,7 +152,7 @@ func (t *Tracker) SetIntent(ctx context.Context, id, intentID string) (warden.Se
 func (t *Tracker) Governance(ctx context.Context, id string) (string, error) {
 	now := t.now()
 	var due bool
-	s, err := t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+	s, err := t.update(ctx, id, func(s *warden.Session, created bool) error {
 		if created {
 			s.StartedAt, s.Status, s.LastSeen = now, warden.SessionActive, now
 		}
@@ -173,7 +178,7 @@ func (t *Tracker) Governance(ctx context.Context, id string) (string, error) {
 // by the next Governance call).
 func (t *Tracker) Compact(ctx context.Context, id string) (warden.Session, error) {
 	now := t.now()
-	return t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+	return t.update(ctx, id, func(s *warden.Session, created bool) error {
 		if created {
 			s.StartedAt, s.Status = now, warden.SessionActive
 		}
@@ -203,7 +208,7 @@ func (t *Tracker) End(ctx context.Context, id string, ev Event) (warden.Session,
 		return warden.Session{}, fmt.Errorf("end session: event %q: want idle or ended", ev)
 	}
 	now := t.now()
-	s, err := t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+	s, err := t.update(ctx, id, func(s *warden.Session, created bool) error {
 		if created {
 			return fmt.Errorf("end session %q: %w", id, warden.ErrNotFound)
 		}
@@ -238,7 +243,7 @@ func orNone(s string) string {
 // pass or fail and a short, redacted detail.
 func (t *Tracker) Outcome(ctx context.Context, id, tool string, ok bool, detail string) error {
 	now := t.now()
-	s, err := t.Store.UpdateSession(ctx, id, func(s *warden.Session, created bool) error {
+	s, err := t.update(ctx, id, func(s *warden.Session, created bool) error {
 		if created {
 			s.StartedAt, s.Status = now, warden.SessionActive
 		}

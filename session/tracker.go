@@ -53,6 +53,11 @@ type Tracker struct {
 	// Poll is how often Decide looks for a human's answer while it waits
 	// (default 200ms).
 	Poll time.Duration
+	// Agent is who sends the session events (Start, Prompt, ...): the
+	// agent token's name for warden serve, "" for the local hooks. A
+	// session such an event creates is the agent's, and another agent's
+	// session is refused (*OwnerError). Decide takes Options.Agent.
+	Agent string
 }
 
 // New returns a tracker for the engine and the store.
@@ -79,8 +84,11 @@ type Options struct {
 	Wait time.Duration
 	// CallID identifies the host's call (see warden.AuditRecord.CallID).
 	// A call whose id the store has a record of already is not decided
-	// again: Decide returns the recorded decision (Result.Replayed), and
-	// spends no grant.
+	// again. When the record is of the same call (same Agent, session,
+	// tool and arguments: warden.AuditRecord.CallSum), Decide returns the
+	// recorded decision (Result.Replayed) and spends no grant; any other
+	// call with that id is denied with CallIDTaken, and that refusal is
+	// recorded (without the id, which stays its first call's).
 	CallID string
 	// ToolUse is the host's own id for the call, where it gives one: the
 	// host's post-tool event finds the call's record by it (CallOutcome).
@@ -94,6 +102,8 @@ type Options struct {
 	// approval. Empty: the instructions give the `warden approvals`
 	// commands, which answer it in the project folder's store.
 	AnswerAt string
+
+	sum string // CallSum of the call as Decide got it, for CallID
 }
 
 // Result is a decision and what the session layer did around it.
@@ -127,22 +137,32 @@ type Result struct {
 // decision is a deny (warden.FailClosed) and the error says why.
 func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options) (Result, error) {
 	start := time.Now()
+	if err := CheckID(call.Session); err != nil {
+		return t.refused(ctx, call, opt, badSession(err))
+	}
+	given := call
+	if opt.CallID != "" {
+		opt.sum = CallSum(opt.CallID, call)
+	}
 	res, written, err := t.decide(ctx, &call, opt, start)
 	if written {
 		// The audit record went with the session update.
 		return res, nil
 	}
+	if oe, ok := asOwnerError(err); ok {
+		return t.refused(ctx, given, opt, notOwner(oe))
+	}
 	if errors.Is(err, warden.ErrConflict) && opt.CallID != "" {
-		return t.replay(ctx, opt.CallID)
+		return t.replay(ctx, given, opt)
 	}
 	if err != nil {
 		res.Decision = warden.FailClosed(err)
 	}
 	rec := t.auditRecord(call, AuditArgs(call.Args), res, time.Since(start))
-	rec.CallID, rec.ToolUse, rec.Agent = opt.CallID, opt.ToolUse, opt.Agent
+	rec.CallID, rec.ToolUse, rec.Agent, rec.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
 	if errors.Is(aerr, warden.ErrConflict) && opt.CallID != "" {
-		return t.replay(ctx, opt.CallID)
+		return t.replay(ctx, given, opt)
 	}
 	if aerr != nil && err == nil {
 		err = fmt.Errorf("audit: %w", aerr)
@@ -161,11 +181,18 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		call.Args = map[string]any{}
 	}
 	// An emergency halt (warden halt) stops the call before anything else.
-	h, halted, grants, err := HaltAndGrants(ctx, t.Store, call.Session)
+	h, halted, grants, err := HaltAndGrants(ctx, t.Store, call.Session, opt.Agent)
 	if err != nil {
 		return res, false, err
 	} else if halted {
 		res.Decision = Halted(h)
+		// The record goes to the session only when it is the caller's:
+		// another agent's calls never land in its history.
+		if call.Session != "" {
+			if sess, err := t.Store.Session(ctx, call.Session); err == nil && sess.Agent != opt.Agent {
+				call.Session = ""
+			}
+		}
 		return res, false, nil
 	}
 	if call.Session == "" {
@@ -191,12 +218,18 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		var parent *warden.Session
 		if i := strings.LastIndexByte(call.Session, '/'); i > 0 {
 			if p, err := t.Store.Session(ctx, call.Session[:i]); err == nil {
+				if err := ownParent(p, call.Session, opt.Agent); err != nil {
+					return res, false, err
+				}
 				parent = &p
 			} else if !errors.Is(err, warden.ErrNotFound) {
 				return res, false, err
 			}
 		}
 		update := func(s *warden.Session, created bool) (*warden.DecisionRecord, error) {
+			if err := own(s, created, opt.Agent); err != nil {
+				return nil, err
+			}
 			if created {
 				s.StartedAt, s.Status = now, warden.SessionActive
 				s.Host, s.Role, s.Depth = call.Host, call.Role, call.Depth
@@ -220,7 +253,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			}
 			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: tr.Decision, Trace: tr}, time.Since(start)),
 				UseGrants: tr.Grants}
-			dr.Audit.CallID, dr.Audit.ToolUse, dr.Audit.Agent = opt.CallID, opt.ToolUse, opt.Agent
+			dr.Audit.CallID, dr.Audit.ToolUse, dr.Audit.Agent, dr.Audit.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
 			if tr.Decision.Decision == warden.Deny || violated(tr) {
 				h := violation(call, tr)
 				h.Time = now
@@ -301,16 +334,25 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	return res, false, nil
 }
 
-// HaltAndGrants reads the halt in force for a session and, when there is
-// none, its grants: in one query where the store can
-// (warden.DecisionReader).
-func HaltAndGrants(ctx context.Context, st Store, session string) (warden.Halt, bool, []warden.Grant, error) {
+// HaltAndGrants reads the halt in force for a session and an agent
+// ("": none) and, when there is none, the session's grants: in one query
+// where the store can (warden.DecisionReader).
+func HaltAndGrants(ctx context.Context, st Store, session, agent string) (warden.Halt, bool, []warden.Grant, error) {
 	if r, ok := st.(warden.DecisionReader); ok {
-		return r.HaltAndGrants(ctx, session)
+		return r.HaltAndGrants(ctx, session, agent)
 	}
 	h, halted, err := st.Halted(ctx, session)
-	if err != nil || halted {
+	if err != nil || (halted && h.Session != "") {
 		return h, halted, nil, err
+	}
+	if agent != "" {
+		ah, ahalted, err := st.AgentHalted(ctx, agent)
+		if err != nil || ahalted {
+			return ah, ahalted, nil, err
+		}
+	}
+	if halted {
+		return h, halted, nil, nil
 	}
 	grants, err := st.Grants(ctx, warden.GrantFilter{Session: session})
 	return h, false, grants, err
@@ -539,7 +581,10 @@ func (t *Tracker) Explain(ctx context.Context, call warden.ToolCall) (*engine.Tr
 // Halted is the decision for a call a halt stops.
 func Halted(h warden.Halt) warden.Decision {
 	what := "This session was halted"
-	if h.Session == "" {
+	switch {
+	case h.Agent != "":
+		what = "Every call of the agent token " + h.Agent + " was halted, in any session"
+	case h.Session == "":
 		what = "Every session of this project was halted"
 	}
 	if h.By != "" {
@@ -615,14 +660,19 @@ func (t *Tracker) deliver(ctx context.Context, tr *engine.Trace, grants []warden
 	return nil
 }
 
-// replay returns the recorded decision of a call decided before.
-func (t *Tracker) replay(ctx context.Context, callID string) (Result, error) {
-	recs, err := t.Store.Audit(ctx, warden.AuditFilter{CallID: callID})
+// replay returns the recorded decision of a call decided before under
+// opt.CallID, when the record is of this call (sameCall); any other call
+// is refused (CallIDTaken), and the refusal recorded.
+func (t *Tracker) replay(ctx context.Context, call warden.ToolCall, opt Options) (Result, error) {
+	recs, err := t.Store.Audit(ctx, warden.AuditFilter{CallID: opt.CallID})
 	if err != nil || len(recs) == 0 {
 		if err == nil {
-			err = fmt.Errorf("call %s: its record is gone", callID)
+			err = fmt.Errorf("call %s: its record is gone", opt.CallID)
 		}
 		return Result{Decision: warden.FailClosed(err)}, err
+	}
+	if !sameCall(recs[0], call.Session, opt) {
+		return t.refused(ctx, call, opt, CallIDTaken(opt.CallID))
 	}
 	return Result{Decision: Recorded(recs[0]), Audit: recs[0], Replayed: true}, nil
 }
@@ -654,9 +704,13 @@ func Recorded(r warden.AuditRecord) warden.Decision {
 // FailureRecord is the audit record of a call that got no decision (see
 // RecordFailure), secrets redacted; of opt it takes CallID and Agent.
 func FailureRecord(call warden.ToolCall, opt Options, d warden.Decision) warden.AuditRecord {
-	return warden.AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
+	r := warden.AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
 		Tool: call.Tool, Depth: call.Depth, Args: AuditArgs(call.Args), Decision: d.Decision, Code: d.Code,
 		Reason: warden.RedactString(d.Reason), Mode: "enforce", CallID: opt.CallID, Agent: opt.Agent}
+	if opt.CallID != "" {
+		r.CallSum = CallSum(opt.CallID, call)
+	}
+	return r
 }
 
 // RecordFailure records that a call got no decision (d, a deny from
@@ -666,12 +720,23 @@ func FailureRecord(call warden.ToolCall, opt Options, d warden.Decision) warden.
 // (Replayed), so that the audit trail always says what the host was told.
 func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall, opt Options, d warden.Decision) (Result, error) {
 	callID := opt.CallID
+	if CheckID(call.Session) != nil {
+		call.Session = "" // a session id no session can have (Decide refuses it)
+	}
 	r := FailureRecord(call, opt, d)
 	r.Time = time.Time{} // the store stamps it on its clock
 	rec, err := st.AppendAudit(ctx, r)
 	if errors.Is(err, warden.ErrConflict) && callID != "" {
 		recs, rerr := st.Audit(ctx, warden.AuditFilter{CallID: callID})
 		if rerr == nil && len(recs) > 0 {
+			if opt.sum = r.CallSum; !sameCall(recs[0], call.Session, opt) {
+				// Another call's id: refused, and the refusal recorded
+				// (without the id, and in no session).
+				d := CallIDTaken(callID)
+				call.Session = ""
+				rec, err := st.AppendAudit(ctx, FailureRecord(call, Options{Agent: opt.Agent}, d))
+				return Result{Decision: d, Audit: rec}, err
+			}
 			if r := recs[0]; r.Decision == d.Decision && r.Code == d.Code {
 				// The failure was recorded already (Decide records a store
 				// failure itself): the answer is the failure's own.

@@ -480,7 +480,7 @@ func BenchmarkDecisionRead(b *testing.B) {
 	})
 	b.Run("one-query", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok, g, err := st.HaltAndGrants(ctx, "parent/agent-1"); ok || len(g) != 1 || err != nil {
+			if _, ok, g, err := st.HaltAndGrants(ctx, "parent/agent-1", ""); ok || len(g) != 1 || err != nil {
 				b.Fatal(ok, g, err)
 			}
 		}

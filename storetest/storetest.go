@@ -49,6 +49,9 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"WriteDecisionConcurrentMix", testWriteDecisionMix},
 		{"Outcomes", testOutcomes},
 		{"Recent", testRecent},
+		{"SessionAgent", testSessionAgent},
+		{"AgentHalts", testAgentHalts},
+		{"AuditCallSum", testAuditCallSum},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -953,7 +956,7 @@ func testHaltAndGrants(t *testing.T, s warden.Store) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	compare := func(state string) {
 		for _, sid := range []string{"", "a", "a/sub", "a/sub/x", "b", "c"} {
-			h, halted, grants, err := r.HaltAndGrants(ctx, sid)
+			h, halted, grants, err := r.HaltAndGrants(ctx, sid, "")
 			wh, whalted, werr := s.Halted(ctx, sid)
 			check(t, err)
 			check(t, werr)
@@ -1209,5 +1212,142 @@ func testOutcomes(t *testing.T, s warden.Store) {
 	}
 	if recs[0].ToolUse != "tu-1" {
 		t.Errorf("tool_use of the first record: %q", recs[0].ToolUse)
+	}
+}
+
+// testSessionAgent: a session keeps the agent that opened it, through
+// UpdateSession, WriteDecision (also grouped) and Sessions.
+func testSessionAgent(t *testing.T, s warden.Store) {
+	must(s.UpdateSession(ctx, "mine", func(x *warden.Session, created bool) error {
+		if !created || x.Agent != "" {
+			t.Errorf("new session: created %v, agent %q", created, x.Agent)
+		}
+		x.Agent = "builder"
+		return nil
+	}))(t)
+	if got := must(s.Session(ctx, "mine"))(t); got.Agent != "builder" {
+		t.Errorf("agent after UpdateSession: %q", got.Agent)
+	}
+	if w, ok := s.(warden.DecisionWriter); ok {
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				id := fmt.Sprintf("w%d", i)
+				_, _, err := w.WriteDecision(ctx, id, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+					x.Agent = "agent-" + id
+					return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: id, Tool: "Bash", Decision: warden.Allow, Agent: x.Agent}}, nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range 8 {
+			id := fmt.Sprintf("w%d", i)
+			if got := must(s.Session(ctx, id))(t); got.Agent != "agent-"+id {
+				t.Errorf("session %s: agent %q", id, got.Agent)
+			}
+		}
+	}
+	// An update that leaves the agent keeps it.
+	must(s.UpdateSession(ctx, "mine", func(x *warden.Session, created bool) error { x.Calls++; return nil }))(t)
+	list := must(s.Sessions(ctx, warden.SessionFilter{}))(t)
+	found := false
+	for _, x := range list {
+		if x.ID == "mine" {
+			found = x.Agent == "builder" && x.Calls == 1
+		}
+	}
+	if !found {
+		t.Errorf("Sessions lost the agent of session mine: %+v", list)
+	}
+}
+
+// testAgentHalts: a halt of an agent token is apart from the session and
+// project halts: listed with them, read by AgentHalted and HaltAndGrants
+// (for that agent only), lifted by ClearAgentHalt alone.
+func testAgentHalts(t *testing.T, s warden.Store) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if _, ok, err := s.AgentHalted(ctx, "rogue"); ok || err != nil {
+		t.Fatalf("halted before any halt: %v %v", ok, err)
+	}
+	if _, err := s.SetHalt(ctx, warden.Halt{Agent: "rogue", Session: "s", Message: "x"}); err == nil {
+		t.Error("a halt of an agent and a session at once was taken")
+	}
+	must(s.SetHalt(ctx, warden.Halt{Agent: "rogue", Message: "stop rogue", By: "ops", At: at}))(t)
+	h, ok, err := s.AgentHalted(ctx, "rogue")
+	if err != nil || !ok || h.Agent != "rogue" || h.Message != "stop rogue" || h.By != "ops" || !h.At.Equal(at) {
+		t.Errorf("AgentHalted(rogue): %+v %v %v", h, ok, err)
+	}
+	for _, other := range []string{"rogue2", "rogu", ""} {
+		if _, ok, _ := s.AgentHalted(ctx, other); ok {
+			t.Errorf("agent %q is halted by rogue's halt", other)
+		}
+	}
+	// Not a project halt nor a session's.
+	for _, sid := range []string{"", "rogue", "s"} {
+		if h, ok, _ := s.Halted(ctx, sid); ok {
+			t.Errorf("session %q halted by the agent's halt: %+v", sid, h)
+		}
+	}
+	if r, ok := s.(warden.DecisionReader); ok {
+		for _, sid := range []string{"", "new-session", "a/b"} {
+			h, halted, _, err := r.HaltAndGrants(ctx, sid, "rogue")
+			if err != nil || !halted || h.Agent != "rogue" || h.Message != "stop rogue" {
+				t.Errorf("HaltAndGrants(%q, rogue): %+v %v %v", sid, h, halted, err)
+			}
+			if _, halted, _, _ := r.HaltAndGrants(ctx, sid, "good"); halted {
+				t.Errorf("HaltAndGrants(%q, good) is halted", sid)
+			}
+		}
+		// A session's own halt is the narrower one; the project's the wider.
+		must(s.SetHalt(ctx, warden.Halt{Session: "a", Message: "stop a", At: at}))(t)
+		must(s.SetHalt(ctx, warden.Halt{Message: "stop all", At: at}))(t)
+		if h, _, _, _ := r.HaltAndGrants(ctx, "a/sub", "rogue"); h.Message != "stop a" {
+			t.Errorf("a/sub for rogue: %+v", h)
+		}
+		if h, _, _, _ := r.HaltAndGrants(ctx, "b", "rogue"); h.Message != "stop rogue" {
+			t.Errorf("b for rogue: %+v", h)
+		}
+		if h, _, _, _ := r.HaltAndGrants(ctx, "b", "good"); h.Message != "stop all" {
+			t.Errorf("b for good: %+v", h)
+		}
+		check(t, s.ClearHalt(ctx, "a"))
+		check(t, s.ClearHalt(ctx, ""))
+	}
+	hs := must(s.Halts(ctx))(t)
+	if len(hs) != 1 || hs[0].Agent != "rogue" || hs[0].Session != "" {
+		t.Errorf("halts: %+v", hs)
+	}
+	isErr(t, s.ClearHalt(ctx, ""), warden.ErrNotFound)
+	check(t, s.ClearAgentHalt(ctx, "rogue"))
+	isErr(t, s.ClearAgentHalt(ctx, "rogue"), warden.ErrNotFound)
+	if _, ok, _ := s.AgentHalted(ctx, "rogue"); ok {
+		t.Error("rogue still halted after ClearAgentHalt")
+	}
+}
+
+// testAuditCallSum: a record keeps the digest of its call (CallSum), by
+// AppendAudit and WriteDecision, and a later record with the same call id
+// is refused whatever its digest.
+func testAuditCallSum(t *testing.T, s warden.Store) {
+	must(s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow, CallID: "x", CallSum: "sum-x", Agent: "a"}))(t)
+	_, err := s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow, CallID: "x", CallSum: "other"})
+	isErr(t, err, warden.ErrConflict)
+	recs := must(s.Audit(ctx, warden.AuditFilter{CallID: "x"}))(t)
+	if len(recs) != 1 || recs[0].CallSum != "sum-x" || recs[0].Agent != "a" {
+		t.Errorf("records of call x: %+v", recs)
+	}
+	if w, ok := s.(warden.DecisionWriter); ok {
+		_, rec, err := w.WriteDecision(ctx, "cs", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "cs", Tool: "Bash", Decision: warden.Allow, CallID: "y", CallSum: "sum-y"}}, nil
+		})
+		check(t, err)
+		if got := must(s.Audit(ctx, warden.AuditFilter{CallID: "y"}))(t); len(got) != 1 || got[0].CallSum != "sum-y" || got[0].ID != rec.ID {
+			t.Errorf("records of call y: %+v", got)
+		}
 	}
 }

@@ -302,6 +302,7 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 	}
 	defer release()
 	tr := session.New(eng, st)
+	tr.Agent = opt.rt.Agent // a session the event opens is the agent's (warden serve's token)
 	a, audit, err := eventAnswer(ctx, tr, st, h, ev, opt)
 	if err != nil {
 		return nil, err

@@ -89,6 +89,9 @@ func runCheck(ctx context.Context, env *Env) int {
 		}
 		return failClosed(env, "check", err)
 	}
+	if err := warden.CheckSessionID(*session); err != nil {
+		return fail(fmt.Errorf("--session: %w", err))
+	}
 	eng, err := loadEngine(*policyPath)
 	if err != nil {
 		return fail(err)
@@ -119,6 +122,9 @@ func runCheck(ctx context.Context, env *Env) int {
 	if *session != "" && call.Session == "" {
 		call.Session = *session
 	}
+	if err := warden.CheckSessionID(call.Session); err != nil {
+		return fail(fmt.Errorf("stdin: %w", err))
+	}
 	d, err := decide(ctx, call)
 	if err != nil {
 		return fail(err)
@@ -148,6 +154,9 @@ func checkStream(ctx context.Context, env *Env, decide func(context.Context, war
 		}
 		call, err := warden.ParseToolCall([]byte(text))
 		var d warden.Decision
+		if err == nil {
+			err = warden.CheckSessionID(call.Session)
+		}
 		if err == nil {
 			d, err = decide(ctx, call)
 		}

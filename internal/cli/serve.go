@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/warden-run/warden/serve"
 )
@@ -33,11 +34,20 @@ func runServe(ctx context.Context, env *Env) int {
 	cert := fs.String("tls-cert", "", "TLS certificate `file` (serve HTTPS)")
 	key := fs.String("tls-key", "", "TLS key `file`")
 	public := fs.String("url", "", "the `address` people open the page at, named in the model's instructions for an approval (default: the address the agent's request came to)")
+	headerTimeout := fs.Duration("header-timeout", serve.DefaultHeaderTimeout, "how long a request's headers may take to arrive")
+	bodyTimeout := fs.Duration("body-timeout", serve.DefaultBodyTimeout, "how long a request's body may take to arrive (a slower one is answered 408 and its connection closed)")
+	perToken := fs.Int("max-per-token", serve.DefaultMaxPerToken, "requests one token may have under way at once (one more is answered 429; -1: no limit)")
 	if code := parseFlags(fs, env.Args); code >= 0 {
 		return code
 	}
 	if (*cert == "") != (*key == "") {
 		return cmdError(env, "serve", errors.New("--tls-cert and --tls-key go together"))
+	}
+	if *headerTimeout <= 0 || *bodyTimeout <= 0 {
+		return cmdError(env, "serve", errors.New("--header-timeout and --body-timeout must be positive (30s, 2m)"))
+	}
+	if *perToken == 0 || *perToken < -1 {
+		return cmdError(env, "serve", errors.New("--max-per-token: want a positive number, or -1 for no limit"))
 	}
 	file := *sf.policy
 	if file == "" {
@@ -47,6 +57,7 @@ func runServe(ctx context.Context, env *Env) int {
 		}
 	}
 	s, err := serve.New(ctx, serve.Config{Policy: file, Store: *sf.store, Tokens: *tokens, URL: *public,
+		HeaderTimeout: *headerTimeout, BodyTimeout: *bodyTimeout, MaxPerToken: *perToken,
 		Log: log.New(env.Stderr, "warden serve: ", log.LstdFlags)})
 	if err != nil {
 		return cmdError(env, "serve", err)
@@ -84,7 +95,7 @@ func runServe(ctx context.Context, env *Env) int {
 // runServeToken is `warden serve token add|ls|revoke`.
 func runServeToken(ctx context.Context, env *Env) int {
 	return runSubcommand(ctx, &Env{Args: env.Args[1:], Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr},
-		"serve token", "add --kind agent|person NAME | ls | revoke NAME [--policy FILE] [--tokens FILE]", "add, ls or revoke",
+		"serve token", "add --kind agent|person [--expires 30d|TIME] NAME | ls | revoke NAME [--policy FILE] [--tokens FILE]", "add, ls or revoke",
 		map[string]subcommandFunc{"add": runTokenAdd, "ls": runTokenList, "revoke": runTokenRevoke})
 }
 
@@ -110,6 +121,7 @@ func tokensFlags(env *Env, fs *flag.FlagSet, args []string) (*serve.Tokens, []st
 
 func runTokenAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) int {
 	kind := fs.String("kind", "", "agent (decide calls, send session events) or person (answer approvals, read the audit trail)")
+	expires := fs.String("expires", "", "the token stops working after this long (30d, 12h) or at this time (RFC 3339); default: never")
 	t, pos, code := tokensFlags(env, fs, args)
 	if code >= 0 {
 		return code
@@ -117,12 +129,23 @@ func runTokenAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string)
 	if len(pos) != 1 {
 		return cmdError(env, "serve token add", errors.New("want one NAME: who or what uses the token"))
 	}
-	tok, err := t.Add(pos[0], *kind)
+	var at time.Time
+	if *expires != "" {
+		var err error
+		if at, err = serve.ParseExpiry(*expires, time.Now()); err != nil {
+			return cmdError(env, "serve token add", fmt.Errorf("--%w", err))
+		}
+	}
+	tok, err := t.AddExpiring(pos[0], *kind, at)
 	if err != nil {
 		return cmdError(env, "serve token add", err)
 	}
 	fmt.Fprintln(env.Stdout, tok)
-	fmt.Fprintf(env.Stderr, "%s token %q added to %s; it is shown only this once.\n", *kind, pos[0], t.File())
+	until := ""
+	if !at.IsZero() {
+		until = ", valid until " + at.Format(time.RFC3339)
+	}
+	fmt.Fprintf(env.Stderr, "%s token %q added to %s%s; it is shown only this once.\n", *kind, pos[0], t.File(), until)
 	return ExitOK
 }
 
@@ -136,9 +159,17 @@ func runTokenList(ctx context.Context, env *Env, fs *flag.FlagSet, args []string
 		return cmdError(env, "serve token ls", err)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tCREATED")
+	fmt.Fprintln(tw, "NAME\tKIND\tCREATED\tEXPIRES")
+	now := time.Now()
 	for _, tk := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", tk.Name, tk.Kind, tk.Created.Format("2006-01-02 15:04"))
+		exp := "never"
+		if !tk.Expires.IsZero() {
+			exp = tk.Expires.UTC().Format("2006-01-02 15:04 UTC")
+			if tk.Expired(now) {
+				exp += " (expired)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", tk.Name, tk.Kind, tk.Created.Format("2006-01-02 15:04"), exp)
 	}
 	tw.Flush()
 	return ExitOK

@@ -134,6 +134,8 @@ func printHalts(env *Env, halts []warden.Halt) {
 		what := "HALTED: every session of the project"
 		if h.Session != "" {
 			what = "HALTED: session " + h.Session
+		} else if h.Agent != "" {
+			what = "HALTED: agent " + h.Agent + ", in every session"
 		}
 		fmt.Fprintf(env.Stdout, "%s since %s", what, h.At.Local().Format("2006-01-02 15:04:05"))
 		if h.By != "" {

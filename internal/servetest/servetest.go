@@ -32,13 +32,24 @@ type Service struct {
 // KiB bodies, no log).
 func Start(t testing.TB, policy string) *Service {
 	t.Helper()
+	return StartConfig(t, policy, nil)
+}
+
+// StartConfig is Start with the service's configuration changed by set
+// (nil: none) before it starts.
+func StartConfig(t testing.TB, policy string, set func(*serve.Config)) *Service {
+	t.Helper()
 	dir := t.TempDir()
 	pf := filepath.Join(dir, "warden.yaml")
 	if err := os.WriteFile(pf, []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := serve.New(context.Background(), serve.Config{Policy: pf, Poll: 50 * time.Millisecond, Grace: time.Second, MaxBody: 64 << 10,
-		Log: log.New(io.Discard, "", 0)})
+	cfg := serve.Config{Policy: pf, Poll: 50 * time.Millisecond, Grace: time.Second, MaxBody: 64 << 10,
+		Log: log.New(io.Discard, "", 0)}
+	if set != nil {
+		set(&cfg)
+	}
+	s, err := serve.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

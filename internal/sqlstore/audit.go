@@ -15,7 +15,7 @@ import (
 // Audit: the append-only record of every decision.
 
 const auditCols = `time, session, role, host, tool, depth, args, decision, code, rule, reason, matched,
-	warnings, grants, approval, mode, enforced, latency, call_id, source, tool_use, outcome, agent`
+	warnings, grants, approval, mode, enforced, latency, call_id, source, tool_use, outcome, agent, call_sum`
 
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
@@ -39,7 +39,7 @@ func (s *Store) insertAudit(ctx context.Context, q querier, r warden.AuditRecord
 	}
 	args := auditArgs(prefixArgs[:len(prefixArgs):len(prefixArgs)], r)
 	err := q.QueryRowContext(ctx, s.d.Rebind(prefix+`INSERT INTO audit (`+auditCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES `+auditRow+`
 		ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`), args...).Scan(&r.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("append audit: call %s was decided already: %w", r.CallID, warden.ErrConflict)
@@ -53,12 +53,15 @@ func (s *Store) insertAudit(ctx context.Context, q querier, r warden.AuditRecord
 // auditColCount is how many columns auditCols names.
 var auditColCount = strings.Count(auditCols, ",") + 1
 
+// auditRow is the placeholders of one row of auditCols.
+var auditRow = values(1, auditColCount)
+
 // auditArgs appends the values of auditCols for r.
 func auditArgs(args []any, r warden.AuditRecord) []any {
 	return append(args,
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
 		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
-		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome, r.Agent)
+		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome, r.Agent, r.CallSum)
 }
 
 // Audit implements warden.AuditLog.
@@ -122,7 +125,7 @@ func scanAudit(rows *sql.Rows) ([]warden.AuditRecord, error) {
 		var t, lat int64
 		var argsJ, matched, warnings, grants, decision, code, enforced string
 		if err := rows.Scan(&r.ID, &t, &r.Session, &r.Role, &r.Host, &r.Tool, &r.Depth, &argsJ, &decision, &code,
-			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source, &r.ToolUse, &r.Outcome, &r.Agent); err != nil {
+			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source, &r.ToolUse, &r.Outcome, &r.Agent, &r.CallSum); err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}
 		r.Time, r.Latency = tm(t), time.Duration(lat)

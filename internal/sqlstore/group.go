@@ -482,20 +482,21 @@ func (g *group) useGrants(ctx context.Context, ids []string) error {
 // flushSessions writes the group's sessions, stmtRows a statement.
 func (g *group) flushSessions(ctx context.Context) error {
 	return chunks(len(g.order), func(i, j int) error {
-		args := make([]any, 0, 18*(j-i))
+		args := make([]any, 0, sessionColCount*(j-i))
 		for _, gs := range g.order[i:j] {
 			x := gs.x
 			args = append(args, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
 				b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
-				ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived))
+				ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived), x.Agent)
 		}
-		q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(j-i, 18) + `
+		q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(j-i, sessionColCount) + `
 			ON CONFLICT (id) DO UPDATE SET role = excluded.role, host = excluded.host,
 			parent = excluded.parent, depth = excluded.depth, first_tool = excluded.first_tool,
 			calls = excluded.calls, violations = excluded.violations, governance = excluded.governance,
 			compactions = excluded.compactions, resumes = excluded.resumes, intent_id = excluded.intent_id,
 			intent = excluded.intent, status = excluded.status, started_at = excluded.started_at,
-			last_seen = excluded.last_seen, ended_at = excluded.ended_at, archived = excluded.archived`
+			last_seen = excluded.last_seen, ended_at = excluded.ended_at, archived = excluded.archived,
+			agent = excluded.agent`
 		if _, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...); err != nil {
 			return fmt.Errorf("write sessions: %w", err)
 		}

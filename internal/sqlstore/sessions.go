@@ -14,14 +14,17 @@ import (
 // transaction of a decision (session, grants used, history, audit).
 
 const sessionCols = `id, role, host, parent, depth, first_tool, calls, violations, governance,
-	compactions, resumes, intent_id, intent, status, started_at, last_seen, ended_at, archived`
+	compactions, resumes, intent_id, intent, status, started_at, last_seen, ended_at, archived, agent`
+
+// sessionColCount is how many columns sessionCols names.
+const sessionColCount = 19
 
 func scanSession(r scanner) (warden.Session, error) {
 	var x warden.Session
 	var gov, arch int
 	var started, seen, ended int64
 	err := r.Scan(&x.ID, &x.Role, &x.Host, &x.Parent, &x.Depth, &x.FirstTool, &x.Calls, &x.Violations,
-		&gov, &x.Compactions, &x.Resumes, &x.IntentID, &x.Intent, &x.Status, &started, &seen, &ended, &arch)
+		&gov, &x.Compactions, &x.Resumes, &x.IntentID, &x.Intent, &x.Status, &started, &seen, &ended, &arch, &x.Agent)
 	x.GovernanceInjected, x.Archived = gov != 0, arch != 0
 	x.StartedAt, x.LastSeen, x.EndedAt = tm(started), tm(seen), tm(ended)
 	return x, err
@@ -131,10 +134,10 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 	x.ID = id
 	update := `UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
 		calls = ?, violations = ?, governance = ?, compactions = ?, resumes = ?, intent_id = ?, intent = ?,
-		status = ?, started_at = ?, last_seen = ?, ended_at = ?, archived = ? WHERE id = ?`
+		status = ?, started_at = ?, last_seen = ?, ended_at = ?, archived = ?, agent = ? WHERE id = ?`
 	updateArgs := []any{x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations, b2i(x.GovernanceInjected),
 		x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status, ts(x.StartedAt), ts(x.LastSeen),
-		ts(x.EndedAt), b2i(x.Archived), id}
+		ts(x.EndedAt), b2i(x.Archived), x.Agent, id}
 	// Where the database runs an UPDATE inside a WITH (PostgreSQL), the
 	// session's update goes with the audit record's insert, below: one
 	// round trip less a decision.
