@@ -15,6 +15,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/glob"
+	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/shell"
 	"github.com/warden-run/warden/shell/progs"
 	"golang.org/x/text/unicode/norm"
@@ -1350,10 +1351,18 @@ func (e *Engine) grantFor(st *state, p *part) string {
 	computed := false
 	for i := range st.s.Grants {
 		g := &st.s.Grants[i]
-		if g.Tool != c.Tool || g.Role != c.Role || g.Session != "" && g.Session != c.Session || g.Subject != p.subject {
+		// A grant names the host's tool, or a kind: then it covers the
+		// tool of that kind on every host (docs/policy.md, "Grants").
+		if g.Tool != c.Tool && !(policy.IsKind(g.Tool) && g.Tool == st.kind) || g.Role != c.Role || g.Session != "" && g.Session != c.Session {
 			continue
 		}
 		if g.UsesLeft == 0 {
+			continue
+		}
+		if g.Subject == warden.SubjectCall && g.Pattern == "*" {
+			return g.ID // every call of the tool (grants add TOOL --all)
+		}
+		if g.Subject != p.subject {
 			continue
 		}
 		if g.Pattern != "" {

@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // BuiltinKinds maps the tool names of the common hosts to tool kinds
 // (docs/policy.md, "Tool kinds and classes"). A policy's `tools:` section adds to it and
@@ -87,4 +91,41 @@ var MCPKinds = map[string]string{
 	"write_file": "write", "edit_file": "edit", "create_directory": "write", "list_directory": "list",
 	"list_directory_with_sizes": "list", "directory_tree": "list", "move_file": "write",
 	"search_files": "list", "get_file_info": "read", "list_allowed_directories": "list",
+}
+
+// ToolName checks a tool name that a human gives warden (a grant, an
+// approval for always): a kind (shell, write, ...), which stands for the
+// tool of every host with that kind; a tool the policy or the built-in
+// table names; a tool a rule or role names exactly; or an MCP tool as the
+// hosts name them (mcp__SERVER__TOOL, mcp_SERVER_TOOL). Anything else is an
+// error that says what to give instead, so that a slip (Bassh) is not
+// stored as a grant that matches nothing.
+func (p *Policy) ToolName(t string) error {
+	if t == "" {
+		return fmt.Errorf("no tool named: give the host's tool name (Bash, run_shell_command, Write, ...) or a kind (%s)", strings.Join(Kinds, ", "))
+	}
+	if IsKind(t) || strings.HasPrefix(t, "mcp_") {
+		return nil
+	}
+	if _, ok := p.Tools[t]; ok {
+		return nil
+	}
+	if _, ok := BuiltinKinds[t]; ok {
+		return nil
+	}
+	for _, r := range p.Rules {
+		if slices.Contains(r.Tool, t) {
+			return nil
+		}
+	}
+	for _, r := range p.Roles {
+		if slices.Contains(r.Tools, t) {
+			return nil
+		}
+	}
+	msg := fmt.Sprintf("%s is neither a tool warden knows nor a kind", t)
+	if near := nearTool(t); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return fmt.Errorf("%s: give a kind (%s) to cover the tool of that kind on every host, or name your agent's own tool under tools: in the policy, with its kind", msg, strings.Join(Kinds, ", "))
 }

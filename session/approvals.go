@@ -331,6 +331,10 @@ type Answer struct {
 	Uses    int
 	Message string
 	By      string
+	// Kind, when set, makes the grants for the call's kind (shell, write,
+	// ...) rather than its host's tool name: they cover the same call from
+	// every host's tool of that kind.
+	Kind string
 }
 
 // Approve answers a pending approval yes. For the session and always
@@ -370,6 +374,12 @@ func grantsFor(ap warden.Approval, a Answer, now time.Time) ([]warden.Grant, err
 		return nil, nil
 	}
 	base := warden.Grant{Tool: ap.Tool, Role: ap.Role, UsesLeft: a.Uses, CreatedBy: a.By, CreatedAt: now}
+	if a.Kind != "" {
+		if !policy.IsKind(a.Kind) {
+			return nil, fmt.Errorf("approve %s: %q is not a kind", ap.ID, a.Kind)
+		}
+		base.Tool = a.Kind
+	}
 	if a.Scope == warden.ScopeSession {
 		if ap.Session == "" {
 			return nil, fmt.Errorf("approve %s --session: the call has no session; use --once or --always", ap.ID)
@@ -426,12 +436,22 @@ func Reject(ctx context.Context, store warden.ApprovalStore, id, message, by str
 // a pattern, one grant of the tool's subject (command for shell tools,
 // path for the others).
 func NewGrants(pol *policy.Policy, base warden.Grant, command, path, pattern string) ([]warden.Grant, error) {
+	if err := pol.ToolName(base.Tool); err != nil {
+		return nil, err
+	}
 	eng, err := engine.Compile(pol)
 	if err != nil {
 		return nil, err
 	}
-	shellTool := pol.KindOf(base.Tool) == "shell"
+	kind := base.Tool
+	if !policy.IsKind(kind) {
+		kind = pol.KindOf(base.Tool)
+	}
+	shellTool := kind == "shell"
 	if pattern != "" {
+		if !shellTool && !FileTool(pol, base.Tool) {
+			return nil, fmt.Errorf("--pattern: %s has no paths or commands for a pattern to match (kind %s); use --all to allow every call of it, or approve one call's arguments with warden approvals approve ID --always", base.Tool, kind)
+		}
 		g := base
 		g.Subject, g.Pattern = warden.SubjectPath, pattern
 		if shellTool {
@@ -439,7 +459,16 @@ func NewGrants(pol *policy.Policy, base warden.Grant, command, path, pattern str
 		}
 		return []warden.Grant{g}, nil
 	}
-	call := warden.ToolCall{Tool: base.Tool, Role: base.Role, Args: map[string]any{"command": command}}
+	tool := base.Tool
+	if policy.IsKind(tool) {
+		// A grant for a kind: its parts are found as one of its tools
+		// has them.
+		tool = map[string]string{"shell": "Bash", "read": "Read", "write": "Write", "edit": "Edit", "delete": "delete_file", "list": "LS"}[kind]
+		if tool == "" {
+			return nil, fmt.Errorf("%s: a kind without paths or commands takes --all", base.Tool)
+		}
+	}
+	call := warden.ToolCall{Tool: tool, Role: base.Role, Args: map[string]any{"command": command}}
 	subject := warden.SubjectCommand
 	if path != "" {
 		call.Args = map[string]any{"file_path": path}
@@ -465,4 +494,41 @@ func NewGrants(pol *policy.Policy, base warden.Grant, command, path, pattern str
 		return nil, fmt.Errorf("found no %s in the call to grant", subject)
 	}
 	return out, nil
+}
+
+// AllGrant is a grant of every call of a tool (warden grants add TOOL
+// --all): for a file tool or kind, every path inside the workspace; for a
+// tool without paths or commands, every call. A shell tool is refused: its
+// every call is every program.
+func AllGrant(pol *policy.Policy, base warden.Grant) (warden.Grant, error) {
+	if err := pol.ToolName(base.Tool); err != nil {
+		return warden.Grant{}, err
+	}
+	if base.Tool == "shell" || pol.KindOf(base.Tool) == "shell" {
+		return warden.Grant{}, fmt.Errorf("--all: a grant of every %s command is every program; grant the commands with --pattern (\"git push origin *\") instead", base.Tool)
+	}
+	g := base
+	if FileTool(pol, base.Tool) {
+		g.Subject, g.Pattern = warden.SubjectPath, "**"
+	} else {
+		g.Subject, g.Pattern = warden.SubjectCall, "*"
+	}
+	return g, nil
+}
+
+// FileTool reports whether a tool's calls name files: a file kind, or a
+// host's file tool. A tool of the policy's own (gmail.draft: write) has no
+// path arguments warden knows, so a path pattern would match none of its
+// calls.
+func FileTool(pol *policy.Policy, tool string) bool {
+	switch tool {
+	case "read", "write", "edit", "delete", "list":
+		return true
+	}
+	if _, own := pol.Tools[tool]; own {
+		return false
+	}
+	kind := pol.KindOf(tool)
+	_, builtin := policy.BuiltinKinds[tool]
+	return (builtin || strings.HasPrefix(tool, "mcp_")) && (kind == "read" || kind == "write" || kind == "edit" || kind == "delete" || kind == "list")
 }

@@ -22,6 +22,7 @@ func runApprovalsApprove(ctx context.Context, env *Env, fs *flag.FlagSet, args [
 	expires := fs.String("expires", "", "--session/--always: the grant ends after this long (90m, 8h, 7d)")
 	uses := fs.Int("uses", 0, "--session/--always: the grant ends after this many calls")
 	message := fs.String("message", "", "a note")
+	anyHost := fs.Bool("any-host", false, "--session/--always: grant the call's kind (shell, write, ...), so the same call from any host's tool of that kind is covered")
 	pos, pol, st, code := sf.parseOpen(ctx, env, "approvals", fs, args)
 	if code >= 0 {
 		return code
@@ -52,8 +53,16 @@ func runApprovalsApprove(ctx context.Context, env *Env, fs *flag.FlagSet, args [
 	if *uses < 0 {
 		return cmdError(env, "approvals approve", fmt.Errorf("--uses %d: must not be negative", *uses))
 	}
+	kind := ""
+	if *anyHost {
+		ap, err := st.Approval(ctx, pos[0])
+		if err != nil {
+			return cmdError(env, "approvals approve", err)
+		}
+		kind = pol.KindOf(ap.Tool)
+	}
 	a, err := session.Approve(ctx, st, pos[0], session.Answer{Scope: scope, Pattern: *pattern, Expires: exp,
-		Uses: *uses, Message: *message, By: whoami()}, time.Now())
+		Uses: *uses, Message: *message, By: whoami(), Kind: kind}, time.Now())
 	if err != nil {
 		return cmdError(env, "approvals approve", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -313,6 +314,62 @@ func TestGrantsAdd(t *testing.T) {
 	}
 	if code, out := run("", "grants", "add", "Write", "--command", "ls", "--policy", pol); code != 1 || !strings.Contains(out, "not a shell tool") {
 		t.Errorf("--command on a file tool: %d %s", code, out)
+	}
+}
+
+// TestGrantsByKind: a grant can name a kind and then covers the tool of
+// that kind on every host; a name that is neither a tool nor a kind is
+// refused; a tool without paths takes --all, not a path pattern that
+// would grant nothing; an approval answered --always --any-host grants
+// the call's kind.
+func TestGrantsByKind(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(pol, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\ntools: {gmail.send: other}\n"), 0o644)
+	run := func(stdin string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	if code, out := run("", "grants", "add", "shell", "--command", "git push origin staging", "--policy", pol); code != 0 {
+		t.Fatalf("grants add shell: %d %s", code, out)
+	}
+	for _, tool := range []string{"Bash", "run_shell_command", "bash", "exec_command"} {
+		call := `{"tool":"` + tool + `","args":{"command":"git push origin staging","cmd":"git push origin staging"}}`
+		if code, out := run(call, "check", "--policy", pol, "--session", "s1"); code != 0 || !strings.Contains(out, `"rule": "grant:`) {
+			t.Errorf("%s under a grant of kind shell: %d %s", tool, code, out)
+		}
+	}
+	if code, out := run(`{"tool":"run_shell_command","args":{"command":"git push origin main"}}`, "check", "--policy", pol, "--session", "s1"); code != 3 {
+		t.Errorf("another command: %d %s", code, out)
+	}
+	if code, out := run("", "grants", "add", "shel", "--command", "ls", "--policy", pol); code != 1 || !strings.Contains(out, "shel is neither a tool warden knows nor a kind (did you mean shell?)") {
+		t.Errorf("a slip of a kind: %d %s", code, out)
+	}
+	if code, out := run("", "grants", "add", "gmail.send", "--pattern", "*", "--policy", pol); code != 1 || !strings.Contains(out, "use --all") {
+		t.Errorf("--pattern on a tool without paths: %d %s", code, out)
+	}
+	if code, out := run("", "grants", "add", "gmail.send", "--all", "--policy", pol); code != 0 {
+		t.Fatalf("grants add gmail.send --all: %d %s", code, out)
+	}
+	if code, out := run(`{"tool":"gmail.send","args":{"to":"a@b.org","subject":"hi"}}`, "check", "--policy", pol, "--session", "s1"); code != 0 || !strings.Contains(out, `"rule": "grant:`) {
+		t.Errorf("gmail.send under --all: %d %s", code, out)
+	}
+	if code, out := run("", "grants", "add", "Bash", "--all", "--policy", pol); code != 1 || !strings.Contains(out, "every program") {
+		t.Errorf("--all on a shell: %d %s", code, out)
+	}
+	// An approval answered for every host: Claude Code asked, Gemini CLI
+	// gets the same call through.
+	code, out := run(`{"tool":"Bash","args":{"command":"make deploy"}}`, "check", "--policy", pol, "--session", "s2")
+	id := regexp.MustCompile(`Approval (a-[0-9a-f]+) is waiting`).FindStringSubmatch(out)
+	if code != 3 || id == nil {
+		t.Fatalf("make deploy: %d %s", code, out)
+	}
+	if code, out := run("", "approvals", "approve", id[1], "--always", "--any-host", "--policy", pol); code != 0 || !strings.Contains(out, "grant g-") {
+		t.Fatalf("approve --always --any-host: %d %s", code, out)
+	}
+	if code, out := run(`{"tool":"run_shell_command","args":{"command":"make deploy"}}`, "check", "--policy", pol, "--session", "s3"); code != 0 {
+		t.Errorf("the approved call from another host: %d %s", code, out)
 	}
 }
 

@@ -14,13 +14,15 @@ import (
 )
 
 const grantsUsage = `ls [--all] [--json | --ids] | revoke ID...
-       warden grants add TOOL (--command CMD | --path FILE | --pattern GLOB) [--role R] [--session S] [--expires D] [--uses N]
+       warden grants add TOOL (--command CMD | --path FILE | --pattern GLOB | --all) [--role R] [--session S] [--expires D] [--uses N]
 
 grants add pre-approves calls: TOOL is the host's tool name (Bash for Claude Code and Codex,
-run_shell_command for Gemini CLI, bash for OpenCode; Write, Edit, write_file, ...). --command
-grants exactly that command line's simple commands, --path exactly that file, --pattern a
-command glob (shell tools) or a path glob (file tools). A grant turns an ask into an allow; it
-never overrides a deny, a protected path or a role's tool list.`
+run_shell_command for Gemini CLI, bash for OpenCode; Write, Edit, write_file, ...), or a kind
+(shell, write, edit, ...) for the tool of that kind on every host. --command grants exactly
+that command line's simple commands, --path exactly that file, --pattern a command glob (shell
+tools) or a path glob (file tools), --all every call of a tool without commands (gmail.send).
+A grant turns an ask into an allow; it never overrides a deny, a protected path or a role's
+tool list. A TOOL that is neither a tool warden knows nor a kind is refused.`
 
 // grantsSubcommands are the subcommands of `warden grants`, each with its
 // own flags.
@@ -95,6 +97,7 @@ func runGrantsAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string
 	command := fs.String("command", "", "the command line to allow, exactly")
 	path := fs.String("path", "", "the file to allow, exactly")
 	pattern := fs.String("pattern", "", "a command glob (\"git push origin *\") or a path glob (\"src/**\")")
+	all := fs.Bool("all", false, "every call of the tool (for a tool without paths or commands, such as gmail.send)")
 	role := fs.String("role", "", "the role the grant is for (default: calls without a role)")
 	sess := fs.String("session", "", "only this session")
 	expires := fs.String("expires", "", "the grant ends after this long (90m, 8h, 7d)")
@@ -105,7 +108,7 @@ func runGrantsAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string
 	}
 	defer st.Close()
 	if len(pos) != 1 {
-		return cmdError(env, "grants add", errors.New("want exactly one TOOL (the host's tool name: Bash, run_shell_command, bash, Write, ...)"))
+		return cmdError(env, "grants add", errors.New("want exactly one TOOL (the host's tool name: Bash, run_shell_command, bash, Write, ...; or a kind, shell, write, ..., for the tool of that kind on every host)"))
 	}
 	n := 0
 	for _, v := range []string{*command, *path, *pattern} {
@@ -113,9 +116,13 @@ func runGrantsAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string
 			n++
 		}
 	}
-	if n != 1 {
-		return cmdError(env, "grants add", errors.New("give exactly one of --command, --path, --pattern"))
+	if *all {
+		n++
 	}
+	if n != 1 {
+		return cmdError(env, "grants add", errors.New("give exactly one of --command, --path, --pattern, --all"))
+	}
+
 	if *uses < 0 {
 		return cmdError(env, "grants add", fmt.Errorf("--uses %d: must not be negative", *uses))
 	}
@@ -127,7 +134,15 @@ func runGrantsAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string
 		}
 		base.Expires = base.CreatedAt.Add(d)
 	}
-	grants, err := session.NewGrants(pol, base, *command, *path, *pattern)
+	var grants []warden.Grant
+	var err error
+	if *all {
+		var g warden.Grant
+		g, err = session.AllGrant(pol, base)
+		grants = []warden.Grant{g}
+	} else {
+		grants, err = session.NewGrants(pol, base, *command, *path, *pattern)
+	}
 	if err != nil {
 		return cmdError(env, "grants add", err)
 	}
@@ -187,3 +202,4 @@ func describeGrant(g warden.Grant) string {
 	}
 	return s
 }
+

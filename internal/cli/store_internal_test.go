@@ -11,7 +11,7 @@ func TestSubUsage(t *testing.T) {
 		{"serve token", "ls", "add --kind agent|person NAME | ls | revoke NAME", ""},
 		{"approvals", "approve", approvalsUsage, "ID (--once | --session | --always) [--pattern P] [--expires D] [--uses N] [--message M]"},
 		{"approvals", "reject", approvalsUsage, "ID --message M"},
-		{"grants", "add", grantsUsage, "TOOL (--command CMD | --path FILE | --pattern GLOB) [--role R] [--session S] [--expires D] [--uses N]"},
+		{"grants", "add", grantsUsage, "TOOL (--command CMD | --path FILE | --pattern GLOB | --all) [--role R] [--session S] [--expires D] [--uses N]"},
 		{"anchor", "rm", anchorUsage, "ID..."},
 		{"anchor", "nope", anchorUsage, "[flags]"},
 	} {
