@@ -202,4 +202,3 @@ func describeGrant(g warden.Grant) string {
 	}
 	return s
 }
-
