@@ -285,3 +285,11 @@ func TestReplicasWriteTogether(t *testing.T) {
 		t.Errorf("%d records, %d writes succeeded", len(recs), total)
 	}
 }
+
+// TestNoSecretAtRest: no table of the store's schema keeps a secret of a
+// call in clear (storetest.NoSecretAtRest).
+func TestNoSecretAtRest(t *testing.T) {
+	s := freshStore(t, pgtest.Admin(t))
+	defer s.Close()
+	storetest.NoSecretAtRest(t, s, s.DB(), "")
+}

@@ -476,3 +476,15 @@ func BenchmarkDecisionRead(b *testing.B) {
 		}
 	})
 }
+
+// TestNoSecretAtRest: no table of the store and no file in its folder
+// keeps a secret of a call in clear (storetest.NoSecretAtRest).
+func TestNoSecretAtRest(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".warden")
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.NoSecretAtRest(t, s, s.DB(), dir)
+}
