@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -35,7 +37,17 @@ func OpenStore(ctx context.Context, policyPath, storeURL string) (warden.Store, 
 		}
 		return st, nil
 	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
-		return postgres.Open(ctx, storeURL)
+		st, err := postgres.Open(ctx, storeURL)
+		if err != nil {
+			return nil, err
+		}
+		// Records of calls answered while the server was down join the
+		// audit trail (see SpoolFile). A failure leaves them waiting.
+		if sp := SpoolFile(policyPath, storeURL); sp != "" {
+			st.SetSpool(sp)
+			st.ImportSpool(ctx)
+		}
+		return st, nil
 	}
 	file := SQLiteFile(storeURL)
 	if file == "" {
@@ -56,6 +68,36 @@ func SQLiteFile(storeURL string) string {
 		return ""
 	}
 	return storeURL
+}
+
+// SpoolFile is where the audit records of calls answered while the store
+// of policyPath and storeURL (as OpenStore takes them) could not take
+// them wait: the SQLite file's .pending file next to it; for a
+// PostgreSQL store, a file in the .warden folder next to the policy named
+// for the store (a hash of its URL). "" when there is no such place (no
+// policy for a PostgreSQL store, an unknown store URL).
+func SpoolFile(policyPath, storeURL string) string {
+	switch {
+	case storeURL == "":
+		if policyPath == "" {
+			return ""
+		}
+		return sqlite.SpoolFile(DefaultStorePath(policyPath))
+	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
+		if policyPath == "" {
+			return ""
+		}
+		sum := sha256.Sum256([]byte(storeURL))
+		return filepath.Join(filepath.Dir(DefaultStorePath(policyPath)), "postgres-"+hex.EncodeToString(sum[:8])+".pending")
+	}
+	if file := SQLiteFile(storeURL); file != "" {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			abs = file
+		}
+		return sqlite.SpoolFile(abs)
+	}
+	return ""
 }
 
 // DefaultStorePath is the default store file for a policy: .warden/warden.db

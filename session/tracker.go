@@ -136,20 +136,53 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		return t.replay(ctx, opt.CallID)
 	}
 	if err != nil {
+		// The store failed, not the policy (STORE_UNAVAILABLE), or the
+		// deadline ran out (DECISION_TIMEOUT).
+		err = warden.StoreError(err)
 		res.Decision = warden.FailClosed(err)
 	}
-	rec := t.auditRecord(call, AuditArgs(call.Args), res, time.Since(start))
+	args := AuditArgs(call.Args)
+	rec := t.auditRecord(call, args, res, time.Since(start))
 	rec.CallID, rec.ToolUse, rec.Agent = opt.CallID, opt.ToolUse, opt.Agent
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
 	if errors.Is(aerr, warden.ErrConflict) && opt.CallID != "" {
 		return t.replay(ctx, opt.CallID)
 	}
-	if aerr != nil && err == nil {
-		err = fmt.Errorf("audit: %w", aerr)
-		res.Decision = warden.FailClosed(err)
+	if aerr != nil {
+		if err == nil {
+			// The decision cannot be recorded: the answer is a deny that
+			// says the store failed, and its record is that deny.
+			err = warden.StoreError(fmt.Errorf("audit: %w", aerr))
+			res.Decision = warden.FailClosed(err)
+			rec = t.auditRecord(call, args, res, time.Since(start))
+			rec.CallID, rec.ToolUse, rec.Agent = opt.CallID, opt.ToolUse, opt.Agent
+		}
+		// The record waits in the store's spool until the store answers
+		// again: every answered call has its record.
+		spool(t.Store, rec)
 	}
 	res.Audit = rec
 	return res, err
+}
+
+// Spooler is a store that keeps an audit record it cannot take now (it is
+// down) in a spool file until it answers again (sqlstore.Store.Spool).
+type Spooler interface {
+	Spool(r warden.AuditRecord) error
+}
+
+// spool keeps r in st's spool, when st has one, and reports whether it
+// did.
+func spool(st any, r warden.AuditRecord) bool {
+	sp, ok := st.(Spooler)
+	if !ok {
+		return false
+	}
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	r.ID = 0
+	return sp.Spool(r) == nil
 }
 
 // decide makes the decision and writes the session. written reports that
@@ -669,6 +702,10 @@ func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall
 	r := FailureRecord(call, opt, d)
 	r.Time = time.Time{} // the store stamps it on its clock
 	rec, err := st.AppendAudit(ctx, r)
+	if err != nil && !errors.Is(err, warden.ErrConflict) && spool(st, FailureRecord(call, opt, d)) {
+		// The store is down: the record waits in its spool.
+		return Result{Decision: d, Audit: r}, nil
+	}
 	if errors.Is(err, warden.ErrConflict) && callID != "" {
 		recs, rerr := st.Audit(ctx, warden.AuditFilter{CallID: callID})
 		if rerr == nil && len(recs) > 0 {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -39,6 +40,10 @@ type Store struct {
 	// slots bounds the transactions under way at once where the
 	// connections are bounded (LimitConns); nil: no bound.
 	slots chan struct{}
+	// spool is the spool file (SetSpool); draining is set while one
+	// goroutine moves its records in.
+	spool    string
+	draining atomic.Bool
 }
 
 // LimitConns bounds the store's open connections to n (n >= 2): past

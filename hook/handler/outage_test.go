@@ -1,0 +1,185 @@
+package handler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/client"
+	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/internal/pgtest"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/session"
+)
+
+// tcpProxy forwards connections from a port on 127.0.0.1 to a server:
+// Stop closes the port and every connection through it (the server is
+// down, as the store sees it), Start opens the same port again.
+type tcpProxy struct {
+	t      *testing.T
+	addr   string // the proxy's address
+	target string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  []net.Conn
+}
+
+func newTCPProxy(t *testing.T, target string) *tcpProxy {
+	p := &tcpProxy{t: t, target: target}
+	p.Start()
+	t.Cleanup(p.Stop)
+	return p
+}
+
+func (p *tcpProxy) Start() {
+	addr := p.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		p.t.Fatalf("proxy: %v", err)
+	}
+	p.mu.Lock()
+	p.ln, p.addr = ln, ln.Addr().String()
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { io.Copy(s, c); s.Close() }()
+			go func() { io.Copy(c, s); c.Close() }()
+		}
+	}()
+}
+
+func (p *tcpProxy) Stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestPostgresOutageEveryAnswerRecorded: calls answered while PostgreSQL
+// is down (a TCP proxy in front of it stopped) are denied with
+// STORE_UNAVAILABLE, by hook processes that cannot open the store and by
+// a long-lived store (hookd's, serve's) whose queries fail; once the
+// server is back, the audit trail holds one record per answer.
+func TestPostgresOutageEveryAnswerRecorded(t *testing.T) {
+	storeURL := pgtest.Schema(t)
+	u, err := url.Parse(storeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newTCPProxy(t, u.Host)
+	u.Host = proxy.addr
+	viaProxy := u.String()
+
+	cwd := project(t, hookTestPolicy)
+	file := filepath.Join(filepath.Dir(filepath.Dir(cwd)), "warden.yaml")
+	ctx := context.Background()
+	// A long-lived store, as hookd and warden serve hold one.
+	resident, err := client.OpenStore(ctx, file, viaProxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resident.Close()
+	pol, err := policy.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := session.New(eng, resident)
+
+	answers := 0
+	hookCall := func(cmd string) (string, string) {
+		_, m, _ := runHook(t, nil, claudePre(cwd, cmd), "claude", "--store", viaProxy)
+		answers++
+		return permission(m)
+	}
+	residentCall := func(cmd string) warden.Decision {
+		res, _ := tr.Decide(ctx, warden.ToolCall{Tool: "Bash", Session: "s1", Host: "claude", Args: map[string]any{"command": cmd}}, session.Options{CallID: fmt.Sprintf("resident-%d", answers)})
+		answers++
+		return res.Decision
+	}
+	for range 3 {
+		if d, r := hookCall("ls"); d != "allow" {
+			t.Fatalf("before the outage: %s %q", d, r)
+		}
+		if d := residentCall("ls -l"); d.Decision != warden.Allow {
+			t.Fatalf("before the outage: %+v", d)
+		}
+	}
+
+	proxy.Stop()
+	const down = 10
+	for i := range down {
+		d, r := hookCall("ls")
+		if d != "deny" || !strings.Contains(r, string(warden.CodeStoreUnavailable)) {
+			t.Errorf("hook call %d with the store down: %s %q, want a STORE_UNAVAILABLE deny", i, d, r)
+		}
+		rd := residentCall("ls -l")
+		if rd.Decision != warden.Deny || rd.Code != warden.CodeStoreUnavailable || !rd.Recoverable {
+			t.Errorf("resident call %d with the store down: %s %s %q, want a recoverable STORE_UNAVAILABLE deny", i, rd.Decision, rd.Code, rd.Reason)
+		}
+	}
+	spool := client.SpoolFile(file, viaProxy)
+	if _, err := os.Stat(spool); err != nil {
+		t.Fatalf("no spool file while the store is down: %v", err)
+	}
+
+	proxy.Start()
+	// The next call of a hook opens the store, which takes the spool in.
+	if d, r := hookCall("ls"); d != "allow" {
+		t.Fatalf("after the outage: %s %q", d, r)
+	}
+	if _, err := os.Stat(spool); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the spool is still there after the store came back: %v", err)
+	}
+	// The resident store answers again too.
+	if d := residentCall("ls -l"); d.Decision != warden.Allow {
+		t.Errorf("resident after the outage: %+v", d)
+	}
+	recs, err := resident.Audit(ctx, warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unavailable := 0
+	for _, r := range recs {
+		if r.Code == warden.CodeStoreUnavailable {
+			unavailable++
+		}
+	}
+	t.Logf("answers %d, records %d (%d STORE_UNAVAILABLE)", answers, len(recs), unavailable)
+	if len(recs) != answers || unavailable != 2*down {
+		t.Errorf("%d answers, %d records (%d STORE_UNAVAILABLE, want %d): records must equal answers", answers, len(recs), unavailable, 2*down)
+	}
+}

@@ -1,0 +1,137 @@
+package sqlstore
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/warden-run/warden"
+)
+
+// The spool: audit records of answered calls that the store could not
+// take when they were decided (a SQLite file too busy in time, PostgreSQL
+// down), one JSON object a line in a file next to the project's store,
+// synced, until the store answers again. Records in it are redacted as
+// every audit record is.
+
+// SpoolRecord appends an audit record (secrets already redacted) to the
+// spool file at path, creating it and its folder, and syncs it.
+func SpoolRecord(path string, r warden.AuditRecord) error {
+	if path == "" {
+		return errors.New("spool an audit record: the store has no spool file")
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("spool an audit record: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("spool an audit record: %w", err)
+	}
+	// One write: appends from several processes do not interleave.
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("spool an audit record: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("spool an audit record: %w", err)
+	}
+	return f.Close()
+}
+
+// SetSpool gives the store its spool file: Spool writes to it, and every
+// audit record the store takes afterwards is followed by the records
+// waiting in it (see ImportSpool). Call it before the store is used.
+func (s *Store) SetSpool(path string) { s.spool = path }
+
+// SpoolFile is the store's spool file ("" for none).
+func (s *Store) SpoolFile() string { return s.spool }
+
+// Spool keeps an audit record the store could not take (it is down) in
+// its spool file, synced: it joins the audit trail when the store answers
+// again. A record whose CallID the store holds by then is dropped.
+func (s *Store) Spool(r warden.AuditRecord) error { return SpoolRecord(s.spool, r) }
+
+// drainSpool moves the records waiting in the spool file into the store,
+// when there is a file: after a write the store took, it answers again.
+// One drain at a time runs in a process.
+func (s *Store) drainSpool(ctx context.Context) {
+	if s.spool == "" {
+		return
+	}
+	if _, err := os.Stat(s.spool); err != nil {
+		return
+	}
+	if !s.draining.CompareAndSwap(false, true) {
+		return
+	}
+	defer s.draining.Store(false)
+	s.ImportSpool(ctx)
+}
+
+// ImportSpool moves the spooled records into the store. One process takes
+// the spool (by renaming it); records it could not store go back to the
+// spool; a record whose CallID the store holds already is dropped.
+func (s *Store) ImportSpool(ctx context.Context) error {
+	sp := s.spool
+	if sp == "" {
+		return nil
+	}
+	if _, err := os.Stat(sp); err != nil {
+		return nil
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	taken := sp + "." + hex.EncodeToString(b[:])
+	if err := os.Rename(sp, taken); err != nil {
+		return nil // another process took it
+	}
+	f, err := os.Open(taken)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var back [][]byte
+	var firstErr error
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := append([]byte(nil), sc.Bytes()...)
+		var r warden.AuditRecord
+		if json.Unmarshal(line, &r) != nil {
+			continue // a torn last line of a crashed writer
+		}
+		r.ID = 0
+		if firstErr != nil {
+			back = append(back, line)
+			continue
+		}
+		if _, err := s.appendAudit(ctx, prepared{s: s}, r); err != nil && !errors.Is(err, warden.ErrConflict) {
+			back = append(back, line)
+			firstErr = err
+		}
+	}
+	if len(back) > 0 {
+		out, err := os.OpenFile(sp, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("audit spool %s: %w (its records stay in %s)", sp, err, taken)
+		}
+		for _, l := range back {
+			out.Write(append(l, '\n'))
+		}
+		out.Sync()
+		out.Close()
+	}
+	os.Remove(taken)
+	return firstErr
+}
