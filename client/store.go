@@ -2,8 +2,6 @@ package client
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/spoolfile"
 	"github.com/warden-run/warden/postgres"
 	"github.com/warden-run/warden/sqlite"
 )
@@ -76,29 +75,7 @@ func SQLiteFile(storeURL string) string {
 // PostgreSQL store, a file in the .warden folder next to the policy named
 // for the store (a hash of its URL). "" when there is no such place (no
 // policy for a PostgreSQL store, an unknown store URL).
-func SpoolFile(policyPath, storeURL string) string {
-	switch {
-	case storeURL == "":
-		if policyPath == "" {
-			return ""
-		}
-		return sqlite.SpoolFile(DefaultStorePath(policyPath))
-	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
-		if policyPath == "" {
-			return ""
-		}
-		sum := sha256.Sum256([]byte(storeURL))
-		return filepath.Join(filepath.Dir(DefaultStorePath(policyPath)), "postgres-"+hex.EncodeToString(sum[:8])+".pending")
-	}
-	if file := SQLiteFile(storeURL); file != "" {
-		abs, err := filepath.Abs(file)
-		if err != nil {
-			abs = file
-		}
-		return sqlite.SpoolFile(abs)
-	}
-	return ""
-}
+func SpoolFile(policyPath, storeURL string) string { return spoolfile.For(policyPath, storeURL) }
 
 // DefaultStorePath is the default store file for a policy: .warden/warden.db
 // in the policy's folder, which the policy loader protects from tool calls.

@@ -471,7 +471,7 @@ func (t *Tracker) auditRecord(call warden.ToolCall, args map[string]any, res Res
 
 // MaxAuditString is the longest string argument the audit trail keeps
 // whole (a file's content, a long command).
-const MaxAuditString = 64 << 10
+const MaxAuditString = warden.MaxAuditString
 
 // AuditArgs are a call's arguments as the audit trail keeps them: secrets
 // redacted, and strings longer than MaxAuditString cut (warden.RedactArgsCut).
@@ -687,9 +687,7 @@ func Recorded(r warden.AuditRecord) warden.Decision {
 // FailureRecord is the audit record of a call that got no decision (see
 // RecordFailure), secrets redacted; of opt it takes CallID and Agent.
 func FailureRecord(call warden.ToolCall, opt Options, d warden.Decision) warden.AuditRecord {
-	return warden.AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
-		Tool: call.Tool, Depth: call.Depth, Args: AuditArgs(call.Args), Decision: d.Decision, Code: d.Code,
-		Reason: warden.RedactString(d.Reason), Mode: "enforce", CallID: opt.CallID, Agent: opt.Agent}
+	return warden.FailureRecord(call, opt.CallID, opt.Agent, d)
 }
 
 // RecordFailure records that a call got no decision (d, a deny from

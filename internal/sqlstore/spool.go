@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/spoolfile"
 )
 
 // The spool: audit records of answered calls that the store could not
@@ -22,32 +22,7 @@ import (
 
 // SpoolRecord appends an audit record (secrets already redacted) to the
 // spool file at path, creating it and its folder, and syncs it.
-func SpoolRecord(path string, r warden.AuditRecord) error {
-	if path == "" {
-		return errors.New("spool an audit record: the store has no spool file")
-	}
-	line, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("spool an audit record: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("spool an audit record: %w", err)
-	}
-	// One write: appends from several processes do not interleave.
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("spool an audit record: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("spool an audit record: %w", err)
-	}
-	return f.Close()
-}
+func SpoolRecord(path string, r warden.AuditRecord) error { return spoolfile.Append(path, r) }
 
 // SetSpool gives the store its spool file: Spool writes to it, and every
 // audit record the store takes afterwards is followed by the records
