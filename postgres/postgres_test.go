@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -291,5 +292,7 @@ func TestReplicasWriteTogether(t *testing.T) {
 func TestNoSecretAtRest(t *testing.T) {
 	s := freshStore(t, pgtest.Admin(t))
 	defer s.Close()
-	storetest.NoSecretAtRest(t, s, s.DB(), "")
+	dir := filepath.Join(t.TempDir(), ".warden")
+	s.SetSpool(filepath.Join(dir, "postgres-test.pending"))
+	storetest.NoSecretAtRest(t, s, s.DB(), dir)
 }
