@@ -296,3 +296,10 @@ func TestNoSecretAtRest(t *testing.T) {
 	s.SetSpool(filepath.Join(dir, "postgres-test.pending"))
 	storetest.NoSecretAtRest(t, s, s.DB(), dir)
 }
+
+// TestSpoolTakenIn: storetest.SpoolTakenIn on a PostgreSQL store.
+func TestSpoolTakenIn(t *testing.T) {
+	s := freshStore(t, pgtest.Admin(t))
+	defer s.Close()
+	storetest.SpoolTakenIn(t, s, filepath.Join(t.TempDir(), ".warden", "postgres-test.pending"))
+}

@@ -655,6 +655,7 @@ func (t *Tracker) replay(ctx context.Context, callID string) (Result, error) {
 		if err == nil {
 			err = fmt.Errorf("call %s: its record is gone", callID)
 		}
+		err = warden.StoreError(err)
 		return Result{Decision: warden.FailClosed(err)}, err
 	}
 	return Result{Decision: Recorded(recs[0]), Audit: recs[0], Replayed: true}, nil

@@ -488,3 +488,14 @@ func TestNoSecretAtRest(t *testing.T) {
 	defer s.Close()
 	storetest.NoSecretAtRest(t, s, s.DB(), dir)
 }
+
+// TestSpoolTakenIn: storetest.SpoolTakenIn on a SQLite store.
+func TestSpoolTakenIn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".warden")
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.SpoolTakenIn(t, s, sqlite.SpoolFile(filepath.Join(dir, "warden.db")))
+}
