@@ -183,3 +183,97 @@ func TestPostgresOutageEveryAnswerRecorded(t *testing.T) {
 		t.Errorf("%d answers, %d records (%d STORE_UNAVAILABLE, want %d): records must equal answers", answers, len(recs), unavailable, 2*down)
 	}
 }
+
+// TestPostgresOutageMidBurst: PostgreSQL goes away in the middle of a
+// burst of calls from many goroutines on one long-lived store (as warden
+// serve holds it) and comes back before the burst ends: every call is
+// answered (never an allow without a record), and once the store has
+// taken the spool in, the audit trail holds exactly one record per call.
+func TestPostgresOutageMidBurst(t *testing.T) {
+	storeURL := pgtest.Schema(t)
+	u, err := url.Parse(storeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newTCPProxy(t, u.Host)
+	u.Host = proxy.addr
+	viaProxy := u.String()
+	cwd := project(t, hookTestPolicy)
+	file := filepath.Join(filepath.Dir(filepath.Dir(cwd)), "warden.yaml")
+	ctx := context.Background()
+	st, err := client.OpenStore(ctx, file, viaProxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pol, err := policy.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Compile(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := session.New(eng, st)
+
+	const workers, perWorker = 8, 50
+	const total = workers * perWorker
+	var mu sync.Mutex
+	answered, denied, unavailable := 0, 0, 0
+	stopped, started := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				res, _ := tr.Decide(ctx, warden.ToolCall{Tool: "Bash", Session: fmt.Sprintf("burst-%d", w), Host: "claude",
+					Args: map[string]any{"command": "ls -l"}}, session.Options{CallID: fmt.Sprintf("burst-%d-%d", w, i)})
+				mu.Lock()
+				answered++
+				if res.Decision.Decision != warden.Allow {
+					denied++
+				}
+				if res.Decision.Code == warden.CodeStoreUnavailable {
+					unavailable++
+				}
+				n := answered
+				mu.Unlock()
+				switch n {
+				case total / 4:
+					proxy.Stop()
+					close(stopped)
+				case total / 2:
+					<-stopped
+					proxy.Start()
+					close(started)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	<-started
+	// One more call: the store answers, and takes in what waits.
+	if res, err := tr.Decide(ctx, warden.ToolCall{Tool: "Bash", Session: "after", Args: map[string]any{"command": "ls"}},
+		session.Options{CallID: "after"}); err != nil || res.Decision.Decision != warden.Allow {
+		t.Fatalf("after the outage: %+v %v", res.Decision, err)
+	}
+	recs, err := st.Audit(ctx, warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d answers (%d denied, %d STORE_UNAVAILABLE), %d records", answered+1, denied, unavailable, len(recs))
+	if unavailable == 0 {
+		t.Error("no call was answered while the store was down")
+	}
+	if len(recs) != answered+1 {
+		t.Errorf("%d answers, %d records: records must equal answers", answered+1, len(recs))
+	}
+	byCall := map[string]warden.AuditRecord{}
+	for _, r := range recs {
+		if _, dup := byCall[r.CallID]; dup || r.CallID == "" {
+			t.Errorf("record %d: call id %q twice or empty", r.ID, r.CallID)
+		}
+		byCall[r.CallID] = r
+	}
+}
