@@ -136,15 +136,15 @@ func RedactExact(s string) string {
 	return r + " (exact value " + hex.EncodeToString(sum[:16]) + ")"
 }
 
-// RedactPart is RedactExact for a part of a command line (a simple
-// command a grant or an approval covers), which may be secret only in
-// its line's context: a word of a private key between its BEGIN and END
-// lines is one command of its own. A part a word of which redaction
-// removes from line is kept as Redacted with a hash of it.
+// RedactPart keeps a part of a command line (a simple command a grant or
+// an approval covers, as RedactExact left it) that is secret only in its
+// line's context from being kept in clear: a word of a private key
+// between its BEGIN and END lines is one command of its own. A part a
+// word of which redaction removes from line is kept as Redacted with a
+// hash of it; a part redacted already is returned as it is.
 func RedactPart(value, line string) string {
-	r := RedactExact(value)
-	if r != value || line == "" {
-		return r
+	if line == "" || strings.Contains(value, Redacted) {
+		return value
 	}
 	rl := RedactString(line)
 	if rl == line {

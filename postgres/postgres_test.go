@@ -303,3 +303,16 @@ func TestSpoolTakenIn(t *testing.T) {
 	defer s.Close()
 	storetest.SpoolTakenIn(t, s, filepath.Join(t.TempDir(), ".warden", "postgres-test.pending"))
 }
+
+// TestSecretsRedactedOnUpgrade: storetest.SecretsRedactedOnUpgrade on a
+// PostgreSQL store.
+func TestSecretsRedactedOnUpgrade(t *testing.T) {
+	url := pgtest.SchemaOn(t, pgtest.Admin(t))
+	storetest.SecretsRedactedOnUpgrade(t, func() (warden.Store, *sql.DB) {
+		s, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, s.DB()
+	})
+}

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -498,4 +499,17 @@ func TestSpoolTakenIn(t *testing.T) {
 	}
 	defer s.Close()
 	storetest.SpoolTakenIn(t, s, sqlite.SpoolFile(filepath.Join(dir, "warden.db")))
+}
+
+// TestSecretsRedactedOnUpgrade: storetest.SecretsRedactedOnUpgrade on a
+// SQLite store.
+func TestSecretsRedactedOnUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".warden", "warden.db")
+	storetest.SecretsRedactedOnUpgrade(t, func() (warden.Store, *sql.DB) {
+		s, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, s.DB()
+	})
 }
