@@ -165,16 +165,10 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 	return res, err
 }
 
-// Spooler is a store that keeps an audit record it cannot take now (it is
-// down) in a spool file until it answers again (sqlstore.Store.Spool).
-type Spooler interface {
-	Spool(r warden.AuditRecord) error
-}
-
 // spool keeps r in st's spool, when st has one, and reports whether it
 // did.
 func spool(st any, r warden.AuditRecord) bool {
-	sp, ok := st.(Spooler)
+	sp, ok := st.(warden.Spooler)
 	if !ok {
 		return false
 	}

@@ -141,7 +141,7 @@ func NoSecretAtRest(t *testing.T, s warden.Store, db *sql.DB, dir string) {
 	}
 	// Records the store could not take wait in its spool file: the last
 	// ones stay there (no write follows to take them in).
-	if sp, ok := s.(session.Spooler); ok {
+	if sp, ok := s.(warden.Spooler); ok {
 		for i, call := range calls {
 			rec := warden.FailureRecord(call, fmt.Sprintf("spooled-%d", i), "", warden.FailClosed(warden.StoreError(fmt.Errorf("store down"))))
 			if err := sp.Spool(rec); err != nil {

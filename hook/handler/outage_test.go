@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,84 +18,14 @@ import (
 	"github.com/warden-run/warden/session"
 )
 
-// tcpProxy forwards connections from a port on 127.0.0.1 to a server:
-// Stop closes the port and every connection through it (the server is
-// down, as the store sees it), Start opens the same port again.
-type tcpProxy struct {
-	t      *testing.T
-	addr   string // the proxy's address
-	target string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  []net.Conn
-}
-
-func newTCPProxy(t *testing.T, target string) *tcpProxy {
-	p := &tcpProxy{t: t, target: target}
-	p.Start()
-	t.Cleanup(p.Stop)
-	return p
-}
-
-func (p *tcpProxy) Start() {
-	addr := p.addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		p.t.Fatalf("proxy: %v", err)
-	}
-	p.mu.Lock()
-	p.ln, p.addr = ln, ln.Addr().String()
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
-		}
-	}()
-}
-
-func (p *tcpProxy) Stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
 // TestPostgresOutageEveryAnswerRecorded: calls answered while PostgreSQL
 // is down (a TCP proxy in front of it stopped) are denied with
 // STORE_UNAVAILABLE, by hook processes that cannot open the store and by
 // a long-lived store (hookd's, serve's) whose queries fail; once the
 // server is back, the audit trail holds one record per answer.
 func TestPostgresOutageEveryAnswerRecorded(t *testing.T) {
-	storeURL := pgtest.Schema(t)
-	u, err := url.Parse(storeURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newTCPProxy(t, u.Host)
-	u.Host = proxy.addr
-	viaProxy := u.String()
+	proxy := pgtest.NewProxy(t, pgtest.Schema(t))
+	viaProxy := proxy.URL
 
 	cwd := project(t, hookTestPolicy)
 	file := filepath.Join(filepath.Dir(filepath.Dir(cwd)), "warden.yaml")
@@ -190,14 +117,8 @@ func TestPostgresOutageEveryAnswerRecorded(t *testing.T) {
 // answered (never an allow without a record), and once the store has
 // taken the spool in, the audit trail holds exactly one record per call.
 func TestPostgresOutageMidBurst(t *testing.T) {
-	storeURL := pgtest.Schema(t)
-	u, err := url.Parse(storeURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newTCPProxy(t, u.Host)
-	u.Host = proxy.addr
-	viaProxy := u.String()
+	proxy := pgtest.NewProxy(t, pgtest.Schema(t))
+	viaProxy := proxy.URL
 	cwd := project(t, hookTestPolicy)
 	file := filepath.Join(filepath.Dir(filepath.Dir(cwd)), "warden.yaml")
 	ctx := context.Background()

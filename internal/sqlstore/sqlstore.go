@@ -345,4 +345,5 @@ var (
 	_ warden.Store          = (*Store)(nil)
 	_ warden.DecisionWriter = (*Store)(nil)
 	_ warden.DecisionReader = (*Store)(nil)
+	_ warden.Spooler        = (*Store)(nil)
 )
