@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/spoolfile"
@@ -51,13 +52,22 @@ func (s *Store) drainSpool(ctx context.Context) {
 		return
 	}
 	defer s.draining.Store(false)
-	s.ImportSpool(ctx)
+	s.importSpool(ctx, time.Now().Add(drainBudget))
 }
+
+// drainBudget bounds the time a write spends taking spooled records in
+// after it: the call that made the write is waiting for its answer. What
+// is left waits for the next write.
+const drainBudget = 50 * time.Millisecond
 
 // ImportSpool moves the spooled records into the store. One process takes
 // the spool (by renaming it); records it could not store go back to the
 // spool; a record whose CallID the store holds already is dropped.
-func (s *Store) ImportSpool(ctx context.Context) error {
+func (s *Store) ImportSpool(ctx context.Context) error { return s.importSpool(ctx, time.Time{}) }
+
+// importSpool is ImportSpool that stops taking records in at until (zero:
+// no limit) and puts the rest back.
+func (s *Store) importSpool(ctx context.Context, until time.Time) error {
 	sp := s.spool
 	if sp == "" {
 		return nil
@@ -78,6 +88,7 @@ func (s *Store) ImportSpool(ctx context.Context) error {
 	defer f.Close()
 	var back [][]byte
 	var firstErr error
+	moved := 0
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
@@ -87,10 +98,12 @@ func (s *Store) ImportSpool(ctx context.Context) error {
 			continue // a torn last line of a crashed writer
 		}
 		r.ID = 0
-		if firstErr != nil {
+		// At least one record a drain, however slow the store.
+		if firstErr != nil || moved > 0 && !until.IsZero() && time.Now().After(until) {
 			back = append(back, line)
 			continue
 		}
+		moved++
 		if _, err := s.appendAudit(ctx, prepared{s: s}, r); err != nil && !errors.Is(err, warden.ErrConflict) {
 			back = append(back, line)
 			firstErr = err
