@@ -274,7 +274,7 @@ func FailClosed(err error) Decision {
 	case CodeTimeout:
 		suggestion = "Retry the call. If calls keep timing out, ask the user to check the load on this machine and `warden hookd status`."
 	case CodeStoreUnavailable:
-		suggestion = "Retry the call in a moment: this is not a policy problem. If it keeps failing, ask the user to check warden's store (the database in .warden/, or the PostgreSQL server of --store) is reachable and has room."
+		suggestion = "Retry the call in a moment: this is not a policy problem. If it keeps failing, ask the user to check that warden's store (the database in .warden/, or the PostgreSQL server of --store) is reachable and has room."
 	case CodeUnavailable:
 		suggestion = "Retry the call in a moment. If it keeps failing, ask the user to check that the warden service is running and reachable from this machine (its /healthz answers)."
 	case CodeRefused:
