@@ -86,7 +86,8 @@ func TestHookdStoppedCallRecordedByClient(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	out := call("s-stopped", "git diff HEAD~1")
+	const secret = "S3cretHookdGaveUp01"
+	out := call("s-stopped", "curl -s -u admin:"+secret+" https://example.com/api")
 	if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "DECISION_TIMEOUT") {
 		t.Errorf("the call hookd never answered: %s, want a DECISION_TIMEOUT deny", out)
 	}
@@ -120,6 +121,22 @@ func TestHookdStoppedCallRecordedByClient(t *testing.T) {
 	if len(stopped) != 1 || stopped[0].Code != warden.CodeTimeout || stopped[0].Decision != warden.Deny ||
 		stopped[0].CallID == "" || stopped[0].Host != "claude" || stopped[0].Tool != "Bash" {
 		t.Errorf("the record of the call hookd never answered: %+v, want one DECISION_TIMEOUT deny of claude's Bash call", stopped)
+	}
+	// The secret of the call is nowhere in clear: not in its record, not
+	// in a file of the store's folder, not in hookd's log.
+	if len(stopped) == 1 && !strings.Contains(fmt.Sprint(stopped[0].Args), "curl -s -u admin:") {
+		t.Errorf("the record lost the call: %v", stopped[0].Args)
+	}
+	for _, root := range []string{filepath.Join(dir, ".warden"), sockDir} {
+		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !d.Type().IsRegular() {
+				return nil
+			}
+			if data, _ := os.ReadFile(path); strings.Contains(string(data), secret) {
+				t.Errorf("%s holds the call's secret in clear", path)
+			}
+			return nil
+		})
 	}
 }
 
