@@ -2,6 +2,20 @@ package warden
 
 import "time"
 
+// MaxAuditString is the longest string argument the audit trail keeps
+// whole; a longer one is cut (RedactArgsCut).
+const MaxAuditString = 64 << 10
+
+// FailureRecord is the audit record of a call that got no decision (a
+// timeout, a crash, a store that did not answer), answered with d (a deny
+// from FailClosed), its secrets redacted: the record of the call under
+// callID, sent by agent.
+func FailureRecord(call ToolCall, callID, agent string, d Decision) AuditRecord {
+	return AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
+		Tool: call.Tool, Depth: call.Depth, Args: RedactArgsCut(call.Args, MaxAuditString), Decision: d.Decision, Code: d.Code,
+		Reason: RedactString(d.Reason), Mode: "enforce", CallID: callID, Agent: agent}
+}
+
 // AuditRecord is the record of one decision. Arguments are redacted before a
 // record is built (RedactArgs); stores write what they are given.
 type AuditRecord struct {

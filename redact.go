@@ -1,6 +1,9 @@
 package warden
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -116,6 +119,91 @@ func RedactString(s string) string {
 		}
 	}
 	return s
+}
+
+// RedactExact is RedactString for a value that is kept to be compared
+// (a grant's or an approval part's value: a later call is matched
+// against it exactly): a value with no secret RedactString finds is
+// returned as it is; otherwise its redacted text followed by a hash of the
+// whole value, so that two values compare equal exactly when they were
+// equal, and the secret is not kept in clear.
+func RedactExact(s string) string {
+	r := RedactText(s)
+	if r == s {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return r + " (exact value " + hex.EncodeToString(sum[:16]) + ")"
+}
+
+// RedactPart keeps a part of a command line (a simple command a grant or
+// an approval covers, as RedactExact left it) that is secret only in its
+// line's context from being kept in clear: a word of a private key
+// between its BEGIN and END lines is one command of its own. A part a
+// word of which redaction removes from line is kept as Redacted with a
+// hash of it; a part redacted already is returned as it is.
+func RedactPart(value, line string) string {
+	if line == "" || strings.Contains(value, Redacted) {
+		return value
+	}
+	rl := RedactString(line)
+	if rl == line {
+		return value
+	}
+	for _, w := range strings.Fields(value) {
+		if len(w) >= 4 && strings.Contains(line, w) && !strings.Contains(rl, w) {
+			sum := sha256.Sum256([]byte(value))
+			return Redacted + " (exact value " + hex.EncodeToString(sum[:16]) + ")"
+		}
+	}
+	return value
+}
+
+// CommandLine is the command line a call's arguments hold: command or
+// cmd (a string, or an argv list joined by spaces), or chars; "" for
+// none.
+func CommandLine(args map[string]any) string {
+	v, ok := args["command"]
+	if !ok {
+		v, ok = args["cmd"]
+	}
+	if !ok {
+		v = args["chars"]
+	}
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		words := make([]string, 0, len(v))
+		for _, w := range v {
+			s, _ := w.(string)
+			words = append(words, s)
+		}
+		return strings.Join(words, " ")
+	}
+	return ""
+}
+
+// RedactText is RedactString for a text that may be a JSON object (a
+// call's arguments as text): an object is redacted as arguments
+// (RedactArgs), which finds secrets in its strings that its JSON escapes
+// hide from RedactString, and written back as JSON; a text that holds no
+// secret is returned as it is.
+func RedactText(s string) string {
+	if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+		var m map[string]any
+		if json.Unmarshal([]byte(t), &m) == nil {
+			before, err1 := json.Marshal(m)
+			after, err2 := json.Marshal(RedactArgs(m))
+			if err1 == nil && err2 == nil {
+				if string(before) == string(after) {
+					return s
+				}
+				return string(after)
+			}
+		}
+	}
+	return RedactString(s)
 }
 
 // asciiLower is s in lowercase, or "" when s is not all ASCII.

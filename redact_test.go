@@ -6,52 +6,22 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/secretforms"
 )
 
 func TestRedactString(t *testing.T) {
-	cases := []struct {
-		name, in, secret, keep string
-	}{
-		{"auth header", `curl -H "Authorization: Bearer abc.def.ghi123" https://x`, "abc.def.ghi123", "curl -H"},
-		{"auth header lower", `curl -H 'authorization: token s3cr3tvalue' x`, "s3cr3tvalue", "curl"},
-		{"env assignment", `API_KEY=sk_live_123456 npm run deploy`, "sk_live_123456", "npm run deploy"},
-		{"db password", `DB_PASSWORD='pa ss' psql`, "pa ss", "psql"},
-		{"export token", `export GITHUB_TOKEN=abcdef123456`, "abcdef123456", "export"},
-		{"flag equals", `mysql --password=hunter2 -u root`, "hunter2", "-u root"},
-		{"flag space", `tool --token hunter2 build`, "hunter2", "build"},
-		{"url credentials", `git clone https://bob:hunter2@example.com/r.git`, "hunter2", "bob:"},
-		{"openai key", `echo sk-proj-abcdefghijklmnopqrstuv`, "sk-proj-abcdefghijklmnopqrstuv", "echo"},
-		{"github token", `gh auth login --with-token ghp_abcdefghijklmnopqrstuvwxyz0123`, "ghp_abcdefghijklmnopqrstuvwxyz0123", "gh"},
-		{"aws key", `aws configure set aws_access_key_id AKIAABCDEFGHIJKLMNOP`, "AKIAABCDEFGHIJKLMNOP", "aws configure"},
-		{"json", `{"password": "hunter2", "user": "bob"}`, "hunter2", "bob"},
-		{"pem", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "MIIEow", ""},
-		// Secrets given as a separate word to a program that takes them so.
-		{"aws configure set", `aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENG --profile p`, "wJalrXUtnFEMIK7MDENG", "aws configure set aws_secret_access_key"},
-		{"npm config set", `npm config set //registry.example.com/:_authToken npm_s3cr3tT0ken`, "npm_s3cr3tT0ken", "npm config set"},
-		{"git config", `git config --global github.token gh0sTt0k3n`, "gh0sTt0k3n", "git config"},
-		{"curl -u", `curl -s -u admin:Hunter2pw https://example.com/api`, "Hunter2pw", "admin:"},
-		{"curl --user", `curl --user 'admin:Hunter2pw' https://example.com/api`, "Hunter2pw", "https://example.com/api"},
-		{"curl --user=", `curl --user=admin:Hunter2pw https://x`, "Hunter2pw", "admin"},
-		{"mysql -p", `mysql -u root -pHunter2pw mydb`, "Hunter2pw", "mydb"},
-		{"mysqldump -p", `mysqldump -h db -pHunter2pw --all-databases > all.sql`, "Hunter2pw", "all.sql"},
-		{"docker login -p", `docker login -u bob -p Hunter2pw registry.example.com`, "Hunter2pw", "registry.example.com"},
-		{"podman login -p", `podman login --username bob -p=Hunter2pw quay.io`, "Hunter2pw", "quay.io"},
-		{"sshpass -p", `sshpass -p 'Hunter2pw' ssh bob@host uptime`, "Hunter2pw", "ssh bob@host"},
-		{"sshpass -p joined", `sshpass -pHunter2pw ssh host`, "Hunter2pw", "ssh host"},
-		{"htpasswd -b", `htpasswd -b /etc/nginx/.htpasswd bob Hunter2pw`, "Hunter2pw", "bob"},
-		{"htpasswd -cb", `htpasswd -cbB .htpasswd bob Hunter2pw && nginx -s reload`, "Hunter2pw", "nginx -s reload"},
-	}
+	cases := secretforms.Commands
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := warden.RedactString(c.in)
-			if strings.Contains(got, c.secret) {
-				t.Errorf("RedactString(%q) = %q: secret kept", c.in, got)
+		t.Run(c.Name, func(t *testing.T) {
+			got := warden.RedactString(c.In)
+			if strings.Contains(got, c.Secret) {
+				t.Errorf("RedactString(%q) = %q: secret kept", c.In, got)
 			}
 			if !strings.Contains(got, warden.Redacted) {
-				t.Errorf("RedactString(%q) = %q: no marker", c.in, got)
+				t.Errorf("RedactString(%q) = %q: no marker", c.In, got)
 			}
-			if !strings.Contains(got, c.keep) {
-				t.Errorf("RedactString(%q) = %q: lost %q", c.in, got, c.keep)
+			if !strings.Contains(got, c.Keep) {
+				t.Errorf("RedactString(%q) = %q: lost %q", c.In, got, c.Keep)
 			}
 		})
 	}
@@ -67,15 +37,7 @@ func TestRedactString(t *testing.T) {
 }
 
 func TestRedactArgs(t *testing.T) {
-	in := map[string]any{
-		"command":  "STRIPE_SECRET_KEY=rk_abc123 ./deploy",
-		"password": "hunter2",
-		"headers":  map[string]any{"Authorization": "Bearer xyz", "Accept": "json"},
-		"env":      map[string]any{"API_TOKEN": "t0k3n", "HOME": "/root"},
-		"argv":     []any{"bash", "-lc", "export OPENAI_API_KEY=sk-abcdefghijklmnopqrstu"},
-		"n":        3,
-		"token":    "",
-	}
+	in := secretforms.Args()
 	out := warden.RedactArgs(in)
 	all := strings.Join([]string{
 		out["command"].(string), out["password"].(string),
@@ -83,7 +45,7 @@ func TestRedactArgs(t *testing.T) {
 		out["env"].(map[string]any)["API_TOKEN"].(string),
 		out["argv"].([]any)[2].(string),
 	}, " ")
-	for _, secret := range []string{"rk_abc123", "hunter2", "xyz", "t0k3n", "sk-abcdefghijklmnopqrstu"} {
+	for _, secret := range secretforms.ArgSecrets {
 		if strings.Contains(all, secret) {
 			t.Errorf("secret %q kept: %s", secret, all)
 		}

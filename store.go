@@ -39,6 +39,17 @@ type DecisionWriter interface {
 	WriteDecision(ctx context.Context, id string, fn func(s *Session, created bool) (*DecisionRecord, error)) (Session, AuditRecord, error)
 }
 
+// Spooler is implemented by stores that keep an audit record they cannot
+// take now (the database is down, or too busy to answer in time) in a
+// spool file, synced, and take it in when they answer again: the session
+// layer spools the record of a call it answered while the store failed,
+// so that every answered call has its record.
+type Spooler interface {
+	// Spool keeps r (secrets already redacted) until the store takes it;
+	// a record whose CallID the store holds by then is dropped.
+	Spool(r AuditRecord) error
+}
+
 // DecisionReader is implemented by stores that read what a decision needs
 // first, the halt in force and the grants, in one query: one round trip
 // (or read transaction) instead of two.

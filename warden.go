@@ -6,6 +6,7 @@ package warden
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,6 +144,9 @@ const (
 	// plugin's metadata the policy's report section requires was missing
 	// or invalid (audit records of the pseudo-tool "final_report").
 	CodeReportInvalid Code = "REPORT_INVALID"
+	// CodeStoreUnavailable: the store (the SQLite file, PostgreSQL) did
+	// not answer at decision time: the policy did not fail (StoreError).
+	CodeStoreUnavailable Code = "STORE_UNAVAILABLE"
 )
 
 // Decision is warden's answer to one tool call (docs/policy.md, "Decision codes"). Every
@@ -232,6 +236,31 @@ func ErrorCode(err error) Code {
 	return CodePolicyError
 }
 
+// StoreError marks err, a failure of the store (it could not be opened,
+// read or written), with the code CodeStoreUnavailable, unless err has a
+// code already or is the end of the caller's deadline (CodeTimeout): the
+// deny then says that the store, not the policy, failed. errors.Is and
+// errors.As see err through it. nil stays nil.
+func StoreError(err error) error {
+	var e *Error
+	switch {
+	case err == nil || errors.As(err, &e):
+		return err
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return &codedError{code: &Error{Code: CodeTimeout, Message: "no decision in time: " + err.Error()}, err: err}
+	}
+	return &codedError{code: &Error{Code: CodeStoreUnavailable, Message: "the warden store did not answer: " + err.Error()}, err: err}
+}
+
+// codedError is an error with a code of its own (StoreError).
+type codedError struct {
+	code *Error
+	err  error
+}
+
+func (e *codedError) Error() string   { return e.code.Error() }
+func (e *codedError) Unwrap() []error { return []error{e.code, e.err} }
+
 // FailClosed returns the deny decision for an infrastructure failure: a policy
 // that does not load, a store that does not answer. warden never turns a
 // failure into an allow.
@@ -244,6 +273,8 @@ func FailClosed(err error) Decision {
 			"Retry it; if it keeps failing, ask the user to check the host's hook setup (`warden hook HOST` reads the host's hook JSON on stdin)."
 	case CodeTimeout:
 		suggestion = "Retry the call. If calls keep timing out, ask the user to check the load on this machine and `warden hookd status`."
+	case CodeStoreUnavailable:
+		suggestion = "Retry the call in a moment: this is not a policy problem. If it keeps failing, ask the user to check that warden's store (the database in .warden/, or the PostgreSQL server of --store) is reachable and has room."
 	case CodeUnavailable:
 		suggestion = "Retry the call in a moment. If it keeps failing, ask the user to check that the warden service is running and reachable from this machine (its /healthz answers)."
 	case CodeRefused:
@@ -255,7 +286,7 @@ func FailClosed(err error) Decision {
 		// The code is said once, in Code.
 		Reason:      "warden could not decide this call: " + strings.Replace(err.Error(), string(code)+": ", "", 1),
 		Suggestion:  suggestion,
-		Recoverable: code == CodeBadInput || code == CodeTimeout || code == CodeUnavailable,
+		Recoverable: code == CodeBadInput || code == CodeTimeout || code == CodeUnavailable || code == CodeStoreUnavailable,
 		Warnings:    []string{},
 		Matched:     []string{},
 	}

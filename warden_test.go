@@ -1,8 +1,10 @@
 package warden_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -76,5 +78,30 @@ func TestFailClosed(t *testing.T) {
 	// An unknown effect is the most severe, so a corrupt value never allows.
 	if warden.Effect("bogus").Severity() <= warden.Deny.Severity()-1 || warden.Allow.Severity() >= warden.Ask.Severity() {
 		t.Error("severity order")
+	}
+}
+
+// TestStoreError: a store's failure is STORE_UNAVAILABLE (recoverable),
+// the end of a deadline DECISION_TIMEOUT, an error with a code keeps it,
+// and the error it wraps is still seen.
+func TestStoreError(t *testing.T) {
+	down := errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+	err := warden.StoreError(fmt.Errorf("update session: %w", down))
+	d := warden.FailClosed(err)
+	if d.Decision != warden.Deny || d.Code != warden.CodeStoreUnavailable || !d.Recoverable ||
+		!strings.Contains(d.Reason, "connection refused") || !strings.Contains(d.Suggestion, "not a policy problem") {
+		t.Errorf("store down: %+v", d)
+	}
+	if !errors.Is(err, down) {
+		t.Error("errors.Is does not see the store's error through StoreError")
+	}
+	if c := warden.ErrorCode(warden.StoreError(fmt.Errorf("read: %w", context.DeadlineExceeded))); c != warden.CodeTimeout {
+		t.Errorf("deadline: %s, want DECISION_TIMEOUT", c)
+	}
+	if c := warden.ErrorCode(warden.StoreError(warden.Errorf(warden.CodeHalted, "halted"))); c != warden.CodeHalted {
+		t.Errorf("a coded error: %s, want its own code", c)
+	}
+	if warden.StoreError(nil) != nil {
+		t.Error("StoreError(nil) is not nil")
 	}
 }

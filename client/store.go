@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/spoolfile"
 	"github.com/warden-run/warden/postgres"
 	"github.com/warden-run/warden/sqlite"
 )
@@ -35,7 +36,17 @@ func OpenStore(ctx context.Context, policyPath, storeURL string) (warden.Store, 
 		}
 		return st, nil
 	case strings.HasPrefix(storeURL, "postgres://"), strings.HasPrefix(storeURL, "postgresql://"):
-		return postgres.Open(ctx, storeURL)
+		st, err := postgres.Open(ctx, storeURL)
+		if err != nil {
+			return nil, err
+		}
+		// Records of calls answered while the server was down join the
+		// audit trail (see SpoolFile). A failure leaves them waiting.
+		if sp := SpoolFile(policyPath, storeURL); sp != "" {
+			st.SetSpool(sp)
+			st.ImportSpool(ctx)
+		}
+		return st, nil
 	}
 	file := SQLiteFile(storeURL)
 	if file == "" {
@@ -57,6 +68,14 @@ func SQLiteFile(storeURL string) string {
 	}
 	return storeURL
 }
+
+// SpoolFile is where the audit records of calls answered while the store
+// of policyPath and storeURL (as OpenStore takes them) could not take
+// them wait: the SQLite file's .pending file next to it; for a
+// PostgreSQL store, a file in the .warden folder next to the policy named
+// for the store (a hash of its URL). "" when there is no such place (no
+// policy for a PostgreSQL store, an unknown store URL).
+func SpoolFile(policyPath, storeURL string) string { return spoolfile.For(policyPath, storeURL) }
 
 // DefaultStorePath is the default store file for a policy: .warden/warden.db
 // in the policy's folder, which the policy loader protects from tool calls.

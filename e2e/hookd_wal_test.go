@@ -57,7 +57,7 @@ func TestHookdWALRemoved(t *testing.T) {
 
 // TestHookdWALReplacedStoreUnopenable: when the store cannot be opened
 // again (a folder stands where its WAL was), hookd denies the call with
-// POLICY_ERROR naming the store, instead of allowing it and recording it
+// STORE_UNAVAILABLE naming the store, instead of allowing it and recording it
 // in a deleted file.
 func TestHookdWALReplacedStoreUnopenable(t *testing.T) {
 	_, db, call := walProject(t)
@@ -71,8 +71,8 @@ func TestHookdWALReplacedStoreUnopenable(t *testing.T) {
 	}
 	a := call("ls -l")
 	a.mustBlock(t, "claude", "the store cannot be opened again", "")
-	if !strings.Contains(a.stdout+a.stderr, "POLICY_ERROR") || !strings.Contains(a.stdout+a.stderr, db) {
-		t.Fatalf("the deny does not say POLICY_ERROR and name the store %s: exit %d %s %s", db, a.code, a.stdout, a.stderr)
+	if !strings.Contains(a.stdout+a.stderr, "STORE_UNAVAILABLE") || !strings.Contains(a.stdout+a.stderr, db) {
+		t.Fatalf("the deny does not say STORE_UNAVAILABLE and name the store %s: exit %d %s %s", db, a.code, a.stdout, a.stderr)
 	}
 	t.Logf("the deny: %s", a.stdout)
 }

@@ -174,13 +174,15 @@ type Part struct {
 
 // GrantValue is what a grant or an approval made from the part covers:
 // its Value, and for a command with Input, the line it is in, as a hash
-// (the line may hold a secret, and grants are kept as they are).
+// (the line may hold a secret); a Value that holds a secret is kept
+// redacted, with a hash of it (warden.RedactExact): grants and approvals
+// are stored, and nothing warden stores keeps a secret in clear.
 func (p Part) GrantValue() string {
 	if p.Input == "" {
-		return p.Value
+		return warden.RedactExact(p.Value)
 	}
 	sum := sha256.Sum256([]byte(p.Input))
-	return p.Value + " (with its input from line " + hex.EncodeToString(sum[:16]) + ")"
+	return warden.RedactExact(p.Value) + " (with its input from line " + hex.EncodeToString(sum[:16]) + ")"
 }
 
 // Text is the part as a person reads it: its Value, and for a command

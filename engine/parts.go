@@ -1261,6 +1261,8 @@ func (e *Engine) grantValue(st *state, p *part) string {
 	tp := Part{Value: e.partValue(st, p)}
 	if p.subject == warden.SubjectCommand {
 		tp.Input = inputLine(&st.call, p.an, p.cmd)
+		// As the session layer stores it (a secret kept redacted).
+		return warden.RedactPart(tp.GrantValue(), warden.CommandLine(st.call.Args))
 	}
 	return tp.GrantValue()
 }

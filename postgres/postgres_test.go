@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -284,4 +285,34 @@ func TestReplicasWriteTogether(t *testing.T) {
 	if len(recs) != total {
 		t.Errorf("%d records, %d writes succeeded", len(recs), total)
 	}
+}
+
+// TestNoSecretAtRest: no table of the store's schema keeps a secret of a
+// call in clear (storetest.NoSecretAtRest).
+func TestNoSecretAtRest(t *testing.T) {
+	s := freshStore(t, pgtest.Admin(t))
+	defer s.Close()
+	dir := filepath.Join(t.TempDir(), ".warden")
+	s.SetSpool(filepath.Join(dir, "postgres-test.pending"))
+	storetest.NoSecretAtRest(t, s, s.DB(), dir)
+}
+
+// TestSpoolTakenIn: storetest.SpoolTakenIn on a PostgreSQL store.
+func TestSpoolTakenIn(t *testing.T) {
+	s := freshStore(t, pgtest.Admin(t))
+	defer s.Close()
+	storetest.SpoolTakenIn(t, s, filepath.Join(t.TempDir(), ".warden", "postgres-test.pending"))
+}
+
+// TestSecretsRedactedOnUpgrade: storetest.SecretsRedactedOnUpgrade on a
+// PostgreSQL store.
+func TestSecretsRedactedOnUpgrade(t *testing.T) {
+	url := pgtest.SchemaOn(t, pgtest.Admin(t))
+	storetest.SecretsRedactedOnUpgrade(t, func() (warden.Store, *sql.DB) {
+		s, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, s.DB()
+	})
 }

@@ -57,6 +57,16 @@ func (s *meteredWriter) WriteDecision(ctx context.Context, id string, fn func(*w
 	return sess, r, err
 }
 
+// Spool passes the store's spool on (warden.Spooler): the record of a
+// call answered while the store was down waits there until it is back.
+func (s *metered) Spool(r warden.AuditRecord) error {
+	sp, ok := s.Store.(warden.Spooler)
+	if !ok {
+		return errors.New("spool an audit record: the store keeps no spool")
+	}
+	return sp.Spool(r)
+}
+
 // HaltAndGrants passes the store's one-query read on (warden.DecisionReader).
 func (s *metered) HaltAndGrants(ctx context.Context, id, agent string) (warden.Halt, bool, []warden.Grant, error) {
 	return session.HaltAndGrants(ctx, s.Store, id, agent)
@@ -64,3 +74,6 @@ func (s *metered) HaltAndGrants(ctx context.Context, id, agent string) (warden.H
 
 // Close closes the store itself.
 func (s *metered) Close() error { return s.Store.Close() }
+
+// Interface guards.
+var _ warden.Spooler = (*metered)(nil)

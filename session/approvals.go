@@ -187,7 +187,7 @@ func askParts(tr *engine.Trace, call *warden.ToolCall) []warden.GrantPart {
 		if p.Effect != warden.Ask || p.Value == "" {
 			continue
 		}
-		gp := warden.GrantPart{Subject: p.Subject, Value: p.GrantValue()}
+		gp := warden.GrantPart{Subject: p.Subject, Value: grantValue(p, call.Args)}
 		if !seen[gp] {
 			seen[gp] = true
 			out = append(out, gp)
@@ -196,11 +196,21 @@ func askParts(tr *engine.Trace, call *warden.ToolCall) []warden.GrantPart {
 	if len(out) == 0 {
 		for _, p := range tr.Parts {
 			if p.Subject == warden.SubjectCall {
-				return []warden.GrantPart{{Subject: p.Subject, Value: p.Value}}
+				return []warden.GrantPart{{Subject: p.Subject, Value: p.GrantValue()}}
 			}
 		}
 	}
 	return out
+}
+
+// grantValue is what a grant or an approval made from part p of a call
+// with args covers, as the engine matches it: Part.GrantValue, and for a
+// command a secret only its line shows kept redacted (warden.RedactPart).
+func grantValue(p engine.Part, args map[string]any) string {
+	if p.Subject != warden.SubjectCommand {
+		return p.GrantValue()
+	}
+	return warden.RedactPart(p.GrantValue(), warden.CommandLine(args))
 }
 
 // Summary is a one-line, redacted description of a call for humans.
@@ -209,7 +219,7 @@ func Summary(call warden.ToolCall, tr *engine.Trace) string {
 	if tr != nil {
 		for _, p := range tr.Parts {
 			if p.Effect == warden.Ask && p.Value != "" {
-				vals = append(vals, p.Text())
+				vals = append(vals, warden.RedactPart(warden.RedactText(p.Text()), warden.CommandLine(call.Args)))
 			}
 		}
 	}
@@ -481,7 +491,7 @@ func NewGrants(pol *policy.Policy, base warden.Grant, command, path, pattern str
 	var out []warden.Grant
 	seen := map[string]bool{}
 	for _, p := range tr.Parts {
-		v := p.GrantValue()
+		v := grantValue(p, call.Args)
 		if p.Subject != subject || p.Value == "" || seen[v] {
 			continue
 		}

@@ -156,20 +156,47 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		return t.replay(ctx, given, opt)
 	}
 	if err != nil {
+		// The store failed, not the policy (STORE_UNAVAILABLE), or the
+		// deadline ran out (DECISION_TIMEOUT).
+		err = warden.StoreError(err)
 		res.Decision = warden.FailClosed(err)
 	}
-	rec := t.auditRecord(call, AuditArgs(call.Args), res, time.Since(start))
+	args := AuditArgs(call.Args)
+	rec := t.auditRecord(call, args, res, time.Since(start))
 	rec.CallID, rec.ToolUse, rec.Agent, rec.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
 	if errors.Is(aerr, warden.ErrConflict) && opt.CallID != "" {
 		return t.replay(ctx, given, opt)
 	}
-	if aerr != nil && err == nil {
-		err = fmt.Errorf("audit: %w", aerr)
-		res.Decision = warden.FailClosed(err)
+	if aerr != nil {
+		if err == nil {
+			// The decision cannot be recorded: the answer is a deny that
+			// says the store failed, and its record is that deny.
+			err = warden.StoreError(fmt.Errorf("audit: %w", aerr))
+			res.Decision = warden.FailClosed(err)
+			rec = t.auditRecord(call, args, res, time.Since(start))
+			rec.CallID, rec.ToolUse, rec.Agent = opt.CallID, opt.ToolUse, opt.Agent
+		}
+		// The record waits in the store's spool until the store answers
+		// again: every answered call has its record.
+		spool(t.Store, rec)
 	}
 	res.Audit = rec
 	return res, err
+}
+
+// spool keeps r in st's spool, when st has one, and reports whether it
+// did.
+func spool(st any, r warden.AuditRecord) bool {
+	sp, ok := st.(warden.Spooler)
+	if !ok {
+		return false
+	}
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	r.ID = 0
+	return sp.Spool(r) == nil
 }
 
 // decide makes the decision and writes the session. written reports that
@@ -480,7 +507,7 @@ func (t *Tracker) auditRecord(call warden.ToolCall, args map[string]any, res Res
 
 // MaxAuditString is the longest string argument the audit trail keeps
 // whole (a file's content, a long command).
-const MaxAuditString = 64 << 10
+const MaxAuditString = warden.MaxAuditString
 
 // AuditArgs are a call's arguments as the audit trail keeps them: secrets
 // redacted, and strings longer than MaxAuditString cut (warden.RedactArgsCut).
@@ -669,6 +696,7 @@ func (t *Tracker) replay(ctx context.Context, call warden.ToolCall, opt Options)
 		if err == nil {
 			err = fmt.Errorf("call %s: its record is gone", opt.CallID)
 		}
+		err = warden.StoreError(err)
 		return Result{Decision: warden.FailClosed(err)}, err
 	}
 	if !sameCall(recs[0], call.Session, opt) {
@@ -704,9 +732,7 @@ func Recorded(r warden.AuditRecord) warden.Decision {
 // FailureRecord is the audit record of a call that got no decision (see
 // RecordFailure), secrets redacted; of opt it takes CallID and Agent.
 func FailureRecord(call warden.ToolCall, opt Options, d warden.Decision) warden.AuditRecord {
-	r := warden.AuditRecord{Time: time.Now().UTC(), Session: call.Session, Role: call.Role, Host: call.Host,
-		Tool: call.Tool, Depth: call.Depth, Args: AuditArgs(call.Args), Decision: d.Decision, Code: d.Code,
-		Reason: warden.RedactString(d.Reason), Mode: "enforce", CallID: opt.CallID, Agent: opt.Agent}
+	r := warden.FailureRecord(call, opt.CallID, opt.Agent, d)
 	if opt.CallID != "" {
 		r.CallSum = CallSum(opt.CallID, call)
 	}
@@ -726,6 +752,10 @@ func RecordFailure(ctx context.Context, st warden.AuditLog, call warden.ToolCall
 	r := FailureRecord(call, opt, d)
 	r.Time = time.Time{} // the store stamps it on its clock
 	rec, err := st.AppendAudit(ctx, r)
+	if err != nil && !errors.Is(err, warden.ErrConflict) && spool(st, FailureRecord(call, opt, d)) {
+		// The store is down: the record waits in its spool.
+		return Result{Decision: d, Audit: r}, nil
+	}
 	if errors.Is(err, warden.ErrConflict) && callID != "" {
 		recs, rerr := st.Audit(ctx, warden.AuditFilter{CallID: callID})
 		if rerr == nil && len(recs) > 0 {

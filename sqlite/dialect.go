@@ -128,7 +128,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// Records that waited for this store (Spool) join its audit trail. A
 	// failure leaves them waiting for the next open.
-	importSpool(ctx, s, abs)
+	s.SetSpool(spoolFile(abs))
+	s.ImportSpool(ctx)
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -484,5 +485,41 @@ func BenchmarkDecisionRead(b *testing.B) {
 				b.Fatal(ok, g, err)
 			}
 		}
+	})
+}
+
+// TestNoSecretAtRest: no table of the store and no file in its folder
+// keeps a secret of a call in clear (storetest.NoSecretAtRest).
+func TestNoSecretAtRest(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".warden")
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.NoSecretAtRest(t, s, s.DB(), dir)
+}
+
+// TestSpoolTakenIn: storetest.SpoolTakenIn on a SQLite store.
+func TestSpoolTakenIn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".warden")
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.SpoolTakenIn(t, s, sqlite.SpoolFile(filepath.Join(dir, "warden.db")))
+}
+
+// TestSecretsRedactedOnUpgrade: storetest.SecretsRedactedOnUpgrade on a
+// SQLite store.
+func TestSecretsRedactedOnUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".warden", "warden.db")
+	storetest.SecretsRedactedOnUpgrade(t, func() (warden.Store, *sql.DB) {
+		s, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, s.DB()
 	})
 }

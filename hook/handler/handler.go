@@ -21,6 +21,7 @@ import (
 	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
@@ -239,15 +240,12 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 		return session.RecordFailure(ctx, st, call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)
 	}()
 	if err != nil {
-		// A SQLite store too busy to take the record in time (many hook
-		// processes at once): the record waits, synced, in the store's
-		// spool file, and joins the audit trail when the store is next
-		// opened.
-		db := client.SQLiteFile(opt.store)
-		if opt.store == "" {
-			db = client.DefaultStorePath(file)
-		}
-		if db == "" || sqlite.Spool(db, session.FailureRecord(call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)) != nil {
+		// A store that cannot take the record in time (a SQLite file
+		// too busy, many hook processes at once; PostgreSQL down): the
+		// record waits, synced, in the store's spool file, and joins the
+		// audit trail when the store answers again.
+		sp := client.SpoolFile(file, opt.store)
+		if sp == "" || sqlstore.SpoolRecord(sp, session.FailureRecord(call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)) != nil {
 			return nil, err
 		}
 		res = session.Result{Decision: fail}
@@ -298,7 +296,7 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 	}
 	st, release, err := opt.rt.Store(ctx, pol.File, opt.store)
 	if err != nil {
-		return nil, fmt.Errorf("open the warden store: %w", err)
+		return nil, warden.StoreError(fmt.Errorf("open the warden store: %w", err))
 	}
 	defer release()
 	tr := session.New(eng, st)

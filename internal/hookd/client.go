@@ -17,6 +17,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/claudecode"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/internal/spoolfile"
 )
 
 var (
@@ -81,7 +82,7 @@ func (c *Client) Run(args []string) int {
 				// Whatever answers on hookd's socket must answer as the
 				// hook does: anything else is no decision.
 				c.Stderr.Write(resp.Stderr)
-				return c.fail(args[0], data, fmt.Errorf("warden hookd on %s: %w", socket, err))
+				return c.failCall(args, data, callID, fmt.Errorf("warden hookd on %s: %w", socket, err))
 			}
 			c.Stdout.Write(resp.Stdout)
 			c.Stderr.Write(resp.Stderr)
@@ -89,7 +90,7 @@ func (c *Client) Run(args []string) int {
 		case errors.Is(err, errTimeout):
 			// hookd took the event and did not answer: running the hook
 			// again could decide twice, and the host is waiting.
-			return c.fail(args[0], data, warden.Errorf(warden.CodeTimeout, "warden hookd on %s gave no answer in time (%s)", socket, hook.CallDeadline(args[1:])))
+			return c.failCall(args, data, callID, warden.Errorf(warden.CodeTimeout, "warden hookd on %s gave no answer in time (%s)", socket, hook.CallDeadline(args[1:])))
 		case !sent && errors.Is(err, errNoServer):
 			c.startServer(socket)
 		}
@@ -105,7 +106,7 @@ func (c *Client) Run(args []string) int {
 func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callID string) int {
 	bin, err := c.wardenBin()
 	if err != nil {
-		return c.fail(args[0], data, err)
+		return c.failCall(args, data, callID, err)
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -122,14 +123,14 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callI
 	switch {
 	case ctx.Err() != nil:
 		if url := ServeURL(args[1:]); url != "" {
-			return c.fail(args[0], data, warden.Errorf(warden.CodeUnavailable, "the warden service at %s gave no answer in time", url))
+			return c.failCall(args, data, callID, warden.Errorf(warden.CodeUnavailable, "the warden service at %s gave no answer in time", url))
 		}
-		return c.fail(args[0], data, warden.Errorf(warden.CodeTimeout, "%s hook %s gave no answer in time", bin, args[0]))
+		return c.failCall(args, data, callID, warden.Errorf(warden.CodeTimeout, "%s hook %s gave no answer in time", bin, args[0]))
 	case err != nil && !errors.As(err, &exit):
-		return c.fail(args[0], data, fmt.Errorf("run %s: %w", bin, err))
+		return c.failCall(args, data, callID, fmt.Errorf("run %s: %w", bin, err))
 	case out.Len() == 0:
 		// `warden hook` always answers in JSON; nothing means it crashed.
-		return c.fail(args[0], data, fmt.Errorf("%s hook %s answered nothing (%v)", bin, args[0], err))
+		return c.failCall(args, data, callID, fmt.Errorf("%s hook %s answered nothing (%v)", bin, args[0], err))
 	}
 	code := cmd.ProcessState.ExitCode()
 	if err := CheckAnswer(out.Bytes(), code); err != nil {
@@ -137,7 +138,7 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callI
 		// too old for this warden-hook, a crash mid-answer): passed on,
 		// a host would read a code other than 0 and 2, or text that is
 		// not JSON, as "no objection".
-		return c.fail(args[0], data, fmt.Errorf("%s hook %s: %w", bin, args[0], err))
+		return c.failCall(args, data, callID, fmt.Errorf("%s hook %s: %w", bin, args[0], err))
 	}
 	c.Stdout.Write(out.Bytes())
 	return code
@@ -208,6 +209,56 @@ func ReadInput(r io.Reader, wait time.Duration) ([]byte, error) {
 		data := append([]byte(nil), buf...)
 		mu.Unlock()
 		return data, warden.Errorf(warden.CodeBadInput, "the host did not close the hook's input within %s (%d bytes read): warden decides only a whole event", wait, len(data))
+	}
+}
+
+// failCall is fail for the event of a call with an id (callID) that
+// no warden answered: the deny is recorded, as every answer is.
+func (c *Client) failCall(args []string, data []byte, callID string, err error) int {
+	c.record(args, data, callID, err)
+	return c.fail(args[0], data, err)
+}
+
+// record spools the audit record of the deny failCall answers, for a
+// call before a tool that the local store audits (not a service's, not
+// --stateless): the store takes it in when it is next opened or written
+// (see internal/sqlstore, "The spool"). When hookd or `warden hook`
+// recorded the call after all, under the same call id, the store keeps
+// that record and drops this one.
+func (c *Client) record(args []string, data []byte, callID string, cause error) {
+	if callID == "" || len(args) == 0 || ServeURL(args[1:]) != "" {
+		return
+	}
+	h, ok := hook.Lookup(args[0])
+	if !ok {
+		return
+	}
+	ev, err := h.Decode(data)
+	if err != nil || ev.Kind != hook.PreTool {
+		return
+	}
+	var f hook.Flags
+	if f.FlagSet(io.Discard).Parse(args[1:]) != nil || f.Stateless {
+		return
+	}
+	wd, _ := os.Getwd()
+	if ev.Cwd == "" {
+		ev.Cwd = wd
+	}
+	file := f.Policy
+	if file == "" {
+		if file, err = spoolfile.FindPolicy(ev.Cwd); err != nil {
+			return // `warden hook` answers that itself, recorded nowhere
+		}
+	}
+	call := ev.Call
+	if call.Role == "" && call.Depth == 0 {
+		call.Role = f.Role
+	}
+	call.Host = h.Name()
+	rec := warden.FailureRecord(call, callID, "", warden.FailClosed(cause))
+	if err := spoolfile.Append(spoolfile.For(file, f.Store), rec); err != nil {
+		fmt.Fprintf(c.Stderr, "warden-hook: no audit record of this failure: %v\n", err)
 	}
 }
 

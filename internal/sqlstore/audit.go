@@ -20,6 +20,9 @@ const auditCols = `time, session, role, host, tool, depth, args, decision, code,
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
 	r, err := s.appendAudit(ctx, prepared{s: s}, r)
+	if err == nil {
+		s.drainSpool(ctx)
+	}
 	return r, s.explain(err)
 }
 

@@ -72,9 +72,16 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 			return fn(x, created)
 		}
 		r := s.group.write(s, &writeReq{ctx: ctx, id: id, fn: safe})
+		if r.err == nil && r.rec.ID != 0 {
+			s.drainSpool(ctx)
+		}
 		return r.sess, r.rec, s.explain(r.err)
 	}
-	return s.writeAlone(ctx, id, fn)
+	x, rec, err := s.writeAlone(ctx, id, fn)
+	if err == nil && rec.ID != 0 {
+		s.drainSpool(ctx)
+	}
+	return x, rec, err
 }
 
 // writeAlone is WriteDecision in a transaction of its own.

@@ -48,6 +48,10 @@ type Store struct {
 	// slots bounds the transactions under way at once where the
 	// connections are bounded (LimitConns); nil: no bound.
 	slots chan struct{}
+	// spool is the spool file (SetSpool); draining is set while one
+	// goroutine moves its records in.
+	spool    string
+	draining atomic.Bool
 }
 
 // LimitConns bounds the store's open connections to n (n >= 2): past
@@ -435,4 +439,5 @@ var (
 	_ warden.Store          = (*Store)(nil)
 	_ warden.DecisionWriter = (*Store)(nil)
 	_ warden.DecisionReader = (*Store)(nil)
+	_ warden.Spooler        = (*Store)(nil)
 )
