@@ -7,9 +7,13 @@
 // that only warns gets the warnings added, and each tools/list result
 // loses the tools the Gate hides. A client request with the id of one not
 // yet answered is refused, and an upstream answer to no request the proxy
-// forwarded is dropped. Resources, prompts, notifications,
-// cancellation, progress and the server's own requests to the client
-// (roots, sampling, elicitation) pass through untouched.
+// forwarded is dropped. A request the upstream does not answer within
+// Proxy.CallTimeout is answered with an error and cancelled upstream, and
+// a message over MaxLine either way is answered with an error (see
+// LineConn); Run ends the upstream server before it returns. Resources,
+// prompts, notifications, cancellation, progress and the server's own
+// requests to the client (roots, sampling, elicitation) pass through
+// untouched.
 //
 // The proxy works on JSON-RPC messages over the MCP Go SDK's transports
 // (mcp.Connection), so it needs to understand nothing else of the protocol,
