@@ -181,6 +181,10 @@ type run struct {
 	// their IDs (only with a CallTimeout).
 	progress map[string]string
 	seq      int
+	// timing are the timeouts being answered; ending, once set, starts
+	// no more.
+	timing sync.WaitGroup
+	ending bool
 	// cancel ends the run (the client is gone when it cannot be written).
 	cancel context.CancelFunc
 }
@@ -224,6 +228,10 @@ func (p *Proxy) Run(ctx context.Context, client, upstream mcp.Connection) error 
 	cancel()
 	<-upDone
 	r.asking.Wait()
+	r.mu.Lock()
+	r.ending = true
+	r.mu.Unlock()
+	r.timing.Wait()
 	<-closed
 	r.mu.Lock()
 	for _, q := range r.inflight {
@@ -758,12 +766,14 @@ func (r *run) timedOut(ctx context.Context, key string, seq int) {
 	}
 	r.mu.Lock()
 	q, ok := r.inflight[key]
-	if !ok || q.seq != seq {
+	if !ok || q.seq != seq || r.ending {
 		r.mu.Unlock()
 		return
 	}
 	r.take(key)
 	r.late[key] = true
+	r.timing.Add(1)
+	defer r.timing.Done()
 	r.mu.Unlock()
 	var recorded chan struct{}
 	if q.tool != "" {
@@ -888,13 +898,15 @@ func passed(resp *jsonrpc.Response) bool {
 	return resp.Error == nil && json.Unmarshal(resp.Result, &res) == nil && !res.IsError
 }
 
-// outcome gives the Gate, when it records outcomes, what a call did.
+// outcome gives the Gate, when it records outcomes, what a call did: also
+// when the run is ending (the client may go right after it read the
+// answer), and Run waits for it.
 func (r *run) outcome(ctx context.Context, tool string, ok bool) {
 	o, is := r.p.Gate.(Outcomer)
 	if !is {
 		return
 	}
-	if err := o.Outcome(ctx, tool, ok); err != nil {
+	if err := o.Outcome(context.WithoutCancel(ctx), tool, ok); err != nil {
 		r.logf("record the outcome of %s: %v", tool, err)
 	}
 }
