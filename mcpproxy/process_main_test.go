@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden/internal/cli"
 )
@@ -42,7 +43,8 @@ func TestMain(m *testing.M) {
 }
 
 // fakeServer is an MCP server over stdio with the tools echo (answers at
-// once), hang (never answers), big (answers with over 17 MiB). It appends
+// once), hang (never answers), big (answers with over 17 MiB), slow
+// (answers after 5 s, with progress notifications meanwhile). It appends
 // each line it reads to $WARDEN_TEST_DIR/upstream.log and writes its pid
 // to upstream.pid. With WARDEN_TEST_STUBBORN set it ignores SIGTERM and
 // the end of its input (only SIGKILL ends it) and starts a sleeper, whose
@@ -84,6 +86,9 @@ func fakeServer() {
 			Params struct {
 				Name      string          `json:"name"`
 				RequestID json.RawMessage `json:"requestId"`
+				Meta      struct {
+					ProgressToken json.RawMessage `json:"progressToken"`
+				} `json:"_meta"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(line, &m) != nil {
@@ -99,6 +104,14 @@ func fakeServer() {
 			switch m.Params.Name {
 			case "echo":
 				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"echo"}]}}`)
+			case "slow":
+				// Works for 5 s, reporting progress every 50 ms.
+				go func(id string, token json.RawMessage) {
+					for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(50 * time.Millisecond) {
+						send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(token) + `,"progress":1}}`)
+					}
+					send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"slow done"}]}}`)
+				}(id, m.Params.Meta.ProgressToken)
 			case "big":
 				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("b", 17<<20) + `"}]}}`)
 			}

@@ -97,7 +97,7 @@ func startProxy(t *testing.T, env []string, flags ...string) *proxyProc {
 	})
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
 	if m := p.answer(`1`); m["result"] == nil {
-		t.Fatalf("initialize: %v", m)
+		t.Fatalf("initialize: %s", m)
 	}
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return p
@@ -274,7 +274,7 @@ func TestProxyAnswersACallTheUpstreamDoesNotAnswer(t *testing.T) {
 	// client gets the answer to its next call, not a second one to 2.
 	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
 	if m := p.answer(`3`); !strings.Contains(string(m["result"]), "echo") {
-		t.Errorf("the call after: %v", m)
+		t.Errorf("the call after: %s", m)
 	}
 	p.in.Close()
 	p.waitExit()
@@ -282,6 +282,18 @@ func TestProxyAnswersACallTheUpstreamDoesNotAnswer(t *testing.T) {
 		t.Errorf("the proxy did not report the late answer it dropped; stderr:\n%s", p.stderr)
 	}
 	outcomes(t, p.dir, map[string]string{"mcp__files__hang": warden.OutcomeFail, "mcp__files__echo": warden.OutcomeOK})
+}
+
+// TestProxyProgressRestartsTheWait: a call the server reports progress
+// on is waited for past --call-timeout (the MCP specification's
+// timeouts: progress shows the work goes on).
+func TestProxyProgressRestartsTheWait(t *testing.T) {
+	t.Parallel()
+	p := startProxy(t, nil, "--call-timeout", "2s")
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p2"}}}`)
+	if m := p.answer(`2`); !strings.Contains(string(m["result"]), "slow done") {
+		t.Errorf("the call the server reported progress on: %v, want its result", m)
+	}
 }
 
 // outcomes checks the audit records of the calls of the tools: one each,
@@ -327,7 +339,7 @@ func TestProxyAnswersOversizedLines(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
 	checkErr(p.answer(`7`), -32600)
 	if m := p.answer(`8`); !strings.Contains(string(m["result"]), "echo") {
-		t.Errorf("the call after the line over the limit: %v", m)
+		t.Errorf("the call after the line over the limit: %s", m)
 	}
 	// The id at the end, as some SDKs write it; none at all; not JSON.
 	p.send(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"` + big + `"}},"id":"nine"}`)
@@ -348,7 +360,7 @@ func TestProxyAnswersOversizedLines(t *testing.T) {
 	}
 	p.send(`{"jsonrpc":"2.0","id":11,"method":"ping"}`)
 	if m := p.answer(`11`); string(m["result"]) != "{}" {
-		t.Errorf("ping after the server's line over the limit: %v", m)
+		t.Errorf("ping after the server's line over the limit: %s", m)
 	}
 	if b, _ := os.ReadFile(filepath.Join(p.dir, "upstream.log")); bytes.Contains(b, []byte(`"id":7`)) || bytes.Contains(b, []byte(big[:1000])) {
 		t.Error("the line over the limit reached the upstream server")
