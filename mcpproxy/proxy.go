@@ -21,6 +21,7 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -803,6 +804,9 @@ func (r *run) timedOut(ctx context.Context, key string, seq int) {
 // progressToken is the progress token of a request's params, as a key
 // ("" for none).
 func progressToken(params json.RawMessage) string {
+	if !bytes.Contains(params, []byte(`"progressToken"`)) {
+		return "" // most requests: no second reading of the parameters
+	}
 	var p struct {
 		Meta struct {
 			Token any `json:"progressToken"`
