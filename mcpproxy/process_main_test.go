@@ -2,7 +2,6 @@ package mcpproxy_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -14,9 +13,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/warden-run/warden/internal/cli"
 )
+
+// runProxy runs `warden mcp proxy` with os.Args[1:] and exits (set where
+// the CLI builds).
+var runProxy func()
 
 // The test binary runs as a process of its own when WARDEN_TEST_AS says
 // which: "proxy" is `warden mcp proxy` (its args are the command line
@@ -25,11 +26,11 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("WARDEN_TEST_AS") {
 	case "proxy":
-		os.Setenv("WARDEN_TEST_AS", "upstream") // for the server it starts
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-		stop()
-		os.Exit(code)
+		if runProxy != nil {
+			os.Setenv("WARDEN_TEST_AS", "upstream") // for the server it starts
+			runProxy()
+		}
+		os.Exit(2)
 	case "upstream":
 		fakeServer()
 		os.Exit(0)

@@ -5,11 +5,13 @@ package mcpproxy_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,8 +21,18 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/cli"
 	"github.com/warden-run/warden/sqlite"
 )
+
+func init() {
+	runProxy = func() {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+}
 
 // patience bounds every wait of these tests for something that happens
 // anyway (a process to exit, a line to arrive): generous, for a loaded
