@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -541,8 +542,8 @@ func CommandConn(cmd *exec.Cmd) (*LineConn, error) { return StartServer(cmd, Ter
 // should: its input is closed; if it has not exited after grace, its
 // process group gets SIGTERM, and after grace again SIGKILL. Processes it
 // started that outlive it get the same, so that none outlives the
-// connection. On Linux the server is also killed when the thread that
-// started it dies (PR_SET_PDEATHSIG), for a proxy that is killed itself.
+// connection. On Linux the server is also killed when the proxy dies
+// (PR_SET_PDEATHSIG), for a proxy that is killed itself.
 // Close returns once the server is gone (or after a last grace period
 // when even SIGKILL did not end it).
 func StartServer(cmd *exec.Cmd, grace time.Duration) (*LineConn, error) {
@@ -557,10 +558,27 @@ func StartServer(cmd *exec.Cmd, grace time.Duration) (*LineConn, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = procAttr()
 	}
-	if err := cmd.Start(); err != nil {
+	// PR_SET_PDEATHSIG fires when the thread that started the server
+	// ends, not the process: the server is started on a thread of its own,
+	// held until the server is gone, so that no goroutine that locks the
+	// thread and ends takes the server with it.
+	started, gone := make(chan error), make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			<-gone
+		}
+	}()
+	if err := <-started; err != nil {
 		return nil, err
 	}
-	return NewLineConn(stdout, stdin, func() error { return endServer(cmd, stdin, grace) }), nil
+	return NewLineConn(stdout, stdin, func() error {
+		defer close(gone)
+		return endServer(cmd, stdin, grace)
+	}), nil
 }
 
 // endServer ends a server started by StartServer, and what it left

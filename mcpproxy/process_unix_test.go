@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -230,12 +231,16 @@ func waitGone(t *testing.T, pid int, what string) {
 // ignores both its input's end and SIGTERM, and started a process of its
 // own that ignores SIGTERM too; the same when the client stops reading
 // (the proxy died of SIGPIPE) and when the proxy itself is stopped by
-// SIGTERM or SIGINT.
+// SIGTERM or SIGINT. A proxy killed by SIGKILL takes the server with it
+// on Linux.
 func TestProxyEndsTheUpstreamWhenTheClientGoes(t *testing.T) {
 	t.Parallel()
-	for _, how := range []string{"stdin closed", "stdout closed", "SIGTERM", "SIGINT"} {
+	for _, how := range []string{"stdin closed", "stdout closed", "SIGTERM", "SIGINT", "SIGKILL"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
+			if how == "SIGKILL" && runtime.GOOS != "linux" {
+				t.Skip("PR_SET_PDEATHSIG is Linux's")
+			}
 			p := startProxy(t, []string{"WARDEN_TEST_STUBBORN=1"}, "--shutdown-grace", "200ms")
 			p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hang","arguments":{}}}`)
 			p.upstreamGot(`"hang"`)
@@ -254,6 +259,13 @@ func TestProxyEndsTheUpstreamWhenTheClientGoes(t *testing.T) {
 				p.cmd.Process.Signal(syscall.SIGTERM)
 			case "SIGINT":
 				p.cmd.Process.Signal(syscall.SIGINT)
+			case "SIGKILL":
+				// The proxy cannot end anything: Linux kills the server
+				// (PR_SET_PDEATHSIG); what the server started is out of
+				// reach (the test's cleanup kills it).
+				p.cmd.Process.Kill()
+				waitGone(t, server, "the upstream server")
+				return
 			}
 			p.waitExit()
 			waitGone(t, server, "the upstream server")
