@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -36,6 +37,9 @@ type LineConn struct {
 	// connection (Read returns the error). Set it for the connection to a
 	// client, before the first Read.
 	Answer bool
+	// Log, when set with Answer, gets one line for each message over
+	// MaxLine answered with an error (other bad lines are answered only).
+	Log io.Writer
 
 	w     io.Writer
 	close func() error
@@ -85,20 +89,23 @@ func (c *LineConn) readLoop(r io.Reader) {
 		case <-c.closed:
 			return
 		}
-		if err != nil {
+		var long *TooLongError
+		if err != nil && !errors.As(err, &long) {
 			return
 		}
 	}
 }
 
 // readLine returns the next line without its end, in a slice of its own.
-// A last line without an end is a line; no line at all is io.EOF.
+// A last line without an end is a line; no line at all is io.EOF. A line
+// over MaxLine is read to its end and dropped: the error is then a
+// *TooLongError, and the next call reads the next line.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		part, err := br.ReadSlice('\n')
 		if len(line)+len(part) > MaxLine {
-			return nil, fmt.Errorf("a message is over %d MiB", MaxLine>>20)
+			return nil, skipLine(br, line, part, err)
 		}
 		line = append(line, part...)
 		switch {
@@ -114,7 +121,185 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// Read implements mcp.Connection.
+// Of a line over MaxLine, the first headSize bytes and the last tailSize
+// are kept, for its id.
+const (
+	headSize = 64 << 10
+	tailSize = 256
+)
+
+// skipLine reads the rest of a line over MaxLine (line, then part, which
+// ReadSlice returned with err) without keeping it, and returns the
+// *TooLongError for it.
+func skipLine(br *bufio.Reader, line, part []byte, err error) error {
+	size := len(line) + len(part)
+	head := line[:min(len(line), headSize)]
+	if len(head) < headSize {
+		head = append(head, part[:min(len(part), headSize-len(head))]...)
+	}
+	tail := keepTail(append([]byte(nil), line[max(0, len(line)-tailSize):]...), part)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		part, err = br.ReadSlice('\n')
+		size += len(part)
+		tail = keepTail(tail, part)
+	}
+	e := &TooLongError{Size: size}
+	e.ID, e.NotJSON = lineID(head, bytes.TrimRight(tail, "\r\n"))
+	return e
+}
+
+// keepTail appends part to tail and keeps the last tailSize bytes.
+func keepTail(tail, part []byte) []byte {
+	tail = append(tail, part[max(0, len(part)-tailSize):]...)
+	if len(tail) > tailSize {
+		tail = append(tail[:0], tail[len(tail)-tailSize:]...)
+	}
+	return tail
+}
+
+// TooLongError is a line over MaxLine. The line was read to its end and
+// dropped; the connection reads on.
+type TooLongError struct {
+	// Size is the line's length in bytes.
+	Size int
+	// ID is the message's id when it could be read cheaply, from the
+	// line's first 64 KiB or its last bytes (an invalid ID otherwise).
+	ID jsonrpc.ID
+	// NotJSON reports that the line's start is not JSON.
+	NotJSON bool
+}
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("a message of %d bytes is over the limit of %d MiB a message may have", e.Size, MaxLine>>20)
+}
+
+// lineID reads the id of a message too long to decode from the line's
+// start (head) or its end (tail): a top-level "id" member whose value is
+// a number or a string. notJSON reports that head is not the start of a
+// JSON value.
+func lineID(head, tail []byte) (id jsonrpc.ID, notJSON bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		var syn *json.SyntaxError
+		return id, errors.As(err, &syn) || errors.Is(err, io.EOF)
+	}
+	if tok != json.Delim('{') {
+		return id, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return tailID(tail), isSyntax(err)
+		}
+		if key == "id" {
+			v, err := dec.Token()
+			if err != nil {
+				return tailID(tail), isSyntax(err)
+			}
+			return makeID(v), false
+		}
+		if err := skipValue(dec); err != nil {
+			return tailID(tail), isSyntax(err)
+		}
+	}
+	return id, false
+}
+
+func isSyntax(err error) bool {
+	var syn *json.SyntaxError
+	return errors.As(err, &syn)
+}
+
+// skipValue reads the next value of dec, token by token (a string or a
+// number is one token, read whole: at most headSize bytes).
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// makeID is the id of a token: a string or a number (json.Number).
+func makeID(v any) jsonrpc.ID {
+	var raw any
+	switch v := v.(type) {
+	case string:
+		raw = v
+	case json.Number:
+		f, err := v.Float64()
+		if err != nil {
+			return jsonrpc.ID{}
+		}
+		raw = f
+	default:
+		return jsonrpc.ID{}
+	}
+	id, _ := jsonrpc.MakeID(raw)
+	return id
+}
+
+// tailID reads the id from the end of a line whose last member is the
+// top-level id, as in {"result":...,"id":7}: a number, or a string
+// without escapes, after "id": that follows a comma, at the very end of
+// the object.
+func tailID(tail []byte) jsonrpc.ID {
+	t := bytes.TrimRight(tail, " \t\r\n")
+	if !bytes.HasSuffix(t, []byte("}")) {
+		return jsonrpc.ID{}
+	}
+	t = bytes.TrimRight(t[:len(t)-1], " \t\r\n")
+	var value []byte
+	if bytes.HasSuffix(t, []byte(`"`)) {
+		open := bytes.LastIndexByte(t[:len(t)-1], '"')
+		if open < 0 || bytes.IndexByte(t[open:], '\\') >= 0 {
+			return jsonrpc.ID{}
+		}
+		value, t = t[open:], t[:open]
+	} else {
+		i := len(t)
+		for i > 0 && bytes.IndexByte([]byte("0123456789-+.eE"), t[i-1]) >= 0 {
+			i--
+		}
+		value, t = t[i:], t[:i]
+	}
+	t = bytes.TrimRight(t, " \t\r\n")
+	if !bytes.HasSuffix(t, []byte(":")) {
+		return jsonrpc.ID{}
+	}
+	t = bytes.TrimRight(t[:len(t)-1], " \t\r\n")
+	if !bytes.HasSuffix(t, []byte(`"id"`)) {
+		return jsonrpc.ID{}
+	}
+	t = bytes.TrimRight(t[:len(t)-4], " \t\r\n")
+	if !bytes.HasSuffix(t, []byte(",")) {
+		return jsonrpc.ID{}
+	}
+	dec := json.NewDecoder(bytes.NewReader(value))
+	dec.UseNumber()
+	v, err := dec.Token()
+	if err != nil || dec.More() {
+		return jsonrpc.ID{}
+	}
+	return makeID(v)
+}
+
+// Read implements mcp.Connection. A line over MaxLine is answered when
+// Answer is set; unset, Read returns a *TooLongError for it, and the next
+// Read reads the next line.
 func (c *LineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -134,7 +319,14 @@ func (c *LineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case in = <-c.incoming:
 		}
 		if in.err != nil {
-			return nil, in.err
+			var long *TooLongError
+			if !errors.As(in.err, &long) || !c.Answer {
+				return nil, in.err
+			}
+			if err := c.answerTooLong(long); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		m, err := c.decodeLine(in.data)
 		if err == nil || !c.Answer {
@@ -163,6 +355,29 @@ func (c *LineConn) answerBad(line []byte, bad error) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	_, err := fmt.Fprintf(c.w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, msg)
+	return err
+}
+
+// answerTooLong answers a line over MaxLine: -32700 when its start is
+// not JSON, else -32600, with the message's id when it could be read.
+func (c *LineConn) answerTooLong(long *TooLongError) error {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "warden mcp proxy: answered a client message with an error: %v\n", long)
+	}
+	code := jsonrpc.CodeInvalidRequest
+	if long.NotJSON {
+		code = jsonrpc.CodeParseError
+	}
+	msg := "warden: " + long.Error() + ", so it was not read and nothing of it was run. " +
+		"Send less in one message: split the work into smaller calls, or pass large content by reference (a file path or a URL) instead of inline."
+	id := []byte("null")
+	if long.ID.IsValid() {
+		id, _ = json.Marshal(long.ID.Raw())
+	}
+	text, _ := json.Marshal(msg)
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := fmt.Fprintf(c.w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, text)
 	return err
 }
 
@@ -311,16 +526,27 @@ func (c *LineConn) SessionID() string { return "" }
 // itself (mcp.Server.Run), one session.
 func (c *LineConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
 
-// TerminateAfter is how long closing a command's connection waits for the
-// server to exit once its input is closed, and again after SIGTERM, before
-// it kills the server.
+// TerminateAfter is how long CommandConn's Close waits for the server to
+// exit once its input is closed, and again after SIGTERM, before it kills
+// the server.
 var TerminateAfter = 5 * time.Second
 
 // CommandConn starts cmd, an MCP server over stdio, and returns the
-// connection to it. Closing the connection ends the server as the MCP
-// specification says a client should: its input is closed, then it gets
-// SIGTERM, then SIGKILL, each after TerminateAfter.
-func CommandConn(cmd *exec.Cmd) (*LineConn, error) {
+// connection to it; closing the connection ends the server (see
+// StartServer), each step after TerminateAfter.
+func CommandConn(cmd *exec.Cmd) (*LineConn, error) { return StartServer(cmd, TerminateAfter) }
+
+// StartServer starts cmd, an MCP server over stdio, in a process group of
+// its own, and returns the connection to it. Closing the connection ends
+// the server as the MCP specification's stdio shutdown says a client
+// should: its input is closed; if it has not exited after grace, its
+// process group gets SIGTERM, and after grace again SIGKILL. Processes it
+// started that outlive it get the same, so that none outlives the
+// connection. On Linux the server is also killed when the proxy dies
+// (PR_SET_PDEATHSIG), for a proxy that is killed itself.
+// Close returns once the server is gone (or after a last grace period
+// when even SIGKILL did not end it).
+func StartServer(cmd *exec.Cmd, grace time.Duration) (*LineConn, error) {
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -329,40 +555,84 @@ func CommandConn(cmd *exec.Cmd) (*LineConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = procAttr()
+	}
+	// PR_SET_PDEATHSIG fires when the thread that started the server
+	// ends, not the process: the server is started on a thread of its own,
+	// held until the server is gone, so that no goroutine that locks the
+	// thread and ends takes the server with it.
+	started, gone := make(chan error), make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			<-gone
+		}
+	}()
+	if err := <-started; err != nil {
 		return nil, err
 	}
+	return NewLineConn(stdout, stdin, func() error {
+		defer close(gone)
+		return endServer(cmd, stdin, grace)
+	}), nil
+}
+
+// endServer ends a server started by StartServer, and what it left
+// running in its process group.
+func endServer(cmd *exec.Cmd, stdin io.Closer, grace time.Duration) error {
+	closeErr := stdin.Close()
 	exited := make(chan error, 1)
-	stop := func() error {
-		if err := stdin.Close(); err != nil {
-			return fmt.Errorf("close the server's input: %w", err)
+	go func() { exited <- cmd.Wait() }()
+	wait := func() (error, bool) {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case err := <-exited:
+			return err, true
+		case <-t.C:
+			return nil, false
 		}
-		go func() { exited <- cmd.Wait() }()
-		wait := func() (error, bool) {
-			select {
-			case err := <-exited:
-				return err, true
-			case <-time.After(TerminateAfter):
-				return nil, false
-			}
-		}
-		if err, ok := wait(); ok {
-			return err
-		}
-		if cmd.Process.Signal(syscall.SIGTERM) == nil {
-			if err, ok := wait(); ok {
-				return err
-			}
-		}
-		if err := cmd.Process.Kill(); err != nil {
-			return err
-		}
-		if err, ok := wait(); ok {
-			return err
-		}
-		return errors.New("the server does not exit")
 	}
-	return NewLineConn(stdout, stdin, stop), nil
+	pid := cmd.Process.Pid
+	defer endGroup(pid, grace)
+	if err, ok := wait(); ok {
+		return err
+	}
+	if signalGroup(cmd.Process, syscall.SIGTERM) == nil {
+		if err, ok := wait(); ok {
+			return err
+		}
+	}
+	if err := signalGroup(cmd.Process, syscall.SIGKILL); err != nil {
+		return err
+	}
+	if err, ok := wait(); ok {
+		return err
+	}
+	if closeErr != nil {
+		return fmt.Errorf("close the server's input: %w", closeErr)
+	}
+	return errors.New("the server does not exit, even after SIGKILL")
+}
+
+// endGroup ends what is left of the process group a server led once the
+// server is gone: SIGTERM, and SIGKILL after grace if any is still there.
+func endGroup(pid int, grace time.Duration) {
+	if !groupAlive(pid) {
+		return
+	}
+	killGroup(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for groupAlive(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if groupAlive(pid) {
+		killGroup(pid, syscall.SIGKILL)
+	}
 }
 
 var (

@@ -99,14 +99,31 @@ func TestLineConn(t *testing.T) {
 	}
 }
 
-// TestLineConnLimits: a line over the limit is an error, and Close ends a
-// Read that waits.
+// TestLineConnLimits: a line over the limit is an error that carries the
+// message's id when it is at the start or the end of the line, the next
+// Read reads the next line, and Close ends a Read that waits.
 func TestLineConnLimits(t *testing.T) {
 	ctx := t.Context()
-	big := `{"jsonrpc":"2.0","id":1,"method":"x","params":"` + strings.Repeat("a", mcpproxy.MaxLine) + `"}` + "\n"
-	c := mcpproxy.NewLineConn(strings.NewReader(big), io.Discard, nil)
-	if _, err := c.Read(ctx); err == nil || !strings.Contains(err.Error(), "MiB") {
-		t.Errorf("a message over the limit: %v", err)
+	pad := strings.Repeat("a", mcpproxy.MaxLine)
+	in := `{"jsonrpc":"2.0","id":1,"method":"x","params":"` + pad + `"}` + "\n" +
+		`{"jsonrpc":"2.0","method":"x","params":"` + pad + `","id":"two"}` + "\n" +
+		`{"jsonrpc":"2.0","method":"x","params":"` + pad + `","id":{"x":3}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"x","params":"` + pad + `"}` + "\n" +
+		`nope` + pad + "\n" +
+		`{"jsonrpc":"2.0","id":9,"method":"y"}` + "\n"
+	c := mcpproxy.NewLineConn(strings.NewReader(in), io.Discard, nil)
+	for _, want := range []struct {
+		id      any
+		notJSON bool
+	}{{int64(1), false}, {"two", false}, {nil, false}, {nil, false}, {nil, true}} {
+		_, err := c.Read(ctx)
+		var long *mcpproxy.TooLongError
+		if !errors.As(err, &long) || !strings.Contains(err.Error(), "MiB") || long.ID.Raw() != want.id || long.NotJSON != want.notJSON {
+			t.Errorf("a message over the limit: %v (%+v), want a TooLongError with id %v, not JSON %v", err, long, want.id, want.notJSON)
+		}
+	}
+	if m, err := c.Read(ctx); err != nil || m.(*jsonrpc.Request).Method != "y" {
+		t.Errorf("after the messages over the limit: %v, %v; want the next one", m, err)
 	}
 	pr, _ := io.Pipe()
 	closed := false

@@ -7,9 +7,13 @@
 // that only warns gets the warnings added, and each tools/list result
 // loses the tools the Gate hides. A client request with the id of one not
 // yet answered is refused, and an upstream answer to no request the proxy
-// forwarded is dropped. Resources, prompts, notifications,
-// cancellation, progress and the server's own requests to the client
-// (roots, sampling, elicitation) pass through untouched.
+// forwarded is dropped. A request the upstream does not answer within
+// Proxy.CallTimeout is answered with an error and cancelled upstream, and
+// a message over MaxLine either way is answered with an error (see
+// LineConn); Run ends the upstream server before it returns. Resources,
+// prompts, notifications, cancellation, progress and the server's own
+// requests to the client (roots, sampling, elicitation) pass through
+// untouched.
 //
 // The proxy works on JSON-RPC messages over the MCP Go SDK's transports
 // (mcp.Connection), so it needs to understand nothing else of the protocol,
@@ -17,6 +21,7 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -83,7 +89,23 @@ type Proxy struct {
 	// Log receives one line per problem the client cannot be told about
 	// (nil: discarded). It must not be the client's stdout.
 	Log io.Writer
+	// CallTimeout bounds the wait for the upstream's answer to a request
+	// the proxy forwarded (0: no bound; the CLI's default is
+	// DefaultCallTimeout). A request not answered in time is answered with
+	// a JSON-RPC error (CodeRequestTimeout) that says so, the upstream is
+	// sent notifications/cancelled for it, and its late answer, if one
+	// comes, is dropped. A progress notification for the request starts
+	// the wait again, up to 10 times CallTimeout from the request.
+	CallTimeout time.Duration
 }
+
+// DefaultCallTimeout is the CLI's default Proxy.CallTimeout.
+const DefaultCallTimeout = 120 * time.Second
+
+// CodeRequestTimeout is the JSON-RPC error code of a request the upstream
+// did not answer in time: the code the MCP SDKs give their own request
+// timeouts.
+const CodeRequestTimeout = -32001
 
 // ToolName is the name a call of the upstream tool tool is decided as.
 func (p *Proxy) ToolName(tool string) string { return "mcp__" + p.Name + "__" + tool }
@@ -106,6 +128,13 @@ type pending struct {
 	tool string
 	// warnings of an allowed tools/call that broke a rule that only warns.
 	warnings []string
+	// seq tells this request from a later one with its id; timer answers
+	// it when the upstream does not (Proxy.CallTimeout), start is when it
+	// was sent, and progress its progress token ("" for none).
+	seq      int
+	timer    *time.Timer
+	start    time.Time
+	progress string
 }
 
 // run is the state of one Run.
@@ -145,11 +174,26 @@ type run struct {
 	// recording, when set, is closed once the outcome of the call last
 	// answered is recorded; the next decision waits for it.
 	recording chan struct{}
+	// late are the IDs of requests answered by the proxy when the
+	// upstream did not answer in time: the upstream's late answer is
+	// dropped, and the client may not reuse the id until it comes.
+	late map[string]bool
+	// progress maps the progress tokens of the requests in flight to
+	// their IDs (only with a CallTimeout).
+	progress map[string]string
+	seq      int
+	// timing are the timeouts being answered; ending, once set, starts
+	// no more.
+	timing sync.WaitGroup
+	ending bool
+	// cancel ends the run (the client is gone when it cannot be written).
+	cancel context.CancelFunc
 }
 
 // Run proxies between client and upstream until the client goes away (it
-// returns nil on a clean end of input) or ctx is done. It closes both
-// connections before it returns.
+// returns nil on a clean end of input, and ends when a write to the client
+// fails) or ctx is done. It closes both connections and waits for their
+// Close (for a CommandConn, the end of the server) before it returns.
 //
 // When the upstream goes away first, every request it has not answered is
 // answered with the reason (a tools/call as a tool error), and so is every
@@ -161,13 +205,20 @@ func (p *Proxy) Run(ctx context.Context, client, upstream mcp.Connection) error 
 	var nonce [12]byte
 	rand.Read(nonce[:])
 	r := &run{p: p, client: client, upstream: upstream, inflight: map[string]pending{}, busy: map[string]bool{},
-		waiters: map[string]chan *jsonrpc.Response{}, idPrefix: "warden-" + hex.EncodeToString(nonce[:]) + "-"}
+		waiters: map[string]chan *jsonrpc.Response{}, idPrefix: "warden-" + hex.EncodeToString(nonce[:]) + "-",
+		late: map[string]bool{}, progress: map[string]string{}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	r.cancel = cancel
+	closed := make(chan struct{})
 	go func() {
+		defer close(closed)
 		<-ctx.Done()
 		client.Close()
-		upstream.Close()
+		var exit *exec.ExitError
+		if err := upstream.Close(); err != nil && !errors.As(err, &exit) {
+			r.logf("end the upstream server: %v", err)
+		}
 	}()
 	upDone := make(chan struct{})
 	go func() {
@@ -178,7 +229,28 @@ func (p *Proxy) Run(ctx context.Context, client, upstream mcp.Connection) error 
 	cancel()
 	<-upDone
 	r.asking.Wait()
+	r.mu.Lock()
+	r.ending = true
+	r.mu.Unlock()
+	r.timing.Wait()
+	<-closed
+	r.mu.Lock()
+	for _, q := range r.inflight {
+		if q.timer != nil {
+			q.timer.Stop()
+		}
+	}
+	r.mu.Unlock()
 	return err
+}
+
+// toClient writes msg to the client. A client that cannot be written to
+// is gone: the run ends.
+func (r *run) toClient(ctx context.Context, msg jsonrpc.Message) {
+	if err := r.client.Write(ctx, msg); err != nil && ctx.Err() == nil {
+		r.logf("write to client: %v; the client is gone, the proxy stops", err)
+		r.cancel()
+	}
 }
 
 func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
@@ -194,6 +266,19 @@ func (r *run) logf(format string, args ...any) {
 func (r *run) fromClient(ctx context.Context) error {
 	for {
 		msg, err := r.client.Read(ctx)
+		var long *TooLongError
+		if errors.As(err, &long) && ctx.Err() == nil {
+			// A LineConn without Answer: the line is answered here, and
+			// the next one read.
+			if lc, ok := r.client.(*LineConn); ok {
+				if err := lc.answerTooLong(long); err != nil {
+					return fmt.Errorf("write to client: %w", err)
+				}
+			} else {
+				r.logf("dropped a client message: %v", long)
+			}
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {
 				return nil
@@ -218,16 +303,20 @@ func (r *run) fromClient(ctx context.Context) error {
 		}
 		key := idKey(req.ID)
 		r.mu.Lock()
-		dup := r.busy[key]
-		r.busy[key] = true
+		dup, late := r.busy[key], r.late[key]
+		if !dup && !late {
+			r.busy[key] = true
+		}
 		r.mu.Unlock()
-		if dup {
+		if dup || late {
 			// JSON-RPC: an ID names one request until it is answered.
 			r.logf("refused a %s request with the id %v of a request not yet answered", req.Method, req.ID.Raw())
-			if err := r.client.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-				Message: "warden mcp proxy: the request id " + fmt.Sprint(req.ID.Raw()) + " is in use by a request not yet answered; give each request an id of its own"}}); err != nil {
-				r.logf("write to client: %v", err)
+			why := " is in use by a request not yet answered"
+			if late {
+				why = " was used by a request that the upstream server did not answer in time, and the server may still answer it"
 			}
+			r.toClient(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: "warden mcp proxy: the request id " + fmt.Sprint(req.ID.Raw()) + why + "; give each request an id of its own"}})
 			continue
 		}
 		switch req.Method {
@@ -265,10 +354,21 @@ func (r *run) fromClient(ctx context.Context) error {
 // send forwards a client's request upstream, or answers it when the
 // upstream is gone.
 func (r *run) send(ctx context.Context, req *jsonrpc.Request, warnings []string) {
+	key := idKey(req.ID)
 	r.mu.Lock()
 	gone := r.gone
 	if gone == nil {
-		r.inflight[idKey(req.ID)] = pending{id: req.ID, method: req.Method, tool: r.callTool(req), warnings: warnings}
+		q := pending{id: req.ID, method: req.Method, tool: r.callTool(req), warnings: warnings}
+		if d := r.p.CallTimeout; d > 0 {
+			r.seq++
+			q.seq, q.start, q.progress = r.seq, time.Now(), progressToken(req.Params)
+			if q.progress != "" {
+				r.progress[q.progress] = key
+			}
+			seq := q.seq
+			q.timer = time.AfterFunc(d, func() { r.timedOut(ctx, key, seq) })
+		}
+		r.inflight[key] = q
 	}
 	r.mu.Unlock()
 	if gone != nil {
@@ -360,6 +460,9 @@ func (r *run) elicitAnswer(ctx context.Context, req *jsonrpc.Request, v Verdict)
 	}()
 	if err := r.client.Write(ctx, &jsonrpc.Request{ID: id, Method: "elicitation/create", Params: body}); err != nil {
 		r.logf("elicitation: %v", err)
+		if ctx.Err() == nil {
+			r.cancel() // the client is gone
+		}
 		return false, "", false
 	}
 	timer := time.NewTimer(ElicitTimeout)
@@ -492,9 +595,7 @@ func (r *run) reply(ctx context.Context, id jsonrpc.ID, result any, rerr error) 
 			resp.Result = data
 		}
 	}
-	if err := r.client.Write(ctx, resp); err != nil {
-		r.logf("write to client: %v", err)
-	}
+	r.toClient(ctx, resp)
 }
 
 // failRequest answers a request the upstream cannot answer any more.
@@ -525,8 +626,11 @@ func (r *run) upstreamGone(ctx context.Context, why error) {
 		return
 	}
 	r.gone = why
-	owed := r.inflight
-	r.inflight = map[string]pending{}
+	var owed []pending
+	for key := range r.inflight {
+		q, _ := r.take(key)
+		owed = append(owed, q)
+	}
 	r.mu.Unlock()
 	r.logf("%v", why)
 	for _, q := range owed {
@@ -539,6 +643,11 @@ func (r *run) upstreamGone(ctx context.Context, why error) {
 func (r *run) fromUpstream(ctx context.Context) {
 	for {
 		msg, err := r.upstream.Read(ctx)
+		var long *TooLongError
+		if errors.As(err, &long) && ctx.Err() == nil {
+			r.upstreamTooLong(ctx, long)
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -552,15 +661,23 @@ func (r *run) fromUpstream(ctx context.Context) {
 		var recorded chan struct{}
 		var outTool string
 		var outOK bool
+		if req, ok := msg.(*jsonrpc.Request); ok && !req.ID.IsValid() && req.Method == "notifications/progress" {
+			r.progressed(req.Params)
+		}
 		if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
 			r.mu.Lock()
 			key := idKey(resp.ID)
-			q, mine := r.inflight[key]
-			delete(r.inflight, key)
+			q, mine := r.take(key)
 			if mine {
 				delete(r.busy, key)
 			}
+			late := !mine && r.late[key]
+			delete(r.late, key)
 			r.mu.Unlock()
+			if late {
+				r.logf("dropped the upstream's late answer to id %v: warden answered the request when the server did not answer in time", resp.ID.Raw())
+				continue
+			}
 			if !mine {
 				// The client sent no such request, or warden answers it
 				// (a call it stopped, or is putting to the user): an
@@ -574,10 +691,7 @@ func (r *run) fromUpstream(ctx context.Context) {
 			if mine && q.tool != "" {
 				// Announced before the client can see the answer, so
 				// that no decision starts before the outcome is in.
-				recorded = make(chan struct{})
-				r.mu.Lock()
-				r.recording = recorded
-				r.mu.Unlock()
+				recorded = r.startRecording()
 				outTool, outOK = q.tool, passed(resp)
 			}
 			if mine && q.method == "tools/call" && resp.Error == nil && len(q.warnings) > 0 {
@@ -596,13 +710,171 @@ func (r *run) fromUpstream(ctx context.Context) {
 				r.mu.Unlock()
 			}
 		}
-		if err := r.client.Write(ctx, msg); err != nil {
-			r.logf("write to client: %v", err)
-		}
+		r.toClient(ctx, msg)
 		if recorded != nil {
 			r.outcome(ctx, outTool, outOK)
 			close(recorded)
 		}
+	}
+}
+
+// take removes the request with the ID key from those in flight, with its
+// timer and progress token, and returns it. The caller holds r.mu.
+func (r *run) take(key string) (pending, bool) {
+	q, ok := r.inflight[key]
+	if !ok {
+		return q, false
+	}
+	delete(r.inflight, key)
+	if q.timer != nil {
+		q.timer.Stop()
+	}
+	if q.progress != "" && r.progress[q.progress] == key {
+		delete(r.progress, q.progress)
+	}
+	return q, true
+}
+
+// startRecording announces that the outcome of a call is being recorded:
+// the next decision waits until the returned channel is closed, which the
+// caller does once it is recorded. An earlier recording still under way
+// is waited for first.
+func (r *run) startRecording() chan struct{} {
+	recorded := make(chan struct{})
+	r.mu.Lock()
+	prev := r.recording
+	r.recording = recorded
+	r.mu.Unlock()
+	if prev == nil {
+		return recorded
+	}
+	mine := make(chan struct{})
+	go func() {
+		<-mine
+		<-prev
+		close(recorded)
+	}()
+	return mine
+}
+
+// timedOut answers the request with the ID key, sent as seq, when the
+// upstream has not answered it within CallTimeout: with a JSON-RPC error
+// that says so; the upstream is asked to cancel it, and a failed outcome
+// is recorded for a tools/call.
+func (r *run) timedOut(ctx context.Context, key string, seq int) {
+	if ctx.Err() != nil {
+		return
+	}
+	r.mu.Lock()
+	q, ok := r.inflight[key]
+	if !ok || q.seq != seq || r.ending {
+		r.mu.Unlock()
+		return
+	}
+	r.take(key)
+	r.late[key] = true
+	r.timing.Add(1)
+	defer r.timing.Done()
+	r.mu.Unlock()
+	var recorded chan struct{}
+	if q.tool != "" {
+		recorded = r.startRecording()
+	}
+	waited := time.Since(q.start).Round(time.Second)
+	what := "the " + q.method + " request"
+	if q.tool != "" {
+		what = "the call of " + q.tool
+	}
+	r.logf("%s (id %v) got no answer from the upstream server in %v: answered with an error, and the server asked to cancel it", what, q.id.Raw(), waited)
+	r.reply(ctx, q.id, nil, &jsonrpc.Error{Code: CodeRequestTimeout, Message: "warden mcp proxy: the MCP server " + r.p.Name +
+		" did not answer " + what + " within " + waited.String() + " (the proxy's --call-timeout is " + r.p.CallTimeout.String() +
+		"), so warden stopped waiting and asked the server to cancel it. It may or may not have run, and may still finish. " +
+		"Check whether it took effect before you retry it; if the work is slow by nature, do it in smaller steps, or ask the user to raise --call-timeout."})
+	if q.method != "initialize" { // the initialize request may not be cancelled
+		params, _ := json.Marshal(map[string]any{"requestId": q.id.Raw(),
+			"reason": "warden mcp proxy: no answer within " + r.p.CallTimeout.String() + " (--call-timeout); the client was answered with an error"})
+		r.forward(ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: params})
+	}
+	if recorded != nil {
+		r.outcome(ctx, q.tool, false)
+		close(recorded)
+	}
+}
+
+// progressToken is the progress token of a request's params, as a key
+// ("" for none).
+func progressToken(params json.RawMessage) string {
+	if !bytes.Contains(params, []byte(`"progressToken"`)) {
+		return "" // most requests: no second reading of the parameters
+	}
+	var p struct {
+		Meta struct {
+			Token any `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta.Token == nil {
+		return ""
+	}
+	return fmt.Sprintf("%T:%v", p.Meta.Token, p.Meta.Token)
+}
+
+// progressed starts the wait for the request a progress notification of
+// the upstream is about again: the server is at work on it. The wait is
+// bounded by 10 times CallTimeout from the request.
+func (r *run) progressed(params json.RawMessage) {
+	var p struct {
+		Token any `json:"progressToken"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Token == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q, ok := r.inflight[r.progress[fmt.Sprintf("%T:%v", p.Token, p.Token)]]
+	if !ok || q.timer == nil {
+		return
+	}
+	if left := 10*r.p.CallTimeout - time.Since(q.start); left > 0 {
+		q.timer.Reset(min(r.p.CallTimeout, left))
+	}
+}
+
+// upstreamTooLong answers the request a message of the upstream over
+// MaxLine answered, when its id could be read, with an error that says
+// so; a failed outcome is recorded for a tools/call. The connection reads
+// on.
+func (r *run) upstreamTooLong(ctx context.Context, long *TooLongError) {
+	var q pending
+	var mine bool
+	if long.ID.IsValid() {
+		key := idKey(long.ID)
+		r.mu.Lock()
+		if q, mine = r.take(key); mine {
+			delete(r.busy, key)
+		} else {
+			delete(r.late, key)
+		}
+		r.mu.Unlock()
+	}
+	if !mine {
+		r.logf("dropped a message of the upstream server: %v; no request waiting for the server has its id", long)
+		return
+	}
+	var recorded chan struct{}
+	if q.tool != "" {
+		recorded = r.startRecording()
+	}
+	what := "the " + q.method + " request"
+	if q.tool != "" {
+		what = "the call of " + q.tool
+	}
+	r.logf("the upstream's answer to %s (id %v) was dropped: %v", what, q.id.Raw(), long)
+	r.reply(ctx, q.id, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "warden mcp proxy: the MCP server " + r.p.Name +
+		" answered " + what + " with " + long.Error() + ", so warden dropped the answer. The server did the work (or failed at it), but its answer cannot be passed on. " +
+		"Ask for less in one call: a narrower query, a smaller range or page, or output written to a file instead of returned inline."})
+	if recorded != nil {
+		r.outcome(ctx, q.tool, false)
+		close(recorded)
 	}
 }
 
@@ -630,13 +902,15 @@ func passed(resp *jsonrpc.Response) bool {
 	return resp.Error == nil && json.Unmarshal(resp.Result, &res) == nil && !res.IsError
 }
 
-// outcome gives the Gate, when it records outcomes, what a call did.
+// outcome gives the Gate, when it records outcomes, what a call did: also
+// when the run is ending (the client may go right after it read the
+// answer), and Run waits for it.
 func (r *run) outcome(ctx context.Context, tool string, ok bool) {
 	o, is := r.p.Gate.(Outcomer)
 	if !is {
 		return
 	}
-	if err := o.Outcome(ctx, tool, ok); err != nil {
+	if err := o.Outcome(context.WithoutCancel(ctx), tool, ok); err != nil {
 		r.logf("record the outcome of %s: %v", tool, err)
 	}
 }

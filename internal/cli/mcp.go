@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,6 +60,8 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	fs.Var(&headers, "header", "with --upstream: an HTTP `header` to send, \"Name: value\" (repeatable), such as an API token")
 	serveURL := fs.String("serve", "", "let the warden service at this `URL` (warden serve) decide and audit the calls (also $WARDEN_SERVE_URL; the agent token from $WARDEN_SERVE_TOKEN)")
 	upCmd := fs.String("upstream-cmd", "", "the upstream server's `command line`, as one string (also $"+upstreamEnv+"), instead of -- CMD ARGS...")
+	callTimeout := fs.Duration("call-timeout", mcpproxy.DefaultCallTimeout, "how long to wait for the upstream's answer to a request before answering it with an error and asking the server to cancel it (a progress notification restarts the wait, up to 10 times this); 0 waits for ever")
+	grace := fs.Duration("shutdown-grace", mcpproxy.TerminateAfter, "when the client goes or the proxy is stopped: how long the upstream command gets to exit once its input is closed, and again after SIGTERM, before SIGKILL")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden mcp proxy [flags] -- CMD ARGS...\n"+
 			"       warden mcp proxy [flags] --upstream URL\n\n"+
@@ -75,6 +79,12 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	}
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
+	}
+	if *callTimeout < 0 {
+		return cmdError(env, "mcp proxy", fmt.Errorf("--call-timeout %v: give a duration such as 2m, or 0 to wait for ever", *callTimeout))
+	}
+	if *grace <= 0 {
+		return cmdError(env, "mcp proxy", fmt.Errorf("--shutdown-grace %v: give a positive duration such as 5s", *grace))
 	}
 	if fs.NArg() > 0 {
 		if len(argv) > 0 {
@@ -147,14 +157,21 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	} else {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stderr = env.Stderr
-		upConn, err = mcpproxy.CommandConn(cmd)
+		upConn, err = mcpproxy.StartServer(cmd, *grace)
 	}
 	if err != nil {
 		return cmdError(env, "mcp proxy", fmt.Errorf("start the upstream server: %w", err))
 	}
+	// A client gone while the proxy writes to it is a write error (EPIPE),
+	// not SIGPIPE's end of the process, which would leave the upstream
+	// server running; the proxy then ends the server and exits.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	clientConn := mcpproxy.NewLineConn(env.Stdin, env.Stdout, nil)
 	clientConn.Answer = true // a line that is no message is answered, not the end
-	p := &mcpproxy.Proxy{Name: *name, Gate: gate, Log: env.Stderr}
+	clientConn.Log = env.Stderr
+	p := &mcpproxy.Proxy{Name: *name, Gate: gate, Log: env.Stderr, CallTimeout: *callTimeout}
 	err = p.Run(ctx, clientConn, upConn)
 	if own {
 		endOwnSession(ctx, env, "mcp proxy", local)
