@@ -10,6 +10,14 @@ import (
 // and everything it runs in turn: the command a wrapper runs, the program
 // or shell line an option or variable runs, the paths it writes and reads.
 func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage int) {
+	if a.nest >= maxNest || len(a.Dirs) >= maxDirs {
+		// Each level of a wrapper chain copies and reads the words after
+		// it: a chain of thousands costs the square of the line.
+		a.tooComplex()
+		return
+	}
+	a.nest++
+	defer func() { a.nest-- }()
 	if len(args) == 0 {
 		a.bare(env, depth, via, pipe, stage)
 		return
@@ -586,6 +594,13 @@ func targetSources(r *progs.Result, prog string) []string {
 // for as a possible read, checked only against the paths no agent may
 // read: python x.py ~/.ssh/id_rsa reads the key as surely as cat does.
 func (a *Analysis) privateReads(words []string) {
+	if tailOf(words, a.privWords) {
+		// The tail of the words recorded last (a wrapper's command,
+		// sudo env nice CMD ARGS, hands on the same words): recorded.
+		// Without this a chain of wrappers records the square of the line.
+		return
+	}
+	a.privWords = words
 	for _, w := range words {
 		if IsDyn(w) || w == "" {
 			continue
@@ -597,6 +612,28 @@ func (a *Analysis) privateReads(words []string) {
 			continue
 		}
 		a.Reads = append(a.Reads, Write{Path: w, Op: "argument", Private: true, Maybe: true})
+	}
+}
+
+// tailOf reports whether the literal words of words are the last literal
+// words of prev (computed words, which privateReads skips, aside).
+func tailOf(words, prev []string) bool {
+	i, j := len(words)-1, len(prev)-1
+	for {
+		for i >= 0 && (IsDyn(words[i]) || words[i] == "") {
+			i--
+		}
+		for j >= 0 && (IsDyn(prev[j]) || prev[j] == "") {
+			j--
+		}
+		switch {
+		case i < 0:
+			return prev != nil
+		case j < 0 || words[i] != prev[j]:
+			return false
+		}
+		i--
+		j--
 	}
 }
 
