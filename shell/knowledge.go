@@ -183,8 +183,20 @@ func grow[T any](buf, added []T) []T {
 	if len(added) == 0 {
 		return buf
 	}
-	if cap(buf)-len(buf) >= len(added) && &buf[:len(buf)+1][len(buf)] == &added[0] {
-		return buf[:len(buf)+len(added)]
+	spare := buf[len(buf):cap(buf)]
+	// The parse may have dropped words at the start (chmod's mode is no
+	// operand): added then begins a few elements into the spare room.
+	for i := 0; i < len(spare) && i < 8; i++ {
+		if &spare[i] == &added[0] && i+len(added) <= len(spare) {
+			return buf[:len(buf)+i+len(added)]
+		}
+	}
+	if len(spare) >= len(added) {
+		// A slice of its own, perhaps further into the buffer: a fresh
+		// buffer of the same size, so that nothing a command keeps is
+		// written over. (Doubling here grew it without bound: 20 lines of
+		// chmod 777 x made it 16 million long.)
+		return make([]T, 0, cap(buf))
 	}
 	// append moved them to a new array the command keeps; the next
 	// command starts a larger buffer.
