@@ -442,6 +442,35 @@ func (d *decoder) effect(n *yaml.Node, path string, allowed ...string) (warden.E
 	return warden.Effect(s), true
 }
 
+// seal checks a sealed policy (sealed: true as its first key): it must end
+// with end: true as its last key, or it may be a file cut short (an editor
+// that crashed while writing it, a copy that stopped) and is refused. A
+// cut policy loses the rules, private paths and denies written after the
+// cut, and decides more permissively than the whole file; sealed, every
+// cut but the whole file fails to load.
+func (d *decoder) seal(root *yaml.Node, m map[string]field) {
+	top := resolve(root)
+	first, last := top.Content[0], top.Content[len(top.Content)-2]
+	if f, ok := m["sealed"]; ok {
+		if b, ok := d.boolean(f.val, "sealed"); ok && b {
+			if f.key != first {
+				d.err(f.key, "sealed", "sealed: true must be the policy's first key (a file cut before it would load unsealed): move it to the top")
+			}
+			if e, ok := m["end"]; !ok || e.key != last {
+				d.err(f.key, "sealed", "this policy is sealed but does not end with end: true: it may be cut short (an editor that crashed, a copy that stopped), and warden does not decide with part of a policy; restore the whole file, or add end: true as its last line")
+			}
+		}
+	}
+	if f, ok := m["end"]; ok {
+		if b, ok := d.boolean(f.val, "end"); ok && !b {
+			d.err(f.val, "end", "end must be true (it marks the end of a sealed policy)")
+		}
+		if f.key != last {
+			d.err(f.key, "end", "end: true must be the policy's last key (it marks where a sealed policy ends)")
+		}
+	}
+}
+
 // Kinds are the tool kinds of docs/policy.md ("Tool kinds and classes").
 var Kinds = []string{"shell", "read", "write", "edit", "delete", "list", "fetch", "delegate", "todo", "intent", "other"}
 
@@ -450,10 +479,11 @@ func IsKind(s string) bool { return contains(Kinds, s) }
 
 func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "private", "tools", "roles",
-		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report")
+		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report", "sealed", "end")
 	if m == nil {
 		return
 	}
+	d.seal(root, m)
 	// Defaults.
 	p.Version = 1
 	p.Mode = "enforce"
