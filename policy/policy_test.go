@@ -58,6 +58,10 @@ func TestErrorsNamePositions(t *testing.T) {
 		{"warn of the shell without a command", "version: 1\nrules:\n  - id: w\n    effect: warn\n    tool: shell\n    message: m\n", 3, 5, "error", []string{"warn rule names a tool (shell)", `command: "*"`}},
 		{"warn without matcher", "version: 1\nrules:\n  - id: w\n    effect: warn\n    message: m\n", 3, 5, "error", []string{"warn rule has no matcher"}},
 		{"allow of the shell cut after args:", "version: 1\nrules:\n  - id: a\n    effect: allow\n    tool: shell\n    args:\n", 3, 5, "error", []string{`command: "*"`}},
+		{"sealed without end", "sealed: true\nversion: 1\n", 1, 1, "error", []string{"sealed", "does not end with end: true", "cut short"}},
+		{"sealed cut in its end line", "sealed: true\nversion: 1\nend: tr", 3, 6, "error", []string{"must be true or false"}},
+		{"sealed not first", "version: 1\nsealed: true\nend: true\n", 2, 1, "error", []string{"must be the policy's first key"}},
+		{"end not last", "sealed: true\nend: true\nversion: 1\n", 2, 1, "error", []string{"end: true must be the policy's last key"}},
 		{"ask without matcher warns", "version: 1\nrules:\n  - id: a\n    effect: ask\n", 3, 5, "warning", []string{"ask rule has no matcher"}},
 		{"bare tool deny warns", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: \"*\"\n    message: m\n    suggestion: s\n", 3, 5, "warning", []string{"matches every call"}},
 		{"duplicate id", "version: 1\nrules:\n  - {id: a, effect: allow}\n  - {id: a, effect: allow}\n", 4, 10, "error", []string{`duplicate rule id "a"`, "3:10"}},
@@ -401,4 +405,19 @@ func hasError(fs []policy.Finding) bool {
 		}
 	}
 	return false
+}
+
+// TestSealedLoads: a sealed policy that ends with end: true loads, as JSON
+// too (the keys in the same order).
+func TestSealedLoads(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"# a comment first\nsealed: true\nversion: 1\nrules: []\nend: true   # the end\n",
+		`{"sealed": true, "version": 1, "end": true}`,
+		"version: 1\nend: true\n",
+	} {
+		if _, findings := policy.Parse(filepath.Join(t.TempDir(), "warden.yaml"), []byte(src)); hasError(findings) {
+			t.Errorf("%q: %v", src, findings)
+		}
+	}
 }
