@@ -158,3 +158,37 @@ func fileExists(f string) bool {
 	_, err := os.Stat(f)
 	return err == nil
 }
+
+// TestCutAfterToolLineRefused: the coding example unsealed and cut just
+// after the tool line of an allow rule (the cut that once allowed python3
+// evil.py, which the whole policy asks about) does not load, and the error
+// names the line and says to write command: "*".
+func TestCutAfterToolLineRefused(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "coding", "warden.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, _ := filepath.Abs(filepath.Join("..", "..", "examples", "coding", "warden.yaml"))
+	var unsealed []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if !strings.HasPrefix(l, "sealed:") && !strings.HasPrefix(l, "end:") {
+			unsealed = append(unsealed, l)
+		}
+	}
+	cuts := 0
+	for i, l := range unsealed {
+		if strings.TrimSpace(l) != "tool: shell" || i < 2 || !strings.Contains(unsealed[i-1], "effect: allow") {
+			continue
+		}
+		cuts++
+		prefix := strings.Join(unsealed[:i+1], "")
+		_, err := policy.LoadBytes(file, []byte(prefix))
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf(":%d:", i-1)) || !strings.Contains(err.Error(), `command: "*"`) {
+			t.Errorf("cut after line %d (tool: shell of an allow rule): %v; want an error at the rule saying command: \"*\"", i+1, err)
+		}
+	}
+	if cuts < 3 {
+		t.Errorf("only %d allow rules of the shell found in the coding example", cuts)
+	}
+}
