@@ -145,7 +145,8 @@ func LoadWarnings(path string) (*Policy, []Finding, error) {
 // explain, test, the hooks, the Go client): the policy may be being
 // rewritten at any moment, and it decides only with a whole file, one
 // that has not changed for Settle (see ReadStable). A file cut short and
-// left so still loads only if its every rule is whole (see lintToolOnly).
+// left so is quiet: a sealed policy's seal (see seal) and the refusal of an
+// allow cut after its tool line (see lintToolOnly) catch it.
 func LoadStable(path string) (*Policy, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -450,6 +451,9 @@ func (d *decoder) effect(n *yaml.Node, path string, allowed ...string) (warden.E
 // cut but the whole file fails to load.
 func (d *decoder) seal(root *yaml.Node, m map[string]field) {
 	top := resolve(root)
+	if len(top.Content) < 2 {
+		return // {}: neither key
+	}
 	first, last := top.Content[0], top.Content[len(top.Content)-2]
 	if f, ok := m["sealed"]; ok {
 		if b, ok := d.boolean(f.val, "sealed"); ok && b {

@@ -421,3 +421,11 @@ func TestSealedLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyMappingLoads: an empty policy mapping is not a sealed one.
+func TestEmptyMappingLoads(t *testing.T) {
+	t.Parallel()
+	if _, findings := policy.Parse(filepath.Join(t.TempDir(), "warden.yaml"), []byte("{}\n")); hasError(findings) {
+		t.Errorf("{}: %v", findings)
+	}
+}

@@ -207,8 +207,9 @@ const maxDepth = 16
 // ErrTooComplex is returned for a line whose shape would make the analysis
 // slow or large: a word with more than maxBraceOpen brace characters, a
 // chain of more than maxNest wrappers (sudo sudo sudo ...), more than
-// maxDirs changes of folder, more than maxGlobs glob words. No real command needs them; such a line is
-// refused (never allowed), at once, whatever its length.
+// maxDirs changes of folder, more than maxGlobs glob words. No real
+// command needs them; such a line is refused (never allowed), at once,
+// whatever its length.
 var ErrTooComplex = errors.New("command is too complex to analyse (hundreds of braces in one word, a long chain of wrappers such as sudo env nice, or hundreds of changes of folder or glob patterns in one line): split it into shorter, plainer commands")
 
 // The bounds of ErrTooComplex.
