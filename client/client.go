@@ -73,7 +73,8 @@ func Open(ctx context.Context, opt Options) (*Client, error) {
 			return nil, err
 		}
 	}
-	p, err := policy.Load(file)
+	// Only a whole, settled file (policy.LoadStable).
+	p, err := policy.LoadStable(file)
 	if err != nil {
 		return nil, err
 	}

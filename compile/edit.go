@@ -164,6 +164,12 @@ func splice(old []byte, rules []yamlRule, cases []yamlCase, comp *yamlCompiled) 
 			tops[i].end = n
 		}
 	}
+	// New top-level keys go at the end, or before end: true, which ends a
+	// sealed policy and must stay its last key.
+	tail := n
+	if len(tops) > 0 && tops[len(tops)-1].key.Value == "end" {
+		tail = tops[len(tops)-1].start - 1
+	}
 	find := func(name string) *top {
 		for i := range tops {
 			if tops[i].key.Value == name {
@@ -201,7 +207,7 @@ func splice(old []byte, rules []yamlRule, cases []yamlCase, comp *yamlCompiled) 
 		t := find(name)
 		if t == nil {
 			if count > 0 {
-				edits = append(edits, edit{start: 1, end: 0, after: n, text: name + ":\n" + indent(string(body), 2)})
+				edits = append(edits, edit{start: 1, end: 0, after: tail, text: name + ":\n" + indent(string(body), 2)})
 			}
 			return nil
 		}
@@ -253,7 +259,7 @@ func splice(old []byte, rules []yamlRule, cases []yamlCase, comp *yamlCompiled) 
 		if err != nil {
 			return nil, err
 		}
-		edits = append(edits, edit{start: 1, end: 0, after: n, text: string(body)})
+		edits = append(edits, edit{start: 1, end: 0, after: tail, text: string(body)})
 	}
 	// Apply: drop removed lines, then insert texts after their lines.
 	removed := make([]bool, n+1)

@@ -68,6 +68,8 @@ func TestSplice(t *testing.T) {
 		{"empty flow rules", "version: 1\nrules: []\n", ""},
 		{"indented at column 1", "version: 1\nrules:\n- id: a\n  effect: allow\n  tool: y\n", ""},
 		{"no final newline", "version: 1\nrules:\n  - {id: a, effect: allow, tool: y}", ""},
+		{"sealed", "sealed: true\nversion: 1\nrules:\n  - {id: a, effect: allow, tool: y}\nend: true   # the end\n", ""},
+		{"sealed without rules", "sealed: true\nversion: 1\n\nend: true\n", ""},
 		{"flow rules", "version: 1\nrules: [{id: a, effect: allow, tool: y}]\n", "not a block list"},
 		{"flow policy", "{version: 1}\n", "flow style"},
 	}

@@ -310,7 +310,7 @@ func TestPrecedence(t *testing.T) {
 default: allow
 protected: ["conf/**"]
 rules:
-  - {id: allow-all-writes, effect: allow, tool: write}
+  - {id: allow-all-writes, effect: allow, tool: write, args: {}}
   - {id: ask-conf, effect: ask, tool: write, path: "conf/**"}
   - {id: allow-x, effect: allow, tool: shell, command: "x *"}
   - {id: ask-x, effect: ask, tool: shell, command: "x -a *"}

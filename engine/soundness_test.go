@@ -546,6 +546,7 @@ rules:
   - id: any-edit
     effect: allow
     tool: edit
+    args: {}
 `)
 	for _, c := range []struct {
 		call warden.ToolCall

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/warden-run/warden/policy"
 )
 
 // Policy is an imported policy.
@@ -106,6 +108,26 @@ func (p *Policy) add(r *Rule, name string) {
 		if r.Suggestion == "" {
 			r.Suggestion = "Wait for the user's answer."
 		}
+	case "allow":
+		// A tool-wide allow of a shell or file tool is written out (warden
+		// refuses an allow that names such a tool and nothing else: it is
+		// what a policy cut short after its tool line looks like).
+		if len(r.Command) == 0 && len(r.Path) == 0 && r.Args == nil {
+			for _, t := range r.Tool {
+				k := t
+				if bk, ok := policy.BuiltinKinds[t]; ok {
+					k = bk
+				}
+				switch {
+				case k == "shell" && len(r.Command) == 0:
+					r.Command = []string{"*"}
+				case k == "read" || k == "write" || k == "edit" || k == "delete" || k == "list":
+					// Not path: "**", which a call without a path
+					// (Glob with a pattern alone) does not meet.
+					r.Args = map[string]string{}
+				}
+			}
+		}
 	}
 	p.Rules = append(p.Rules, r)
 }
@@ -172,6 +194,9 @@ func (p *Policy) YAML() []byte {
 		writeList(&b, "command", r.Command)
 		writeList(&b, "path", r.Path)
 		writeList(&b, "roles", r.Roles)
+		if r.Args != nil && len(r.Args) == 0 {
+			b.WriteString("    args: {}\n")
+		}
 		if len(r.Args) > 0 {
 			keys := make([]string, 0, len(r.Args))
 			for k := range r.Args {

@@ -93,11 +93,29 @@ func (p *Policy) Compiled() (*engine.Engine, error) {
 	}
 	p.mu.Unlock()
 	read := time.Now()
-	data, err := os.ReadFile(p.File)
+	data, err := policy.ReadOnce(p.File)
 	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+		return nil, err
 	}
 	sum := sha256.Sum256(data)
+	p.mu.Lock()
+	same := p.eng != nil && p.sum == sum
+	p.mu.Unlock()
+	if !same {
+		// Only a whole file: a policy being rewritten in place passes
+		// through prefixes that load. The bytes compiled last are whole
+		// however recent; anything else must settle (policy.ReadStable,
+		// the read every front end uses).
+		// The stamp is taken before the read, as above.
+		read = time.Now()
+		if fi, err = os.Stat(p.File); err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
+		}
+		if data, err = policy.ReadStable(p.File); err != nil {
+			return nil, err
+		}
+		sum = sha256.Sum256(data)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.eng != nil && p.sum == sum {

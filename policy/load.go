@@ -141,8 +141,12 @@ func LoadWarnings(path string) (*Policy, []Finding, error) {
 	return p, warns, nil
 }
 
-// LoadStable is Load for a policy that may be rewritten at any moment (the
-// hooks): it decides only with a whole file (see ReadStable).
+// LoadStable is Load for a front end that decides with the policy (check,
+// explain, test, the hooks, the Go client): the policy may be being
+// rewritten at any moment, and it decides only with a whole file, one
+// that has not changed for Settle (see ReadStable). A file cut short and
+// left so is quiet: a sealed policy's seal (see seal) and the refusal of an
+// allow cut after its tool line (see lintToolOnly) catch it.
 func LoadStable(path string) (*Policy, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -152,7 +156,7 @@ func LoadStable(path string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return LoadBytes(abs, data)
+	return checked(parseFile(abs, data))
 }
 
 // LoadBytes validates a policy already read from file (an absolute path),
@@ -183,6 +187,13 @@ func Lint(path string) (*Policy, []Finding, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	p, findings := parseFile(abs, data)
+	return p, findings, nil
+}
+
+// parseFile is Parse of a policy read from its file, with the findings
+// about its intents file.
+func parseFile(abs string, data []byte) (*Policy, []Finding) {
 	p, findings := Parse(abs, data)
 	if p.Intents != nil {
 		// The intents file: an intent that owns nothing, or a file warden
@@ -193,7 +204,7 @@ func Lint(path string) (*Policy, []Finding, error) {
 		}
 		findings = append(findings, fs...)
 	}
-	return p, findings, nil
+	return p, findings
 }
 
 // Parse decodes and validates a policy from data; file is its absolute path
@@ -432,6 +443,38 @@ func (d *decoder) effect(n *yaml.Node, path string, allowed ...string) (warden.E
 	return warden.Effect(s), true
 }
 
+// seal checks a sealed policy (sealed: true as its first key): it must end
+// with end: true as its last key, or it may be a file cut short (an editor
+// that crashed while writing it, a copy that stopped) and is refused. A
+// cut policy loses the rules, private paths and denies written after the
+// cut, and decides more permissively than the whole file; sealed, every
+// cut but the whole file fails to load.
+func (d *decoder) seal(root *yaml.Node, m map[string]field) {
+	top := resolve(root)
+	if len(top.Content) < 2 {
+		return // {}: neither key
+	}
+	first, last := top.Content[0], top.Content[len(top.Content)-2]
+	if f, ok := m["sealed"]; ok {
+		if b, ok := d.boolean(f.val, "sealed"); ok && b {
+			if f.key != first {
+				d.err(f.key, "sealed", "sealed: true must be the policy's first key (a file cut before it would load unsealed): move it to the top")
+			}
+			if e, ok := m["end"]; !ok || e.key != last {
+				d.err(f.key, "sealed", "this policy is sealed but does not end with end: true: it may be cut short (an editor that crashed, a copy that stopped), and warden does not decide with part of a policy; restore the whole file, or add end: true as its last line")
+			}
+		}
+	}
+	if f, ok := m["end"]; ok {
+		if b, ok := d.boolean(f.val, "end"); ok && !b {
+			d.err(f.val, "end", "end must be true (it marks the end of a sealed policy)")
+		}
+		if f.key != last {
+			d.err(f.key, "end", "end: true must be the policy's last key (it marks where a sealed policy ends)")
+		}
+	}
+}
+
 // Kinds are the tool kinds of docs/policy.md ("Tool kinds and classes").
 var Kinds = []string{"shell", "read", "write", "edit", "delete", "list", "fetch", "delegate", "todo", "intent", "other"}
 
@@ -440,10 +483,11 @@ func IsKind(s string) bool { return contains(Kinds, s) }
 
 func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "private", "tools", "roles",
-		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report")
+		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report", "sealed", "end")
 	if m == nil {
 		return
 	}
+	d.seal(root, m)
 	// Defaults.
 	p.Version = 1
 	p.Mode = "enforce"
@@ -936,9 +980,65 @@ func (d *decoder) rules(p *Policy, n *yaml.Node) {
 			r.Rate = d.window(f.val, path+".rate", false)
 		}
 		d.lintRule(r, rn, path)
+		d.lintToolOnly(p, r, m, rn, path)
 		d.lintRuleScope(p, r, rn, path)
 		p.Rules = append(p.Rules, r)
 	}
+}
+
+// lintToolOnly refuses an allow or warn rule that names a shell or file
+// tool and nothing else to match (no command, path, args or intent): it
+// would allow every shell line or every path, and it is what a policy file
+// cut short just after a rule's tool line looks like (tool: shell, then
+// the command patterns that never came). Every call on purpose is written
+// out: command: "*", path: "**", or args: {} (a mapping, even empty).
+func (d *decoder) lintToolOnly(p *Policy, r *Rule, m map[string]field, n *yaml.Node, path string) {
+	if r.Effect != "allow" && r.Effect != "warn" || len(r.Tool) == 0 ||
+		len(r.Command) > 0 || len(r.Path) > 0 || len(r.Args) > 0 || r.Intent != "" {
+		return
+	}
+	if f, ok := m["args"]; ok && resolve(f.val).Kind == yaml.MappingNode {
+		return // args: {} - every call of the tool, on purpose
+	}
+	var what string
+	switch {
+	case d.toolIsShell(p, r.Tool):
+		what = `command: "*" to allow every shell line on purpose`
+	case d.toolHasPaths(r.Tool):
+		what = `path: "**" to allow every path, or args: {} to allow every call of it (with or without a path) on purpose`
+	default:
+		// Another tool (an MCP server's, todo, delegate): a tool-wide
+		// allow is how such tools are allowed.
+		return
+	}
+	d.err(n, path, "this %s rule names a tool (%s) but no command, path, args or intent, so it would allow every call of it (a policy file cut short after its tool line looks like this): add what to allow, or write %s", r.Effect, strings.Join(r.Tool, ", "), what)
+}
+
+// toolIsShell reports whether any of the tools is named as a shell tool
+// (the kind, a host's shell tool, or one the policy maps to shell).
+func (d *decoder) toolIsShell(p *Policy, tools []string) bool {
+	for _, t := range tools {
+		if t == "shell" || p.Tools[t] == "shell" || BuiltinKinds[t] == "shell" {
+			return true
+		}
+	}
+	return false
+}
+
+// toolHasPaths reports whether any of the tools is a file tool (read,
+// write, edit, delete, list) whose paths warden knows where to find.
+func (d *decoder) toolHasPaths(tools []string) bool {
+	for _, t := range tools {
+		k := t
+		if bk, ok := BuiltinKinds[t]; ok {
+			k = bk
+		}
+		switch k {
+		case "read", "write", "edit", "delete", "list":
+			return true
+		}
+	}
+	return false
 }
 
 // toolCanShell reports whether any of a rule's tool matchers can name a
@@ -976,8 +1076,8 @@ func (d *decoder) lintRule(r *Rule, n *yaml.Node, path string) {
 		// almost never meant, and it is what a policy file cut short
 		// after "effect: allow" looks like.
 		switch {
-		case r.Effect == "allow":
-			d.err(n, path, "this allow rule has no matcher (tool, command, path, args or intent), so it would allow every call: add one, or write tool: \"*\" to allow every call on purpose")
+		case r.Effect == "allow" || r.Effect == "warn":
+			d.err(n, path, "this %s rule has no matcher (tool, command, path, args or intent), so it would allow every call: add one, or write tool: \"*\" with args: {} to allow every call on purpose", r.Effect)
 		case r.Effect != "" && (r.Effect != "deny" || len(r.Roles) > 0):
 			d.warn(n, path, "this %s rule has no matcher (tool, command, path, args or intent), so it matches every call", r.Effect)
 		}

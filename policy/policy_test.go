@@ -52,6 +52,16 @@ func TestErrorsNamePositions(t *testing.T) {
 		{"bare * deny warns", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"*\"\n    message: m\n    suggestion: s\n", 3, 5, "warning", []string{"bare *"}},
 		{"allow without matcher", "version: 1\nrules:\n  - id: a\n    effect: allow\n", 3, 5, "error", []string{"allow rule has no matcher", "allow every call"}},
 		{"allow with only roles", "version: 1\nroles:\n  r: {tools: [shell]}\nrules:\n  - id: a\n    effect: allow\n    roles: [r]\n", 5, 5, "error", []string{"allow rule has no matcher"}},
+		{"allow of the shell without a command", "version: 1\nrules:\n  - id: a\n    effect: allow\n    tool: shell\n", 3, 5, "error", []string{"rules[0] (a)", "names a tool (shell) but no command, path, args or intent", `command: "*"`}},
+		{"allow of Bash cut short", "version: 1\nrules:\n  - id: a\n    effect: allow\n    tool: [Read, Bash]\n", 3, 5, "error", []string{`command: "*"`}},
+		{"allow of edits without a path", "version: 1\nrules:\n  - id: a\n    effect: allow\n    tool: [write, edit]\n", 3, 5, "error", []string{`path: "**"`, "args: {}"}},
+		{"warn of the shell without a command", "version: 1\nrules:\n  - id: w\n    effect: warn\n    tool: shell\n    message: m\n", 3, 5, "error", []string{"warn rule names a tool (shell)", `command: "*"`}},
+		{"warn without matcher", "version: 1\nrules:\n  - id: w\n    effect: warn\n    message: m\n", 3, 5, "error", []string{"warn rule has no matcher"}},
+		{"allow of the shell cut after args:", "version: 1\nrules:\n  - id: a\n    effect: allow\n    tool: shell\n    args:\n", 3, 5, "error", []string{`command: "*"`}},
+		{"sealed without end", "sealed: true\nversion: 1\n", 1, 1, "error", []string{"sealed", "does not end with end: true", "cut short"}},
+		{"sealed cut in its end line", "sealed: true\nversion: 1\nend: tr", 3, 6, "error", []string{"must be true or false"}},
+		{"sealed not first", "version: 1\nsealed: true\nend: true\n", 2, 1, "error", []string{"must be the policy's first key"}},
+		{"end not last", "sealed: true\nend: true\nversion: 1\n", 2, 1, "error", []string{"end: true must be the policy's last key"}},
 		{"ask without matcher warns", "version: 1\nrules:\n  - id: a\n    effect: ask\n", 3, 5, "warning", []string{"ask rule has no matcher"}},
 		{"bare tool deny warns", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: \"*\"\n    message: m\n    suggestion: s\n", 3, 5, "warning", []string{"matches every call"}},
 		{"duplicate id", "version: 1\nrules:\n  - {id: a, effect: allow}\n  - {id: a, effect: allow}\n", 4, 10, "error", []string{`duplicate rule id "a"`, "3:10"}},
@@ -392,5 +402,59 @@ func TestRolesMatch(t *testing.T) {
 		if got := policy.RolesMatch(tc.roles, tc.role); got != tc.want {
 			t.Errorf("RolesMatch(%q, %q) = %v, want %v", tc.roles, tc.role, got, tc.want)
 		}
+	}
+}
+
+// TestToolWideAllowOnPurpose: an allow of every shell line, every path or
+// every call of a tool loads when it says so; a tool-wide allow of a tool
+// that is neither a shell nor a file tool needs no more than its tool.
+func TestToolWideAllowOnPurpose(t *testing.T) {
+	t.Parallel()
+	for _, rule := range []string{
+		`{id: a, effect: allow, tool: shell, command: "*"}`,
+		`{id: a, effect: allow, tool: [write, edit], path: "**"}`,
+		`{id: a, effect: allow, tool: Glob, args: {}}`,
+		`{id: a, effect: allow, tool: shell, intent: "(?i)build"}`,
+		`{id: a, effect: allow, tool: "*"}`,
+		`{id: a, effect: allow, tool: mcp__github__get_issue}`,
+		`{id: a, effect: allow, tool: [todo, delegate]}`,
+		`{id: a, effect: warn, tool: WebFetch, message: m}`,
+	} {
+		src := "version: 1\nrules:\n  - " + rule + "\n"
+		if _, findings := policy.Parse(filepath.Join(t.TempDir(), "warden.yaml"), []byte(src)); hasError(findings) {
+			t.Errorf("%s: %v", rule, findings)
+		}
+	}
+}
+
+func hasError(fs []policy.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == policy.SevError {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSealedLoads: a sealed policy that ends with end: true loads, as JSON
+// too (the keys in the same order).
+func TestSealedLoads(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"# a comment first\nsealed: true\nversion: 1\nrules: []\nend: true   # the end\n",
+		`{"sealed": true, "version": 1, "end": true}`,
+		"version: 1\nend: true\n",
+	} {
+		if _, findings := policy.Parse(filepath.Join(t.TempDir(), "warden.yaml"), []byte(src)); hasError(findings) {
+			t.Errorf("%q: %v", src, findings)
+		}
+	}
+}
+
+// TestEmptyMappingLoads: an empty policy mapping is not a sealed one.
+func TestEmptyMappingLoads(t *testing.T) {
+	t.Parallel()
+	if _, findings := policy.Parse(filepath.Join(t.TempDir(), "warden.yaml"), []byte("{}\n")); hasError(findings) {
+		t.Errorf("{}: %v", findings)
 	}
 }

@@ -10,6 +10,14 @@ import (
 // and everything it runs in turn: the command a wrapper runs, the program
 // or shell line an option or variable runs, the paths it writes and reads.
 func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage int) {
+	if a.nest >= maxNest || len(a.Dirs) >= maxDirs {
+		// Each level of a wrapper chain copies and reads the words after
+		// it: a chain of thousands costs the square of the line.
+		a.tooComplex()
+		return
+	}
+	a.nest++
+	defer func() { a.nest-- }()
 	if len(args) == 0 {
 		a.bare(env, depth, via, pipe, stage)
 		return
@@ -175,8 +183,20 @@ func grow[T any](buf, added []T) []T {
 	if len(added) == 0 {
 		return buf
 	}
-	if cap(buf)-len(buf) >= len(added) && &buf[:len(buf)+1][len(buf)] == &added[0] {
-		return buf[:len(buf)+len(added)]
+	spare := buf[len(buf):cap(buf)]
+	// The parse may have dropped words at the start (chmod's mode is no
+	// operand): added then begins a few elements into the spare room.
+	for i := 0; i < len(spare) && i < 8; i++ {
+		if &spare[i] == &added[0] && i+len(added) <= len(spare) {
+			return buf[:len(buf)+i+len(added)]
+		}
+	}
+	if len(spare) >= len(added) {
+		// A slice of its own, perhaps further into the buffer: a fresh
+		// buffer of the same size, so that nothing a command keeps is
+		// written over. (Doubling here grew it without bound: 20 lines of
+		// chmod 777 x made it 16 million long.)
+		return make([]T, 0, cap(buf))
 	}
 	// append moved them to a new array the command keeps; the next
 	// command starts a larger buffer.
@@ -586,6 +606,13 @@ func targetSources(r *progs.Result, prog string) []string {
 // for as a possible read, checked only against the paths no agent may
 // read: python x.py ~/.ssh/id_rsa reads the key as surely as cat does.
 func (a *Analysis) privateReads(words []string) {
+	if tailOf(words, a.privWords) {
+		// The tail of the words recorded last (a wrapper's command,
+		// sudo env nice CMD ARGS, hands on the same words): recorded.
+		// Without this a chain of wrappers records the square of the line.
+		return
+	}
+	a.privWords = words
 	for _, w := range words {
 		if IsDyn(w) || w == "" {
 			continue
@@ -597,6 +624,28 @@ func (a *Analysis) privateReads(words []string) {
 			continue
 		}
 		a.Reads = append(a.Reads, Write{Path: w, Op: "argument", Private: true, Maybe: true})
+	}
+}
+
+// tailOf reports whether the literal words of words are the last literal
+// words of prev (computed words, which privateReads skips, aside).
+func tailOf(words, prev []string) bool {
+	i, j := len(words)-1, len(prev)-1
+	for {
+		for i >= 0 && (IsDyn(words[i]) || words[i] == "") {
+			i--
+		}
+		for j >= 0 && (IsDyn(prev[j]) || prev[j] == "") {
+			j--
+		}
+		switch {
+		case i < 0:
+			return prev != nil
+		case j < 0 || words[i] != prev[j]:
+			return false
+		}
+		i--
+		j--
 	}
 }
 

@@ -398,7 +398,7 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	args := make([]string, 0, len(call.Args))
 	overflow := false
 	for _, a := range call.Args {
-		xs, over := braces(a, maxLineBraceWords-w.a.braceWords)
+		xs, over := w.a.braces(a, maxLineBraceWords-w.a.braceWords)
 		w.a.braceWords += len(xs)
 		overflow = overflow || over
 		for _, x := range xs {
@@ -410,6 +410,10 @@ func (w *walker) stmt(s *syntax.Stmt) {
 				continue // bash removes the empty words a brace expansion makes
 			}
 			if !dyn && wordGlob(x) {
+				if len(w.a.Globs) >= maxGlobs {
+					// Each glob is a look at the disk.
+					w.a.tooComplex()
+				}
 				w.a.Globs = append(w.a.Globs, t)
 			}
 			args = append(args, t)
@@ -490,7 +494,7 @@ func (w *walker) redirWords(x *syntax.Word) ([]*syntax.Word, bool) {
 	if x == nil {
 		return nil, false
 	}
-	xs, _ := braces(x, maxLineBraceWords-w.a.braceWords)
+	xs, _ := w.a.braces(x, maxLineBraceWords-w.a.braceWords)
 	if len(xs) == 1 {
 		_, dyn := word(xs[0])
 		return xs, dyn && xs[0] != x
@@ -554,14 +558,24 @@ func wordGlob(w *syntax.Word) bool {
 }
 
 // braces expands brace expressions ({a,b}, {1..3}) the way bash does,
-// into at most budget words.
-func braces(w *syntax.Word, budget int) ([]*syntax.Word, bool) {
+// into at most budget words. A word with more than maxBraceOpen brace
+// characters makes the line too complex: splitting it costs the square of
+// its length.
+func (a *Analysis) braces(w *syntax.Word, budget int) ([]*syntax.Word, bool) {
+	open := 0
 	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.ContainsRune(l.Value, '{') {
-			return expandBraces(w, budget)
+		if l, ok := p.(*syntax.Lit); ok {
+			open += strings.Count(l.Value, "{")
 		}
 	}
-	return []*syntax.Word{w}, false
+	switch {
+	case open == 0:
+		return []*syntax.Word{w}, false
+	case open > maxBraceOpen:
+		a.tooComplex()
+		return []*syntax.Word{tooMany(w)}, true
+	}
+	return expandBraces(w, budget)
 }
 
 // word returns the value of a word with quoting removed, and whether any of

@@ -177,7 +177,13 @@ type Analysis struct {
 	// braceWords counts the words brace expansion made in this line, up to
 	// maxLineBraceWords; past it every further expansion is computed.
 	braceWords int
-	noFast     bool // tests: always use the full parser
+	// nest is how many commands add is analysing at once: a wrapper's
+	// command (sudo env nice CMD) is added while its wrapper is; see
+	// maxNest.
+	nest int
+	// privWords are the words privateReads recorded last.
+	privWords []string
+	noFast    bool // tests: always use the full parser
 }
 
 func (a *Analysis) pushArg(w string) { a.buf = append(a.buf, w) }
@@ -197,6 +203,29 @@ func (a *Analysis) IsGlob(w string) bool {
 var ErrTooDeep = errors.New("command nests shells too deeply to analyse")
 
 const maxDepth = 16
+
+// ErrTooComplex is returned for a line whose shape would make the analysis
+// slow or large: a word with more than maxBraceOpen brace characters, a
+// chain of more than maxNest wrappers (sudo sudo sudo ...), more than
+// maxDirs changes of folder, more than maxGlobs glob words. No real
+// command needs them; such a line is refused (never allowed), at once,
+// whatever its length.
+var ErrTooComplex = errors.New("command is too complex to analyse (hundreds of braces in one word, a long chain of wrappers such as sudo env nice, or hundreds of changes of folder or glob patterns in one line): split it into shorter, plainer commands")
+
+// The bounds of ErrTooComplex.
+const (
+	maxBraceOpen = 128
+	maxNest      = 32
+	maxDirs      = 256
+	maxGlobs     = 256
+)
+
+// tooComplex marks the line as too complex to analyse.
+func (a *Analysis) tooComplex() {
+	if a.Err == nil {
+		a.Err = ErrTooComplex
+	}
+}
 
 var pool = sync.Pool{New: func() any { return new(Analysis) }}
 
@@ -234,6 +263,8 @@ func (a *Analysis) Reset() {
 	a.cdSeen = false
 	a.cdPlain, a.cdOther, a.GitCd = 0, false, ""
 	a.braceWords = 0
+	a.nest = 0
+	a.privWords = nil
 }
 
 // Analyze analyses a command line into a new Analysis.

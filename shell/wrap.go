@@ -363,9 +363,14 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 	}
 	if w.assigns || prog == "sudo" {
 		// env NAME=VALUE cmd: the assignments are the command's own.
-		for len(rest) > 0 && isAssign(rest[0]) {
-			env = append(env[:len(env):len(env)], rest[0])
-			rest = rest[1:]
+		k := 0
+		for k < len(rest) && isAssign(rest[k]) {
+			k++
+		}
+		if k > 0 {
+			// One copy: a copy per word costs the square of the line.
+			env = append(env[:len(env):len(env)], rest[:k]...)
+			rest = rest[k:]
 		}
 	}
 	if len(rest) > w.skipOps {

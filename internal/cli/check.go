@@ -57,7 +57,8 @@ func loadEngine(policyPath string) (*engine.Engine, error) {
 			return nil, err
 		}
 	}
-	p, err := policy.Load(policyPath)
+	// A front end that decides: only with a whole, settled file.
+	p, err := policy.LoadStable(policyPath)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,7 @@ func StarterPolicy(langs []string) string {
 # The format: docs/policy.md in the warden repository
 # (https://github.com/warden-run/warden/blob/main/docs/policy.md).
 # ` + "`warden lint`" + ` checks this file; ` + "`warden test`" + ` runs the tests at the end.
+sealed: true           # ends with end: true: a file cut short (a crashed editor) is refused
 version: 1
 mode: enforce
 default:
@@ -192,5 +193,6 @@ rules:
 		sl := starterLanguages[l]
 		b.WriteString("  - name: " + l + " tests run\n    call: {tool: Bash, args: {command: \"" + sl.test + "\"}}\n    expect: allow\n")
 	}
+	b.WriteString("end: true              # the end of the policy (see sealed: at the top)\n")
 	return b.String()
 }

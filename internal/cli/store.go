@@ -47,7 +47,7 @@ func (f storeFlags) open(ctx context.Context) (*policy.Policy, warden.Store, err
 			return nil, nil, err
 		}
 	}
-	pol, err := policy.Load(path)
+	pol, err := policy.LoadStable(path)
 	if err != nil {
 		return nil, nil, err
 	}
