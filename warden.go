@@ -147,6 +147,10 @@ const (
 	// CodeStoreUnavailable: the store (the SQLite file, PostgreSQL) did
 	// not answer at decision time: the policy did not fail (StoreError).
 	CodeStoreUnavailable Code = "STORE_UNAVAILABLE"
+	// CodeRoleUnknown: the call's role is not one the policy defines, and
+	// the policy has roles: a misspelt role never loses the restrictions
+	// of the right one. The operator's setup, not the model, is at fault.
+	CodeRoleUnknown Code = "ROLE_UNKNOWN"
 )
 
 // Decision is warden's answer to one tool call (docs/policy.md, "Decision codes"). Every

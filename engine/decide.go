@@ -188,13 +188,15 @@ func (e *Engine) checkRole(st *state) {
 	r, ok := e.roles[c.Role]
 	if !ok {
 		if len(e.roles) > 0 {
-			// A policy with roles gives a role it does not define no
-			// tools: a misspelt or look-alike role name never loses the
+			// A policy with roles denies a role it does not define: a
+			// misspelt or look-alike role name never loses the
 			// restrictions the right one has.
-			st.check("role-tools", item{effect: warden.Deny, code: warden.CodeRoleToolDenied, subject: c.Tool, extra: "undefined"})
-			return
+			st.check("role-tools", item{effect: warden.Deny, code: warden.CodeRoleUnknown, subject: c.Role})
 		}
-		st.warnings = append(st.warnings, "role "+c.Role+" is not defined in the policy; no role restrictions apply")
+		// A policy without roles has no role restrictions to lose: the
+		// call is decided as it would be without a role, and the model is
+		// not told of the operator's setting (the hook tells the operator,
+		// as do init and doctor).
 		return
 	}
 	st.role = r
@@ -664,7 +666,7 @@ func (e *Engine) finish(st *state) warden.Decision {
 		}
 		d.Reason = e.reason(st, b)
 		d.Suggestion = e.suggestion(st, b)
-		d.Recoverable = b.code != warden.CodePolicyError
+		d.Recoverable = b.code != warden.CodePolicyError && b.code != warden.CodeRoleUnknown
 	}
 	if len(st.warnings) > 0 {
 		d.Warnings = st.warnings

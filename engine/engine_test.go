@@ -291,14 +291,24 @@ func TestRoles(t *testing.T) {
 	if d := e.DecideSession(b, &engine.Session{}); d.Decision != warden.Allow {
 		t.Errorf("builder after the first call: %+v", d)
 	}
-	// A role the policy does not define may use no tools: a misspelt or
-	// differently cased role never loses the right one's restrictions.
+	// A role the policy does not define is denied, ROLE_UNKNOWN: a
+	// misspelt or differently cased role never loses the right one's
+	// restrictions, and the model is told it is the setup, not itself.
 	for _, role := range []string{"stranger", "Builder", "builder "} {
 		u := bash("echo hi")
 		u.Role = role
-		if d := e.Decide(u); d.Decision != warden.Deny || d.Code != warden.CodeRoleToolDenied || !strings.Contains(d.Reason, "not defined") {
+		if d := e.Decide(u); d.Decision != warden.Deny || d.Code != warden.CodeRoleUnknown || d.Recoverable ||
+			!strings.Contains(d.Reason, "does not define (its roles are: builder, coordinator)") || !strings.Contains(d.Reason, "not something you did") {
 			t.Errorf("undefined role %q: %+v", role, d)
 		}
+	}
+	// A policy without roles has no restrictions a role could lose: the
+	// call is decided as without a role, and the model gets no warning.
+	plain, _ := newEngine(t, "version: 1\ndefault: allow\n")
+	u := bash("echo hi")
+	u.Role = "builder"
+	if d := plain.Decide(u); d.Decision != warden.Allow || len(d.Warnings) != 0 {
+		t.Errorf("a role under a policy without roles: %+v", d)
 	}
 }
 

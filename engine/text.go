@@ -28,11 +28,10 @@ func (e *Engine) reason(st *state, it item) string {
 		return fmt.Sprintf("%s is a protected path: no agent may write, edit or delete it.", it.subject)
 	case warden.CodeOutsideWorkspace:
 		return fmt.Sprintf("%s is outside the workspace (%s).", it.subject, e.rootRaw)
+	case warden.CodeRoleUnknown:
+		return "This agent runs with the role " + c.Role + ", which the policy does not define (its roles are: " + e.roleNames() + "), so warden denies every call of it. This is a setup problem, not something you did."
 	case warden.CodeRoleToolDenied:
 		r := e.roles[c.Role]
-		if r == nil {
-			return "The role " + c.Role + " is not defined in the policy, so it may use no tools (the policy's roles are: " + e.roleNames() + ")."
-		}
 		return "The " + c.Role + " role may not use the tool " + c.Tool + " (kind " + st.kind + "). Its tools are: " + r.toolsText + "."
 	case warden.CodeDepthExceeded:
 		r := e.roles[c.Role]
@@ -130,10 +129,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 		return "Leave this path unchanged. If it must change, tell the user what to change and why."
 	case warden.CodeOutsideWorkspace:
 		return "Work on files inside the workspace, or ask the user to do this step."
+	case warden.CodeRoleUnknown:
+		return "Stop and tell the user: the agent must be started with one of the policy's roles, spelt as the policy spells it (the --role of the warden hook, or the subagent's type), or the policy must define role " + c.Role + "."
 	case warden.CodeRoleToolDenied:
-		if e.roles[c.Role] == nil {
-			return "Run with one of the policy's roles, spelt exactly as the policy spells it, or ask the user to add role " + c.Role + " to the policy."
-		}
 		return e.delegateHint(c.Role, c.Tool, st.kind)
 	case warden.CodeDepthExceeded:
 		return "Do this step yourself instead of delegating further, or report back to your coordinator."

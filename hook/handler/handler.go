@@ -186,6 +186,15 @@ func Run(ctx context.Context, rt *Runtime, h hook.Host, data []byte, f hook.Flag
 			return fail(r.err)
 		}
 		reply.Stdout = r.out
+		if f.Role != "" && ev.Kind == hook.SessionStart {
+			// The operator's --role under a policy without roles: the
+			// model is not told (it did nothing wrong); the person who
+			// reads the hook's output is.
+			if eng, err := rt.Engine(ev.Cwd, opt.policy); err == nil && len(eng.Policy().Roles) == 0 {
+				reply.logf("warden hook %s: --role %s: %s defines no roles, so calls are decided without role restrictions; define the role under roles:, or remove --role from the hook command\n",
+					h.Name(), f.Role, filepath.Base(eng.Policy().File))
+			}
+		}
 		return reply
 	case <-ctx.Done():
 		return fail(warden.Errorf(warden.CodeTimeout, "no decision within %s (%v)", f.Timeout+f.Wait, context.Cause(ctx)))

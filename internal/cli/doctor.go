@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -180,6 +181,11 @@ func doctorHost(ctx context.Context, host, root, codexBin string) []doctorCheck 
 		// nothing (a mistyped tool name) is said here, not only by lint.
 		polText += fmt.Sprintf("; `warden lint` warns %d time(s), first: %s", len(warns), warns[0])
 	}
+	if err == nil {
+		var note string
+		note, err = roleCheck(pol, argv)
+		polText += note
+	}
 	polOK := add("policy", err, polText)
 	// store
 	if polOK {
@@ -211,15 +217,48 @@ func hostCheck(ctx context.Context, host, root, codexBin, command string, add fu
 // wiredServe is the service a wired hook command sends its events to
 // (its --serve, else WARDEN_SERVE_URL), or "".
 func wiredServe(argv []string) string {
+	if v := wiredFlag(argv, "serve"); v != "" {
+		return v
+	}
+	return os.Getenv(hookd.ServeURLEnv)
+}
+
+// wiredFlag is the value of a flag of the wired hook command, or "".
+func wiredFlag(argv []string, name string) string {
 	for i, a := range argv {
-		if a == "--serve" && i+1 < len(argv) {
+		if (a == "--"+name || a == "-"+name) && i+1 < len(argv) {
 			return argv[i+1]
 		}
-		if v, ok := strings.CutPrefix(a, "--serve="); ok {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
 			return v
 		}
 	}
-	return os.Getenv(hookd.ServeURLEnv)
+	return ""
+}
+
+// roleCheck says what the wired hook's --role means under the policy: an
+// error when the policy has roles and not this one (every call is denied
+// ROLE_UNKNOWN), a note when the policy has no roles (calls are decided
+// without role restrictions), else "".
+func roleCheck(pol *policy.Policy, argv []string) (note string, err error) {
+	role := wiredFlag(argv, "role")
+	switch {
+	case role == "" || pol.Roles[role] != nil:
+		return "", nil
+	case len(pol.Roles) > 0:
+		return "", fmt.Errorf("the hook runs with --role %s, which %s does not define (its roles: %s): every call is denied ROLE_UNKNOWN; fix --role (warden init HOST --role NAME) or add the role under roles:",
+			role, filepath.Base(pol.File), strings.Join(sortedRoleNames(pol), ", "))
+	}
+	return fmt.Sprintf("; the hook runs with --role %s, but the policy defines no roles, so calls are decided without role restrictions", role), nil
+}
+
+func sortedRoleNames(pol *policy.Policy) []string {
+	names := make([]string, 0, len(pol.Roles))
+	for n := range pol.Roles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // serviceAnswers checks that the service at url answers its health check.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/hooktest"
+	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sqlite"
 )
 
@@ -519,5 +520,45 @@ func TestHookGeminiModelStatelessAndFailure(t *testing.T) {
 	// A request with the governance text needs nothing, not even a policy.
 	if out := broken.model(geminiEnv + "## WARDEN GOVERNANCE"); len(out) != 0 {
 		t.Errorf("no policy, request with the governance text: %v", out)
+	}
+}
+
+// TestHookRoleUnknown: the operator's --role is not the model's doing.
+// Under a policy with roles, a role it does not define is denied
+// ROLE_UNKNOWN, with the defined roles named and the setup blamed; under a
+// policy without roles, calls are decided as without a role, the model is
+// told nothing, and the hook's stderr tells the operator at session start;
+// doctor says the same of the wired command.
+func TestHookRoleUnknown(t *testing.T) {
+	withRoles := project(t, hookTestPolicy+"roles:\n  builder:\n    tools: [shell, read]\n")
+	code, m, _ := runHookCmd(t, claudePre(withRoles, "ls -la"), "claude", "--role", "bulider")
+	if d, r := permission(m); code != 0 || d != "deny" || !strings.Contains(r, "ROLE_UNKNOWN") || !strings.Contains(r, "its roles are: builder") || !strings.Contains(r, "not something you did") {
+		t.Errorf("an undefined role under a policy with roles: exit %d, %s %q", code, d, r)
+	}
+	without := project(t, hookTestPolicy)
+	code, m, stderr := runHookCmd(t, claudePre(without, "ls -la"), "claude", "--role", "builder")
+	if d, r := permission(m); code != 0 || d != "allow" || strings.Contains(r, "builder") {
+		t.Errorf("a role under a policy without roles: exit %d, %s %q", code, d, r)
+	}
+	if strings.Contains(stderr, "builder") {
+		t.Errorf("stderr before a tool: %q", stderr)
+	}
+	start := claudeEvent(t, map[string]any{"session_id": "r1", "cwd": without, "hook_event_name": "SessionStart", "source": "startup"})
+	if _, _, stderr := runHookCmd(t, start, "claude", "--role", "builder"); !strings.Contains(stderr, "--role builder: warden.yaml defines no roles") {
+		t.Errorf("stderr at session start: %q", stderr)
+	}
+	pol, err := policy.Load(filepath.Join(filepath.Dir(filepath.Dir(withRoles)), "warden.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := roleCheck(pol, []string{"warden-hook", "claude", "--role", "bulider"}); err == nil || !strings.Contains(err.Error(), "its roles: builder") {
+		t.Errorf("doctor, an undefined role: %v", err)
+	}
+	if note, err := roleCheck(pol, []string{"warden-hook", "claude", "--role=builder"}); err != nil || note != "" {
+		t.Errorf("doctor, a defined role: %q %v", note, err)
+	}
+	pol.Roles = nil
+	if note, err := roleCheck(pol, []string{"warden-hook", "claude", "--role", "builder"}); err != nil || !strings.Contains(note, "defines no roles") {
+		t.Errorf("doctor, a role under a policy without roles: %q %v", note, err)
 	}
 }
