@@ -57,16 +57,20 @@ rules:
 // fails (PostToolUseFailure) is recorded as failed on its own call's audit
 // record (tool_use_id), and a repeat: {failures: 2} rule stops the model's
 // third try of it with the loop guidance; a command that succeeded in
-// between is not part of the row.
+// between is not part of the row. The model changing its description, the
+// line's spacing, the timeout and a true && before it does not make it
+// another call.
 func TestClaudeFailingLoopStopped(t *testing.T) {
 	t.Parallel()
 	h := governedHosts[0]
 	bin := requireHost(t, h.spec)
 	e := newEnv(t,
 		scripted.Turn{Name: "ok-1", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell("ls warden.yaml")}},
-		scripted.Turn{Name: "try-1", Match: scripted.MinToolResults(1), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
-		scripted.Turn{Name: "try-2", Match: scripted.MinToolResults(2), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
-		scripted.Turn{Name: "try-3", Match: scripted.MinToolResults(3), ToolCalls: []scripted.ToolCall{h.shell("ls no-such-file")}},
+		// The model changes its description, the line's spacing and the
+		// timeout at every try: the same failing call all the same.
+		scripted.Turn{Name: "try-1", Match: scripted.MinToolResults(1), ToolCalls: []scripted.ToolCall{{Name: "Bash", Args: map[string]any{"command": "ls no-such-file", "description": "list the file"}}}},
+		scripted.Turn{Name: "try-2", Match: scripted.MinToolResults(2), ToolCalls: []scripted.ToolCall{{Name: "Bash", Args: map[string]any{"command": "ls  no-such-file ", "description": "try again", "timeout": 60000}}}},
+		scripted.Turn{Name: "try-3", Match: scripted.MinToolResults(3), ToolCalls: []scripted.ToolCall{{Name: "Bash", Args: map[string]any{"command": "true && ls no-such-file", "description": "one more time"}}}},
 		scripted.Turn{Name: "final", Match: scripted.MinToolResults(4), Text: "I will stop and ask."},
 	)
 	e.write("warden.yaml", `version: 1
