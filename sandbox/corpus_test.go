@@ -3,6 +3,8 @@
 package sandbox_test
 
 import (
+	"fmt"
+	"sync"
 	"os"
 	"os/exec"
 	"strings"
@@ -32,14 +34,14 @@ var writeRoutes = []payload{
 	{"sed -i", `sed -i 's/^/pwned/' "$F"; sed -i '1i pwned' "$F"`},
 	{"cp", `printf pwned > "$T/x"; cp -f "$T/x" "$F"`},
 	{"mv from tmp", `printf pwned > "$T/x"; mv -f "$T/x" "$F"`},
-	{"rename over", `printf pwned > "$F.new" || printf pwned > new.tmp; mv -f "$F.new" "$F" || mv -f new.tmp "$F"`},
+	{"rename over", `printf pwned > "$F.new" || printf pwned > new$$.tmp; mv -f "$F.new" "$F" || mv -f new$$.tmp "$F"`},
 	{"python", `python3 -c 'import sys; open(sys.argv[1], "w").write("pwned")' "$F"`},
 	{"node", `node -e 'require("fs").writeFileSync(process.argv[1], "pwned")' "$F"`},
 	{"perl", `perl -e 'open(my $f, ">", $ARGV[0]) or die "$!\n"; print $f "pwned"' "$F"`},
 	{"truncate", `truncate -s 0 "$F"`},
 	{"tee", `echo pwned | tee "$F"`},
-	{"symlink made first", `ln -sf "$F" "$T/l" && echo pwned > "$T/l"; ln -sf "$F" ./link && echo pwned > ./link`},
-	{"hard link made first", `ln -f "$F" "$T/h" && echo pwned >> "$T/h"; ln -f "$F" ./hard && echo pwned >> ./hard`},
+	{"symlink made first", `ln -sf "$F" "$T/l" && echo pwned > "$T/l"; ln -sf "$F" ./link$$ && echo pwned > ./link$$`},
+	{"hard link made first", `ln -f "$F" "$T/h" && echo pwned >> "$T/h"; ln -f "$F" ./hard$$ && echo pwned >> ./hard$$`},
 	{"/proc/self/fd reopen", `exec 3<"$F"; echo pwned > /proc/self/fd/3`},
 	{"/dev/fd reopen", `exec 3<"$F"; echo pwned >> /dev/fd/3`},
 	{"dd", `printf pwned | dd of="$F" conv=notrunc`},
@@ -75,7 +77,7 @@ var special = []payload{
 	{"dir fd openat", `python3 -c 'import os; d=os.open(".git/hooks", os.O_RDONLY); fd=os.open("pre-commit", os.O_CREAT|os.O_WRONLY, 0o755, dir_fd=d); os.write(fd, b"pwned")'`},
 	{"python os.replace", `printf pwned > "$T/x"; python3 -c 'import os,sys; os.replace(sys.argv[1], "warden.yaml")' "$T/x"`},
 	{"python rename dir", `python3 -c 'import os; os.rename(".git/hooks", "hooks-stolen")'`},
-	{"link from workspace to outside", `ln -s "$OUT" outlink && echo pwned > outlink/target.txt`},
+	{"link from workspace to outside", `ln -s "$OUT" outlink$$ && echo pwned > outlink$$/target.txt`},
 	{"mkdir outside", `mkdir "$OUT/new"; touch "$OUT/new-file"`},
 	{"ssh authorized_keys", `mkdir -p "$HOME/.ssh" && echo pwned >> "$HOME/.ssh/authorized_keys"`},
 	{"home bin", `mkdir -p "$HOME/.local/bin" && cp /bin/true "$HOME/.local/bin/git"`},
@@ -96,7 +98,7 @@ var special = []payload{
 	{"grep -r", `grep -r WARDEN-SECRET . "$HOME" 2>/dev/null`},
 	{"find -exec cat", `find "$HOME" . -name '*.env' -o -name 'id_*' -o -name credentials -o -name '.env' | xargs cat 2>/dev/null`},
 	{"base64", `base64 .env; base64 "$HOME/.ssh/id_ed25519"`},
-	{"symlink to secret", `ln -sf "$WS/.env" "$T/l" && cat "$T/l"; ln -sf "$HOME/.ssh/id_ed25519" k && cat k`},
+	{"symlink to secret", `ln -sf "$WS/.env" "$T/l" && cat "$T/l"; ln -sf "$HOME/.ssh/id_ed25519" k$$ && cat k$$`},
 	{"hard link to secret", `ln -f .env "$T/h" && cat "$T/h"; ln -f "$HOME/.ssh/id_ed25519" "$T/k" && cat "$T/k"`},
 	{"fd of secret", `exec 3<.env; cat /proc/self/fd/3; cat /dev/fd/3`},
 	{"outside process environ", `cat /proc/$HELPER_PID/environ; tr '\0' '\n' < /proc/$HELPER_PID/environ`},
@@ -177,21 +179,44 @@ func TestCorpusCount(t *testing.T) {
 	}
 }
 
+// batch is how many payloads run at once; their effects are checked
+// together after each batch (each payload has its own temp folder).
+const batch = 4
+
 func runCorpus(t *testing.T, f *fixture) {
 	f.env = append(f.env, "WARDEN_BIN="+f.bin)
-	for _, p := range corpus() {
+	all := corpus()
+	for i := 0; i < len(all); i += batch {
+		group := all[i:min(i+batch, len(all))]
 		denyBefore := f.deny.count.Load()
-		out, code := f.run(t, p.script)
-		f.checkEffects(t, p.name, out, denyBefore)
-		if code == sandbox.ExitSetup && strings.HasPrefix(out, "warden sandbox: ") {
-			t.Errorf("%s: the sandbox did not start:\n%s", p.name, out)
+		outs := make([]string, len(group))
+		codes := make([]int, len(group))
+		var wg sync.WaitGroup
+		for j, p := range group {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[j], codes[j] = f.run(t, p.script, "T="+f.tempDir(t, i+j))
+			}()
 		}
+		wg.Wait()
+		var names []string
+		var out strings.Builder
+		for j, p := range group {
+			names = append(names, p.name)
+			fmt.Fprintf(&out, "--- %s:\n%s", p.name, outs[j])
+			if codes[j] == sandbox.ExitSetup && strings.HasPrefix(outs[j], "warden sandbox: ") {
+				t.Errorf("%s: the sandbox did not start:\n%s", p.name, outs[j])
+			}
+		}
+		f.checkEffects(t, strings.Join(names, " | "), out.String(), denyBefore)
 	}
 }
 
 // TestCorpusRoot runs the corpus with the sandbox running as root.
 func TestCorpusRoot(t *testing.T) {
 	needKernel(t)
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("runs as root (the unprivileged half runs as any user)")
 	}
@@ -202,6 +227,7 @@ func TestCorpusRoot(t *testing.T) {
 // unprivileged user nobody, in a workspace that user owns.
 func TestCorpusUnprivileged(t *testing.T) {
 	needKernel(t)
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		runCorpus(t, newFixture(t, os.Geteuid()))
 		return

@@ -117,7 +117,7 @@ func gitRun(t *testing.T, dir string, env []string, args ...string) {
 
 // newFixture builds the scratch world for a sandbox that runs as uid (0
 // or nobody). It lives under /var/tmp, which is not writable confined.
-func newFixture(t *testing.T, uid int) *fixture {
+func newFixture(t *testing.T, uid int, writable ...string) *fixture {
 	t.Helper()
 	base, err := os.MkdirTemp("/var/tmp", "warden-sandbox-test-")
 	if err != nil {
@@ -148,7 +148,8 @@ sandbox:
   shell: required
   network: deny
   ports: [%d]
-`, f.allow.port), 0o644)
+  writable: [%s]
+`, f.allow.port, strings.Join(writable, ", ")), 0o644)
 	write(t, filepath.Join(f.ws, ".env"), "API_TOKEN="+sEnv+"\n", 0o600)
 	write(t, filepath.Join(f.ws, "app", ".env"), "DB_PASSWORD="+sNested+"\n", 0o600)
 	write(t, filepath.Join(f.ws, "secrets", "token.txt"), sPriv+"\n", 0o600)
@@ -205,9 +206,10 @@ func (f *fixture) command(argv ...string) *exec.Cmd {
 
 // run runs a bash script through `warden sandbox` in the workspace and
 // returns its output (stdout and stderr) and exit code.
-func (f *fixture) run(t *testing.T, script string) (string, int) {
+func (f *fixture) run(t *testing.T, script string, env ...string) (string, int) {
 	t.Helper()
 	cmd := f.command(f.bin, "sandbox", "--cwd", f.ws, "--", "bash", "-c", script)
+	cmd.Env = append(cmd.Env, env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	done := make(chan error, 1)
@@ -224,6 +226,17 @@ func (f *fixture) run(t *testing.T, script string) (string, int) {
 		t.Fatalf("payload still running after 5 minutes: %s", script)
 	}
 	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+// tempDir returns the n-th scratch folder under the fixture's TMPDIR,
+// owned by the fixture's user.
+func (f *fixture) tempDir(t *testing.T, n int) string {
+	d := filepath.Join(f.tmp, strconv.Itoa(n))
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Error(err)
+	}
+	os.Chown(d, f.uid, f.uid)
+	return d
 }
 
 // protectedState is the exact state of everything no confined command

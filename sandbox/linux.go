@@ -129,6 +129,13 @@ func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan)
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		}
+		if uid != 0 {
+			// A user other than root loses the namespace's capabilities
+			// when the child executes warden; it keeps the two it needs
+			// (mount, and the bounding set and securebits it then
+			// clears) as ambient ones.
+			cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+		}
 	}
 	return cmd, plan, nil
 }
