@@ -18,35 +18,34 @@ import (
 func TestBenign(t *testing.T) {
 	needKernel(t)
 	t.Parallel()
-	users := []int{os.Geteuid()}
+	users := map[string]int{"user": os.Geteuid()}
 	if os.Geteuid() == 0 {
+		users = map[string]int{"root": 0}
 		if _, err := exec.LookPath("setpriv"); err == nil {
-			users = append(users, nobody)
+			users["nobody"] = nobody
 		} else {
 			t.Log("setpriv is not installed: the benign set runs as root only")
 		}
 	}
-	for _, uid := range users {
-		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
-			// The Go build cache: root's own, made writable by the
-			// policy (sandbox.writable, as a user would share it); for
-			// nobody, one under /tmp that stays between runs (the first
-			// run compiles the standard library).
-			cache := filepath.Join(os.TempDir(), "warden-sandbox-test-gocache-"+strconv.Itoa(uid))
-			var writable []string
-			if uid == 0 {
-				if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
-					cache = strings.TrimSpace(string(out))
-					writable = append(writable, cache)
-				}
+	forEachUser(t, users, func(t *testing.T, uid int) {
+		// The Go build cache: root's own, made writable by the policy
+		// (sandbox.writable, as a user would share it); for another user,
+		// one under /tmp that stays between runs (the first run compiles
+		// the standard library).
+		cache := filepath.Join(os.TempDir(), "warden-sandbox-test-gocache-"+strconv.Itoa(uid))
+		var writable []string
+		if uid == 0 {
+			if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+				cache = strings.TrimSpace(string(out))
+				writable = append(writable, cache)
 			}
-			os.MkdirAll(cache, 0o755)
-			os.Chown(cache, uid, uid)
-			f := newFixture(t, uid, writable...)
-			f.env = append(f.env, "GOCACHE_DIR="+cache)
-			benign(t, f)
-		})
-	}
+		}
+		os.MkdirAll(cache, 0o755)
+		os.Chown(cache, uid, uid)
+		f := newFixture(t, uid, writable...)
+		f.env = append(f.env, "GOCACHE_DIR="+cache)
+		benign(t, f)
+	})
 }
 
 func benign(t *testing.T, f *fixture) {

@@ -4,10 +4,10 @@ package sandbox_test
 
 import (
 	"fmt"
-	"sync"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/warden-run/warden/sandbox"
@@ -174,6 +174,7 @@ func corpus() []payload {
 }
 
 func TestCorpusCount(t *testing.T) {
+	t.Logf("%d payloads", len(corpus()))
 	if n := len(corpus()); n < 100 {
 		t.Fatalf("the corpus has %d payloads, want at least 100", n)
 	}
@@ -213,29 +214,36 @@ func runCorpus(t *testing.T, f *fixture) {
 	}
 }
 
-// TestCorpusRoot runs the corpus with the sandbox running as root.
-func TestCorpusRoot(t *testing.T) {
+// TestCorpus runs the corpus with the sandbox running as root and, at
+// the same time, as the unprivileged user nobody (through setpriv) in a
+// workspace that user owns. A user other than root runs it as itself.
+func TestCorpus(t *testing.T) {
 	needKernel(t)
 	t.Parallel()
+	t.Logf("%d payloads", len(corpus()))
+	users := map[string]int{"root": 0, "nobody": nobody}
 	if os.Geteuid() != 0 {
-		t.Skip("runs as root (the unprivileged half runs as any user)")
+		users = map[string]int{"user": os.Geteuid()}
+	} else if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Log("setpriv (util-linux) is not installed: the corpus cannot run as an unprivileged user from root; root only")
+		delete(users, "nobody")
 	}
-	runCorpus(t, newFixture(t, 0))
+	forEachUser(t, users, func(t *testing.T, uid int) { runCorpus(t, newFixture(t, uid)) })
 }
 
-// TestCorpusUnprivileged runs the corpus with the sandbox running as the
-// unprivileged user nobody, in a workspace that user owns.
-func TestCorpusUnprivileged(t *testing.T) {
-	needKernel(t)
-	t.Parallel()
-	if os.Geteuid() != 0 {
-		runCorpus(t, newFixture(t, os.Geteuid()))
-		return
+// forEachUser runs body as a subtest per user, all at once (t.Run may be
+// called from several goroutines; the subtests do not wait for the
+// -parallel slots the top-level tests hold).
+func forEachUser(t *testing.T, users map[string]int, body func(t *testing.T, uid int)) {
+	var wg sync.WaitGroup
+	for name, uid := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(name, func(t *testing.T) { body(t, uid) })
+		}()
 	}
-	if _, err := exec.LookPath("setpriv"); err != nil {
-		t.Skip("setpriv (util-linux) is not installed: the corpus cannot be run as an unprivileged user from root")
-	}
-	runCorpus(t, newFixture(t, nobody))
+	wg.Wait()
 }
 
 func needKernel(t *testing.T) {
