@@ -161,7 +161,7 @@ func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, er
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
 	defer signal.Stop(sigs)
 	err = cmd.Start()
-	if err != nil && plan.Mounts && !s.Required {
+	if err != nil && plan.Mounts && !s.Required && userNSRefused(err) {
 		// The kernel refused the user namespace (a distribution's
 		// restriction the probe did not see): confine with what is left.
 		plan.Mounts = false
@@ -194,6 +194,12 @@ func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, er
 	err = cmd.Wait()
 	close(done)
 	return exitCode(cmd, err), plan, nil
+}
+
+// userNSRefused reports whether starting the child failed because the
+// kernel refused the user namespace (not because warden's binary is gone).
+func userNSRefused(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS)
 }
 
 func exitCode(cmd *exec.Cmd, err error) int {

@@ -1,0 +1,195 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/sandbox"
+)
+
+func loadPolicy(t *testing.T, dir, yaml string) *policy.Policy {
+	t.Helper()
+	write(t, filepath.Join(dir, "warden.yaml"), yaml, 0o644)
+	p, err := policy.Load(filepath.Join(dir, "warden.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestFromPolicy checks what a policy resolves to on disk: the protected
+// paths that exist (a glob's folder whole), the private ones, the
+// placeholders for missing host folders, and the writable folders.
+func TestFromPolicy(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"config/app.yaml", "secrets/key.pem", "deep/a/.env", ".env.local", "src/x.go", ".git/config", ".git/hooks/pre-push.sample", "cache/.keep", ".claude/settings.json"} {
+		write(t, filepath.Join(dir, f), "x", 0o644)
+	}
+	p := loadPolicy(t, dir, "version: 1\nprotected: [\"config/**\", \"src/*.go\"]\nprivate: [\"secrets/**\", \"**/.env.*\"]\nsandbox: {shell: on, network: deny, ports: [5432], writable: [cache]}\n")
+	s, err := sandbox.FromPolicy(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(list []string, rel string) bool { return slices.Contains(list, filepath.Join(dir, rel)) }
+	for _, rel := range []string{"warden.yaml", "config", "src/x.go", ".git/config", ".git/hooks", ".claude", ".codex", ".gemini", ".opencode", ".warden"} {
+		if !in(s.ReadOnly, rel) {
+			t.Errorf("read-only lacks %s: %q", rel, s.ReadOnly)
+		}
+	}
+	for _, rel := range []string{".codex", ".gemini", ".opencode", ".warden", ".git/info"} {
+		if !in(s.Placeholders, rel) {
+			t.Errorf("placeholders lack %s: %q", rel, s.Placeholders)
+		}
+	}
+	if in(s.Placeholders, ".claude") || in(s.ReadOnly, "src") || in(s.ReadOnly, "cache") {
+		t.Errorf("too much confined: read-only %q, placeholders %q", s.ReadOnly, s.Placeholders)
+	}
+	for _, rel := range []string{"secrets", "deep/a/.env", ".env.local"} {
+		if !in(s.Hidden, rel) {
+			t.Errorf("hidden lacks %s: %q", rel, s.Hidden)
+		}
+	}
+	if !in(s.Writable, "cache") || !in(s.Writable, "") || !slices.Contains(s.Writable, "/tmp") {
+		t.Errorf("writable = %q", s.Writable)
+	}
+	if !s.NetworkDeny || !slices.Equal(s.Ports, []int{5432}) || s.Required {
+		t.Errorf("network %v ports %v required %v", s.NetworkDeny, s.Ports, s.Required)
+	}
+	// FromPolicy reads; it creates nothing.
+	if _, err := os.Stat(filepath.Join(dir, ".codex")); err == nil {
+		t.Error("FromPolicy created .codex")
+	}
+}
+
+func TestFromPolicyMissingWorkspace(t *testing.T) {
+	p := loadPolicy(t, t.TempDir(), "version: 1\n")
+	_, err := sandbox.FromPolicy(p, "/nonexistent/warden-ws")
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/warden-ws does not exist") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestPlan checks what a run enforces on kernels that lack a mechanism:
+// under required, an error that names what is missing and never a run;
+// under on, warnings.
+func TestPlan(t *testing.T) {
+	full := sandbox.Kernel{LandlockABI: 7, UserNS: true}
+	cases := []struct {
+		name     string
+		k        sandbox.Kernel
+		required bool
+		wantErr  string
+		want     sandbox.Plan
+		warnings []string
+	}{
+		{name: "full", k: full, want: sandbox.Plan{Landlock: 7, Mounts: true, Network: true, Scoped: true}},
+		{name: "abi 3", k: sandbox.Kernel{LandlockABI: 3, UserNS: true}, want: sandbox.Plan{Landlock: 3, Mounts: true}, warnings: []string{"cannot restrict TCP"}},
+		{name: "abi 3 required", k: sandbox.Kernel{LandlockABI: 3, UserNS: true}, required: true, wantErr: "cannot restrict TCP (ABI 4, Linux 6.7, is needed)"},
+		{name: "no userns", k: sandbox.Kernel{LandlockABI: 7, UserNSNote: "AppArmor restricts unprivileged user namespaces"}, want: sandbox.Plan{Landlock: 7, Network: true, Scoped: true},
+			warnings: []string{"user namespaces are not available (AppArmor restricts unprivileged user namespaces), so protected paths inside the workspace are writable"}},
+		{name: "no userns required", k: sandbox.Kernel{LandlockABI: 7}, required: true, wantErr: "user namespaces are not available"},
+		{name: "nothing", k: sandbox.Kernel{}, want: sandbox.Plan{}, warnings: []string{"no Landlock", "user namespaces are not available", "cannot restrict TCP"}},
+		{name: "nothing required", k: sandbox.Kernel{}, required: true, wantErr: "Nothing was run"},
+		{name: "macOS", k: sandbox.Kernel{OS: "darwin"}, warnings: []string{"cannot confine commands on darwin yet"}},
+		{name: "macOS required", k: sandbox.Kernel{OS: "darwin"}, required: true, wantErr: "cannot confine commands on darwin yet"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := sandbox.Spec{NetworkDeny: true, Required: c.required}
+			plan, err := s.Plan(c.k)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.Landlock != c.want.Landlock || plan.Mounts != c.want.Mounts || plan.Network != c.want.Network || plan.Scoped != c.want.Scoped {
+				t.Errorf("plan = %+v, want %+v", plan, c.want)
+			}
+			if len(plan.Warnings) != len(c.warnings) {
+				t.Fatalf("warnings = %q, want %q", plan.Warnings, c.warnings)
+			}
+			for i, w := range c.warnings {
+				if !strings.Contains(plan.Warnings[i], w) {
+					t.Errorf("warning %d = %q, want %q", i, plan.Warnings[i], w)
+				}
+			}
+			if plan.Confined() != (c.want.Landlock > 0 || c.want.Mounts) {
+				t.Errorf("confined = %v", plan.Confined())
+			}
+		})
+	}
+}
+
+// TestRunWardenGone: a warden binary that is not there fails the run
+// with the setup code and an error; the program does not run.
+func TestRunWardenGone(t *testing.T) {
+	k := sandbox.Probe()
+	if k.LandlockABI == 0 && !k.UserNS {
+		t.Skip("nothing to confine with here")
+	}
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	s := sandbox.Spec{Root: dir, Writable: []string{dir}}
+	code, _, err := s.Run(context.Background(), filepath.Join(dir, "no-warden"), []string{"touch", marker})
+	if code != sandbox.ExitSetup || err == nil || !strings.Contains(err.Error(), "start the sandbox") {
+		t.Errorf("code %d, err %v", code, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the program ran")
+	}
+}
+
+// TestCLIFaults: bad input to `warden sandbox` gives a clear message and
+// the setup exit code, and runs nothing.
+func TestCLIFaults(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	write(t, filepath.Join(bad, "warden.yaml"), "version: 1\nsandbox:\n  shell: always\n", 0o644)
+	good := filepath.Join(dir, "good")
+	write(t, filepath.Join(good, "warden.yaml"), "version: 1\nsandbox: {shell: required}\n", 0o644)
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(empty, 0o755)
+	marker := filepath.Join(dir, "ran")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing cwd", []string{"--cwd", "/nonexistent/ws", "--", "touch", marker}, sandbox.ExitSetup, "--cwd: stat /nonexistent/ws: no such file or directory; nothing was run"},
+		{"no policy", []string{"--cwd", empty, "--", "touch", marker}, sandbox.ExitSetup, "no warden.yaml found"},
+		{"bad policy", []string{"--cwd", bad, "--", "touch", marker}, sandbox.ExitSetup, "warden.yaml:3:10: error: sandbox.shell"},
+		{"missing policy file", []string{"--policy", filepath.Join(dir, "nope.yaml"), "--", "touch", marker}, sandbox.ExitSetup, "nope.yaml"},
+		{"no program", []string{"--cwd", good}, 1, "Usage: warden sandbox"},
+		{"explain", []string{"--cwd", good, "--explain"}, 0, `"landlock_abi"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], append([]string{"sandbox"}, c.args...)...)
+			cmd.Env = append(os.Environ(), cliEnv+"=1")
+			cmd.Dir = dir
+			out, _ := cmd.CombinedOutput()
+			if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(string(out), c.want) {
+				t.Errorf("exit %d, want %d; output:\n%s\nwant it to contain %q", code, c.code, out, c.want)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the program ran")
+			}
+		})
+	}
+}
