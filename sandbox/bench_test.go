@@ -15,8 +15,9 @@ import (
 )
 
 // BenchmarkOverhead runs `warden sandbox -- true` (the real warden
-// binary, built once), `bash -c true` and, where installed, bwrap with the
-// same mounts, interleaved, in a small git workspace, and reports each
+// binary, built once, with the helper next to it), `warden-sandbox --spec
+// FILE -- true` (the spec written ahead, as a hook would), `bash -c true`
+// and, where installed, bwrap with the same mounts, interleaved, in a small git workspace, and reports each
 // one's median time per run and the medians' differences:
 //
 //	go test -run XXX -bench Overhead -benchtime 200x ./sandbox/
@@ -27,7 +28,9 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "warden")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/warden")
+	// warden, and the small helper next to it (its confining child, and
+	// the runner of a spec written ahead).
+	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/warden", "./cmd/warden-sandbox")
 	build.Dir = ".."
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
@@ -52,11 +55,16 @@ func BenchmarkOverhead(b *testing.B) {
 	if out, err := exec.Command(bin, "sandbox", "--cwd", ws, "--", "true").CombinedOutput(); err != nil {
 		b.Fatalf("warden sandbox -- true: %v\n%s", err, out)
 	}
+	specFile, err := spec.WriteFile(filepath.Join(ws, ".warden", "sandbox"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	runs := map[string][]string{
 		"bash":   {"bash", "-c", "true"},
 		"warden": {bin, "sandbox", "--cwd", ws, "--", "true"},
+		"spec":   {filepath.Join(dir, "warden-sandbox"), "--spec", specFile, "--", "true"},
 	}
-	order := []string{"bash", "warden"}
+	order := []string{"bash", "warden", "spec"}
 	if k.Bwrap != "" {
 		args := []string{k.Bwrap, "--unshare-user", "--dev-bind", "/", "/"}
 		for _, r := range spec.ReadOnly {
@@ -95,6 +103,7 @@ func BenchmarkOverhead(b *testing.B) {
 		b.ReportMetric(med[name], "ms/"+name)
 	}
 	b.ReportMetric(med["warden"]-med["bash"], "ms-overhead/warden")
+	b.ReportMetric(med["spec"]-med["bash"], "ms-overhead/spec")
 	if _, ok := med["bwrap"]; ok {
 		b.ReportMetric(med["bwrap"]-med["bash"], "ms-overhead/bwrap")
 	}

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -40,6 +41,34 @@ func TestMain(m *testing.M) {
 }
 
 const nobody = 65534
+
+var (
+	helperOnce sync.Once
+	helperData []byte
+	helperErr  error
+)
+
+// helperBinary builds cmd/warden-sandbox once.
+func helperBinary(t *testing.T) []byte {
+	helperOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "warden-sandbox-helper-")
+		if err != nil {
+			helperErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "warden-sandbox"), "../cmd/warden-sandbox")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			helperErr = fmt.Errorf("go build ./cmd/warden-sandbox: %v\n%s", err, out)
+			return
+		}
+		helperData, helperErr = os.ReadFile(filepath.Join(dir, "warden-sandbox"))
+	})
+	if helperErr != nil {
+		t.Fatal(helperErr)
+	}
+	return helperData
+}
 
 // fixture is a scratch workspace with a real git repository, secrets in
 // .env files, in a temporary HOME's .ssh and .aws and in a private
@@ -134,6 +163,12 @@ func newFixture(t *testing.T, uid int, writable ...string) *fixture {
 		t.Fatal(err)
 	}
 	write(t, f.bin, string(self), 0o755)
+	if uid == 0 {
+		// As root, the small helper lies next to warden and is the
+		// confining child (as an installed warden has it); as nobody,
+		// warden is its own child.
+		write(t, filepath.Join(base, "warden-sandbox"), string(helperBinary(t)), 0o755)
+	}
 
 	f.allow = listen(t, "tcp4", "127.0.0.1:0")
 	f.deny = listen(t, "tcp4", "127.0.0.1:0")

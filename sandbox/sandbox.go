@@ -27,69 +27,41 @@ import (
 
 	"github.com/warden-run/warden/internal/glob"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/sandbox/confine"
 )
-
-// Exit codes of a confined run that come from the sandbox, not the
-// program (as env(1) and timeout(1) use them).
-const (
-	// ExitSetup: the sandbox could not be set up; the program did not run.
-	ExitSetup = 125
-	// ExitCannotRun: the program was found but could not be executed.
-	ExitCannotRun = 126
-	// ExitNotFound: the program was not found.
-	ExitNotFound = 127
-)
-
-// ChildArg is the hidden argument (after "sandbox") with which warden
-// re-executes itself as the confining child. It is not for users.
-const ChildArg = "--confined-child-do-not-use"
-
-// specEnv carries the Spec from the parent to the child; the child removes
-// it before the program starts.
-const specEnv = "WARDEN_SANDBOX_SPEC"
-
-// ConfinedEnv is set (to "1") in the environment of a confined program.
-const ConfinedEnv = "WARDEN_SANDBOX"
 
 // maxWalk bounds the walk that resolves the policy's protected and
 // private globs to existing paths. A workspace with more entries cannot
 // be resolved: "required" refuses to run, "on" runs with a warning.
 const maxWalk = 200000
 
-// Spec is the confinement of one run: absolute, symlink-resolved paths.
-// It is a value: build it with FromPolicy (it reads the disk once), run
-// as many commands with it as needed while the workspace's layout stays.
-type Spec struct {
-	// Root is the workspace root.
-	Root string `json:"root"`
-	// Writable are the folders (and files) a confined command may write:
-	// the root, /tmp, $TMPDIR, the policy's sandbox.writable, and the
-	// few device files programs need. Everything else is read-only.
-	Writable []string `json:"writable"`
-	// ReadOnly are existing paths under a writable folder that are bound
-	// read-only over themselves: the protected paths.
-	ReadOnly []string `json:"read_only"`
-	// Hidden are existing paths made unreadable (an empty folder or an
-	// empty file in their place): the private paths.
-	Hidden []string `json:"hidden"`
-	// Placeholders are protected folders that did not exist: each is
-	// created empty before the run (so that it can be bound read-only and
-	// a confined command cannot create it).
-	Placeholders []string `json:"placeholders,omitempty"`
-	// NetworkDeny refuses outbound TCP connections except to Ports.
-	NetworkDeny bool  `json:"network_deny"`
-	Ports       []int `json:"ports,omitempty"`
-	// Required: never run unconfined, and fail when a mechanism the
-	// policy asks for is missing. Otherwise the run uses what the kernel
-	// offers and Warnings say what is not enforced.
-	Required bool `json:"required"`
-	// UnsetEnv are environment variables removed before the program runs
-	// (SSH_AUTH_SOCK: the agent would sign with the hidden keys).
-	UnsetEnv []string `json:"unset_env,omitempty"`
-	// Warnings found while resolving the policy (a glob that could not be
-	// resolved); Command adds the kernel's.
-	Warnings []string `json:"-"`
-}
+// The confinement's types, run by package confine (which a lean binary
+// can use without the policy packages).
+type (
+	Spec   = confine.Spec
+	Kernel = confine.Kernel
+	Plan   = confine.Plan
+)
+
+// Exit codes of a confined run that come from the sandbox, not the
+// program.
+const (
+	ExitSetup     = confine.ExitSetup
+	ExitCannotRun = confine.ExitCannotRun
+	ExitNotFound  = confine.ExitNotFound
+	ChildArg      = confine.ChildArg
+	ConfinedEnv   = confine.ConfinedEnv
+)
+
+// Probe reports what the running kernel offers.
+func Probe() Kernel { return confine.Probe() }
+
+// IsChild reports whether args (without the program name) are the
+// confining child's.
+func IsChild(args []string) bool { return confine.IsChild(args) }
+
+// ChildMain is the confining child (see confine.ChildMain).
+func ChildMain(args []string) int { return confine.ChildMain(args) }
 
 // protectedNames are the paths, relative to the workspace root (and to the
 // policy's folder), that a confined command may never write, whatever the
@@ -232,7 +204,7 @@ func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
 	// command could write (outside, the boundary refuses writes already),
 	// a private one everywhere.
 	for _, p := range ro.real() {
-		if s.underWritable(p) {
+		if s.UnderWritable(p) {
 			s.ReadOnly = append(s.ReadOnly, p)
 		}
 	}
@@ -244,16 +216,6 @@ func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
 	s.Hidden = hide.real()
 	sort.Strings(s.ReadOnly)
 	return s, nil
-}
-
-// underWritable reports whether p lies in a writable folder.
-func (s *Spec) underWritable(p string) bool {
-	for _, w := range s.Writable {
-		if within(p, w) {
-			return true
-		}
-	}
-	return false
 }
 
 func within(p, dir string) bool {

@@ -193,3 +193,46 @@ func TestCLIFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestSpecRunner runs payloads through the small helper with a spec
+// written ahead (warden-sandbox --spec FILE), as a hook's rewrite would,
+// and checks their effects; a benign write goes through.
+func TestSpecRunner(t *testing.T) {
+	needKernel(t)
+	t.Parallel()
+	f := newFixture(t, os.Geteuid())
+	p, err := policy.Load(filepath.Join(f.ws, "warden.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sandbox.FromPolicy(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := s.WriteFile(filepath.Join(f.ws, ".warden", "sandbox"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper := filepath.Join(f.base, "warden-sandbox")
+	if _, err := os.Stat(helper); err != nil {
+		write(t, helper, string(helperBinary(t)), 0o755)
+	}
+	f.snapshot = f.protectedState(t)
+	payloads := append([]payload{}, special[:12]...)
+	for _, r := range writeRoutes[:8] {
+		payloads = append(payloads, payload{r.name + " hook", `F=.git/hooks/pre-commit; ` + r.script})
+	}
+	for _, p := range payloads {
+		denyBefore := f.deny.count.Load()
+		cmd := f.command(helper, "--spec", file, "--cwd", f.ws, "--", "bash", "-c", p.script)
+		cmd.Env = append(cmd.Env, "T="+f.tempDir(t, 0))
+		out, _ := cmd.CombinedOutput()
+		f.checkEffects(t, p.name, string(out), denyBefore)
+	}
+	cmd := f.command(helper, "--spec", file, "--cwd", f.ws, "--", "sh", "-c", "echo made > made.txt && cat .env")
+	out, err := cmd.CombinedOutput()
+	if b, _ := os.ReadFile(filepath.Join(f.ws, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Errorf("benign write through the spec: %v, %q\n%s", err, b, out)
+	}
+	f.checkEffects(t, "benign", string(out), f.deny.count.Load())
+}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package confine
 
 import (
 	"errors"
@@ -96,7 +96,7 @@ func mountHoles(s *Spec) error {
 			for _, w := range writable {
 				top = top || a == w
 			}
-			if top || !s.underWritable(a) {
+			if top || !s.UnderWritable(a) {
 				break // a writable folder is a mount already, or is outside
 			}
 			pinned[a] = true
