@@ -3,11 +3,14 @@
 package sandbox_test
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -161,6 +164,30 @@ func benign(t *testing.T, f *fixture) {
 		out, code := f.run(t, `kill -TERM $$`)
 		if code != 128+15 {
 			t.Errorf("exit %d, want 143:\n%s", code, out)
+		}
+	})
+	t.Run("signal forwarded", func(t *testing.T) {
+		cmd := f.command(f.bin, "sandbox", "--cwd", f.ws, "--", "bash", "-c", `trap 'echo got-term; exit 3' TERM; echo ready; while :; do sleep 0.1; done`)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(stdout)
+		if line, err := r.ReadString('\n'); err != nil || line != "ready\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("first line %q, %v", line, err)
+		}
+		// warden (the parent, outside the sandbox) gets the signal and
+		// passes it on.
+		cmd.Process.Signal(syscall.SIGTERM)
+		rest, _ := io.ReadAll(r)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 3 || string(rest) != "got-term\n" {
+			t.Errorf("exit %d, output %q", code, rest)
 		}
 	})
 	t.Run("program not found", func(t *testing.T) {
