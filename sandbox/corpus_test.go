@@ -113,7 +113,8 @@ for line in open("/proc/%s/maps" % pid):
     except Exception as e:
         print(e)' $HELPER_PID`},
 	{"raw disk", `for d in /dev/vda /dev/sda /dev/nvme0n1 /dev/loop0; do head -c 50000000 $d 2>&1 | grep -ao 'WARDEN-SECRET[-A-Za-z0-9]*'; done`},
-	{"ssh agent", `ls -la "$SSH_AUTH_SOCK"; env | grep -i ssh`},
+	{"ssh agent", `ls -la "$SSH_AUTH_SOCK"; env | grep -i ssh; python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(10))' "$AGENT"; socat - UNIX-CONNECT:"$AGENT"`},
+	{"container engine socket", `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(10))' "$ENGINE"; curl -sS -m 5 --unix-socket "$ENGINE" http://x/containers/json`},
 	// TCP with network deny.
 	{"bash /dev/tcp", `exec 3<>/dev/tcp/127.0.0.1/$DENY_PORT && cat <&3`},
 	{"python socket", `python3 -c 'import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5); print(s.recv(10))' $DENY_PORT`},

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden/internal/cli"
+	"github.com/warden-run/warden/sandbox"
 )
 
 // The test binary is warden for these tests: with cliEnv set it runs
@@ -35,6 +36,9 @@ const cliEnv = "WARDEN_SANDBOX_TEST_CLI"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) == "1" {
+		if v := os.Getenv("WARDEN_TEST_HOST_SOCKET"); v != "" {
+			sandbox.SetHostSockets([]string{v})
+		}
 		os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -86,6 +90,7 @@ type fixture struct {
 	secrets  []string
 	allow    *listener
 	deny     *listener
+	sockets  []*listener // an ssh agent and a container engine stand-in
 	helper   *exec.Cmd
 	env      []string
 	snapshot map[string]string
@@ -102,7 +107,12 @@ func listen(t *testing.T, network, addr string) *listener {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &listener{ln: ln, port: ln.Addr().(*net.TCPAddr).Port}
+	l := &listener{ln: ln}
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		l.port = a.Port
+	} else {
+		os.Chmod(addr, 0o777)
+	}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -172,6 +182,8 @@ func newFixture(t *testing.T, uid int, writable ...string) *fixture {
 
 	f.allow = listen(t, "tcp4", "127.0.0.1:0")
 	f.deny = listen(t, "tcp4", "127.0.0.1:0")
+	agent, engine := filepath.Join(base, "agent.sock"), filepath.Join(base, "docker.sock")
+	f.sockets = []*listener{listen(t, "unix", agent), listen(t, "unix", engine)}
 	sEnv, sNested, sSSH, sAWS, sPriv, sHelper := secret("ENV"), secret("NESTED"), secret("SSH"), secret("AWS"), secret("PRIVATE"), secret("HELPER")
 	f.secrets = []string{sEnv, sNested, sSSH, sAWS, sPriv, sHelper}
 
@@ -200,6 +212,7 @@ sandbox:
 	}
 	f.env = []string{"PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "HOME=" + f.home, "TMPDIR=" + f.tmp, "LANG=C.UTF-8",
 		cliEnv + "=1", "WS=" + f.ws, "OUT=" + f.outside, "T=" + f.tmp,
+		"SSH_AUTH_SOCK=" + agent, "AGENT=" + agent, "WARDEN_TEST_HOST_SOCKET=" + engine, "ENGINE=" + engine,
 		"ALLOW_PORT=" + strconv.Itoa(f.allow.port), "DENY_PORT=" + strconv.Itoa(f.deny.port),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
 	gitRun(t, f.ws, f.env, "init", "-q", "-b", "main")
@@ -366,6 +379,12 @@ func (f *fixture) checkEffects(t *testing.T, name, out string, denyBefore int64)
 			}
 			return nil
 		})
+	}
+	for _, l := range f.sockets {
+		if n := l.count.Load(); n != 0 {
+			t.Errorf("%s: the socket %s got %d connection(s)\noutput:\n%s", name, l.ln.Addr(), n, out)
+			l.count.Store(0)
+		}
 	}
 	if n := f.deny.count.Load(); n != denyBefore {
 		t.Errorf("%s: the denied port got %d connection(s)\noutput:\n%s", name, n-denyBefore, out)

@@ -92,6 +92,20 @@ var homeProtected = []string{
 	".npmrc", ".cargo/config.toml", ".cargo/config", ".config/go/env",
 }
 
+// hostSockets are the sockets of services that run programs outside the
+// sandbox on request (a container engine, systemd through D-Bus): a
+// confined command could ask them to. A read-only mount does not stop a
+// connect, Landlock does not before ABI 9; they are hidden (a variable for
+// tests).
+var hostSockets = func(uid int) []string {
+	run := fmt.Sprintf("/run/user/%d", uid)
+	return []string{
+		"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock",
+		"/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket", "/run/systemd/private",
+		run + "/docker.sock", run + "/podman/podman.sock", run + "/bus", run + "/systemd",
+	}
+}
+
 // privateDefaults are private whatever the policy lists.
 var privateDefaults = []string{"~/.ssh", "~/.aws", "~/.gnupg", "**/.env"}
 
@@ -193,6 +207,11 @@ func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
 				return Spec{}, err
 			}
 			s.Warnings = append(s.Warnings, err.Error())
+		}
+	}
+	for _, sock := range hostSockets(os.Getuid()) {
+		if _, err := os.Lstat(sock); err == nil {
+			hide.add(sock)
 		}
 	}
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {

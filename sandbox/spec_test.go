@@ -4,15 +4,18 @@ package sandbox_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 func loadPolicy(t *testing.T, dir, yaml string) *policy.Policy {
@@ -235,4 +238,54 @@ func TestSpecRunner(t *testing.T) {
 		t.Errorf("benign write through the spec: %v, %q\n%s", err, b, out)
 	}
 	f.checkEffects(t, "benign", string(out), f.deny.count.Load())
+}
+
+// TestNoTerminalInjection: a confined program whose stdin is the user's
+// terminal cannot push input into it (TIOCSTI) to be run after it exits:
+// it runs in a session of its own, without a controlling terminal. The
+// same program unconfined can (the check is live).
+func TestNoTerminalInjection(t *testing.T) {
+	needKernel(t)
+	f := newFixture(t, os.Geteuid())
+	script := "import fcntl, termios\nfor c in b'echo pwned\\n':\n    fcntl.ioctl(0, termios.TIOCSTI, bytes([c]))\n"
+	injected := func(argv ...string) string {
+		ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+		if err != nil {
+			t.Skipf("no pseudo-terminals: %v", err)
+		}
+		defer ptmx.Close()
+		if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+			t.Fatal(err)
+		}
+		n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tty.Close()
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = append([]string(nil), f.env...)
+		cmd.Dir = f.ws
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+			t.Fatal(err)
+		}
+		// What is waiting in the terminal's input queue: what the user's
+		// shell would read next.
+		fd := int(tty.Fd()) // Fd makes the descriptor blocking: once
+		unix.SetNonblock(fd, true)
+		buf := make([]byte, 256)
+		k, _ := unix.Read(fd, buf)
+		return string(buf[:max(k, 0)])
+	}
+	if got := injected("python3", "-c", script); !strings.Contains(got, "pwned") {
+		t.Skipf("TIOCSTI does not work here even unconfined (input queue %q)", got)
+	}
+	if got := injected(f.bin, "sandbox", "--cwd", f.ws, "--", "python3", "-c", script); strings.Contains(got, "pwned") {
+		t.Errorf("the confined program pushed input into the terminal: %q", got)
+	}
 }

@@ -122,13 +122,16 @@ func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan)
 	cmd := exec.CommandContext(ctx, exe, append([]string{"sandbox", ChildArg, "--"}, argv...)...)
 	cmd.Args[0] = "warden"
 	cmd.Env = append(os.Environ(), specEnv+"="+string(data))
+	// A session of its own: the program has no controlling terminal, so
+	// it cannot push input into the user's terminal (TIOCSTI) to be run
+	// after it exits. warden, still in the terminal's foreground, gets
+	// the terminal's signals and forwards them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if plan.Mounts {
 		uid, gid := os.Getuid(), os.Getgid()
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-		}
+		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		if uid != 0 {
 			// A user other than root loses the namespace's capabilities
 			// when the child executes warden; it keeps the two it needs
