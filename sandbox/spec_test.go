@@ -289,3 +289,22 @@ func TestNoTerminalInjection(t *testing.T) {
 		t.Errorf("the confined program pushed input into the terminal: %q", got)
 	}
 }
+
+// TestRunTooLarge: a confinement too large for the child's environment
+// fails with a message that says what to do; nothing runs.
+func TestRunTooLarge(t *testing.T) {
+	needKernel(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	s := sandbox.Spec{Root: dir, Writable: []string{dir}, Required: true}
+	for i := 0; i < 5000; i++ {
+		s.ReadOnly = append(s.ReadOnly, filepath.Join(dir, fmt.Sprintf("protected-file-with-a-long-name-%06d", i)))
+	}
+	code, _, err := s.Run(context.Background(), "", []string{"touch", marker})
+	if code != sandbox.ExitSetup || err == nil || !strings.Contains(err.Error(), "too large to hand to the confining child") {
+		t.Errorf("code %d, err %v", code, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the program ran")
+	}
+}

@@ -175,6 +175,9 @@ func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, er
 		}
 	}
 	if err != nil {
+		if errors.Is(err, syscall.E2BIG) {
+			return ExitSetup, plan, fmt.Errorf("start the sandbox: the confinement (%d read-only and %d hidden paths) is too large to hand to the confining child; narrow the policy's protected and private globs", len(s.ReadOnly), len(s.Hidden))
+		}
 		if plan.Confined() {
 			return ExitSetup, plan, fmt.Errorf("start the sandbox: %w", err)
 		}
