@@ -308,3 +308,19 @@ func TestRunTooLarge(t *testing.T) {
 		t.Error("the program ran")
 	}
 }
+
+// TestChildOtherVersion: a confining child handed a confinement of
+// another version (a stale warden-sandbox next to warden) runs nothing.
+func TestChildOtherVersion(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	cmd := exec.Command(os.Args[0], "sandbox", sandbox.ChildArg, "--", "touch", marker)
+	cmd.Env = append(os.Environ(), cliEnv+"=1", `WARDEN_SANDBOX_SPEC={"v":2,"root":"/","writable":["/"]}`)
+	out, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != sandbox.ExitSetup || !strings.Contains(string(out), "another version") {
+		t.Errorf("exit %d: %s", code, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the program ran")
+	}
+}

@@ -76,9 +76,14 @@ func userNSAvailable() (bool, string) {
 
 // wire is what the child reads from its environment.
 type wire struct {
+	// V is wireVersion: a warden-sandbox of another version next to
+	// warden refuses to run rather than misread the confinement.
+	V int `json:"v"`
 	Spec
 	Plan Plan `json:"plan"`
 }
+
+const wireVersion = 1
 
 // Command returns the command that runs argv confined by s, and the plan
 // of what it enforces. exe is the warden binary (empty: this process's
@@ -115,7 +120,7 @@ func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan)
 			}
 		}
 	}
-	data, err := json.Marshal(wire{Spec: s, Plan: plan})
+	data, err := json.Marshal(wire{V: wireVersion, Spec: s, Plan: plan})
 	if err != nil {
 		return nil, Plan{}, err
 	}
@@ -238,6 +243,9 @@ func ChildMain(args []string) int {
 	var w wire
 	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &w); err != nil {
 		return fail(ExitSetup, "internal: no confinement given to the child (%v); nothing was run", err)
+	}
+	if w.V != wireVersion {
+		return fail(ExitSetup, "the confining child (%s) is another version than the warden that started it: install warden and warden-sandbox from the same build; nothing was run", os.Args[0])
 	}
 	if err := confine(&w); err != nil {
 		return fail(ExitSetup, "%v; nothing was run", err)
