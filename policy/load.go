@@ -483,7 +483,7 @@ func IsKind(s string) bool { return contains(Kinds, s) }
 
 func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "private", "tools", "roles",
-		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report", "sealed", "end")
+		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report", "sandbox", "sealed", "end")
 	if m == nil {
 		return
 	}
@@ -630,6 +630,9 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	}
 	if f, ok := m["report"]; ok {
 		d.report(p, f.val)
+	}
+	if f, ok := m["sandbox"]; ok {
+		d.sandbox(p, f.val)
 	}
 	// Role names that differ only in case or white space: a call naming
 	// one of them is easily taken for the other.

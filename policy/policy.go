@@ -45,6 +45,8 @@ type Policy struct {
 	ModelErrors ModelErrors
 	// Report is nil unless the policy has a report section (see Report).
 	Report *Report
+	// Sandbox confines allowed shell commands (see Sandbox).
+	Sandbox Sandbox
 }
 
 // ModelErrors is the `model_errors` option: the format of the text a model

@@ -53,6 +53,7 @@ var commands = map[string]command{
 	"purge":     {"apply the retention limits: demote and delete anchors, archive history and sessions, drop expired approvals and old audit", runPurge},
 	"report":    {"final reports: the sessions' reports, their instructions, and checks of saved responses", runReport},
 	"resume":    {"lift a halt (warden halt)", runResume},
+	"sandbox":   {"run a program confined by the policy: writes only in the workspace, no protected path, no private read, no network but the allowed ports", runSandbox},
 	"serve":     {"serve decisions, approvals, the audit trail and the approvals page over HTTP for a team", runServe},
 	"state":     {"show the project state and sessions; set the phase; session events and governance text", runState},
 	"test":      {"run a policy's test cases (in the policy under tests:, or in CASES files)", runTest},

@@ -1,0 +1,110 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/sandbox"
+)
+
+// BenchmarkOverhead runs `warden sandbox -- true` (the real warden
+// binary, built once, with the helper next to it), `warden-sandbox --spec
+// FILE -- true` (the spec written ahead, as a hook would), `bash -c true`
+// and, where installed, bwrap with the same mounts, interleaved, in a small git workspace, and reports each
+// one's median time per run and the medians' differences:
+//
+//	go test -run XXX -bench Overhead -benchtime 200x ./sandbox/
+func BenchmarkOverhead(b *testing.B) {
+	k := sandbox.Probe()
+	if k.LandlockABI == 0 || !k.UserNS {
+		b.Skipf("this kernel cannot confine (%s)", k)
+	}
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "warden")
+	// warden, and the small helper next to it (its confining child, and
+	// the runner of a spec written ahead).
+	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/warden", "./cmd/warden-sandbox")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	ws := filepath.Join(dir, "ws")
+	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
+	os.WriteFile(filepath.Join(ws, "warden.yaml"), []byte("version: 1\nprotected: [\"config/**\"]\nsandbox: {shell: required, ports: [5432]}\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN=x\n"), 0o600)
+	os.WriteFile(filepath.Join(ws, "src", "main.go"), []byte("package main\n"), 0o644)
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v\n%s", err, out)
+	}
+	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec, err := sandbox.FromPolicy(p, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	// A first run creates the placeholders, so that bwrap binds the same.
+	if out, err := exec.Command(bin, "sandbox", "--cwd", ws, "--", "true").CombinedOutput(); err != nil {
+		b.Fatalf("warden sandbox -- true: %v\n%s", err, out)
+	}
+	specFile, err := spec.WriteFile(filepath.Join(ws, ".warden", "sandbox"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs := map[string][]string{
+		"bash":   {"bash", "-c", "true"},
+		"warden": {bin, "sandbox", "--cwd", ws, "--", "true"},
+		"spec":   {filepath.Join(dir, "warden-sandbox"), "--spec", specFile, "--", "true"},
+	}
+	order := []string{"bash", "warden", "spec"}
+	if k.Bwrap != "" {
+		args := []string{k.Bwrap, "--unshare-user", "--dev-bind", "/", "/"}
+		for _, r := range spec.ReadOnly {
+			args = append(args, "--ro-bind", r, r)
+		}
+		for _, h := range spec.Hidden {
+			if st, err := os.Stat(h); err == nil && st.IsDir() {
+				args = append(args, "--tmpfs", h, "--remount-ro", h)
+			} else {
+				args = append(args, "--ro-bind", "/dev/null", h)
+			}
+		}
+		runs["bwrap"] = append(args, "--chdir", ws, "--", "true")
+		order = append(order, "bwrap")
+	}
+	times := map[string][]time.Duration{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, name := range order {
+			argv := runs[name]
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Dir = ws
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%s: %v\n%s", name, err, out)
+			}
+			times[name] = append(times[name], time.Since(start))
+		}
+	}
+	b.StopTimer()
+	med := map[string]float64{}
+	for _, name := range order {
+		ts := times[name]
+		slices.Sort(ts)
+		med[name] = float64(ts[len(ts)/2].Microseconds()) / 1000
+		b.ReportMetric(med[name], "ms/"+name)
+	}
+	b.ReportMetric(med["warden"]-med["bash"], "ms-overhead/warden")
+	b.ReportMetric(med["spec"]-med["bash"], "ms-overhead/spec")
+	if _, ok := med["bwrap"]; ok {
+		b.ReportMetric(med["bwrap"]-med["bash"], "ms-overhead/bwrap")
+	}
+}

@@ -1,0 +1,302 @@
+//go:build linux
+
+package confine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Probe reports what the running kernel offers. It reads a few files
+// under /proc and asks Landlock its version; it starts no process.
+func Probe() Kernel {
+	k := probeKernel()
+	if p, err := exec.LookPath("bwrap"); err == nil {
+		k.Bwrap = p
+	}
+	return k
+}
+
+func probeKernel() Kernel {
+	var k Kernel
+	if v, err := landlockABI(); err == nil {
+		k.LandlockABI = v
+	}
+	k.UserNS, k.UserNSNote = userNSAvailable()
+	return k
+}
+
+func landlockABI() (int, error) {
+	r, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+func readInt(path string) (int, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return v, err == nil
+}
+
+// userNSAvailable checks the switches distributions use to turn user
+// namespaces off. A run that still fails to create one says so.
+func userNSAvailable() (bool, string) {
+	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
+		return false, "the kernel has no user namespaces"
+	}
+	if v, ok := readInt("/proc/sys/user/max_user_namespaces"); ok && v == 0 {
+		return false, "user.max_user_namespaces is 0"
+	}
+	if os.Geteuid() != 0 {
+		if v, ok := readInt("/proc/sys/kernel/unprivileged_userns_clone"); ok && v == 0 {
+			return false, "kernel.unprivileged_userns_clone is 0"
+		}
+		if v, ok := readInt("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); ok && v == 1 {
+			return false, "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns is 1)"
+		}
+	}
+	return true, ""
+}
+
+// wire is what the child reads from its environment.
+type wire struct {
+	// V is wireVersion: a warden-sandbox of another version next to
+	// warden refuses to run rather than misread the confinement.
+	V int `json:"v"`
+	Spec
+	Plan Plan `json:"plan"`
+}
+
+const wireVersion = 1
+
+// Command returns the command that runs argv confined by s, and the plan
+// of what it enforces. exe is the warden binary (empty: this process's
+// own, /proc/self/exe, which stays valid even when the file is replaced
+// or removed). The caller may set Stdin, Stdout, Stderr and Dir; Env must
+// keep the entry Command puts in it. When the kernel offers nothing and
+// s is not Required, the command is argv itself, unconfined, and the plan
+// says so. Command creates the missing protected folders (Placeholders).
+func (s Spec) Command(ctx context.Context, exe string, argv []string) (*exec.Cmd, Plan, error) {
+	if len(argv) == 0 {
+		return nil, Plan{}, errors.New("no program to run")
+	}
+	plan, err := s.Plan(probeKernel())
+	if err != nil {
+		return nil, Plan{}, err
+	}
+	return s.command(ctx, exe, argv, plan)
+}
+
+func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan) (*exec.Cmd, Plan, error) {
+	if !plan.Confined() {
+		return exec.CommandContext(ctx, argv[0], argv[1:]...), plan, nil
+	}
+	if exe == "" {
+		exe = "/proc/self/exe"
+	}
+	if plan.Mounts {
+		for _, d := range s.Placeholders {
+			if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+				if s.Required {
+					return nil, Plan{}, fmt.Errorf("create the protected folder %s (so that a confined command cannot): %w", d, err)
+				}
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s could not be created (%v), so a confined command may create it", d, err))
+			}
+		}
+	}
+	data, err := json.Marshal(wire{V: wireVersion, Spec: s, Plan: plan})
+	if err != nil {
+		return nil, Plan{}, err
+	}
+	cmd := exec.CommandContext(ctx, exe, append([]string{"sandbox", ChildArg, "--"}, argv...)...)
+	cmd.Args[0] = "warden"
+	cmd.Env = append(os.Environ(), specEnv+"="+string(data))
+	// A session of its own: the program has no controlling terminal, so
+	// it cannot push input into the user's terminal (TIOCSTI) to be run
+	// after it exits. warden, still in the terminal's foreground, gets
+	// the terminal's signals and forwards them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if plan.Mounts {
+		uid, gid := os.Getuid(), os.Getgid()
+		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		if uid != 0 {
+			// A user other than root loses the namespace's capabilities
+			// when the child executes warden; it keeps the two it needs
+			// (mount, and the bounding set and securebits it then
+			// clears) as ambient ones.
+			cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+		}
+	}
+	return cmd, plan, nil
+}
+
+// Run runs argv confined by s with this process's stdin, stdout and
+// stderr, forwards the signals it gets (interrupt, terminate, hang up,
+// quit, user signals, window change) and returns the program's exit code
+// (128+N for a program killed by signal N), with the plan it ran under.
+// A run that cannot be set up under Required returns ExitSetup and the
+// error; nothing ran.
+func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, error) {
+	plan, err := s.Plan(probeKernel())
+	if err != nil {
+		return ExitSetup, Plan{}, err
+	}
+	cmd, plan, err := s.command(ctx, exe, argv, plan)
+	if err != nil {
+		return ExitSetup, Plan{}, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
+	defer signal.Stop(sigs)
+	err = cmd.Start()
+	if err != nil && plan.Mounts && !s.Required && userNSRefused(err) {
+		// The kernel refused the user namespace (a distribution's
+		// restriction the probe did not see): confine with what is left.
+		plan.Mounts = false
+		plan.Warnings = append(plan.Warnings, fmt.Sprintf("a user namespace could not be created (%v), so protected paths inside the workspace are writable and private paths readable", err))
+		if cmd, plan, err = s.command(ctx, exe, argv, plan); err == nil {
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+			err = cmd.Start()
+		}
+	}
+	if err != nil {
+		if errors.Is(err, syscall.E2BIG) {
+			return ExitSetup, plan, fmt.Errorf("start the sandbox: the confinement (%d read-only and %d hidden paths) is too large to hand to the confining child; narrow the policy's protected and private globs", len(s.ReadOnly), len(s.Hidden))
+		}
+		if plan.Confined() {
+			return ExitSetup, plan, fmt.Errorf("start the sandbox: %w", err)
+		}
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return ExitNotFound, plan, err
+		}
+		return ExitCannotRun, plan, err
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				_ = cmd.Process.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	return exitCode(cmd, err), plan, nil
+}
+
+// userNSRefused reports whether starting the child failed because the
+// kernel refused the user namespace (not because warden's binary is gone).
+func userNSRefused(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS)
+}
+
+func exitCode(cmd *exec.Cmd, err error) int {
+	if cmd.ProcessState == nil {
+		return ExitSetup
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// IsChild reports whether args (without the program name) are the
+// confining child's: warden's `sandbox` command hands them to ChildMain.
+func IsChild(args []string) bool { return len(args) > 0 && args[0] == ChildArg }
+
+// ChildMain is the confining child: it reads the Spec from its
+// environment, confines itself and executes the program after "--" in
+// args. It returns only on failure, with the exit code to use, having
+// written the reason to stderr.
+func ChildMain(args []string) int {
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "warden sandbox: "+format+"\n", a...)
+		return code
+	}
+	if len(args) < 3 || args[0] != ChildArg || args[1] != "--" {
+		return fail(ExitSetup, "internal: bad arguments for the confining child")
+	}
+	argv := args[2:]
+	var w wire
+	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &w); err != nil {
+		return fail(ExitSetup, "internal: no confinement given to the child (%v); nothing was run", err)
+	}
+	if w.V != wireVersion {
+		return fail(ExitSetup, "the confining child (%s) is another version than the warden that started it: install warden and warden-sandbox from the same build; nothing was run", os.Args[0])
+	}
+	if err := confine(&w); err != nil {
+		return fail(ExitSetup, "%v; nothing was run", err)
+	}
+	env := os.Environ()
+	out := env[:0]
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		if name == specEnv || name == ConfinedEnv {
+			continue
+		}
+		drop := false
+		for _, u := range w.UnsetEnv {
+			drop = drop || name == u
+		}
+		if !drop {
+			out = append(out, e)
+		}
+	}
+	out = append(out, ConfinedEnv+"=1")
+	path := argv[0]
+	if !strings.Contains(path, "/") {
+		p, err := lookPath(path, out)
+		if err != nil {
+			return fail(ExitNotFound, "%s: command not found", path)
+		}
+		path = p
+	}
+	err := syscall.Exec(path, argv, out)
+	if errors.Is(err, syscall.ENOENT) {
+		return fail(ExitNotFound, "%s: no such file", argv[0])
+	}
+	return fail(ExitCannotRun, "%s: %v", argv[0], err)
+}
+
+// lookPath finds a program on the PATH of env.
+func lookPath(name string, env []string) (string, error) {
+	pathVar := "/usr/local/bin:/usr/bin:/bin"
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, dir := range filepath.SplitList(pathVar) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}

@@ -1,0 +1,78 @@
+// Package confine runs a program confined by a Spec: the mechanisms of
+// package sandbox (which derives the Spec from a policy) without the
+// policy packages, so that a small binary can run a Spec written ahead
+// (see Main). docs/sandbox.md describes the design.
+package confine
+
+import "strings"
+
+// Exit codes of a confined run that come from the sandbox, not the
+// program (as env(1) and timeout(1) use them).
+const (
+	// ExitSetup: the sandbox could not be set up; the program did not run.
+	ExitSetup = 125
+	// ExitCannotRun: the program was found but could not be executed.
+	ExitCannotRun = 126
+	// ExitNotFound: the program was not found.
+	ExitNotFound = 127
+)
+
+// ChildArg is the hidden argument (after "sandbox") with which warden
+// re-executes itself as the confining child. It is not for users.
+const ChildArg = "--confined-child-do-not-use"
+
+// specEnv carries the Spec from the parent to the child; the child removes
+// it before the program starts.
+const specEnv = "WARDEN_SANDBOX_SPEC"
+
+// ConfinedEnv is set (to "1") in the environment of a confined program.
+const ConfinedEnv = "WARDEN_SANDBOX"
+
+// Spec is the confinement of one run: absolute, symlink-resolved paths.
+// It is a value: build it with FromPolicy (it reads the disk once), run
+// as many commands with it as needed while the workspace's layout stays.
+type Spec struct {
+	// Root is the workspace root.
+	Root string `json:"root"`
+	// Writable are the folders (and files) a confined command may write:
+	// the root, /tmp, $TMPDIR, the policy's sandbox.writable, and the
+	// few device files programs need. Everything else is read-only.
+	Writable []string `json:"writable"`
+	// ReadOnly are existing paths under a writable folder that are bound
+	// read-only over themselves: the protected paths.
+	ReadOnly []string `json:"read_only"`
+	// Hidden are existing paths made unreadable (an empty folder or an
+	// empty file in their place): the private paths.
+	Hidden []string `json:"hidden"`
+	// Placeholders are protected folders that did not exist: each is
+	// created empty before the run (so that it can be bound read-only and
+	// a confined command cannot create it).
+	Placeholders []string `json:"placeholders,omitempty"`
+	// NetworkDeny refuses outbound TCP connections except to Ports.
+	NetworkDeny bool  `json:"network_deny"`
+	Ports       []int `json:"ports,omitempty"`
+	// Required: never run unconfined, and fail when a mechanism the
+	// policy asks for is missing. Otherwise the run uses what the kernel
+	// offers and Warnings say what is not enforced.
+	Required bool `json:"required"`
+	// UnsetEnv are environment variables removed before the program runs
+	// (SSH_AUTH_SOCK: the agent would sign with the hidden keys).
+	UnsetEnv []string `json:"unset_env,omitempty"`
+	// Warnings found while resolving the policy (a glob that could not be
+	// resolved); Command adds the kernel's.
+	Warnings []string `json:"-"`
+}
+
+// UnderWritable reports whether p lies in a writable folder.
+func (s *Spec) UnderWritable(p string) bool {
+	for _, w := range s.Writable {
+		if within(p, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
