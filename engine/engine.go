@@ -1,5 +1,6 @@
-// Package engine compiles a policy once into a decider. Decide is pure (no
-// I/O besides what path resolution needs) and safe for concurrent use.
+// Package engine compiles a policy once into a decider. Decide is pure: it
+// reads the file system only through the Workspace view its caller built,
+// never the disk, and it is safe for concurrent use.
 package engine
 
 import (
@@ -14,7 +15,8 @@ import (
 // Engine is a compiled policy. It is safe for concurrent use.
 type Engine struct {
 	pol     *policy.Policy
-	root    string // workspace root with symlinks resolved
+	ws      Workspace // what the engine knows of the file system
+	root    string    // workspace root with symlinks resolved
 	rootRaw string
 	// rootGit: the root had a .git when the policy was compiled: git run
 	// there uses it. Without one, git takes the root itself for a

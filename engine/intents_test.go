@@ -31,7 +31,7 @@ func TestIntentWithoutScopeOwnsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, testView())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/url"
-	"os"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -532,9 +531,9 @@ func (e *Engine) gitHere(st *state, cwd string) {
 			return // outside the workspace: not a repository an agent wrote
 		}
 		repo := ""
-		if _, err := os.Lstat(d + "/.git"); err == nil {
+		if _, err := e.ws.Lstat(d + "/.git"); err == nil {
 			repo = d + "/.git"
-		} else if gitDirShape(d) {
+		} else if gitDirShape(e.ws, d) {
 			repo = d
 		}
 		if repo != "" && !e.ownRepo(repo) && !e.ownRepo(d) {
@@ -553,12 +552,12 @@ func (e *Engine) ownRepo(repo string) bool { return repo == filepath.Join(e.root
 
 // gitDirShape reports a folder git takes for a repository's own folder
 // when it starts there: a HEAD file, and objects/ and refs/ folders.
-func gitDirShape(d string) bool {
-	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || fi.IsDir() {
+func gitDirShape(ws Workspace, d string) bool {
+	if fi, err := ws.Stat(filepath.Join(d, "HEAD")); err != nil || fi.IsDir() {
 		return false
 	}
 	for _, sub := range [...]string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+		if fi, err := ws.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
 			return false
 		}
 	}
@@ -775,7 +774,7 @@ func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 // of its own beside the word itself.
 func (e *Engine) globMatches(st *state, raw string) []string {
 	pat := e.joinPath(raw, e.cwd(&st.call))
-	ms, err := filepath.Glob(pat)
+	ms, err := globPaths(e.ws, pat)
 	if err != nil || len(ms) > 256 {
 		return []string{shell.Dyn + raw} // too many to check one by one: computed
 	}
@@ -876,7 +875,7 @@ func (e *Engine) pathSpelt(st *state, raw string, write bool, vkind, op string, 
 		// (Python's os.path.expanduser and expandvars): ~user is that
 		// user's home, checked beside the path as written, and $VAR is
 		// whatever the variable holds.
-		if home := tildeUser(raw); home != "" {
+		if home := tildeUser(e.ws, raw); home != "" {
 			e.pathPart(st, home, write, vkind, op, nil)
 		}
 		if varPath(raw) {
@@ -947,7 +946,7 @@ func spellings(p string) []string {
 // tildeUser returns a path that starts with ~NAME (another user's home, as
 // the shell and Python's os.path.expanduser read it) with that home in
 // its place; "" for any other path, or a user the system does not know.
-func tildeUser(p string) string {
+func tildeUser(ws Workspace, p string) string {
 	if !strings.HasPrefix(p, "~") || p == "~" || strings.HasPrefix(p, "~/") {
 		return ""
 	}
@@ -958,11 +957,11 @@ func tildeUser(p string) string {
 			return ""
 		}
 	}
-	u, err := user.Lookup(name)
-	if err != nil || u.HomeDir == "" {
+	home, err := ws.UserHome(name)
+	if err != nil || home == "" {
 		return ""
 	}
-	return filepath.Join(u.HomeDir, rest)
+	return filepath.Join(home, rest)
 }
 
 // varPath reports a path with a component that starts with a variable
@@ -1131,18 +1130,18 @@ func (e *Engine) evalPathHops(p string, hops int) string {
 			cur = next
 			continue
 		}
-		fi, err := os.Lstat(next)
+		fi, err := e.ws.Lstat(next)
 		if err != nil {
 			missing = true
 			cur = next
 			continue
 		}
-		if fi.Mode()&os.ModeSymlink == 0 {
+		if fi.Mode()&fs.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
 		hops++
-		target, err := os.Readlink(next)
+		target, err := e.ws.Readlink(next)
 		if hops > 40 || err != nil {
 			// A link loop: the system refuses it too; keep the path.
 			cur = next

@@ -11,6 +11,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // approval handles an ask the host cannot prompt for. Approvals belong to
@@ -417,7 +418,7 @@ func Reject(ctx context.Context, store warden.ApprovalStore, id, message, by str
 // a pattern, one grant of the tool's subject (command for shell tools,
 // path for the others).
 func NewGrants(pol *policy.Policy, base warden.Grant, command, path, pattern string) ([]warden.Grant, error) {
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.New())
 	if err != nil {
 		return nil, err
 	}
