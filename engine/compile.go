@@ -82,7 +82,8 @@ func Compile(p *policy.Policy, ws Workspace) (*Engine, error) {
 	} else {
 		return nil, fmt.Errorf("workspace root %s: %w", root, err)
 	}
-	_, gerr := ws.Lstat(filepath.Join(e.root, ".git"))
+	e.rootGitPaths, e.ownGit = *gitPaths(e.root), filepath.Join(e.root, ".git")
+	_, gerr := ws.Lstat(e.ownGit)
 	e.rootGit = gerr == nil
 	e.home, _ = ws.UserHomeDir()
 	e.audit = p.Mode == "audit"

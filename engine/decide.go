@@ -113,6 +113,17 @@ type state struct {
 	seqShown []*rule
 	key      string         // the call's normalised form, for repeat
 	keyArgs  map[string]any // its arguments, redacted and cut
+	// dir is the call's working folder (Engine.cwd), once known.
+	dir    string
+	dirSet bool
+}
+
+// cwd is the call's working folder (Engine.cwd), worked out once.
+func (st *state) cwd() string {
+	if !st.dirSet {
+		st.dir, st.dirSet = st.e.cwd(&st.call), true
+	}
+	return st.dir
 }
 
 func (st *state) offer(it item) {

@@ -6,6 +6,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"sync"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -22,7 +23,10 @@ type Engine struct {
 	// there uses it. Without one, git takes the root itself for a
 	// repository when it looks like one (HEAD, objects/, refs/), which an
 	// agent could write.
-	rootGit      bool
+	rootGit bool
+	// rootGitPaths are gitPaths(root), which gitHere reads for most calls.
+	rootGitPaths [4]string
+	ownGit       string // the root's .git (ownRepo)
 	home         string
 	audit        bool
 	protected    []pathGlob
@@ -38,6 +42,9 @@ type Engine struct {
 	callRules      []*rule               // rules with neither commands nor paths: they meet command parts too
 	intents        *intentSet
 	history        bool // the policy has sequence rules
+
+	denialsMu sync.RWMutex
+	denials   map[[3]string]denialText // by role, tool and kind
 }
 
 // Session is the per-call state the session layer knows and the call does

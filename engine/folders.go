@@ -186,7 +186,7 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 	if shell.IsDyn(w.Path) {
 		return
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	dest, _, _ := e.resolve(w.Path, base)
 	fi, err := e.ws.Stat(dest)
 	destDir := err == nil && fi.IsDir()

@@ -102,6 +102,9 @@ func (e *Engine) parts(st *state) {
 		// argument): the command runs and lists there (ls with no path
 		// reads it), as after cd DIR.
 		for _, k := range workdirKeys {
+			if k == workdirKeys[0] && !anyWorkdirKey(c.Args) {
+				break // none: the common case, without a lookup of each
+			}
 			if v, ok := c.Args[k].(string); ok && v != "" && !slices.Contains(pathKeys, k) {
 				e.readPart(st, shell.Write{Path: v, Op: "working folder"}, nil)
 			}
@@ -466,7 +469,7 @@ func (e *Engine) shellParts(st *state) int {
 		}
 		if c := &a.Commands[i]; c.RunsGit && !gitChecked {
 			gitChecked = true
-			e.gitHere(st, e.cwd(&st.call))
+			e.gitHere(st, st.cwd())
 			if a.GitCd != "" {
 				e.gitAfterCd(st, a)
 			}
@@ -531,9 +534,13 @@ func (e *Engine) gitHere(st *state, cwd string) {
 			return // outside the workspace: not a repository an agent wrote
 		}
 		repo := ""
-		if _, err := e.ws.Lstat(d + "/.git"); err == nil {
-			repo = d + "/.git"
-		} else if gitDirShape(e.ws, d) {
+		gp := &e.rootGitPaths // the root's, built once
+		if d != e.root {
+			gp = gitPaths(d)
+		}
+		if _, err := e.ws.Lstat(gp[0]); err == nil {
+			repo = gp[0]
+		} else if gitDirShape(e.ws, gp) {
 			repo = d
 		}
 		if repo != "" && !e.ownRepo(repo) && !e.ownRepo(d) {
@@ -548,16 +555,23 @@ func (e *Engine) gitHere(st *state, cwd string) {
 }
 
 // ownRepo reports the workspace root's own repository folder.
-func (e *Engine) ownRepo(repo string) bool { return repo == filepath.Join(e.root, ".git") }
+func (e *Engine) ownRepo(repo string) bool { return repo == e.ownGit }
+
+// gitPaths are the paths git looks at in the folder d: its .git, and the
+// HEAD, objects and refs of a repository's own folder.
+func gitPaths(d string) *[4]string {
+	return &[4]string{d + "/.git", filepath.Join(d, "HEAD"), filepath.Join(d, "objects"), filepath.Join(d, "refs")}
+}
 
 // gitDirShape reports a folder git takes for a repository's own folder
-// when it starts there: a HEAD file, and objects/ and refs/ folders.
-func gitDirShape(ws Workspace, d string) bool {
-	if fi, err := ws.Stat(filepath.Join(d, "HEAD")); err != nil || fi.IsDir() {
+// when it starts there (its gitPaths): a HEAD file, and objects/ and
+// refs/ folders.
+func gitDirShape(ws Workspace, gp *[4]string) bool {
+	if fi, err := ws.Stat(gp[1]); err != nil || fi.IsDir() {
 		return false
 	}
-	for _, sub := range [...]string{"objects", "refs"} {
-		if fi, err := ws.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+	for _, sub := range gp[2:] {
+		if fi, err := ws.Stat(sub); err != nil || !fi.IsDir() {
 			return false
 		}
 	}
@@ -604,7 +618,7 @@ func (e *Engine) dirParts(st *state, cds []string) {
 	if len(cds) == 0 {
 		return
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	cur := base
 	for _, d := range cds {
 		if shell.IsDyn(d) || strings.HasPrefix(d, "-") {
@@ -660,7 +674,7 @@ func (e *Engine) readSpelt(st *state, r shell.Write, cds []string) {
 		}
 		return
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	dirs := append([]string{base}, cds...)
 	if r.Top {
 		// From the top of the work tree: the workspace's own repository
@@ -755,7 +769,7 @@ func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 		if w.TreeWrite && !shell.IsDyn(w.Path) {
 			// chmod -R DIR: every path inside is written.
 			p := part{op: w.Op, subject: warden.SubjectPath, raw: w.Path, write: true, vkind: vk}
-			p.abs, p.rel, p.inside = e.resolve(w.Path, e.cwd(&st.call))
+			p.abs, p.rel, p.inside = e.resolve(w.Path, st.cwd())
 			e.folderCheck(st, &p)
 		}
 		if len(w.Sources) > 0 {
@@ -773,7 +787,7 @@ func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 // replace it (a superset: dot files match too). Each is checked as a path
 // of its own beside the word itself.
 func (e *Engine) globMatches(st *state, raw string) []string {
-	pat := e.joinPath(raw, e.cwd(&st.call))
+	pat := e.joinPath(raw, st.cwd())
 	ms, err := globPaths(e.ws, pat)
 	if err != nil || len(ms) > 256 {
 		return []string{shell.Dyn + raw} // too many to check one by one: computed
@@ -888,7 +902,7 @@ func (e *Engine) pathSpelt(st *state, raw string, write bool, vkind, op string, 
 		e.evalPart(st, &p)
 		return
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	p.abs, p.rel, p.inside = e.resolve(raw, base)
 	p.clean = e.cleanPath(raw, base)
 	e.evalPart(st, &p)
@@ -1020,7 +1034,7 @@ func (e *Engine) cwd(c *warden.ToolCall) string {
 			base = e.rootRaw + "/" + c.Cwd
 		}
 	}
-	if e.pol.KindOf(c.Tool) != "shell" {
+	if e.pol.KindOf(c.Tool) != "shell" || !anyWorkdirKey(c.Args) {
 		return base
 	}
 	for _, k := range workdirKeys {
@@ -1058,6 +1072,20 @@ func (e *Engine) altDirs(st *state, except string) []string {
 
 // workdirKeys are the argument names of a shell tool's working folder.
 var workdirKeys = [...]string{"workdir", "directory", "cwd", "working_directory", "dir_path"}
+
+// anyWorkdirKey reports whether args has one of workdirKeys, looking at
+// its few keys rather than for each of workdirKeys.
+func anyWorkdirKey(args map[string]any) bool {
+	if len(args) >= len(workdirKeys) {
+		return true // look for each
+	}
+	for k := range args {
+		if isWorkdirKey(k) {
+			return true
+		}
+	}
+	return false
+}
 
 func isWorkdirKey(k string) bool {
 	for _, w := range workdirKeys {
@@ -1104,7 +1132,7 @@ func (e *Engine) evalPathHops(p string, hops int) string {
 	// the path is written below it.
 	cur, rest := "/", p
 	for _, root := range [...]string{e.rootRaw, e.root} {
-		if strings.HasPrefix(p, root+"/") {
+		if len(p) > len(root) && p[len(root)] == '/' && strings.HasPrefix(p, root) {
 			cur, rest = e.root, p[len(root)+1:]
 			break
 		} else if p == root {

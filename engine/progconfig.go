@@ -86,7 +86,7 @@ func (e *Engine) configHere(st *state, c *shell.Command, cds []string) {
 			return
 		}
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	dirs := []string{e.evalPath(base)}
 	for _, d := range cds {
 		if dyn := strings.IndexByte(d, 0) >= 0; !dyn {

@@ -70,9 +70,15 @@ func Live() *View { return &View{live: true} }
 
 // gen is one generation of remembered answers, all checked by one Refresh.
 type gen struct {
-	lstat, stat, link, dir, file sync.Map // path -> *fact
-
+	// snap holds the answers remembered for a while, read without a lock;
+	// newer ones wait in dirty until as many reads missed snap as dirty
+	// holds answers, then a copy of snap with them takes its place (the
+	// copies cost each answer a constant on average).
+	snap   atomic.Pointer[map[factKey]*fact]
 	mu     sync.Mutex
+	dirty  map[factKey]*fact
+	misses int
+
 	deps   map[string]int // path -> index in paths and stamps
 	paths  []string       // append only
 	stamps []stamp
@@ -83,7 +89,51 @@ type gen struct {
 	stale bool
 }
 
-func newGen() *gen { return &gen{deps: map[string]int{}} }
+func newGen() *gen {
+	g := &gen{deps: map[string]int{}, dirty: map[factKey]*fact{}}
+	g.snap.Store(&map[factKey]*fact{})
+	return g
+}
+
+// factKey names an answer: the method asked (op) and its path.
+type factKey struct {
+	op   byte
+	path string
+}
+
+// The methods whose answers are remembered.
+const (
+	opLstat byte = iota
+	opStat
+	opLink
+	opDir
+	opFile
+)
+
+// load returns the answer remembered for k.
+func (g *gen) load(k factKey) (*fact, bool) {
+	if f, ok := (*g.snap.Load())[k]; ok {
+		return f, true
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f, ok := g.dirty[k]
+	if len(g.dirty) > 0 {
+		if g.misses++; g.misses >= len(g.dirty) {
+			old := *g.snap.Load()
+			m := make(map[factKey]*fact, len(old)+len(g.dirty))
+			for k, v := range old {
+				m[k] = v
+			}
+			for k, v := range g.dirty {
+				m[k] = v
+			}
+			g.snap.Store(&m)
+			g.dirty, g.misses = map[factKey]*fact{}, 0
+		}
+	}
+	return f, ok
+}
 
 // fact is one remembered answer.
 type fact struct {
@@ -134,27 +184,26 @@ func (s stamp) racy(now time.Time) bool {
 	return max(s.mtime, s.ctime) > now.Add(-step).UnixNano()
 }
 
-// keep records that an answer depends on path, stamped s before the
-// answer was read at now, and reports whether the answer may be
-// remembered.
-func (g *gen) keep(path string, s stamp, now time.Time, size int) bool {
+// keep remembers the answer f to k when it may be: it depends on path,
+// stamped s before the answer was read at now.
+func (g *gen) keep(k factKey, f *fact, path string, s stamp, now time.Time, size int) {
 	if !s.usable || s.racy(now) {
-		return false
+		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.stale {
-		return false
+		return
 	}
 	if i, ok := g.deps[path]; ok {
 		if g.stamps[i] != s {
 			g.stale = true // changed since another answer was read
-			return false
+			return
 		}
 	} else {
 		if len(g.paths) >= maxDeps {
 			g.stale = true
-			return false
+			return
 		}
 		g.deps[path] = len(g.paths)
 		g.paths = append(g.paths, path)
@@ -162,11 +211,11 @@ func (g *gen) keep(path string, s stamp, now time.Time, size int) bool {
 	}
 	if g.facts >= maxFacts || g.bytes+size > maxBytes {
 		g.stale = true
-		return false
+		return
 	}
 	g.facts++
 	g.bytes += size
-	return true
+	g.dirty[k] = f
 }
 
 // Refresh is the validity check: it stats every path the remembered
@@ -219,17 +268,15 @@ func (v *View) Lstat(name string) (fs.FileInfo, error) {
 		return os.Lstat(name)
 	}
 	g := v.cur.Load()
-	if f, ok := g.lstat.Load(name); ok {
-		f := f.(*fact)
+	k := factKey{opLstat, name}
+	if f, ok := g.load(k); ok {
 		return f.fi, f.err
 	}
 	now := time.Now()
 	dep := holder(name)
 	s, _, _ := stampOf(dep)
 	fi, err := os.Lstat(name)
-	if g.keep(dep, s, now, 0) {
-		g.lstat.Store(name, &fact{fi: fi, err: err})
-	}
+	g.keep(k, &fact{fi: fi, err: err}, dep, s, now, 0)
 	return fi, err
 }
 
@@ -239,15 +286,13 @@ func (v *View) Stat(name string) (fs.FileInfo, error) {
 		return os.Stat(name)
 	}
 	g := v.cur.Load()
-	if f, ok := g.stat.Load(name); ok {
-		f := f.(*fact)
+	k := factKey{opStat, name}
+	if f, ok := g.load(k); ok {
 		return f.fi, f.err
 	}
 	now := time.Now()
 	s, fi, err := stampOf(name)
-	if g.keep(name, s, now, 0) {
-		g.stat.Store(name, &fact{fi: fi, err: err})
-	}
+	g.keep(k, &fact{fi: fi, err: err}, name, s, now, 0)
 	return fi, err
 }
 
@@ -258,17 +303,15 @@ func (v *View) Readlink(name string) (string, error) {
 		return os.Readlink(name)
 	}
 	g := v.cur.Load()
-	if f, ok := g.link.Load(name); ok {
-		f := f.(*fact)
+	k := factKey{opLink, name}
+	if f, ok := g.load(k); ok {
 		return f.text, f.err
 	}
 	now := time.Now()
 	dep := holder(name)
 	s, _, _ := stampOf(dep)
 	text, err := os.Readlink(name)
-	if g.keep(dep, s, now, 0) {
-		g.link.Store(name, &fact{text: text, err: err})
-	}
+	g.keep(k, &fact{text: text, err: err}, dep, s, now, 0)
 	return text, err
 }
 
@@ -280,16 +323,14 @@ func (v *View) ReadDir(name string) ([]fs.DirEntry, error) {
 		return os.ReadDir(name)
 	}
 	g := v.cur.Load()
-	if f, ok := g.dir.Load(name); ok {
-		f := f.(*fact)
+	k := factKey{opDir, name}
+	if f, ok := g.load(k); ok {
 		return f.ents, f.err
 	}
 	now := time.Now()
 	s, _, _ := stampOf(name)
 	ents, err := os.ReadDir(name)
-	if g.keep(name, s, now, 64*len(ents)) {
-		g.dir.Store(name, &fact{ents: ents, err: err})
-	}
+	g.keep(k, &fact{ents: ents, err: err}, name, s, now, 64*len(ents))
 	return ents, err
 }
 
@@ -301,16 +342,14 @@ func (v *View) ReadFile(name string) ([]byte, error) {
 		return os.ReadFile(name)
 	}
 	g := v.cur.Load()
-	if f, ok := g.file.Load(name); ok {
-		f := f.(*fact)
+	k := factKey{opFile, name}
+	if f, ok := g.load(k); ok {
 		return f.data, f.err
 	}
 	now := time.Now()
 	s, _, _ := stampOf(name)
 	data, err := os.ReadFile(name)
-	if g.keep(name, s, now, len(data)) {
-		g.file.Store(name, &fact{data: data, err: err})
-	}
+	g.keep(k, &fact{data: data, err: err}, name, s, now, len(data))
 	return data, err
 }
 
