@@ -116,12 +116,15 @@ type state struct {
 	// dir is the call's working folder (Engine.cwd), once known.
 	dir    string
 	dirSet bool
+	// keys is what the argument names hold, once keysRead (argKeys).
+	keys     argKeys
+	keysRead bool
 }
 
 // cwd is the call's working folder (Engine.cwd), worked out once.
 func (st *state) cwd() string {
 	if !st.dirSet {
-		st.dir, st.dirSet = st.e.cwd(&st.call), true
+		st.dir, st.dirSet = st.e.cwdKeys(&st.call, st.kind, st.argKeys().workdir), true
 	}
 	return st.dir
 }

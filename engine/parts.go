@@ -102,7 +102,7 @@ func (e *Engine) parts(st *state) {
 		// argument): the command runs and lists there (ls with no path
 		// reads it), as after cd DIR.
 		for _, k := range workdirKeys {
-			if k == workdirKeys[0] && !anyWorkdirKey(c.Args) {
+			if k == workdirKeys[0] && !st.argKeys().workdir {
 				break // none: the common case, without a lookup of each
 			}
 			if v, ok := c.Args[k].(string); ok && v != "" && !slices.Contains(pathKeys, k) {
@@ -118,7 +118,7 @@ func (e *Engine) parts(st *state) {
 	if st.kind == "other" {
 		e.looseValues(st)
 	}
-	if !hasPathArgs(c.Args) {
+	if !st.argKeys().path {
 		if e.searchToolPart(st) {
 			return
 		}
@@ -1026,6 +1026,12 @@ func procPath(p string) bool {
 // the path as written (cleanPath) is the folder cleaned as text, as
 // Node's path.resolve takes it. Both are checked.
 func (e *Engine) cwd(c *warden.ToolCall) string {
+	return e.cwdKeys(c, e.pol.KindOf(c.Tool), anyWorkdirKey(c.Args))
+}
+
+// cwdKeys is cwd for a call of the tool kind whose arguments have
+// (workdir) or have not a key of workdirKeys.
+func (e *Engine) cwdKeys(c *warden.ToolCall, kind string, workdir bool) string {
 	base := e.rootRaw
 	if c.Cwd != "" {
 		if filepath.IsAbs(c.Cwd) {
@@ -1034,7 +1040,7 @@ func (e *Engine) cwd(c *warden.ToolCall) string {
 			base = e.rootRaw + "/" + c.Cwd
 		}
 	}
-	if e.pol.KindOf(c.Tool) != "shell" || !anyWorkdirKey(c.Args) {
+	if kind != "shell" || !workdir {
 		return base
 	}
 	for _, k := range workdirKeys {
@@ -1085,6 +1091,24 @@ func anyWorkdirKey(args map[string]any) bool {
 		}
 	}
 	return false
+}
+
+// argKeys says what the call's argument names hold, read in one pass.
+type argKeys struct {
+	path    bool // a path argument (hasPathArgs)
+	workdir bool // one of workdirKeys
+}
+
+// argKeys reads the call's argument names once.
+func (st *state) argKeys() argKeys {
+	if !st.keysRead {
+		st.keysRead = true
+		for k := range st.call.Args {
+			st.keys.path = st.keys.path || isPathArg(k)
+			st.keys.workdir = st.keys.workdir || isWorkdirKey(k)
+		}
+	}
+	return st.keys
 }
 
 func isWorkdirKey(k string) bool {
@@ -1453,11 +1477,17 @@ func isASCII(s string) bool {
 // the map lookup.
 func hasPathArgs(args map[string]any) bool {
 	for k := range args {
-		if n := len(k); n > 0 && pathArgHint[n&31]&(1<<(k[n-1]&31)) != 0 && pathArgs[k] {
+		if isPathArg(k) {
 			return true
 		}
 	}
 	return false
+}
+
+// isPathArg reports a path argument's name.
+func isPathArg(k string) bool {
+	n := len(k)
+	return n > 0 && pathArgHint[n&31]&(1<<(k[n-1]&31)) != 0 && pathArgs[k]
 }
 
 // twinKeys marks the BAD_INPUT of arguments with two keys that differ only

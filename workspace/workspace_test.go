@@ -319,3 +319,41 @@ func TestGitWithoutRepository(t *testing.T) {
 		t.Errorf("git ls-files outside a repository: %q, %v", out, err)
 	}
 }
+
+// BenchmarkRefresh is the check hookd and serve make before each decision,
+// for the answers a `git status` in the root reads (its .git, a HEAD).
+func BenchmarkRefresh(b *testing.B) {
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(fineStep + 150*time.Millisecond)
+	v := New()
+	v.Lstat(filepath.Join(dir, ".git"))
+	v.Stat(filepath.Join(dir, "HEAD"))
+	if facts(v) != 2 {
+		b.Fatalf("%d answers remembered", facts(v))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v.Refresh() {
+			b.Fatal("forgot")
+		}
+	}
+}
+
+// BenchmarkLstat is a remembered answer, as the engine reads it.
+func BenchmarkLstat(b *testing.B) {
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(fineStep + 150*time.Millisecond)
+	v := New()
+	name := filepath.Join(dir, ".git")
+	v.Lstat(name)
+	b.ReportAllocs()
+	for b.Loop() {
+		v.Lstat(name)
+	}
+}
