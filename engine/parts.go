@@ -91,7 +91,7 @@ func writeKind(kind string) bool {
 // parts splits the call into parts and decides each.
 func (e *Engine) parts(st *state) {
 	c := &st.call
-	if a, b, ok := caseTwins(c.Args); ok {
+	if a, b, ok := st.scanArgs(); ok {
 		st.check("args", item{effect: warden.Deny, code: warden.CodeBadInput, subject: fmt.Sprintf("%q and %q", a, b), extra: twinKeys})
 	}
 	n := 0
@@ -1099,10 +1099,52 @@ type argKeys struct {
 	workdir bool // one of workdirKeys
 }
 
+// scanArgs is caseTwins of the call's arguments, which reads their names
+// for argKeys in the same pass.
+func (st *state) scanArgs() (string, string, bool) {
+	v := st.call.Args
+	st.keysRead = true
+	var few [8]string
+	n := 0
+	var seen map[string]string
+	for k, x := range v {
+		st.keys.path = st.keys.path || isPathArg(k)
+		st.keys.workdir = st.keys.workdir || isWorkdirKey(k)
+		if a, b, ok := caseTwins(x); ok {
+			st.keysRead = false // not every name was read
+			return a, b, true
+		}
+		if !hasLetter(k) {
+			continue
+		}
+		if len(v) <= len(few) {
+			for _, other := range few[:n] {
+				if strings.EqualFold(k, other) {
+					st.keysRead = false
+					return min(k, other), max(k, other), true
+				}
+			}
+			few[n] = k
+			n++
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]string, len(v))
+		}
+		f := fold.Key(k)
+		if other, ok := seen[f]; ok {
+			st.keysRead = false
+			return min(k, other), max(k, other), true
+		}
+		seen[f] = k
+	}
+	return "", "", false
+}
+
 // argKeys reads the call's argument names once.
 func (st *state) argKeys() argKeys {
 	if !st.keysRead {
-		st.keysRead = true
+		st.keysRead, st.keys = true, argKeys{}
 		for k := range st.call.Args {
 			st.keys.path = st.keys.path || isPathArg(k)
 			st.keys.workdir = st.keys.workdir || isWorkdirKey(k)
