@@ -298,7 +298,11 @@ func TestViewConcurrentRefresh(t *testing.T) {
 	for range 50 {
 		v.Refresh()
 	}
-	write(t, f, "two")
+	// Replaced whole (a write in place passes through an empty file).
+	write(t, f+".new", "two")
+	if err := os.Rename(f+".new", f); err != nil {
+		t.Fatal(err)
+	}
 	for range 50 {
 		v.Refresh()
 	}
