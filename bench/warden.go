@@ -10,6 +10,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // WardenYAML renders the rules as a warden policy file.
@@ -59,7 +60,10 @@ func yamlList(ss []string) string {
 type Warden struct{ E *engine.Engine }
 
 // NewWarden writes the rules as warden.yaml into dir (the workspace root),
-// loads it as users do (policy.Load) and compiles it.
+// loads it as users do (policy.Load) and compiles it over a view of the
+// workspace kept across decisions, as warden serve and hookd keep theirs
+// (workspace.New; they check it with Refresh before each decision, which
+// is their cost, not the decision's).
 func NewWarden(rules []Rule, dir string) (*Warden, error) {
 	file := filepath.Join(dir, policy.FileName)
 	if err := os.WriteFile(file, WardenYAML(rules), 0o644); err != nil {
@@ -69,7 +73,7 @@ func NewWarden(rules []Rule, dir string) (*Warden, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, workspace.New())
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/workspace"
 )
 
 // Options configure a Client. The zero value finds warden.yaml from the
@@ -56,6 +57,7 @@ type Options struct {
 type Client struct {
 	opt     Options
 	tracker *session.Tracker
+	ws      *workspace.View // the engine's view of the workspace, checked each call
 	store   warden.Store
 	own     bool // the client opened the store and closes it
 }
@@ -78,11 +80,12 @@ func Open(ctx context.Context, opt Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.Compile(p)
+	ws := workspace.New()
+	eng, err := engine.Compile(p, ws)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.File, err)
 	}
-	c := &Client{opt: opt, store: opt.StoreImpl}
+	c := &Client{opt: opt, store: opt.StoreImpl, ws: ws}
 	if c.store == nil {
 		if c.store, err = OpenStore(ctx, p.File, opt.Store); err != nil {
 			return nil, err
@@ -110,6 +113,7 @@ func (c *Client) Store() warden.Store { return c.store }
 // Options.Wait says.
 func (c *Client) Decide(ctx context.Context, call warden.ToolCall) (warden.Decision, error) {
 	c.fill(&call)
+	c.ws.Refresh()
 	res, err := c.tracker.Decide(ctx, call, session.Options{Wait: c.opt.Wait})
 	if err != nil {
 		return warden.FailClosed(err), err

@@ -28,6 +28,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // Options configures a compile. Zero values mean defaults.
@@ -138,7 +139,7 @@ func Compile(ctx context.Context, policyFile, rulesFile string, opt Options) (*R
 	if err != nil {
 		return nil, fmt.Errorf("the policy does not load; fix it first (warden lint):\n%w", err)
 	}
-	oldEng, err := engine.Compile(oldPol)
+	oldEng, err := engine.Compile(oldPol, workspace.Live())
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
@@ -376,7 +377,7 @@ func (c *compiler) check(s Source, reply Reply) (rules []yamlRule, cases []yamlC
 	if len(problems) > 0 {
 		return nil, nil, problems, nil
 	}
-	eng, err := engine.Compile(p)
+	eng, err := engine.Compile(p, workspace.Live())
 	if err != nil {
 		return nil, nil, []string{"the policy does not compile: " + err.Error()}, nil
 	}
@@ -496,7 +497,7 @@ func (c *compiler) finish() {
 	}
 	var eng *engine.Engine
 	if len(probs) == 0 {
-		if eng, err = engine.Compile(p); err != nil {
+		if eng, err = engine.Compile(p, workspace.Live()); err != nil {
 			probs = append(probs, err.Error())
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/internal/scripted"
 	"github.com/warden-run/warden/policy"
+	wsview "github.com/warden-run/warden/workspace"
 )
 
 // workspace copies an example's policy and RULES.md into a fresh folder.
@@ -82,7 +83,7 @@ func runPolicyTests(t *testing.T, file string) (passed int) {
 	if err != nil {
 		t.Fatalf("the compiled policy does not load: %v", err)
 	}
-	eng, err := engine.Compile(p)
+	eng, err := engine.Compile(p, wsview.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/internal/scripted"
 	"github.com/warden-run/warden/policy"
+	wsview "github.com/warden-run/warden/workspace"
 )
 
 // A small mail policy the scenario tests compile into.
@@ -577,7 +578,7 @@ func TestMeaningReachesTheRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Compile(p)
+	eng, err := engine.Compile(p, wsview.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

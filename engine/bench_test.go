@@ -8,6 +8,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 func codingEngine(tb testing.TB) *engine.Engine {
@@ -17,7 +18,7 @@ func codingEngine(tb testing.TB) *engine.Engine {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, workspace.New())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -75,23 +75,28 @@ type roleInfo struct {
 }
 
 // Compile compiles a loaded policy. It reads the intents file, if the
-// policy has one, and resolves the workspace root. The policy must have
-// passed policy.Load; Compile reports what it cannot compile.
-func Compile(p *policy.Policy) (*Engine, error) {
-	e := &Engine{pol: p, roles: map[string]*roleInfo{}, cmdIndex: map[string]*progIndex{}}
+// policy has one, and resolves the workspace root, through ws, which its
+// decisions read as well (the engine never reads the disk). The policy
+// must have passed policy.Load; Compile reports what it cannot compile.
+func Compile(p *policy.Policy, ws Workspace) (*Engine, error) {
+	if ws == nil {
+		return nil, fmt.Errorf("compile %s: no workspace view", p.File)
+	}
+	e := &Engine{pol: p, ws: ws, roles: map[string]*roleInfo{}, cmdIndex: map[string]*progIndex{}}
 	root := p.Workspace.Root
 	if root == "" {
 		root = p.Dir
 	}
 	e.rootRaw = filepath.Clean(root)
-	if r, err := filepath.EvalSymlinks(e.rootRaw); err == nil {
+	if r, err := evalSymlinks(ws, e.rootRaw); err == nil {
 		e.root = r
 	} else {
 		return nil, fmt.Errorf("workspace root %s: %w", root, err)
 	}
-	_, gerr := os.Lstat(filepath.Join(e.root, ".git"))
+	e.rootGitPaths, e.ownGit = *gitPaths(e.root), filepath.Join(e.root, ".git")
+	_, gerr := ws.Lstat(e.ownGit)
 	e.rootGit = gerr == nil
-	e.home, _ = os.UserHomeDir()
+	e.home, _ = ws.UserHomeDir()
 	e.audit = p.Mode == "audit"
 
 	// Protected: the policy's globs, and always the policy file itself, the
@@ -114,12 +119,12 @@ func Compile(p *policy.Policy) (*Engine, error) {
 	if p.Intents != nil {
 		e.protectedAbs = append(e.protectedAbs, p.Intents.File)
 	}
-	e.protectedAbs = append(e.protectedAbs, hostControlPaths([]string{p.Dir, e.rootRaw}, e.home, os.Getenv("PATH"))...)
+	e.protectedAbs = append(e.protectedAbs, hostControlPaths([]string{p.Dir, e.rootRaw}, e.home, ws.Getenv("PATH"))...)
 	if e.rootGit {
-		e.protectedAbs = append(e.protectedAbs, repoHookPaths(e.rootRaw, e.home)...)
+		e.protectedAbs = append(e.protectedAbs, repoHookPaths(ws, e.rootRaw, e.home)...)
 	}
 	e.protectedASCII = true
-	res := prefixResolver{}
+	res := prefixResolver{ws: ws, m: map[string]string{}}
 	for i, s := range e.protectedAbs {
 		e.protectedAbs[i] = res.eval(s)
 		e.protectedASCII = e.protectedASCII && isASCII(e.protectedAbs[i])
@@ -328,11 +333,14 @@ func foldLower(s string) string {
 // prefixResolver resolves the symlinks of the longest existing prefix of
 // absolute paths and appends the rest, one Lstat per folder for all the
 // paths it is given (the own paths share their folders: .claude, home).
-type prefixResolver map[string]string
+type prefixResolver struct {
+	ws Workspace
+	m  map[string]string
+}
 
 // eval resolves p.
 func (m prefixResolver) eval(p string) string {
-	if r, ok := m[p]; ok {
+	if r, ok := m.m[p]; ok {
 		return r
 	}
 	parent := filepath.Dir(p)
@@ -340,11 +348,11 @@ func (m prefixResolver) eval(p string) string {
 		return p
 	}
 	r := filepath.Join(m.eval(parent), filepath.Base(p))
-	if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		if t, err := filepath.EvalSymlinks(r); err == nil {
+	if fi, err := m.ws.Lstat(r); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if t, err := evalSymlinks(m.ws, r); err == nil {
 			r = t
 		}
 	}
-	m[p] = r
+	m.m[p] = r
 	return r
 }

@@ -27,7 +27,7 @@ func prio(c warden.Code) int {
 		return 0
 	case warden.CodeProtectedPath:
 		return 1
-	case warden.CodeRoleToolDenied:
+	case warden.CodeRoleToolDenied, warden.CodeRoleUnknown:
 		return 2
 	case warden.CodeDepthExceeded:
 		return 3
@@ -113,6 +113,20 @@ type state struct {
 	seqShown []*rule
 	key      string         // the call's normalised form, for repeat
 	keyArgs  map[string]any // its arguments, redacted and cut
+	// dir is the call's working folder (Engine.cwd), once known.
+	dir    string
+	dirSet bool
+	// keys is what the argument names hold, once keysRead (argKeys).
+	keys     argKeys
+	keysRead bool
+}
+
+// cwd is the call's working folder (Engine.cwd), worked out once.
+func (st *state) cwd() string {
+	if !st.dirSet {
+		st.dir, st.dirSet = st.e.cwdKeys(&st.call, st.kind, st.argKeys().workdir), true
+	}
+	return st.dir
 }
 
 func (st *state) offer(it item) {
@@ -169,10 +183,10 @@ func (e *Engine) decideOutcome(call *warden.ToolCall, s *Session, tr *Trace) (wa
 	e.checkRole(&st)
 	// A role that may not use the tool at all decides the call: its parts
 	// are not evaluated (no rule can make the call allowed).
-	if st.best.code != warden.CodeRoleToolDenied {
+	if st.best.code != warden.CodeRoleToolDenied && st.best.code != warden.CodeRoleUnknown {
 		e.parts(&st)
 	} else if tr != nil {
-		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: warden.CodeRoleToolDenied, Detail: "the role may not use this tool; its parts are shown but do not count"})
+		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: st.best.code, Detail: "the role may not use this tool; its parts are shown but do not count"})
 		e.traceOnly(&st, func() { e.parts(&st) })
 	}
 	d := e.finish(&st)

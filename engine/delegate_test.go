@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/warden-run/warden"
@@ -96,4 +97,42 @@ func TestRoleDenyNamesTheRoleToDelegateTo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRoleDenialTextConcurrent: the denial text an engine keeps per role,
+// tool and kind is the text it builds, whoever asks first, from many
+// goroutines at once (run with -race).
+func TestRoleDenialTextConcurrent(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, chainRoles)
+	calls := []warden.ToolCall{
+		{Tool: "Bash", Role: "idumb-supreme-coordinator", Args: map[string]any{"command": "ls"}},
+		{Tool: "Edit", Role: "idumb-low-validator", Args: map[string]any{"file_path": "a.go", "old_string": "a", "new_string": "b"}},
+		{Tool: "Write", Role: "idumb-high-governance", Args: map[string]any{"file_path": "a.go", "content": "x"}},
+	}
+	fresh := make([]warden.Decision, len(calls))
+	for i, c := range calls {
+		// Each from an engine that has kept no text yet.
+		e2, _ := newEngine(t, chainRoles)
+		fresh[i] = e2.Decide(c)
+		if fresh[i].Code != warden.CodeRoleToolDenied {
+			t.Fatalf("%s as %s: %+v", c.Tool, c.Role, fresh[i])
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				k := (g + i) % len(calls)
+				d := e.Decide(calls[k])
+				if d.Reason != fresh[k].Reason || d.Suggestion != fresh[k].Suggestion {
+					t.Errorf("%s as %s: %q / %q, want %q / %q", calls[k].Tool, calls[k].Role, d.Reason, d.Suggestion, fresh[k].Reason, fresh[k].Suggestion)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

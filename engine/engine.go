@@ -1,10 +1,12 @@
-// Package engine compiles a policy once into a decider. Decide is pure (no
-// I/O besides what path resolution needs) and safe for concurrent use.
+// Package engine compiles a policy once into a decider. Decide is pure: it
+// reads the file system only through the Workspace view its caller built,
+// never the disk, and it is safe for concurrent use.
 package engine
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"sync"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -14,13 +16,17 @@ import (
 // Engine is a compiled policy. It is safe for concurrent use.
 type Engine struct {
 	pol     *policy.Policy
-	root    string // workspace root with symlinks resolved
+	ws      Workspace // what the engine knows of the file system
+	root    string    // workspace root with symlinks resolved
 	rootRaw string
 	// rootGit: the root had a .git when the policy was compiled: git run
 	// there uses it. Without one, git takes the root itself for a
 	// repository when it looks like one (HEAD, objects/, refs/), which an
 	// agent could write.
-	rootGit      bool
+	rootGit bool
+	// rootGitPaths are gitPaths(root), which gitHere reads for most calls.
+	rootGitPaths [4]string
+	ownGit       string // the root's .git (ownRepo)
 	home         string
 	audit        bool
 	protected    []pathGlob
@@ -36,6 +42,9 @@ type Engine struct {
 	callRules      []*rule               // rules with neither commands nor paths: they meet command parts too
 	intents        *intentSet
 	history        bool // the policy has sequence rules
+
+	denialsMu sync.RWMutex
+	denials   map[[3]string]denialText // by role, tool and kind
 }
 
 // Session is the per-call state the session layer knows and the call does

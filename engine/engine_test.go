@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 const testPolicy = `version: 1
@@ -98,7 +100,7 @@ func compileIn(t testing.TB, dir, src string) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, testView())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +376,7 @@ func TestIntents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, testView())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,3 +541,18 @@ func TestExplainCarriesSource(t *testing.T) {
 		t.Errorf("a rule written by hand has no source: rule %q, source %q", tr.Decision.Rule, tr.Source)
 	}
 }
+
+// testView is the view of the file system the tests' engines read: the
+// view hookd and serve keep across decisions, checked (Refresh) before
+// every read, as they check it before every decision (the tests change the
+// disk between decisions, and a few within one line's reads).
+func testView() engine.Workspace { return refreshing{workspace.New()} }
+
+// refreshing is a workspace.View checked before each read but a folder's
+// entries (a walk of a folder starts with a Stat of it, which checks).
+type refreshing struct{ *workspace.View }
+
+func (r refreshing) Lstat(name string) (fs.FileInfo, error) { r.Refresh(); return r.View.Lstat(name) }
+func (r refreshing) Stat(name string) (fs.FileInfo, error)  { r.Refresh(); return r.View.Stat(name) }
+func (r refreshing) Readlink(name string) (string, error)   { r.Refresh(); return r.View.Readlink(name) }
+func (r refreshing) ReadFile(name string) ([]byte, error)   { r.Refresh(); return r.View.ReadFile(name) }

@@ -8,6 +8,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // A policy is loaded and compiled once; Decide is then pure and safe for
@@ -34,7 +35,7 @@ rules:
 		fmt.Println(err)
 		return
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, workspace.New())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -59,7 +60,7 @@ rules:
   - {id: allow-echo, effect: allow, tool: shell, command: "echo *"}
 `), 0o644)
 	p, _ := policy.Load(filepath.Join(dir, "warden.yaml"))
-	e, _ := engine.Compile(p)
+	e, _ := engine.Compile(p, workspace.New())
 	tr := e.Explain(warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "echo TOKEN=1 > .env"}}, nil)
 	for _, part := range tr.Parts {
 		fmt.Println(part.Subject, part.Value, part.Effect, part.Code)
@@ -78,7 +79,7 @@ func ExampleEngine_DecideSession() {
 	defer os.RemoveAll(dir)
 	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\ndefault: ask\n"), 0o644)
 	p, _ := policy.Load(filepath.Join(dir, "warden.yaml"))
-	e, _ := engine.Compile(p)
+	e, _ := engine.Compile(p, workspace.New())
 	s := &engine.Session{Grants: []warden.Grant{{ID: "g1", Tool: "Bash", Subject: warden.SubjectCommand, Value: "make test", UsesLeft: -1}}}
 	for _, cmd := range []string{"make test", "make deploy"} {
 		d := e.DecideSession(warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": cmd}}, s)

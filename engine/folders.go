@@ -2,7 +2,6 @@ package engine
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -22,7 +21,7 @@ const maxWalk = 5000
 // abs itself), "" when there is none, and tooLarge when the folder holds
 // more files than the check looks at.
 func (e *Engine) inside(abs string) (hit string, tooLarge bool) {
-	fi, err := os.Stat(abs)
+	fi, err := e.ws.Stat(abs)
 	if err != nil || !fi.IsDir() {
 		return "", false
 	}
@@ -36,7 +35,7 @@ func (e *Engine) inside(abs string) (hit string, tooLarge bool) {
 		return "", false
 	}
 	n := 0
-	filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+	walkDir(e.ws, abs, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == abs {
 			return nil
 		}
@@ -187,9 +186,9 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 	if shell.IsDyn(w.Path) {
 		return
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	dest, _, _ := e.resolve(w.Path, base)
-	fi, err := os.Stat(dest)
+	fi, err := e.ws.Stat(dest)
 	destDir := err == nil && fi.IsDir()
 	for _, s := range w.Sources {
 		if shell.IsDyn(s) {
@@ -213,12 +212,12 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 			}
 			e.linkLeads(st, at, text, s)
 		}
-		sfi, err := os.Stat(src)
+		sfi, err := e.ws.Stat(src)
 		if err != nil || !sfi.IsDir() {
 			continue
 		}
 		n := 0
-		filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		walkDir(e.ws, src, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || path == src {
 				return nil
 			}
@@ -236,7 +235,7 @@ func (e *Engine) copyCheck(st *state, w shell.Write) {
 				return filepath.SkipAll
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
-				if text, err := os.Readlink(path); err == nil && e.linkLeads(st, t, text, e.show(path)) {
+				if text, err := e.ws.Readlink(path); err == nil && e.linkLeads(st, t, text, e.show(path)) {
 					return filepath.SkipAll
 				}
 			}
@@ -258,11 +257,11 @@ func (e *Engine) linkText(raw, base string) (text, name string, ok bool) {
 		return "", "", false
 	}
 	at := filepath.Join(e.evalPath(filepath.Dir(p)), name)
-	fi, err := os.Lstat(at)
-	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+	fi, err := e.ws.Lstat(at)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return "", "", false
 	}
-	text, err = os.Readlink(at)
+	text, err = e.ws.Readlink(at)
 	return text, name, err == nil
 }
 
@@ -310,7 +309,7 @@ func (e *Engine) privateInside(abs string, skipHidden bool, filter func(string, 
 // prefix below the folder read (for match); n counts the entries looked at
 // and depth the links followed.
 func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(string, bool) bool, match func(string) bool, n *int, depth int, ign *gitIgnore) (hit string, tooLarge bool) {
-	fi, err := os.Stat(abs)
+	fi, err := e.ws.Stat(abs)
 	if err != nil || !fi.IsDir() {
 		return "", false
 	}
@@ -318,7 +317,7 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 	if !could && depth >= 8 {
 		return "", false // no private path below, and no link followed
 	}
-	filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+	walkDir(e.ws, abs, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == abs {
 			return nil
 		}
@@ -339,7 +338,7 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 			return filepath.SkipAll
 		}
 		if d.Type()&fs.ModeSymlink != 0 && depth < 8 {
-			if target, err := filepath.EvalSymlinks(path); err == nil {
+			if target, err := evalSymlinks(e.ws, path); err == nil {
 				trel, tin := e.relTo(target)
 				if match == nil || match(rel) {
 					for _, g := range e.private {
@@ -379,7 +378,7 @@ func (e *Engine) privateWalk(abs, prefix string, skipHidden bool, filter func(st
 func (e *Engine) treeReadCheck(st *state, p *part, r shell.Write) {
 	var ign *gitIgnore
 	if r.GitIgnores && !st.ignoresWritten && e.rootGit {
-		ign = newGitIgnore(e.root)
+		ign = newGitIgnore(e.ws, e.root)
 	}
 	hit, tooLarge := e.privateInside(p.abs, r.SkipHidden, r.Filter, r.Match, r.Follow, ign)
 	switch {
@@ -414,7 +413,7 @@ func (e *Engine) searchToolPart(st *state) bool {
 			dir = v
 		}
 	}
-	if home := tildeUser(dir); home != "" {
+	if home := tildeUser(e.ws, dir); home != "" {
 		e.readPart(st, shell.Write{Path: home, Op: c.Tool, Tree: true}, nil)
 	}
 	if varPath(dir) {

@@ -15,7 +15,7 @@ import (
 // git after any other change of folders does.
 func (e *Engine) gitAfterCd(st *state, a *shell.Analysis) {
 	why := repoMaking(a)
-	abs, _, inside := e.resolve(a.GitCd, e.cwd(&st.call))
+	abs, _, inside := e.resolve(a.GitCd, st.cwd())
 	if why == "" && !inside {
 		why = "enters " + e.show(abs) + ", outside the workspace,"
 	}

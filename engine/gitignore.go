@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -64,6 +63,7 @@ func mayWrite(ws []shell.Write, names map[string]bool, anyPart bool) string {
 // ("!..."), and so does an index format whose names cannot be searched
 // (version 4, prefix-compressed).
 type gitIgnore struct {
+	ws    Workspace
 	root  string                  // the top of the work tree
 	rules map[string][]ignoreRule // by folder (relative, "" the top)
 	index []byte                  // the index file, nil when there is none
@@ -79,13 +79,13 @@ type ignoreRule struct {
 // newGitIgnore reads the repository at root, the workspace's own (its
 // .git a folder); nil when there is none, or it cannot be read as git
 // would.
-func newGitIgnore(root string) *gitIgnore {
+func newGitIgnore(ws Workspace, root string) *gitIgnore {
 	gitDir := filepath.Join(root, ".git")
-	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
+	if fi, err := ws.Lstat(gitDir); err != nil || !fi.IsDir() {
 		return nil
 	}
-	gi := &gitIgnore{root: root, rules: map[string][]ignoreRule{}}
-	idx, err := readIndex(filepath.Join(gitDir, "index"))
+	gi := &gitIgnore{ws: ws, root: root, rules: map[string][]ignoreRule{}}
+	idx, err := readIndex(ws, filepath.Join(gitDir, "index"))
 	if err != nil {
 		return nil
 	}
@@ -100,9 +100,9 @@ func newGitIgnore(root string) *gitIgnore {
 
 // parse reads one ignore file's patterns.
 func (gi *gitIgnore) parse(file string) []ignoreRule {
-	data, err := os.ReadFile(file)
+	data, err := gi.ws.ReadFile(file)
 	if err != nil {
-		if !os.IsNotExist(err) {
+		if !isNotExist(err) {
 			gi.bad = true
 		}
 		return nil

@@ -2,15 +2,11 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/shell"
@@ -88,7 +84,7 @@ func (e *Engine) repoReadFrom(st *state, r shell.Write, dir string) {
 			scopes = append(scopes, repoScope{abs: dir, match: progs.PathspecMatch(op)})
 		default:
 			abs, _, _ := e.resolve(op, dir)
-			if _, err := os.Lstat(abs); err == nil {
+			if _, err := e.ws.Lstat(abs); err == nil {
 				scopes = append(scopes, repoScope{abs: abs})
 			} else {
 				// No such path: a revision, whose commit holds any file.
@@ -104,7 +100,7 @@ func (e *Engine) repoReadFrom(st *state, r shell.Write, dir string) {
 	}
 	if history {
 		for _, s := range scopes {
-			if fi, err := os.Lstat(s.abs); err == nil && fi.Mode().IsRegular() {
+			if fi, err := e.ws.Lstat(s.abs); err == nil && fi.Mode().IsRegular() {
 				continue // one file's history: the read of its path is checked as such
 			}
 			if e.couldMatchUnder(s.abs, e.private) {
@@ -120,14 +116,14 @@ func (e *Engine) repoReadFrom(st *state, r shell.Write, dir string) {
 	// longer does).
 	var lists [][]string
 	if r.Repo == progs.RepoTracked || !r.RepoDiff {
-		names, err := readIndexNames(index)
+		names, err := readIndexNames(e.ws, index)
 		if errors.Is(err, errIndex) {
 			// A form warden does not read (version 4, a sparse index):
 			// git lists it.
-			names, err = gitNames(top, "ls-files", "-z", "--cached", "--full-name")
+			names, err = gitNames(e.ws, top, "ls-files", "-z", "--cached", "--full-name")
 		}
 		if err == nil && len(e.privateIn(top, names, scopes)) > 0 && (r.RepoDiff || r.Repo == progs.RepoStaged) {
-			names, err = gitNames(top, "diff", "--name-only", "-z", "--no-renames")
+			names, err = gitNames(e.ws, top, "diff", "--name-only", "-z", "--no-renames")
 		}
 		if err != nil {
 			e.repoUnlisted(st, r, err)
@@ -136,7 +132,7 @@ func (e *Engine) repoReadFrom(st *state, r shell.Write, dir string) {
 		lists = append(lists, names)
 	}
 	if r.Repo == progs.RepoStaged {
-		staged, err := gitNames(top, "diff", "--cached", "--name-only", "-z", "--no-renames")
+		staged, err := gitNames(e.ws, top, "diff", "--cached", "--name-only", "-z", "--no-renames")
 		if err != nil {
 			e.repoUnlisted(st, r, err)
 			return
@@ -186,21 +182,10 @@ func (e *Engine) repoUnlisted(st *state, r shell.Write, err error) {
 }
 
 // gitNames runs a git command that lists paths (-z) in the repository
-// whose work tree is top.
-func gitNames(top string, args ...string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", top}, args...)...)
-	cmd.Env = gitEnv()
-	out, err := cmd.Output()
+// whose work tree is top (Workspace.Git: no repository there lists none).
+func gitNames(ws Workspace, top string, args ...string) ([]string, error) {
+	out, err := ws.Git(top, args...)
 	if err != nil {
-		check := exec.CommandContext(ctx, "git", "-C", top, "rev-parse", "--git-dir")
-		check.Env = cmd.Env
-		if check.Run() != nil && ctx.Err() == nil {
-			// No repository git can use here: the command the agent
-			// runs fails as well, printing no file.
-			return nil, nil
-		}
 		return nil, fmt.Errorf("git %s: %w", args[0], err)
 	}
 	var names []string
@@ -212,18 +197,6 @@ func gitNames(top string, args ...string) ([]string, error) {
 	return names, nil
 }
 
-// gitEnv is the environment warden runs git in: the process's, less the
-// variables that point git at another repository, index or configuration.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0")
-}
-
 // repoOf finds the repository git uses when it runs in dir, as git looks:
 // the top of its work tree and its index file; "" when there is none. The
 // workspace's own repository is the common case; git elsewhere below the
@@ -231,7 +204,7 @@ func gitEnv() []string {
 // workspace's files too.
 func (e *Engine) repoOf(dir string) (top, index string) {
 	if d := e.nearestGit(dir); d != "" {
-		return d, gitIndexFile(d)
+		return d, gitIndexFile(e.ws, d)
 	}
 	return "", ""
 }
@@ -239,7 +212,7 @@ func (e *Engine) repoOf(dir string) (top, index string) {
 // nearestGit is the nearest folder at or above dir that holds a .git.
 func (e *Engine) nearestGit(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if _, err := e.ws.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
 		if p := filepath.Dir(d); p == d {
@@ -251,10 +224,10 @@ func (e *Engine) nearestGit(dir string) string {
 // gitIndexFile is the index of the repository whose work tree is top: in
 // its .git folder, or where a .git file (a linked work tree, a submodule)
 // points.
-func gitIndexFile(top string) string {
+func gitIndexFile(ws Workspace, top string) string {
 	gd := filepath.Join(top, ".git")
-	if fi, err := os.Stat(gd); err == nil && !fi.IsDir() {
-		data, err := os.ReadFile(gd)
+	if fi, err := ws.Stat(gd); err == nil && !fi.IsDir() {
+		data, err := ws.ReadFile(gd)
 		if err != nil {
 			return gd // unreadable: the read fails, and the call asks
 		}
@@ -283,8 +256,8 @@ var errIndex = errors.New("an index format warden does not read")
 // with SHA-1 or SHA-256 object names). No index (a repository with
 // nothing added yet) names none. A sparse index, whose folder entries
 // stand for files it does not list, is an error.
-func readIndexNames(file string) ([]string, error) {
-	data, err := readIndex(file)
+func readIndexNames(ws Workspace, file string) ([]string, error) {
+	data, err := readIndex(ws, file)
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -300,9 +273,9 @@ func readIndexNames(file string) ([]string, error) {
 
 // readIndex reads git's index file: nil and no error when there is none,
 // errIndex when it is not version 2 or 3 (version 4 compresses the names).
-func readIndex(file string) ([]byte, error) {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
+func readIndex(ws Workspace, file string) ([]byte, error) {
+	data, err := ws.ReadFile(file)
+	if isNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {

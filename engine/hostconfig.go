@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -193,7 +192,7 @@ var hookManagers = []string{".husky", ".pre-commit-config.yaml", "lefthook.yml",
 // configuration or the user's), with its parent when it is husky's "_"
 // (whose script runs the hooks one folder up), and, when a hook is
 // installed there or in .git/hooks, the hook managers' files.
-func repoHookPaths(root, home string) []string {
+func repoHookPaths(ws Workspace, root, home string) []string {
 	var out []string
 	hooksDir := filepath.Join(root, ".git", "hooks")
 	configs := []string{filepath.Join(root, ".git", "config")}
@@ -201,7 +200,7 @@ func repoHookPaths(root, home string) []string {
 		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
 	}
 	for _, f := range configs {
-		hp := hooksPathOf(f)
+		hp := hooksPathOf(ws, f)
 		if hp == "" {
 			continue
 		}
@@ -218,7 +217,7 @@ func repoHookPaths(root, home string) []string {
 		hooksDir = hp
 		break // the repository's own setting wins over the user's
 	}
-	if hooksInstalled(hooksDir) || hooksInstalled(filepath.Join(root, ".git", "hooks")) {
+	if hooksInstalled(ws, hooksDir) || hooksInstalled(ws, filepath.Join(root, ".git", "hooks")) {
 		for _, m := range hookManagers {
 			out = append(out, filepath.Join(root, m))
 		}
@@ -228,8 +227,8 @@ func repoHookPaths(root, home string) []string {
 
 // hooksInstalled reports a file in dir that git would run as a hook: any
 // but the samples git init leaves.
-func hooksInstalled(dir string) bool {
-	ents, err := os.ReadDir(dir)
+func hooksInstalled(ws Workspace, dir string) bool {
+	ents, err := ws.ReadDir(dir)
 	if err != nil {
 		return false
 	}
@@ -245,8 +244,8 @@ func hooksInstalled(dir string) bool {
 // does for the plain forms ([core] hooksPath = VALUE, quoted or not, the
 // last one winning); "" when the file does not set it or cannot be read.
 // Included files are not followed.
-func hooksPathOf(file string) string {
-	data, err := os.ReadFile(file)
+func hooksPathOf(ws Workspace, file string) string {
+	data, err := ws.ReadFile(file)
 	if err != nil {
 		return ""
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/warden-run/warden/policy"
@@ -29,7 +28,7 @@ type intent struct {
 
 func loadIntents(file string, e *Engine) (*intentSet, error) {
 	set := &intentSet{file: file, byID: map[string]*intent{}}
-	data, err := os.ReadFile(file)
+	data, err := e.ws.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return set, nil // no intents yet: every id is not found
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // TestIntentWithoutScopeOwnsNothing: an intent with an empty or absent
@@ -31,7 +32,7 @@ func TestIntentWithoutScopeOwnsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, testView())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestIntentOfOnlyExclusionsOwnsTheRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, workspace.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/url"
-	"os"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -93,7 +92,7 @@ func writeKind(kind string) bool {
 // parts splits the call into parts and decides each.
 func (e *Engine) parts(st *state) {
 	c := &st.call
-	if a, b, ok := caseTwins(c.Args); ok {
+	if a, b, ok := st.scanArgs(); ok {
 		st.check("args", item{effect: warden.Deny, code: warden.CodeBadInput, subject: fmt.Sprintf("%q and %q", a, b), extra: twinKeys})
 	}
 	n := 0
@@ -104,6 +103,9 @@ func (e *Engine) parts(st *state) {
 		// argument): the command runs and lists there (ls with no path
 		// reads it), as after cd DIR.
 		for _, k := range workdirKeys {
+			if k == workdirKeys[0] && !st.argKeys().workdir {
+				break // none: the common case, without a lookup of each
+			}
 			if v, ok := c.Args[k].(string); ok && v != "" && !slices.Contains(pathKeys, k) {
 				e.readPart(st, shell.Write{Path: v, Op: "working folder"}, nil)
 			}
@@ -117,7 +119,7 @@ func (e *Engine) parts(st *state) {
 	if st.kind == "other" {
 		e.looseValues(st)
 	}
-	if !hasPathArgs(c.Args) {
+	if !st.argKeys().path {
 		if e.searchToolPart(st) {
 			return
 		}
@@ -468,7 +470,7 @@ func (e *Engine) shellParts(st *state) int {
 		}
 		if c := &a.Commands[i]; c.RunsGit && !gitChecked {
 			gitChecked = true
-			e.gitHere(st, e.cwd(&st.call))
+			e.gitHere(st, st.cwd())
 			if a.GitCd != "" {
 				e.gitAfterCd(st, a)
 			}
@@ -533,9 +535,13 @@ func (e *Engine) gitHere(st *state, cwd string) {
 			return // outside the workspace: not a repository an agent wrote
 		}
 		repo := ""
-		if _, err := os.Lstat(d + "/.git"); err == nil {
-			repo = d + "/.git"
-		} else if gitDirShape(d) {
+		gp := &e.rootGitPaths // the root's, built once
+		if d != e.root {
+			gp = gitPaths(d)
+		}
+		if _, err := e.ws.Lstat(gp[0]); err == nil {
+			repo = gp[0]
+		} else if gitDirShape(e.ws, gp) {
 			repo = d
 		}
 		if repo != "" && !e.ownRepo(repo) && !e.ownRepo(d) {
@@ -550,16 +556,23 @@ func (e *Engine) gitHere(st *state, cwd string) {
 }
 
 // ownRepo reports the workspace root's own repository folder.
-func (e *Engine) ownRepo(repo string) bool { return repo == filepath.Join(e.root, ".git") }
+func (e *Engine) ownRepo(repo string) bool { return repo == e.ownGit }
+
+// gitPaths are the paths git looks at in the folder d: its .git, and the
+// HEAD, objects and refs of a repository's own folder.
+func gitPaths(d string) *[4]string {
+	return &[4]string{d + "/.git", filepath.Join(d, "HEAD"), filepath.Join(d, "objects"), filepath.Join(d, "refs")}
+}
 
 // gitDirShape reports a folder git takes for a repository's own folder
-// when it starts there: a HEAD file, and objects/ and refs/ folders.
-func gitDirShape(d string) bool {
-	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || fi.IsDir() {
+// when it starts there (its gitPaths): a HEAD file, and objects/ and
+// refs/ folders.
+func gitDirShape(ws Workspace, gp *[4]string) bool {
+	if fi, err := ws.Stat(gp[1]); err != nil || fi.IsDir() {
 		return false
 	}
-	for _, sub := range [...]string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+	for _, sub := range gp[2:] {
+		if fi, err := ws.Stat(sub); err != nil || !fi.IsDir() {
 			return false
 		}
 	}
@@ -606,7 +619,7 @@ func (e *Engine) dirParts(st *state, cds []string) {
 	if len(cds) == 0 {
 		return
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	cur := base
 	for _, d := range cds {
 		if shell.IsDyn(d) || strings.HasPrefix(d, "-") {
@@ -662,7 +675,7 @@ func (e *Engine) readSpelt(st *state, r shell.Write, cds []string) {
 		}
 		return
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	dirs := append([]string{base}, cds...)
 	if r.Top {
 		// From the top of the work tree: the workspace's own repository
@@ -757,7 +770,7 @@ func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 		if w.TreeWrite && !shell.IsDyn(w.Path) {
 			// chmod -R DIR: every path inside is written.
 			p := part{op: w.Op, subject: warden.SubjectPath, raw: w.Path, write: true, vkind: vk}
-			p.abs, p.rel, p.inside = e.resolve(w.Path, e.cwd(&st.call))
+			p.abs, p.rel, p.inside = e.resolve(w.Path, st.cwd())
 			e.folderCheck(st, &p)
 		}
 		if len(w.Sources) > 0 {
@@ -775,8 +788,8 @@ func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 // replace it (a superset: dot files match too). Each is checked as a path
 // of its own beside the word itself.
 func (e *Engine) globMatches(st *state, raw string) []string {
-	pat := e.joinPath(raw, e.cwd(&st.call))
-	ms, err := filepath.Glob(pat)
+	pat := e.joinPath(raw, st.cwd())
+	ms, err := globPaths(e.ws, pat)
 	if err != nil || len(ms) > 256 {
 		return []string{shell.Dyn + raw} // too many to check one by one: computed
 	}
@@ -877,7 +890,7 @@ func (e *Engine) pathSpelt(st *state, raw string, write bool, vkind, op string, 
 		// (Python's os.path.expanduser and expandvars): ~user is that
 		// user's home, checked beside the path as written, and $VAR is
 		// whatever the variable holds.
-		if home := tildeUser(raw); home != "" {
+		if home := tildeUser(e.ws, raw); home != "" {
 			e.pathPart(st, home, write, vkind, op, nil)
 		}
 		if varPath(raw) {
@@ -890,7 +903,7 @@ func (e *Engine) pathSpelt(st *state, raw string, write bool, vkind, op string, 
 		e.evalPart(st, &p)
 		return
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	p.abs, p.rel, p.inside = e.resolve(raw, base)
 	p.clean = e.cleanPath(raw, base)
 	e.evalPart(st, &p)
@@ -948,7 +961,7 @@ func spellings(p string) []string {
 // tildeUser returns a path that starts with ~NAME (another user's home, as
 // the shell and Python's os.path.expanduser read it) with that home in
 // its place; "" for any other path, or a user the system does not know.
-func tildeUser(p string) string {
+func tildeUser(ws Workspace, p string) string {
 	if !strings.HasPrefix(p, "~") || p == "~" || strings.HasPrefix(p, "~/") {
 		return ""
 	}
@@ -959,11 +972,11 @@ func tildeUser(p string) string {
 			return ""
 		}
 	}
-	u, err := user.Lookup(name)
-	if err != nil || u.HomeDir == "" {
+	home, err := ws.UserHome(name)
+	if err != nil || home == "" {
 		return ""
 	}
-	return filepath.Join(u.HomeDir, rest)
+	return filepath.Join(home, rest)
 }
 
 // varPath reports a path with a component that starts with a variable
@@ -1014,6 +1027,12 @@ func procPath(p string) bool {
 // the path as written (cleanPath) is the folder cleaned as text, as
 // Node's path.resolve takes it. Both are checked.
 func (e *Engine) cwd(c *warden.ToolCall) string {
+	return e.cwdKeys(c, e.pol.KindOf(c.Tool), anyWorkdirKey(c.Args))
+}
+
+// cwdKeys is cwd for a call of the tool kind whose arguments have
+// (workdir) or have not a key of workdirKeys.
+func (e *Engine) cwdKeys(c *warden.ToolCall, kind string, workdir bool) string {
 	base := e.rootRaw
 	if c.Cwd != "" {
 		if filepath.IsAbs(c.Cwd) {
@@ -1022,7 +1041,7 @@ func (e *Engine) cwd(c *warden.ToolCall) string {
 			base = e.rootRaw + "/" + c.Cwd
 		}
 	}
-	if e.pol.KindOf(c.Tool) != "shell" {
+	if kind != "shell" || !workdir {
 		return base
 	}
 	for _, k := range workdirKeys {
@@ -1060,6 +1079,80 @@ func (e *Engine) altDirs(st *state, except string) []string {
 
 // workdirKeys are the argument names of a shell tool's working folder.
 var workdirKeys = [...]string{"workdir", "directory", "cwd", "working_directory", "dir_path"}
+
+// anyWorkdirKey reports whether args has one of workdirKeys, looking at
+// its few keys rather than for each of workdirKeys.
+func anyWorkdirKey(args map[string]any) bool {
+	if len(args) >= len(workdirKeys) {
+		return true // look for each
+	}
+	for k := range args {
+		if isWorkdirKey(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// argKeys says what the call's argument names hold, read in one pass.
+type argKeys struct {
+	path    bool // a path argument (hasPathArgs)
+	workdir bool // one of workdirKeys
+}
+
+// scanArgs is caseTwins of the call's arguments, which reads their names
+// for argKeys in the same pass.
+func (st *state) scanArgs() (string, string, bool) {
+	v := st.call.Args
+	st.keysRead = true
+	var few [8]string
+	n := 0
+	var seen map[string]string
+	for k, x := range v {
+		st.keys.path = st.keys.path || isPathArg(k)
+		st.keys.workdir = st.keys.workdir || isWorkdirKey(k)
+		if a, b, ok := caseTwins(x); ok {
+			st.keysRead = false // not every name was read
+			return a, b, true
+		}
+		if !hasLetter(k) {
+			continue
+		}
+		if len(v) <= len(few) {
+			for _, other := range few[:n] {
+				if strings.EqualFold(k, other) {
+					st.keysRead = false
+					return min(k, other), max(k, other), true
+				}
+			}
+			few[n] = k
+			n++
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]string, len(v))
+		}
+		f := fold.Key(k)
+		if other, ok := seen[f]; ok {
+			st.keysRead = false
+			return min(k, other), max(k, other), true
+		}
+		seen[f] = k
+	}
+	return "", "", false
+}
+
+// argKeys reads the call's argument names once.
+func (st *state) argKeys() argKeys {
+	if !st.keysRead {
+		st.keysRead, st.keys = true, argKeys{}
+		for k := range st.call.Args {
+			st.keys.path = st.keys.path || isPathArg(k)
+			st.keys.workdir = st.keys.workdir || isWorkdirKey(k)
+		}
+	}
+	return st.keys
+}
 
 func isWorkdirKey(k string) bool {
 	for _, w := range workdirKeys {
@@ -1106,7 +1199,7 @@ func (e *Engine) evalPathHops(p string, hops int) string {
 	// the path is written below it.
 	cur, rest := "/", p
 	for _, root := range [...]string{e.rootRaw, e.root} {
-		if strings.HasPrefix(p, root+"/") {
+		if len(p) > len(root) && p[len(root)] == '/' && strings.HasPrefix(p, root) {
 			cur, rest = e.root, p[len(root)+1:]
 			break
 		} else if p == root {
@@ -1132,18 +1225,18 @@ func (e *Engine) evalPathHops(p string, hops int) string {
 			cur = next
 			continue
 		}
-		fi, err := os.Lstat(next)
+		fi, err := e.ws.Lstat(next)
 		if err != nil {
 			missing = true
 			cur = next
 			continue
 		}
-		if fi.Mode()&os.ModeSymlink == 0 {
+		if fi.Mode()&fs.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
 		hops++
-		target, err := os.Readlink(next)
+		target, err := e.ws.Readlink(next)
 		if hops > 40 || err != nil {
 			// A link loop: the system refuses it too; keep the path.
 			cur = next
@@ -1437,11 +1530,17 @@ func isASCII(s string) bool {
 // the map lookup.
 func hasPathArgs(args map[string]any) bool {
 	for k := range args {
-		if n := len(k); n > 0 && pathArgHint[n&31]&(1<<(k[n-1]&31)) != 0 && pathArgs[k] {
+		if isPathArg(k) {
 			return true
 		}
 	}
 	return false
+}
+
+// isPathArg reports a path argument's name.
+func isPathArg(k string) bool {
+	n := len(k)
+	return n > 0 && pathArgHint[n&31]&(1<<(k[n-1]&31)) != 0 && pathArgs[k]
 }
 
 // twinKeys marks the BAD_INPUT of arguments with two keys that differ only

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"cmp"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -87,7 +86,7 @@ func (e *Engine) configHere(st *state, c *shell.Command, cds []string) {
 			return
 		}
 	}
-	base := e.cwd(&st.call)
+	base := st.cwd()
 	dirs := []string{e.evalPath(base)}
 	for _, d := range cds {
 		if dyn := strings.IndexByte(d, 0) >= 0; !dyn {
@@ -104,8 +103,8 @@ func (e *Engine) configHere(st *state, c *shell.Command, cds []string) {
 			}
 			for _, name := range pc.files {
 				f := filepath.Join(d, filepath.FromSlash(name))
-				data, err := os.ReadFile(f)
-				if os.IsNotExist(err) {
+				data, err := e.ws.ReadFile(f)
+				if isNotExist(err) {
 					continue
 				}
 				noun, verb := cmp.Or(pc.noun, "configuration file"), cmp.Or(pc.verb, "sets")

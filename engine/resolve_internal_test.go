@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 func testEngine(t testing.TB) *Engine {
@@ -20,7 +21,7 @@ func testEngine(t testing.TB) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Compile(p)
+	e, err := Compile(p, workspace.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -654,7 +654,7 @@ func TestShellPatchWritesNeedIntents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Compile(p)
+	e, err := engine.Compile(p, testView())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,8 +31,7 @@ func (e *Engine) reason(st *state, it item) string {
 	case warden.CodeRoleUnknown:
 		return "This agent runs with the role " + c.Role + ", which the policy does not define (its roles are: " + e.roleNames() + "), so warden denies every call of it. This is a setup problem, not something you did."
 	case warden.CodeRoleToolDenied:
-		r := e.roles[c.Role]
-		return "The " + c.Role + " role may not use the tool " + c.Tool + " (kind " + st.kind + "). Its tools are: " + r.toolsText + "."
+		return e.denial(c.Role, c.Tool, st.kind).reason
 	case warden.CodeDepthExceeded:
 		r := e.roles[c.Role]
 		return fmt.Sprintf("Delegation depth %d reaches the %s role's limit of %d.", c.Depth, c.Role, r.MaxDepth)
@@ -132,7 +131,7 @@ func (e *Engine) suggestion(st *state, it item) string {
 	case warden.CodeRoleUnknown:
 		return "Stop and tell the user: the agent must be started with one of the policy's roles, spelt as the policy spells it (the --role of the warden hook, or the subagent's type), or the policy must define role " + c.Role + "."
 	case warden.CodeRoleToolDenied:
-		return e.delegateHint(c.Role, c.Tool, st.kind)
+		return e.denial(c.Role, c.Tool, st.kind).hint
 	case warden.CodeDepthExceeded:
 		return "Do this step yourself instead of delegating further, or report back to your coordinator."
 	case warden.CodeFirstTool:
@@ -186,6 +185,8 @@ func (e *Engine) suggestion(st *state, it item) string {
 // whose tools include tool, preferring the roles role delegates to
 // (directly or further down the chain) and roles with a tool list of their
 // own over roles that may use any tool.
+//
+// It depends on the compiled policy alone (see denial).
 func (e *Engine) delegateHint(role, tool, kind string) string {
 	var listed, open []string
 	for n, ri := range e.roles {
@@ -242,7 +243,7 @@ func (e *Engine) delegateHint(role, tool, kind string) string {
 // (and roles) takes tool from role: such a role is no place to send the
 // work.
 func (e *Engine) deniedWhole(role, tool, kind string) bool {
-	for _, r := range e.rules {
+	for _, r := range e.callRules {
 		if r.effect != warden.Deny || len(r.commands) > 0 || r.hasPath || len(r.args) > 0 || r.intent != nil {
 			continue
 		}
@@ -262,4 +263,38 @@ func (e *Engine) deniedWhole(role, tool, kind string) bool {
 // it plain; only the user's approval or another form does.
 func describedWrite(subject string) bool {
 	return strings.HasPrefix(subject, "(") && strings.HasSuffix(subject, ")")
+}
+
+// denialText is what a call of a tool its role may not use is told: the
+// reason and the hint of the role to hand it to.
+type denialText struct{ reason, hint string }
+
+// maxDenials bounds the denial texts an engine keeps.
+const maxDenials = 4096
+
+// denial returns the text for role (a role of the policy) denied tool of
+// kind. It depends on the compiled policy alone, so it is kept for each
+// role, tool and kind met (up to maxDenials): a policy of many rules does
+// not cost a denied call a pass over them, nor the text its allocations.
+func (e *Engine) denial(role, tool, kind string) denialText {
+	key := [3]string{role, tool, kind}
+	e.denialsMu.RLock()
+	d, ok := e.denials[key]
+	e.denialsMu.RUnlock()
+	if ok {
+		return d
+	}
+	d = denialText{
+		reason: "The " + role + " role may not use the tool " + tool + " (kind " + kind + "). Its tools are: " + e.roles[role].toolsText + ".",
+		hint:   e.delegateHint(role, tool, kind),
+	}
+	e.denialsMu.Lock()
+	if e.denials == nil {
+		e.denials = map[[3]string]denialText{}
+	}
+	if len(e.denials) < maxDenials {
+		e.denials[key] = d
+	}
+	e.denialsMu.Unlock()
+	return d
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // TestEveryToolPathArgumentChecked walks the built-in tool table: for every
@@ -24,7 +25,7 @@ func TestEveryToolPathArgumentChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Compile(p)
+	e, err := Compile(p, workspace.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

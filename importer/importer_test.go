@@ -11,6 +11,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/importer"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml")
@@ -289,7 +290,7 @@ func TestImport(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the imported policy does not load: %v\n%s", err, yaml)
 			}
-			eng, err := engine.Compile(pol)
+			eng, err := engine.Compile(pol, workspace.Live())
 			if err != nil {
 				t.Fatal(err)
 			}

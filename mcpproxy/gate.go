@@ -101,7 +101,7 @@ func (g *SessionGate) Hidden(ctx context.Context, tools []string) (map[string]bo
 		// A role that may not use a tool decides every call of it before
 		// its arguments are looked at; in audit mode nothing is hidden.
 		tr := trk.Engine.Explain(warden.ToolCall{Tool: t, Args: map[string]any{}, Role: role, Cwd: g.Cwd}, &engine.Session{})
-		if d := tr.Decision; d.Decision == warden.Deny && d.Code == warden.CodeRoleToolDenied {
+		if d := tr.Decision; d.Decision == warden.Deny && (d.Code == warden.CodeRoleToolDenied || d.Code == warden.CodeRoleUnknown) {
 			hidden[t] = true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/workspace"
 )
 
 // Policy is a policy file compiled for the proxy, compiled again when the
@@ -27,6 +28,7 @@ type Policy struct {
 	File string
 
 	mu      sync.Mutex
+	ws      *workspace.View // the engine's view of the workspace, checked each call
 	eng     *engine.Engine
 	sum     [32]byte // of the policy file the engine was compiled from
 	intents [32]byte // of its intents file
@@ -80,6 +82,13 @@ func (p *Policy) Compiled() (*engine.Engine, error) {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	p.mu.Lock()
+	if p.ws == nil {
+		p.ws = workspace.New()
+	}
+	ws := p.ws
+	p.mu.Unlock()
+	ws.Refresh()
+	p.mu.Lock()
 	if p.eng != nil && p.polStamp.same(fi) {
 		ifile := intentsFile(p.eng.Policy())
 		if ifile == "" {
@@ -132,7 +141,7 @@ func (p *Policy) Compiled() (*engine.Engine, error) {
 	// Hashed before the compile reads it: a change during the compile
 	// shows as a change on the next call.
 	isum, ist := intentsSum(pol)
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, ws)
 	if err != nil {
 		return nil, fmt.Errorf("compile policy %s: %w", pol.File, err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
+	"github.com/warden-run/warden/workspace"
 )
 
 const testPolicy = `version: 1
@@ -420,7 +421,7 @@ func TestPolicyReloadAndBrokenPolicy(t *testing.T) {
 		if perr != nil {
 			t.Fatal(perr)
 		}
-		if current, perr = engine.Compile(pol); perr != nil {
+		if current, perr = engine.Compile(pol, workspace.Live()); perr != nil {
 			t.Fatal(perr)
 		}
 	}
@@ -778,7 +779,7 @@ func writePolicy(tb testing.TB, dir, text string) (string, *engine.Engine) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.Live())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1302,7 +1302,7 @@ func (d *decoder) outcome(n *yaml.Node, path string) (*yaml.Node, string) {
 var Codes = []warden.Code{warden.CodeAllowed, warden.CodeRuleDeny, warden.CodeRuleAsk, warden.CodeDefault,
 	warden.CodeProtectedPath, warden.CodeOutsideWorkspace, warden.CodeRoleToolDenied, warden.CodeFirstTool,
 	warden.CodeDepthExceeded, warden.CodeMissingIntent, warden.CodeIntentNotFound, warden.CodeScopeViolation,
-	warden.CodeUnparsable, warden.CodeApprovalRejected, warden.CodeApprovalTimeout, warden.CodePolicyError, warden.CodeUnknownTarget, warden.CodeHalted}
+	warden.CodeUnparsable, warden.CodeApprovalRejected, warden.CodeApprovalTimeout, warden.CodePolicyError, warden.CodeUnknownTarget, warden.CodeHalted, warden.CodeRoleUnknown}
 
 func knownCode(s string) bool {
 	for _, c := range Codes {

@@ -22,6 +22,7 @@ import (
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/serve/web"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/workspace"
 )
 
 // hookDeadline bounds a remote hook event beyond its own flags.
@@ -895,7 +896,7 @@ func (s *Server) parsePolicy(text string) (*engine.Engine, []Finding) {
 	if bad {
 		return nil, out
 	}
-	eng, err := engine.Compile(p)
+	eng, err := engine.Compile(p, workspace.Live())
 	if err != nil {
 		out = append(out, Finding{Severity: policy.SevError, Message: err.Error(), Text: "error: " + err.Error()})
 		return nil, out

@@ -88,6 +88,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/internal/hookd/server"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // MaxBody bounds a request body (the default of Config.MaxBody): a tool
@@ -155,6 +156,10 @@ type Server struct {
 	// notifyDB tells the other replicas on PostgreSQL about changes.
 	notifyDB *sql.DB
 
+	// ws is the view of the workspace the engines read, kept across
+	// decisions and checked (Refresh) before each.
+	ws *workspace.View
+
 	mu     sync.Mutex
 	eng    *engine.Engine
 	stamp  fileStamp // of the policy file the engine was compiled from
@@ -212,7 +217,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Tokens == "" {
 		cfg.Tokens = DefaultTokensFile(file)
 	}
-	s := &Server{cfg: cfg, file: file, tokens: OpenTokens(cfg.Tokens), log: cfg.Log, hub: newHub(), m: newMetrics(),
+	s := &Server{cfg: cfg, file: file, tokens: OpenTokens(cfg.Tokens), log: cfg.Log, hub: newHub(), m: newMetrics(), ws: workspace.New(),
 		closed: make(chan struct{}), inflight: map[string]int{}}
 	s.secret = make([]byte, 32)
 	if _, err := rand.Read(s.secret); err != nil {
@@ -252,7 +257,8 @@ func (s *Server) StoreName() string {
 func (s *Server) Tokens() *Tokens { return s.tokens }
 
 // engine returns the compiled policy, compiling it again when the policy
-// file or its intents file changed. A policy that no longer loads is an
+// file or its intents file changed, with its view of the workspace checked
+// (what changed on disk since the last call is read again). A policy that no longer loads is an
 // error (the call is denied with it), never the last good one: the file
 // on disk is the policy a person reads and means.
 func (s *Server) engine() (*engine.Engine, error) {
@@ -264,6 +270,7 @@ func (s *Server) engine() (*engine.Engine, error) {
 	eng, st, isum, lastErr := s.eng, s.stamp, s.isum, s.engErr
 	s.mu.Unlock()
 	same := st.ino != nil && os.SameFile(fi, st.ino) && fi.Size() == st.size && fi.ModTime().Equal(st.mtime)
+	s.ws.Refresh()
 	if same && lastErr == nil && eng != nil && server.IntentsSum(eng.Policy()) == isum && !eng.Policy().Report.Stale() {
 		return eng, nil
 	}
@@ -275,7 +282,7 @@ func (s *Server) engine() (*engine.Engine, error) {
 		var pol *policy.Policy
 		if pol, err = policy.LoadBytes(s.file, data); err == nil {
 			isum = server.IntentsSum(pol)
-			if eng, err = engine.Compile(pol); err != nil {
+			if eng, err = engine.Compile(pol, s.ws); err != nil {
 				err = fmt.Errorf("compile policy %s: %w", s.file, err)
 			}
 		}

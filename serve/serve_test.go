@@ -454,3 +454,30 @@ func TestTokensFile(t *testing.T) {
 		t.Fatalf("a tokens file with a bad hash: %v", err)
 	}
 }
+
+// The service keeps its view of the workspace across decisions and checks
+// it before each: a root made to look like a repository (HEAD, objects/,
+// refs/, whose configuration git would run) after a git status was
+// allowed is seen at the next call.
+func TestDecideSeesWorkspaceChange(t *testing.T) {
+	v := start(t, testPolicy+`  - id: git-status
+    effect: allow
+    tool: shell
+    command: ["git status"]
+`)
+	call := `{"tool":"Bash","args":{"command":"git status"},"session":"s1"}`
+	if r := v.decide(call, ""); r.Decision.Decision != warden.Allow {
+		t.Fatalf("git status in a plain folder: %+v", r.Decision)
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(v.dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(v.dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := v.decide(call, ""); r.Decision.Decision == warden.Allow {
+		t.Errorf("git status in a root that became a repository's folder: %+v", r.Decision)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // approval handles an ask the host cannot prompt for. Approvals belong to
@@ -449,7 +450,7 @@ func NewGrants(pol *policy.Policy, base warden.Grant, command, path, pattern str
 	if err := pol.ToolName(base.Tool); err != nil {
 		return nil, err
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.New())
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
+	"github.com/warden-run/warden/workspace"
 )
 
 // BenchmarkTrackerDecide measures the path a hook runs for a call, the
@@ -27,7 +28,7 @@ func BenchmarkTrackerDecide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.New())
 	if err != nil {
 		b.Fatal(err)
 	}

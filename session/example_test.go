@@ -12,6 +12,7 @@ import (
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
+	"github.com/warden-run/warden/workspace"
 )
 
 // A hook's view of a session: start it (governance text), decide calls
@@ -23,7 +24,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte(testPolicy), 0o644)
 	pol, _ := policy.Load(filepath.Join(dir, "warden.yaml"))
-	eng, _ := engine.Compile(pol)
+	eng, _ := engine.Compile(pol, workspace.New())
 	store, _ := sqlite.Open(ctx, filepath.Join(dir, sqlite.DefaultFile))
 	defer store.Close()
 	tr := session.New(eng, store)

@@ -24,6 +24,7 @@ import (
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
+	"github.com/warden-run/warden/workspace"
 )
 
 func TestMain(m *testing.M) {
@@ -42,7 +43,7 @@ func child(mode, dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.Live())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -246,7 +247,7 @@ func TestKillAfterAck(t *testing.T) {
 	}
 	// And the grant is honoured by a new process's decision.
 	pol, _ := policy.Load(filepath.Join(dir, "warden.yaml"))
-	eng, _ := engine.Compile(pol)
+	eng, _ := engine.Compile(pol, workspace.Live())
 	res, err := session.New(eng, st).Decide(ctx, bash("k2", "builder", "git push origin main"), session.Options{})
 	if err != nil || res.Decision.Decision != warden.Allow || res.Decision.Rule != "grant:"+grant {
 		t.Errorf("after kill -9, the grant is not honoured: %+v %v", res.Decision, err)

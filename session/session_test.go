@@ -15,6 +15,7 @@ import (
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
+	"github.com/warden-run/warden/workspace"
 )
 
 const testPolicy = `version: 1
@@ -79,7 +80,7 @@ func setup(t *testing.T, policyText string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

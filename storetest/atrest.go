@@ -15,6 +15,7 @@ import (
 	"github.com/warden-run/warden/internal/secretforms"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/workspace"
 )
 
 // atRestPolicy asks about every call, denies rm -rf, and allows a
@@ -78,7 +79,7 @@ func NoSecretAtRest(t *testing.T, s warden.Store, db *sql.DB, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/workspace"
 )
 
 // SecretsRedactedOnUpgrade: grants and approvals that an older warden
@@ -28,7 +29,7 @@ func SecretsRedactedOnUpgrade(t *testing.T, open func() (warden.Store, *sql.DB))
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/sqlite"
+	"github.com/warden-run/warden/workspace"
 )
 
 // Runtime is where a hook runs: in its own process (`warden hook`, see
@@ -459,7 +460,8 @@ func ignoreNotFound(_ warden.Session, err error) error {
 }
 
 // LoadEngine finds, loads and compiles the policy for the directory the
-// host reports. No policy is an error, never an allow.
+// host reports, with a view of the workspace built for this one call. No
+// policy is an error, never an allow.
 func LoadEngine(cwd, policyFile string) (*engine.Engine, error) {
 	if policyFile == "" {
 		dir := cwd
@@ -479,7 +481,7 @@ func LoadEngine(cwd, policyFile string) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.New())
 	if err != nil {
 		return nil, fmt.Errorf("compile policy %s: %w", pol.File, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/warden-run/warden/internal/pgtest"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/workspace"
 )
 
 // TestPostgresOutageEveryAnswerRecorded: calls answered while PostgreSQL
@@ -40,7 +41,7 @@ func TestPostgresOutageEveryAnswerRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.Live())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestPostgresOutageMidBurst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.Live())
 	if err != nil {
 		t.Fatal(err)
 	}

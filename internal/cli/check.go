@@ -15,6 +15,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // statefulDecider opens the session layer for `check --session/--store`:
@@ -46,8 +47,9 @@ func parseFlags(fs *flag.FlagSet, args []string) int {
 	return -1
 }
 
-// loadEngine finds, loads and compiles the policy.
-func loadEngine(policyPath string) (*engine.Engine, error) {
+// loadEngine finds, loads and compiles the policy, over the view of the
+// workspace ws.
+func loadEngine(policyPath string, ws engine.Workspace) (*engine.Engine, error) {
 	if policyPath == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -62,7 +64,7 @@ func loadEngine(policyPath string) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.Compile(p)
+	eng, err := engine.Compile(p, ws)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.File, err)
 	}
@@ -93,7 +95,8 @@ func runCheck(ctx context.Context, env *Env) int {
 	if err := warden.CheckSessionID(*session); err != nil {
 		return fail(fmt.Errorf("--session: %w", err))
 	}
-	eng, err := loadEngine(*policyPath)
+	ws := workspace.New()
+	eng, err := loadEngine(*policyPath, ws)
 	if err != nil {
 		return fail(err)
 	}
@@ -110,6 +113,12 @@ func runCheck(ctx context.Context, env *Env) int {
 		decide = d
 	}
 	if *jsonl {
+		// A stream decides many calls: the view is checked before each.
+		one := decide
+		decide = func(ctx context.Context, c warden.ToolCall) (warden.Decision, error) {
+			ws.Refresh()
+			return one(ctx, c)
+		}
 		return checkStream(ctx, env, decide)
 	}
 	data, err := warden.ReadInput(env.Stdin)

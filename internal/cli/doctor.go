@@ -26,6 +26,7 @@ import (
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 const doctorUsage = `[claude|codex|gemini|opencode] [--dir DIR] [--codex BIN]
@@ -172,7 +173,7 @@ func doctorHost(ctx context.Context, host, root, codexBin string) []doctorCheck 
 	f, err := policy.Find(root)
 	if err == nil {
 		if pol, warns, err = policy.LoadWarnings(f); err == nil {
-			_, err = engine.Compile(pol)
+			_, err = engine.Compile(pol, workspace.Live())
 		}
 	}
 	polText := fmt.Sprintf("%s loads (%d rules)", f, rulesOf(pol))

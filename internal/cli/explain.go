@@ -9,6 +9,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/workspace"
 )
 
 func runExplain(ctx context.Context, env *Env) int {
@@ -20,7 +21,7 @@ func runExplain(ctx context.Context, env *Env) int {
 	if code := parseFlags(fs, env.Args); code >= 0 {
 		return code
 	}
-	eng, err := loadEngine(*policyPath)
+	eng, err := loadEngine(*policyPath, workspace.New())
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "warden explain: %v\n", err)
 		return ExitError

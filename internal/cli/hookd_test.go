@@ -442,3 +442,38 @@ func TestHookdLargeInput(t *testing.T) {
 		t.Errorf("5 MB write: exit %d %s %q (%s)", code, d, r, stderr)
 	}
 }
+
+// TestHookdSeesWorkspaceChange: hookd keeps its view of the workspace
+// across calls and checks it before each: a folder made to look like a
+// repository (HEAD, objects/, refs/, whose configuration git would run)
+// after git status was allowed there is seen at the next call.
+func TestHookdSeesWorkspaceChange(t *testing.T) {
+	sock := startHookd(t)
+	cwd := project(t, hookTestPolicy+`  - id: allow-status
+    effect: allow
+    tool: shell
+    command: ["git status"]
+`)
+	// Older than the file system's clock step, so that hookd's view
+	// remembers what it reads of the folder.
+	time.Sleep(300 * time.Millisecond)
+	decide := func() string {
+		_, m, _ := viaClient(t, sock, claudePre(cwd, "git status"), "claude")
+		d, _ := permission(m)
+		return d
+	}
+	if d := decide(); d != "allow" {
+		t.Fatalf("git status in a plain folder: %s, want allow", d)
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(cwd, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := decide(); d == "allow" {
+		t.Errorf("git status in a folder that became a repository's: %s", d)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 func runLint(ctx context.Context, env *Env) int {
@@ -40,7 +41,7 @@ func runLint(ctx context.Context, env *Env) int {
 		}
 	}
 	if errs == 0 {
-		if _, err := engine.Compile(p); err != nil {
+		if _, err := engine.Compile(p, workspace.Live()); err != nil {
 			fmt.Fprintf(env.Stdout, "%s: error: %v\n", p.File, err)
 			errs++
 		}

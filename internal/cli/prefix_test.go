@@ -11,6 +11,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // severity orders decisions: allow < ask < deny.
@@ -98,7 +99,7 @@ func TestPolicyPrefixesNeverMorePermissive(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the whole policy does not load: %v", err)
 			}
-			wholeEng, err := engine.Compile(whole)
+			wholeEng, err := engine.Compile(whole, workspace.Live())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +134,7 @@ func TestPolicyPrefixesNeverMorePermissive(t *testing.T) {
 				if err != nil {
 					continue
 				}
-				eng, err := engine.Compile(p)
+				eng, err := engine.Compile(p, workspace.Live())
 				if err != nil {
 					continue
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/workspace"
 )
 
 // sessionFlags are the flags of the state subcommands that work on one
@@ -30,7 +31,7 @@ func (f sessionFlags) tracker(ctx context.Context) (tr *session.Tracker, done fu
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.Compile(pol)
+	eng, err := engine.Compile(pol, workspace.New())
 	if err != nil {
 		st.Close()
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 func findPolicy() (string, error) {
@@ -26,7 +27,7 @@ func runTest(ctx context.Context, env *Env) int {
 	if code := parseFlags(fs, env.Args); code >= 0 {
 		return code
 	}
-	eng, err := loadEngine(*policyPath)
+	eng, err := loadEngine(*policyPath, workspace.Live())
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "warden test: %v\n", err)
 		return ExitError

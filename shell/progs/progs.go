@@ -573,7 +573,7 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 		}
 		return "", false
 	}
-	if s.Style == "go" || !strings.HasPrefix(w, "--") && len(w) > 2 && s.long[strings.SplitN(w, "=", 2)[0]] != nil {
+	if s.Style == "go" || !strings.HasPrefix(w, "--") && len(w) > 2 && s.long[longName(w)] != nil {
 		// A word option: -name, -name=value (go), or find's -exec.
 		name, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
 		key := name
@@ -833,6 +833,12 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 	}
 }
 
+// longName is a long option's name: the word before its "=".
+func longName(w string) string {
+	name, _, _ := strings.Cut(w, "=")
+	return name
+}
+
 // roleOps gives each operand its role and records paths as effects.
 func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 	if len(s.roles) == 0 {
@@ -841,7 +847,7 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 	roles := s.roles
 	skipFirst := false
 	inPlace, target := false, false
-	ipVia := s.Name + " -i"
+	ipVia := "" // s.Name + " -i", built when a write names it
 	for _, o := range seen {
 		if o == nil {
 			continue
@@ -909,6 +915,9 @@ func (s *Spec) roleOps(r *Result, ops []string, seen []*Opt) {
 		via := s.Name
 		if inPlace && role == Read {
 			role, via = Write, ipVia
+			if via == "" {
+				via = s.Name + " -i"
+			}
 		}
 		if role == Plain {
 			continue

@@ -30,6 +30,7 @@ import (
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sqlite"
+	"github.com/warden-run/warden/workspace"
 )
 
 // Idle is how long hookd waits for a call before it exits (the default).
@@ -71,8 +72,9 @@ type Server struct {
 
 type cachedEngine struct {
 	eng     *engine.Engine
-	policy  [32]byte // the policy file's bytes
-	intents [32]byte // the intents file's bytes (compiled in)
+	ws      *workspace.View // what eng knows of the workspace, checked each call
+	policy  [32]byte        // the policy file's bytes
+	intents [32]byte        // the intents file's bytes (compiled in)
 	used    time.Time
 }
 
@@ -325,7 +327,8 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 
 // engine returns the compiled policy for a project, compiling it again
 // when the policy file, the intents file or a report plugin file changed
-// since.
+// since, with its view of the workspace checked (what changed on disk
+// since the last call is read again).
 func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 	if policyFile == "" {
 		f, err := handler.FindPolicy(cwd)
@@ -360,6 +363,7 @@ func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 		s.mu.Lock()
 		c.used = time.Now()
 		s.mu.Unlock()
+		c.ws.Refresh()
 		return c.eng, nil
 	}
 	pol, err := policy.LoadBytes(file, data)
@@ -369,13 +373,14 @@ func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 	// The intents file is read at compile time: hash it first, so that a
 	// change during the compile shows as a change on the next call.
 	isum := IntentsSum(pol)
-	eng, err := engine.Compile(pol)
+	ws := workspace.New()
+	eng, err := engine.Compile(pol, ws)
 	if err != nil {
 		return nil, fmt.Errorf("compile policy %s: %w", pol.File, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.engines[file] = &cachedEngine{eng: eng, policy: sum, intents: isum, used: time.Now()}
+	s.engines[file] = &cachedEngine{eng: eng, ws: ws, policy: sum, intents: isum, used: time.Now()}
 	if len(s.engines) > maxCached {
 		evictOldest(s.engines, func(c *cachedEngine) time.Time { return c.used }, nil)
 	}
