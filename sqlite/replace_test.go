@@ -207,7 +207,10 @@ const creatorEnv = "WARDEN_SQLITE_TEST_CREATOR"
 func TestMain(m *testing.M) {
 	if path := os.Getenv(creatorEnv); path != "" {
 		sqlite.SetAfterSchema(func(tmp string) {
-			os.WriteFile(path+".paused", []byte(tmp), 0o600)
+			// Whole or not at all: the test reads the name as soon as
+			// the file is there.
+			os.WriteFile(path+".pausing", []byte(tmp), 0o600)
+			os.Rename(path+".pausing", path+".paused")
 			select {} // until killed
 		})
 		sqlite.Open(context.Background(), path)
