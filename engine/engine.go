@@ -45,6 +45,11 @@ type Engine struct {
 
 	denialsMu sync.RWMutex
 	denials   map[[3]string]denialText // by role, tool and kind
+	// pastKeys keeps the repeat key of the earlier calls a session's
+	// history holds (keyOf), by audit record, so that a decision reading a
+	// long history analyses each earlier line once, not once per decision.
+	pastKeysMu sync.Mutex
+	pastKeys   map[pastRef]string
 }
 
 // Session is the per-call state the session layer knows and the call does

@@ -561,7 +561,43 @@ func (st *state) sameCall(pc *past) bool {
 	if (st.kind == "shell") != (pc.kind == "shell") || st.kind != "shell" && pc.rec.Tool != st.call.Tool {
 		return false
 	}
-	return pc.key() == st.callKey()
+	return st.e.pastKey(pc) == st.callKey()
+}
+
+// pastRef names an audit record for Engine.pastKeys: its id, time and
+// tool, so that records of two stores an engine may read never meet.
+type pastRef struct {
+	id   int64
+	at   int64
+	tool string
+}
+
+// maxPastKeys bounds Engine.pastKeys; when full it starts again.
+const maxPastKeys = 8192
+
+// pastKey is an earlier call's repeat key: made once per record and kept
+// across decisions (a record does not change), or once per decision for a
+// record without an id.
+func (e *Engine) pastKey(pc *past) string {
+	if pc.k != "" || pc.rec.ID == 0 {
+		return pc.key()
+	}
+	ref := pastRef{pc.rec.ID, pc.rec.Time.UnixNano(), pc.rec.Tool}
+	e.pastKeysMu.Lock()
+	k, ok := e.pastKeys[ref]
+	e.pastKeysMu.Unlock()
+	if ok {
+		pc.k = k
+		return k
+	}
+	k = pc.key()
+	e.pastKeysMu.Lock()
+	if e.pastKeys == nil || len(e.pastKeys) >= maxPastKeys {
+		e.pastKeys = make(map[pastRef]string, 256)
+	}
+	e.pastKeys[ref] = k
+	e.pastKeysMu.Unlock()
+	return k
 }
 
 // key is an earlier call's normalised form, made once per decision. Its
