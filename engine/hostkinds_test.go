@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
-	"github.com/warden-run/warden/geminicli"
-	"github.com/warden-run/warden/opencode"
+	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/opencode"
 )
 
 // TestListingToolsAreSafe: the listing tools of IDE agents take the default for
@@ -40,7 +40,7 @@ intents:
 `)
 	call := warden.ToolCall{Tool: "write_file", Args: map[string]any{"file_path": "src/a.go", "content": "x"}}
 	for host, render := range map[string]func(warden.Decision) string{
-		"gemini":   func(d warden.Decision) string { return geminicli.Decide(d, geminicli.Options{}).Reason },
+		"gemini":   func(d warden.Decision) string { return gemini.Decide(d, gemini.Options{}).Reason },
 		"opencode": func(d warden.Decision) string { return opencode.Decide(d).Message },
 	} {
 		call.Host = host
@@ -64,7 +64,7 @@ intents:
 	}
 	call.Host = "claude"
 	d := e.Decide(call)
-	text := claudecode.Decide(d, claudecode.Options{}).HookSpecificOutput.PermissionDecisionReason
+	text := claude.Decide(d, claude.Options{}).HookSpecificOutput.PermissionDecisionReason
 	if d.ModelFormat != "" || !strings.HasPrefix(text, "warden BLOCKED: MISSING_INTENT") {
 		t.Errorf("claude is not in hosts: format %q, text %q", d.ModelFormat, text)
 	}

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
-	"github.com/warden-run/warden/codex"
-	"github.com/warden-run/warden/geminicli"
-	"github.com/warden-run/warden/opencode"
+	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host/codex"
+	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/opencode"
 )
 
 // TestRuleTextIsTerminalSafe: a rule's message and suggestion with emoji,
@@ -45,9 +45,9 @@ rules:
 	rendered := map[string]string{
 		"decision text": d.Text(),
 		"model error":   me.Reason + "\n" + me.Suggestion,
-		"claude":        string(claudecode.Decide(d, claudecode.Options{}).Marshal()),
+		"claude":        string(claude.Decide(d, claude.Options{}).Marshal()),
 		"codex":         string(codex.Decide(d).Marshal()),
-		"gemini":        string(geminicli.Decide(d, geminicli.Options{}).Marshal()),
+		"gemini":        string(gemini.Decide(d, gemini.Options{}).Marshal()),
 		"opencode":      string(opencode.Decide(d).Marshal()),
 	}
 	for host, s := range rendered {

@@ -50,7 +50,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/geminicli"
+	"github.com/warden-run/warden/host/gemini"
 )
 
 // Deadline bounds one hook answer (the default of --timeout). Hosts give
@@ -120,7 +120,7 @@ type Event struct {
 	// AgentType and AgentID name a subagent; Parent is the parent session.
 	AgentType, AgentID, Parent string
 	// LLM is the model request of a Model event.
-	LLM *geminicli.LLMRequest
+	LLM *gemini.LLMRequest
 	// StopActive: Claude Code's stop_hook_active, the host already
 	// continues because of a Stop hook. warden's answer is then empty.
 	StopActive bool

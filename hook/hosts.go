@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
-	"github.com/warden-run/warden/codex"
-	"github.com/warden-run/warden/geminicli"
-	"github.com/warden-run/warden/opencode"
+	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host/codex"
+	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/opencode"
 )
 
 // The hosts' adapters.
@@ -21,12 +21,12 @@ var (
 
 type claudeHost struct{}
 
-func (claudeHost) Name() string                      { return claudecode.Host }
-func (claudeHost) Decode(data []byte) (Event, error) { return decodeClaude(data, claudecode.Host) }
-func (claudeHost) EndOfTurn(event string) bool       { return claudecode.EndOfTurn(event) }
+func (claudeHost) Name() string                      { return claude.Host }
+func (claudeHost) Decode(data []byte) (Event, error) { return decodeClaude(data, claude.Host) }
+func (claudeHost) EndOfTurn(event string) bool       { return claude.EndOfTurn(event) }
 func (claudeHost) Interactive() bool                 { return ClaudeInteractive() }
 func (claudeHost) Failure(event string, d warden.Decision) []byte {
-	return claudecode.Failure(event, d).Marshal()
+	return claude.Failure(event, d).Marshal()
 }
 
 // Answer: claude -p has nobody to prompt; its asks use warden's queue
@@ -36,23 +36,23 @@ func (claudeHost) Answer(ev Event, a Answer, r Render) []byte {
 		return claudeBlock(a.Block)
 	}
 	if a.Decision != nil {
-		return claudecode.Decide(*a.Decision, claudecode.Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
+		return claude.Decide(*a.Decision, claude.Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
 	}
-	return claudecode.Context(ev.Name, a.Context).Marshal()
+	return claude.Context(ev.Name, a.Context).Marshal()
 }
 
 // claudeBlock holds a turn open: Claude Code and Codex take {"decision":
 // "block", "reason"} at Stop and SubagentStop and give the reason to the
 // model.
 func claudeBlock(reason string) []byte {
-	return claudecode.Output{Decision: "block", Reason: reason}.Marshal()
+	return claude.Output{Decision: "block", Reason: reason}.Marshal()
 }
 
 type codexHost struct{}
 
 func (codexHost) Name() string                      { return codex.Host }
 func (codexHost) Decode(data []byte) (Event, error) { return decodeClaude(data, codex.Host) }
-func (codexHost) EndOfTurn(event string) bool       { return claudecode.EndOfTurn(event) }
+func (codexHost) EndOfTurn(event string) bool       { return claude.EndOfTurn(event) }
 func (codexHost) Interactive() bool                 { return false }
 func (codexHost) Failure(event string, d warden.Decision) []byte {
 	return codex.Failure(event, d).Marshal()
@@ -70,27 +70,27 @@ func (codexHost) Answer(ev Event, a Answer, _ Render) []byte {
 
 type geminiHost struct{}
 
-func (geminiHost) Name() string                      { return geminicli.Host }
+func (geminiHost) Name() string                      { return gemini.Host }
 func (geminiHost) Decode(data []byte) (Event, error) { return decodeGemini(data) }
-func (geminiHost) EndOfTurn(event string) bool       { return geminicli.EndOfTurn(event) }
+func (geminiHost) EndOfTurn(event string) bool       { return gemini.EndOfTurn(event) }
 func (geminiHost) Interactive() bool                 { return GeminiInteractive() }
 func (geminiHost) Failure(event string, d warden.Decision) []byte {
-	return geminicli.Failure(event, d).Marshal()
+	return gemini.Failure(event, d).Marshal()
 }
 
 // Answer: a block at AfterAgent makes Gemini CLI retry the turn with the
 // reason as the prompt.
 func (geminiHost) Answer(ev Event, a Answer, r Render) []byte {
 	if a.Block != "" {
-		return geminicli.Output{Decision: "block", Reason: a.Block}.Marshal()
+		return gemini.Output{Decision: "block", Reason: a.Block}.Marshal()
 	}
 	if a.Decision != nil {
-		return geminicli.Decide(*a.Decision, geminicli.Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
+		return gemini.Decide(*a.Decision, gemini.Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
 	}
 	if ev.Kind == Model {
-		return geminicli.ModelContext(ev.LLM, a.Context).Marshal()
+		return gemini.ModelContext(ev.LLM, a.Context).Marshal()
 	}
-	return geminicli.Context(ev.Name, a.Context).Marshal()
+	return gemini.Context(ev.Name, a.Context).Marshal()
 }
 
 type openCodeHost struct{}
@@ -111,7 +111,7 @@ func (openCodeHost) Answer(ev Event, a Answer, _ Render) []byte {
 }
 
 func decodeClaude(data []byte, host string) (Event, error) {
-	in, err := claudecode.ParseInput(data)
+	in, err := claude.ParseInput(data)
 	if err != nil {
 		return Event{}, err
 	}
@@ -119,26 +119,26 @@ func decodeClaude(data []byte, host string) (Event, error) {
 		Prompt: in.Prompt, AgentType: in.AgentType, AgentID: in.AgentID, StopActive: in.StopHookActive,
 		Message: in.LastAssistantMessage, Transcript: in.TranscriptPath}
 	switch in.HookEventName {
-	case claudecode.SessionStart:
+	case claude.SessionStart:
 		ev.Kind = SessionStart
-	case claudecode.UserPromptSubmit:
+	case claude.UserPromptSubmit:
 		ev.Kind = Prompt
-	case claudecode.PreToolUse:
+	case claude.PreToolUse:
 		ev.Kind = PreTool
-	case claudecode.PostToolUse, claudecode.PostToolUseFailure:
+	case claude.PostToolUse, claude.PostToolUseFailure:
 		ev.Kind = PostTool
 		ev.Output = in.ResponseText()
-		ev.Failed = in.HookEventName == claudecode.PostToolUseFailure
+		ev.Failed = in.HookEventName == claude.PostToolUseFailure
 		ev.Outcome = claudeOutcome(host, ev.Failed, in.ToolResponse)
-	case claudecode.SubagentStart:
+	case claude.SubagentStart:
 		ev.Kind = SubagentStart
-	case claudecode.SubagentStop:
+	case claude.SubagentStop:
 		ev.Kind = SubagentStop
-	case claudecode.PreCompact:
+	case claude.PreCompact:
 		ev.Kind = Compact
-	case claudecode.Stop:
+	case claude.Stop:
 		ev.Kind = Stop
-	case claudecode.SessionEnd:
+	case claude.SessionEnd:
 		ev.Kind = End
 	default:
 		if in.ToolName != "" {
@@ -160,24 +160,24 @@ func decodeClaude(data []byte, host string) (Event, error) {
 }
 
 func decodeGemini(data []byte) (Event, error) {
-	in, err := geminicli.ParseInput(data)
+	in, err := gemini.ParseInput(data)
 	if err != nil {
 		return Event{}, err
 	}
 	ev := Event{Name: in.HookEventName, Session: in.SessionID, Cwd: in.Cwd, Source: in.Source, Prompt: in.Prompt}
 	switch in.HookEventName {
-	case geminicli.SessionStart:
+	case gemini.SessionStart:
 		ev.Kind = SessionStart
-	case geminicli.BeforeAgent:
+	case gemini.BeforeAgent:
 		ev.Kind = Prompt
-	case geminicli.BeforeTool:
+	case gemini.BeforeTool:
 		ev.Kind = PreTool
-	case geminicli.AfterTool:
+	case gemini.AfterTool:
 		ev.Kind = PostTool
 		ev.Output = in.ResponseText()
 		ev.Failed = in.Failed()
 		ev.Outcome = geminiOutcome(ev.Failed, ev.Output)
-	case geminicli.BeforeModel:
+	case gemini.BeforeModel:
 		// Gemini CLI fires BeforeModel before every model request, its
 		// subagents' too, and keeps in its history the governance text
 		// warden gave at SessionStart or BeforeAgent until it compresses
@@ -187,14 +187,14 @@ func decodeGemini(data []byte) (Event, error) {
 		if in.LLMRequest.MainChat() && !CarriesMarker(in.LLMRequest) {
 			ev.Kind, ev.LLM = Model, in.LLMRequest
 		}
-	case geminicli.PreCompress:
+	case gemini.PreCompress:
 		// Left Other: Gemini CLI fires PreCompress before every model
 		// turn, before it decides whether to compress, so it is no sign of
 		// a compaction (`warden init` no longer wires it); BeforeModel
 		// shows one.
-	case geminicli.AfterAgent:
+	case gemini.AfterAgent:
 		ev.Kind, ev.Message = Stop, in.PromptResponse
-	case geminicli.SessionEnd:
+	case gemini.SessionEnd:
 		ev.Kind = End
 	default:
 		if in.ToolName != "" {
@@ -255,7 +255,7 @@ var governanceMarkers = []string{"WARDEN GOVERNANCE", "WARDEN REMINDER"}
 
 // CarriesMarker reports whether a model request carries warden's built-in
 // governance text.
-func CarriesMarker(r *geminicli.LLMRequest) bool {
+func CarriesMarker(r *gemini.LLMRequest) bool {
 	for _, m := range governanceMarkers {
 		if r.Contains(m) {
 			return true
@@ -269,10 +269,10 @@ func CarriesMarker(r *geminicli.LLMRequest) bool {
 // finds a role's own prompt or reminder from the policy, which need not
 // have the built-in markers; a first line that changes with the state
 // (the phase, say) is not found once it changed.
-func Carries(r *geminicli.LLMRequest, text string) bool {
+func Carries(r *gemini.LLMRequest, text string) bool {
 	for _, line := range strings.Split(text, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			return r.Contains(geminicli.Escape(line))
+			return r.Contains(gemini.Escape(line))
 		}
 	}
 	return false

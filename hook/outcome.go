@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
+	"github.com/warden-run/warden/host/claude"
 )
 
 // A call's outcome counts in sequence rules (after.ok, repeat.failures), so
@@ -21,7 +21,7 @@ import (
 // did not. Codex sends PostToolUse only: its outcome is known when its
 // response carries the command's exit code.
 func claudeOutcome(host string, failed bool, response json.RawMessage) string {
-	if host == claudecode.Host {
+	if host == claude.Host {
 		if failed {
 			return warden.OutcomeFail
 		}

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
 	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/host/claude"
 	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
@@ -106,7 +106,7 @@ func (r *Reply) logf(format string, args ...any) { r.Stderr += fmt.Sprintf(forma
 // block (hook.Host.EndOfTurn). event is the host's event name, or "".
 func Fatal(h hook.Host, event string, err error) Reply {
 	d := warden.FailClosed(err)
-	return Reply{Stdout: h.Failure(event, d), Stderr: claudecode.ModelText(d) + "\n", Code: hook.FailCode(h.Name(), event)}
+	return Reply{Stdout: h.Failure(event, d), Stderr: claude.ModelText(d) + "\n", Code: hook.FailCode(h.Name(), event)}
 }
 
 // Run answers the host's hook input data under the flags f. It never
@@ -442,7 +442,7 @@ func statelessAnswer(eng *engine.Engine, h hook.Host, ev hook.Event, opt options
 		}
 		text, err := session.Prefix(eng.Policy(), s, warden.ProjectState{})
 		if err != nil {
-			text = claudecode.ModelText(warden.FailClosed(err))
+			text = claude.ModelText(warden.FailClosed(err))
 		} else if ev.Kind == hook.Model && hook.Carries(ev.LLM, text) {
 			// A role's own prompt, without warden's markers, is there.
 			text = ""

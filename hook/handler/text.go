@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/host/gemini"
 	"github.com/warden-run/warden/session"
 )
 
@@ -49,7 +49,7 @@ func sessionState(ctx context.Context, st session.Store, sid string) (warden.Ses
 // reminder, now due (Tracker.Governance), goes into every request until
 // the next prompt's BeforeAgent puts it into the history. A session warden
 // does not know gets nothing here (SessionStart and BeforeAgent come first).
-func modelText(ctx context.Context, tr *session.Tracker, sid string, llm *geminicli.LLMRequest) (string, error) {
+func modelText(ctx context.Context, tr *session.Tracker, sid string, llm *gemini.LLMRequest) (string, error) {
 	s, ps, err := sessionState(ctx, tr.Store, sid)
 	if errors.Is(err, warden.ErrNotFound) {
 		return "", nil

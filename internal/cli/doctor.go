@@ -18,13 +18,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/warden-run/warden/claudecode"
-	"github.com/warden-run/warden/codex"
 	"github.com/warden-run/warden/engine"
-	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host/codex"
+	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/opencode"
 	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/workspace"
 )
@@ -124,7 +124,7 @@ func hostConfigFile(host, root string) string {
 }
 
 // hostPreTool is the host's event before a tool, which must be wired.
-var hostPreTool = map[string]string{"claude": claudecode.PreToolUse, "codex": claudecode.PreToolUse, "gemini": geminicli.BeforeTool}
+var hostPreTool = map[string]string{"claude": claude.PreToolUse, "codex": claude.PreToolUse, "gemini": gemini.BeforeTool}
 
 // doctorHost runs the checks for one host; a check that cannot run
 // because an earlier one failed is not reported.
@@ -520,10 +520,10 @@ func syntheticDeny(ctx context.Context, host, root, target string, argv []string
 		if host == "codex" {
 			tool, args = "Bash", map[string]any{"command": "echo x >> " + shellQuote(target)}
 		}
-		event = map[string]any{"session_id": sid, "cwd": root, "hook_event_name": claudecode.PreToolUse,
+		event = map[string]any{"session_id": sid, "cwd": root, "hook_event_name": claude.PreToolUse,
 			"tool_name": tool, "tool_input": args, "transcript_path": ""}
 	case "gemini":
-		event = map[string]any{"session_id": sid, "cwd": root, "hook_event_name": geminicli.BeforeTool,
+		event = map[string]any{"session_id": sid, "cwd": root, "hook_event_name": gemini.BeforeTool,
 			"tool_name": "write_file", "tool_input": map[string]any{"file_path": target, "content": "x"}, "transcript_path": ""}
 	case "opencode":
 		event = opencode.Input{Event: opencode.ToolBefore, SessionID: sid, Directory: root, Tool: "write",

@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warden-run/warden/claudecode"
-	"github.com/warden-run/warden/codex"
-	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/hook"
-	"github.com/warden-run/warden/opencode"
+	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host/codex"
+	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/opencode"
 	"github.com/warden-run/warden/policy"
 )
 
@@ -235,12 +235,12 @@ func runInit(ctx context.Context, env *Env) int {
 	var changes []string
 	switch host {
 	case "claude":
-		changes, err = initClaudeLike(filepath.Join(root, ".claude", "settings.json"), cmd, "claude", claudecode.Events,
+		changes, err = initClaudeLike(filepath.Join(root, ".claude", "settings.json"), cmd, "claude", claude.Events,
 			func(string) int { return secs })
 	case "codex":
 		changes, err = initClaudeLike(filepath.Join(root, ".codex", "hooks.json"), cmd, "codex", codex.Events,
 			func(ev string) int {
-				if ev == claudecode.SessionEnd {
+				if ev == claude.SessionEnd {
 					return 3
 				}
 				return secs
@@ -648,7 +648,7 @@ func isWardenHook(c, host string) bool {
 func initClaudeLike(file, command, host string, events []string, timeoutFor func(string) int) ([]string, error) {
 	matcher := func(ev string) string {
 		switch ev {
-		case claudecode.PreToolUse, claudecode.PostToolUse, claudecode.PostToolUseFailure:
+		case claude.PreToolUse, claude.PostToolUse, claude.PostToolUseFailure:
 			return "*"
 		}
 		return ""
@@ -660,12 +660,12 @@ func initClaudeLike(file, command, host string, events []string, timeoutFor func
 // Timeouts are milliseconds.
 func initGemini(file, command string, timeoutFor func(string) int) ([]string, error) {
 	matcher := func(ev string) string {
-		if ev == geminicli.BeforeTool || ev == geminicli.AfterTool {
+		if ev == gemini.BeforeTool || ev == gemini.AfterTool {
 			return "*"
 		}
 		return ""
 	}
-	return mergeSettings(file, command, "gemini", geminicli.Events, matcher, timeoutFor)
+	return mergeSettings(file, command, "gemini", gemini.Events, matcher, timeoutFor)
 }
 
 // mergeSettings merges the hooks into file, backing up a file it changes.

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/host/claude"
 	"github.com/warden-run/warden/internal/spoolfile"
 )
 
@@ -268,7 +268,7 @@ func (c *Client) fail(host string, data []byte, err error) int {
 	d := warden.FailClosed(err)
 	event := hook.EventName(data)
 	c.Stdout.Write(hook.Failure(host, event, d))
-	fmt.Fprintln(c.Stderr, claudecode.ModelText(d))
+	fmt.Fprintln(c.Stderr, claude.ModelText(d))
 	return hook.FailCode(host, event)
 }
 

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/host/claude"
 	"github.com/warden-run/warden/internal/hookd"
 )
 
@@ -104,7 +104,7 @@ func RunRemote(url string, args []string, data []byte, callID string, stdout, st
 		d := warden.FailClosed(err)
 		event := hook.EventName(data)
 		stdout.Write(hook.Failure(args[0], event, d))
-		fmt.Fprintln(stderr, claudecode.ModelText(d))
+		fmt.Fprintln(stderr, claude.ModelText(d))
 		return hook.FailCode(args[0], event)
 	}
 	token, err := hookd.ServeToken()

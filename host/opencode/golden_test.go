@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/opencode"
+	"github.com/warden-run/warden/host/opencode"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")

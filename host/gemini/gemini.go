@@ -1,11 +1,11 @@
-// Package geminicli adapts Gemini CLI's command hooks to warden: it decodes
+// Package gemini adapts Gemini CLI's command hooks to warden: it decodes
 // the JSON a hook receives on stdin into a warden.ToolCall and renders a
 // warden.Decision or governance text as the JSON Gemini CLI reads back
 // ({"decision":"deny","reason":...} blocks a tool and the reason reaches the
 // model; hookSpecificOutput.additionalContext adds text to its context;
 // hookSpecificOutput.llm_request changes the request a BeforeModel hook is
 // about).
-package geminicli
+package gemini
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
+	"github.com/warden-run/warden/host/claude"
 )
 
 // Host is the host name recorded in tool calls and audit records.
@@ -239,11 +239,11 @@ func Decide(d warden.Decision, opt Options) Output {
 		}
 	case d.Decision == warden.Ask && !opt.NoAsk:
 		o.Decision = "ask"
-		o.Reason = claudecode.ModelText(d)
-		o.SystemMessage = claudecode.ModelText(d)
+		o.Reason = claude.ModelText(d)
+		o.SystemMessage = claude.ModelText(d)
 	default:
 		o.Decision = "deny"
-		o.Reason = claudecode.ModelText(d)
+		o.Reason = claude.ModelText(d)
 	}
 	if len(d.Warnings) > 0 {
 		o.SystemMessage = strings.TrimSpace(o.SystemMessage + "\nwarden: " + strings.Join(d.Warnings, "\nwarden: "))
@@ -293,7 +293,7 @@ func EndOfTurn(event string) bool { return event == AfterAgent }
 // reason as context where the model can be told (so it can explain why its
 // tools are refused), and a message for the user elsewhere.
 func Failure(event string, d warden.Decision) Output {
-	text := claudecode.ModelText(d)
+	text := claude.ModelText(d)
 	switch {
 	case event == BeforeTool || event == "":
 		return Output{Decision: "deny", Reason: text}

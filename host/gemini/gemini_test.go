@@ -1,11 +1,11 @@
-package geminicli_test
+package gemini_test
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/geminicli"
+	"github.com/warden-run/warden/host/gemini"
 )
 
 func TestStripHookContext(t *testing.T) {
@@ -25,31 +25,31 @@ func TestStripHookContext(t *testing.T) {
 		{"what does <hook_context> mean?", "what does <hook_context> mean?"},
 		{"</hook_context> first, then <hook_context>", "</hook_context> first, then <hook_context>"},
 	} {
-		if got := geminicli.StripHookContext(tc.in); got != tc.want {
+		if got := gemini.StripHookContext(tc.in); got != tc.want {
 			t.Errorf("StripHookContext(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestParseInputStripsPrompt(t *testing.T) {
-	for _, event := range []string{geminicli.BeforeAgent, geminicli.AfterAgent} {
+	for _, event := range []string{gemini.BeforeAgent, gemini.AfterAgent} {
 		js, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": event,
 			"prompt": "<hook_context>## WARDEN GOVERNANCE</hook_context>\n\nplan the work"})
-		in, err := geminicli.ParseInput(js)
+		in, err := gemini.ParseInput(js)
 		if err != nil || in.Prompt != "plan the work" {
 			t.Errorf("%s: prompt %q, %v", event, in.Prompt, err)
 		}
 	}
 }
 
-func request(msgs ...string) *geminicli.LLMRequest {
-	r := &geminicli.LLMRequest{Model: "gemini-2.5-flash"}
+func request(msgs ...string) *gemini.LLMRequest {
+	r := &gemini.LLMRequest{Model: "gemini-2.5-flash"}
 	for i, m := range msgs {
 		role := "user"
 		if i%2 == 1 {
 			role = "model"
 		}
-		r.Messages = append(r.Messages, geminicli.Message{Role: role, Content: m})
+		r.Messages = append(r.Messages, gemini.Message{Role: role, Content: m})
 	}
 	return r
 }
@@ -57,14 +57,14 @@ func request(msgs ...string) *geminicli.LLMRequest {
 func TestMainChat(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		r    *geminicli.LLMRequest
+		r    *gemini.LLMRequest
 		want bool
 	}{
 		{"main", request("<session_context>\nThis is the Gemini CLI.</session_context>hi", "hello"), true},
 		{"main, leading space", request("\n<session_context>x</session_context>"), true},
 		{"subagent", request("Your task is to investigate the code.", "ok"), false},
-		{"model first", &geminicli.LLMRequest{Messages: []geminicli.Message{{Role: "model", Content: "<session_context>"}}}, false},
-		{"no messages", &geminicli.LLMRequest{}, false},
+		{"model first", &gemini.LLMRequest{Messages: []gemini.Message{{Role: "model", Content: "<session_context>"}}}, false},
+		{"no messages", &gemini.LLMRequest{}, false},
 		{"no request", nil, false},
 	} {
 		if got := tc.r.MainChat(); got != tc.want {
@@ -78,7 +78,7 @@ func TestContains(t *testing.T) {
 	if !r.Contains("WARDEN REMINDER") || r.Contains("WARDEN GOVERNANCE") {
 		t.Errorf("Contains: reminder %v, governance %v", r.Contains("WARDEN REMINDER"), r.Contains("WARDEN GOVERNANCE"))
 	}
-	var none *geminicli.LLMRequest
+	var none *gemini.LLMRequest
 	if none.Contains("") {
 		t.Errorf("a missing request contains nothing")
 	}
@@ -89,12 +89,12 @@ func TestContains(t *testing.T) {
 // it, escaped as Gemini CLI escapes hook text.
 func TestModelContext(t *testing.T) {
 	r := request("<session_context>x</session_context>", "Got it.", "Please continue.")
-	out := geminicli.ModelContext(r, "  ## WARDEN REMINDER\nrequest: <b>  ")
+	out := gemini.ModelContext(r, "  ## WARDEN REMINDER\nrequest: <b>  ")
 	hs := out.HookSpecificOutput
-	if hs == nil || hs.HookEventName != geminicli.BeforeModel || hs.LLMRequest == nil || hs.AdditionalContext != "" {
+	if hs == nil || hs.HookEventName != gemini.BeforeModel || hs.LLMRequest == nil || hs.AdditionalContext != "" {
 		t.Fatalf("ModelContext: %s", out.Marshal())
 	}
-	want := []geminicli.Message{{Role: "user", Content: "<session_context>x</session_context>\n\n<hook_context>## WARDEN REMINDER\nrequest: &lt;b&gt;</hook_context>"}}
+	want := []gemini.Message{{Role: "user", Content: "<session_context>x</session_context>\n\n<hook_context>## WARDEN REMINDER\nrequest: &lt;b&gt;</hook_context>"}}
 	if got := hs.LLMRequest.Messages; len(got) != 1 || got[0] != want[0] {
 		t.Errorf("messages %+v, want %+v", got, want)
 	}
@@ -107,23 +107,23 @@ func TestModelContext(t *testing.T) {
 	if r.Messages[0].Content != "<session_context>x</session_context>" {
 		t.Errorf("ModelContext changed the request it was given")
 	}
-	for _, empty := range []geminicli.Output{geminicli.ModelContext(r, " \n"), geminicli.ModelContext(nil, "x"), geminicli.ModelContext(&geminicli.LLMRequest{}, "x")} {
+	for _, empty := range []gemini.Output{gemini.ModelContext(r, " \n"), gemini.ModelContext(nil, "x"), gemini.ModelContext(&gemini.LLMRequest{}, "x")} {
 		if string(empty.Marshal()) != "{}\n" {
 			t.Errorf("nothing to add: %s", empty.Marshal())
 		}
 	}
 	// A failure at BeforeModel is a message, never a block.
-	if f := geminicli.Failure(geminicli.BeforeModel, warden.FailClosed(warden.Errorf(warden.CodePolicyError, "store down"))); f.Decision != "" || f.SystemMessage == "" {
+	if f := gemini.Failure(gemini.BeforeModel, warden.FailClosed(warden.Errorf(warden.CodePolicyError, "store down"))); f.Decision != "" || f.SystemMessage == "" {
 		t.Errorf("BeforeModel failure: %s", f.Marshal())
 	}
 }
 
 func TestEventsWireBeforeModelNotPreCompress(t *testing.T) {
 	has := map[string]bool{}
-	for _, ev := range geminicli.Events {
+	for _, ev := range gemini.Events {
 		has[ev] = true
 	}
-	if !has[geminicli.BeforeModel] || has[geminicli.PreCompress] {
-		t.Errorf("Events %v: want BeforeModel, and not PreCompress (it fires before every turn)", geminicli.Events)
+	if !has[gemini.BeforeModel] || has[gemini.PreCompress] {
+		t.Errorf("Events %v: want BeforeModel, and not PreCompress (it fires before every turn)", gemini.Events)
 	}
 }

@@ -1,11 +1,11 @@
-// Package claudecode adapts Claude Code's command hooks to warden: it
+// Package claude adapts Claude Code's command hooks to warden: it
 // decodes the JSON a hook receives on stdin into a warden.ToolCall and
 // renders a warden.Decision (or governance text) in the JSON Claude Code
 // reads from the hook's stdout. Codex uses the same format (package codex).
 //
 // Claude Code treats a hook that crashes, times out or exits non-zero
 // (other than 2) as "no objection", so a caller must always write an Output.
-package claudecode
+package claude
 
 import (
 	"bytes"

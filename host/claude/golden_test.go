@@ -1,4 +1,4 @@
-package claudecode_test
+package claude_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
+	"github.com/warden-run/warden/host/claude"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")
@@ -28,27 +28,27 @@ func TestGolden(t *testing.T) {
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			secs, order := golden.Read(t, file)
-			in, err := claudecode.ParseInput([]byte(secs["stdin"]))
+			in, err := claude.ParseInput([]byte(secs["stdin"]))
 			if err != nil {
 				t.Fatalf("stdin: %v", err)
 			}
 			got := map[string]string{}
 			if in.ToolName != "" {
-				js, _ := json.MarshalIndent(in.ToolCall(claudecode.Host), "", "  ")
+				js, _ := json.MarshalIndent(in.ToolCall(claude.Host), "", "  ")
 				got["call"] = string(js)
 			}
-			var out claudecode.Output
+			var out claude.Output
 			switch {
 			case secs["decision"] != "":
 				var d warden.Decision
 				if err := json.Unmarshal([]byte(secs["decision"]), &d); err != nil {
 					t.Fatalf("decision: %v", err)
 				}
-				out = claudecode.Decide(d, claudecode.Options{})
+				out = claude.Decide(d, claude.Options{})
 			case secs["failure"] != "":
-				out = claudecode.Failure(in.HookEventName, warden.FailClosed(warden.Errorf(warden.CodePolicyError, "%s", strings.TrimSpace(secs["failure"]))))
+				out = claude.Failure(in.HookEventName, warden.FailClosed(warden.Errorf(warden.CodePolicyError, "%s", strings.TrimSpace(secs["failure"]))))
 			default:
-				out = claudecode.Context(in.HookEventName, secs["context"])
+				out = claude.Context(in.HookEventName, secs["context"])
 			}
 			var b bytes.Buffer
 			json.Indent(&b, out.Marshal(), "", "  ")
@@ -65,7 +65,7 @@ func TestParseInputErrors(t *testing.T) {
 		{`{"session_id":"s"}`, `"hook_event_name" is missing`},
 		{`{"hook_event_name":"PreToolUse","tool_input":{}}`, `PreToolUse without field "tool_name"`},
 	} {
-		_, err := claudecode.ParseInput([]byte(tc.in))
+		_, err := claude.ParseInput([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseInput(%q) = %v, want an error containing %q", tc.in, err, tc.want)
 		}
@@ -77,18 +77,18 @@ func TestParseInputErrors(t *testing.T) {
 func TestDecideNeverAllowsWhatIsNotAllowed(t *testing.T) {
 	for _, tc := range []struct {
 		effect warden.Effect
-		opt    claudecode.Options
+		opt    claude.Options
 		want   string
 	}{
-		{warden.Allow, claudecode.Options{}, "allow"},
-		{warden.Allow, claudecode.Options{NoAllow: true}, ""},
-		{warden.Ask, claudecode.Options{}, "ask"},
-		{warden.Ask, claudecode.Options{NoAsk: true}, "deny"},
-		{warden.Deny, claudecode.Options{NoAllow: true}, "deny"},
-		{warden.Effect("bogus"), claudecode.Options{}, "deny"},
+		{warden.Allow, claude.Options{}, "allow"},
+		{warden.Allow, claude.Options{NoAllow: true}, ""},
+		{warden.Ask, claude.Options{}, "ask"},
+		{warden.Ask, claude.Options{NoAsk: true}, "deny"},
+		{warden.Deny, claude.Options{NoAllow: true}, "deny"},
+		{warden.Effect("bogus"), claude.Options{}, "deny"},
 	} {
 		d := warden.Decision{Decision: tc.effect, Code: warden.CodeRuleDeny, Reason: "r", Suggestion: "s"}
-		out := claudecode.Decide(d, tc.opt)
+		out := claude.Decide(d, tc.opt)
 		got := ""
 		if out.HookSpecificOutput != nil {
 			got = out.HookSpecificOutput.PermissionDecision
@@ -101,8 +101,8 @@ func TestDecideNeverAllowsWhatIsNotAllowed(t *testing.T) {
 
 func TestLongReasonIsCut(t *testing.T) {
 	d := warden.Decision{Decision: warden.Deny, Code: warden.CodeRuleDeny, Reason: strings.Repeat("é", 3000), Suggestion: "s"}
-	r := claudecode.Decide(d, claudecode.Options{}).HookSpecificOutput.PermissionDecisionReason
-	if len(r) > 2000 || !strings.HasSuffix(r, "[truncated]") || !json.Valid(claudecode.Decide(d, claudecode.Options{}).Marshal()) {
+	r := claude.Decide(d, claude.Options{}).HookSpecificOutput.PermissionDecisionReason
+	if len(r) > 2000 || !strings.HasSuffix(r, "[truncated]") || !json.Valid(claude.Decide(d, claude.Options{}).Marshal()) {
 		t.Errorf("reason of %d bytes not cut cleanly: ...%s", len(r), r[len(r)-20:])
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
+	"github.com/warden-run/warden/host/claude"
 )
 
 // Host is the host name recorded in tool calls and audit records.
@@ -109,7 +109,7 @@ func Decide(d warden.Decision) Output {
 	var o Output
 	if d.Decision != warden.Allow {
 		o.Decision = "deny"
-		o.Message = claudecode.ModelText(d)
+		o.Message = claude.ModelText(d)
 	}
 	if len(d.Warnings) > 0 {
 		o.Append = "warden: " + strings.Join(d.Warnings, "\nwarden: ")
@@ -138,10 +138,10 @@ func EndOfTurn(event string) bool { return event == SessionIdle }
 // system note elsewhere so the model knows why its tools are refused.
 func Failure(event string, d warden.Decision) Output {
 	if event == ToolBefore || event == "" {
-		return Output{Decision: "deny", Message: claudecode.ModelText(d)}
+		return Output{Decision: "deny", Message: claude.ModelText(d)}
 	}
 	if event == SystemTransform {
-		return Output{System: claudecode.ModelText(d)}
+		return Output{System: claude.ModelText(d)}
 	}
 	return Output{}
 }

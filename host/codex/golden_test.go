@@ -1,25 +1,22 @@
-package geminicli_test
+package codex_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"github.com/warden-run/warden/internal/golden"
 	"path/filepath"
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/geminicli"
+	"github.com/warden-run/warden/host/codex"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")
 
 // TestGolden checks the transcripts in testdata/: sections "stdin" (what the
 // host sends) and "decision", "failure" or "context" are inputs; "call" and
-// "stdout" are outputs, rewritten by -update. A "prompt" section is the
-// prompt ParseInput must return (the user's text, without hook text); a
-// "main" section says whether a BeforeModel request is the main chat's.
+// "stdout" are outputs, rewritten by -update.
 func TestGolden(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txt")
 	if len(files) == 0 {
@@ -37,29 +34,20 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			failure := warden.FailClosed(warden.Errorf(warden.CodePolicyError, "%s", secs["failure"]))
-			in, err := geminicli.ParseInput([]byte(secs["stdin"]))
+			in, err := codex.ParseInput([]byte(secs["stdin"]))
 			if err != nil {
 				t.Fatalf("stdin: %v", err)
 			}
-			if want, ok := secs["prompt"]; ok && in.Prompt != want {
-				t.Errorf("prompt %q, want %q", in.Prompt, want)
-			}
-			if want, ok := secs["main"]; ok && fmt.Sprint(in.LLMRequest.MainChat()) != want {
-				t.Errorf("main chat %v, want %s", in.LLMRequest.MainChat(), want)
-			}
 			if in.ToolName != "" {
-				js, _ := json.MarshalIndent(in.ToolCall(), "", "  ")
+				js, _ := json.MarshalIndent(in.ToolCall(codex.Host), "", "  ")
 				got["call"] = string(js)
 			}
-			out := geminicli.Context(in.HookEventName, secs["context"])
-			if in.HookEventName == geminicli.BeforeModel {
-				out = geminicli.ModelContext(in.LLMRequest, secs["context"])
-			}
+			out := codex.Context(in.HookEventName, secs["context"])
 			switch {
 			case d != nil:
-				out = geminicli.Decide(*d, geminicli.Options{})
+				out = codex.Decide(*d)
 			case secs["failure"] != "":
-				out = geminicli.Failure(in.HookEventName, failure)
+				out = codex.Failure(in.HookEventName, failure)
 			}
 			var b bytes.Buffer
 			json.Indent(&b, out.Marshal(), "", "  ")
