@@ -17,6 +17,7 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
+	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/policy"
@@ -361,12 +362,12 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := hookd.Response{V: hookd.Version}
-	h, ok := hook.Lookup(req.Args[0])
+	h, ok := host.Lookup(req.Args[0])
 	var f hook.Flags
 	event := hook.EventName(req.Stdin)
 	switch {
 	case !ok:
-		resp = reply(handler.Fatal(hook.Claude, event, fmt.Errorf("warden serve: unknown host %q (want %s)", req.Args[0], hook.Want())))
+		resp = reply(handler.Fatal(host.Default, event, fmt.Errorf("warden serve: unknown host %q (want %s)", req.Args[0], host.Want())))
 	case f.FlagSet(io.Discard).Parse(req.Args[1:]) != nil:
 		resp = reply(handler.Fatal(h, event, fmt.Errorf("warden serve: bad hook command line %q", req.Args[1:])))
 	case f.Wait > MaxWait:

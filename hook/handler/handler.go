@@ -20,7 +20,6 @@ import (
 	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/hook"
-	"github.com/warden-run/warden/host/claude"
 	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
@@ -106,7 +105,7 @@ func (r *Reply) logf(format string, args ...any) { r.Stderr += fmt.Sprintf(forma
 // block (hook.Host.EndOfTurn). event is the host's event name, or "".
 func Fatal(h hook.Host, event string, err error) Reply {
 	d := warden.FailClosed(err)
-	return Reply{Stdout: h.Failure(event, d), Stderr: claude.ModelText(d) + "\n", Code: hook.FailCode(h.Name(), event)}
+	return Reply{Stdout: h.Failure(event, d), Stderr: d.ModelText() + "\n", Code: hook.FailCode(h, event)}
 }
 
 // Run answers the host's hook input data under the flags f. It never
@@ -394,7 +393,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		}
 	case hook.Model:
 		if sid != "" {
-			if a.Context, err = modelText(ctx, tr, sid, ev.LLM); err == nil && a.Context != "" {
+			if a.Context, err = modelText(ctx, tr, sid, ev); err == nil && a.Context != "" {
 				a.Context, err = withReport(ctx, tr, st, sid, a.Context)
 			}
 		}
@@ -442,8 +441,8 @@ func statelessAnswer(eng *engine.Engine, h hook.Host, ev hook.Event, opt options
 		}
 		text, err := session.Prefix(eng.Policy(), s, warden.ProjectState{})
 		if err != nil {
-			text = claude.ModelText(warden.FailClosed(err))
-		} else if ev.Kind == hook.Model && hook.Carries(ev.LLM, text) {
+			text = warden.FailClosed(err).ModelText()
+		} else if ev.Kind == hook.Model && ev.Carries(text) {
 			// A role's own prompt, without warden's markers, is there.
 			text = ""
 		}

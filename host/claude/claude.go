@@ -1,7 +1,9 @@
-// Package claude adapts Claude Code's command hooks to warden: it
-// decodes the JSON a hook receives on stdin into a warden.ToolCall and
-// renders a warden.Decision (or governance text) in the JSON Claude Code
-// reads from the hook's stdout. Codex uses the same format (package codex).
+// Package claude is Claude Code as a unit: its hook wire format (decode the
+// JSON a hook receives on stdin into a warden.ToolCall, render a
+// warden.Decision or governance text in the JSON Claude Code reads from the
+// hook's stdout), its hook.Host (Adapter), how it reports a call's outcome
+// and whether it can prompt its user. Codex's hooks take the same shape
+// (package codex keeps its own copy, which differs where Codex does).
 //
 // Claude Code treats a hook that crashes, times out or exits non-zero
 // (other than 2) as "no objection", so a caller must always write an Output.
@@ -14,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/host/internal/wire"
 )
 
 // Host is the host name recorded in tool calls and audit records.
@@ -175,17 +178,17 @@ func Decide(d warden.Decision, opt Options) Output {
 	case d.Decision == warden.Allow:
 		if !opt.NoAllow {
 			hs.PermissionDecision = "allow"
-			hs.PermissionDecisionReason = cut(allowReason(d), maxReason)
+			hs.PermissionDecisionReason = wire.Cut(allowReason(d), maxReason)
 		}
 	case d.Decision == warden.Ask && !opt.NoAsk:
 		hs.PermissionDecision = "ask"
-		hs.PermissionDecisionReason = cut(ModelText(d), maxReason)
+		hs.PermissionDecisionReason = wire.Cut(d.ModelText(), maxReason)
 	default: // deny, an ask without a prompt, and anything unknown
 		hs.PermissionDecision = "deny"
-		hs.PermissionDecisionReason = cut(ModelText(d), maxReason)
+		hs.PermissionDecisionReason = wire.Cut(d.ModelText(), maxReason)
 	}
 	if len(d.Warnings) > 0 {
-		hs.AdditionalContext = cut("warden: "+strings.Join(d.Warnings, "\nwarden: "), maxContext)
+		hs.AdditionalContext = wire.Cut("warden: "+strings.Join(d.Warnings, "\nwarden: "), maxContext)
 	}
 	if hs.PermissionDecision == "" && hs.AdditionalContext == "" {
 		return Output{}
@@ -200,24 +203,6 @@ func allowReason(d warden.Decision) string {
 	return "warden: allowed (" + string(d.Code) + ")"
 }
 
-// ModelText is the plain text a model reads for a deny or ask: the
-// decision's own rendering, which names the code, reason, rule and
-// suggestion, without emoji or box drawing. When the policy's model_errors
-// option chose JSON for the host (d.ModelFormat), it is the structured
-// error {"error", "reason", "suggestion", "recoverable"} instead
-// (docs/policy.md, "What the model reads").
-func ModelText(d warden.Decision) string {
-	if d.ModelFormat == "json" {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(d.ModelError()) == nil {
-			return strings.TrimSpace(b.String())
-		}
-	}
-	return strings.TrimSpace("warden " + strings.TrimPrefix(d.Text(), "## "))
-}
-
 // Context renders text the model should read at event (SessionStart,
 // UserPromptSubmit, PostToolUse, SubagentStart, ...). Events that cannot
 // carry context get a systemMessage for the user instead; empty text gives
@@ -228,9 +213,9 @@ func Context(event, text string) Output {
 		return Output{}
 	}
 	if !contextEvents[event] {
-		return Output{SystemMessage: cut(text, maxContext)}
+		return Output{SystemMessage: wire.Cut(text, maxContext)}
 	}
-	return Output{HookSpecificOutput: &HookSpecific{HookEventName: event, AdditionalContext: cut(text, maxContext)}}
+	return Output{HookSpecificOutput: &HookSpecific{HookEventName: event, AdditionalContext: wire.Cut(text, maxContext)}}
 }
 
 // Failure renders an infrastructure failure for any event: at PreToolUse a
@@ -238,19 +223,19 @@ func Context(event, text string) Output {
 // the reason as context, so it can explain why its tools are refused; and
 // a message for the user everywhere. d is warden.FailClosed(err).
 func Failure(event string, d warden.Decision) Output {
-	text := ModelText(d)
+	text := d.ModelText()
 	switch {
 	case event == PreToolUse || event == "":
 		return Decide(d, Options{})
 	case EndOfTurn(event):
 		// For the user only: the model would be asked again.
-		return Output{SystemMessage: cut(text, maxContext)}
+		return Output{SystemMessage: wire.Cut(text, maxContext)}
 	case contextEvents[event]:
 		o := Context(event, text+"\nUntil this is fixed, warden refuses every tool call in this session.")
-		o.SystemMessage = cut(text, maxContext)
+		o.SystemMessage = wire.Cut(text, maxContext)
 		return o
 	}
-	return Output{SystemMessage: cut(text, maxContext)}
+	return Output{SystemMessage: wire.Cut(text, maxContext)}
 }
 
 // Marshal encodes an Output as one line of JSON. An empty Output is "{}".
@@ -260,17 +245,4 @@ func (o Output) Marshal() []byte {
 		return []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"warden: internal error encoding the hook answer"}}`)
 	}
 	return append(js, '\n')
-}
-
-// cut shortens s to at most n bytes on a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = " [truncated]"
-	i := n - len(mark)
-	for i > 0 && (s[i]&0xC0) == 0x80 {
-		i--
-	}
-	return s[:i] + mark
 }

@@ -1,4 +1,6 @@
-// Package gemini adapts Gemini CLI's command hooks to warden: it decodes
+// Package gemini is Gemini CLI as a unit: its hook.Host (Adapter), how it
+// reports a call's outcome, whether it can prompt its user, and its hook
+// wire format: it decodes
 // the JSON a hook receives on stdin into a warden.ToolCall and renders a
 // warden.Decision or governance text as the JSON Gemini CLI reads back
 // ({"decision":"deny","reason":...} blocks a tool and the reason reaches the
@@ -14,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/host/claude"
 )
 
 // Host is the host name recorded in tool calls and audit records.
@@ -164,6 +165,35 @@ func (r *LLMRequest) Contains(s string) bool {
 	return false
 }
 
+// Carries reports whether the request carries the governance text text,
+// by its first line (escaped as Gemini CLI escapes hook text): a role's
+// own prompt or reminder from the policy need not have warden's built-in
+// markers. A first line that changes with the state (the phase, say) is
+// not found once it changed. It makes *LLMRequest a hook.ModelRequest.
+func (r *LLMRequest) Carries(text string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return r.Contains(Escape(line))
+		}
+	}
+	return false
+}
+
+// governanceMarkers head warden's built-in session-start text and
+// post-compaction reminder (session.Prefix, session.Reminder).
+var governanceMarkers = []string{"WARDEN GOVERNANCE", "WARDEN REMINDER"}
+
+// CarriesMarker reports whether the request carries warden's built-in
+// governance text.
+func (r *LLMRequest) CarriesMarker() bool {
+	for _, m := range governanceMarkers {
+		if r.Contains(m) {
+			return true
+		}
+	}
+	return false
+}
+
 // Escape returns text as Gemini CLI puts a hook's additionalContext into
 // the model's context: with < and > escaped.
 func Escape(text string) string {
@@ -239,11 +269,11 @@ func Decide(d warden.Decision, opt Options) Output {
 		}
 	case d.Decision == warden.Ask && !opt.NoAsk:
 		o.Decision = "ask"
-		o.Reason = claude.ModelText(d)
-		o.SystemMessage = claude.ModelText(d)
+		o.Reason = d.ModelText()
+		o.SystemMessage = d.ModelText()
 	default:
 		o.Decision = "deny"
-		o.Reason = claude.ModelText(d)
+		o.Reason = d.ModelText()
 	}
 	if len(d.Warnings) > 0 {
 		o.SystemMessage = strings.TrimSpace(o.SystemMessage + "\nwarden: " + strings.Join(d.Warnings, "\nwarden: "))
@@ -293,7 +323,7 @@ func EndOfTurn(event string) bool { return event == AfterAgent }
 // reason as context where the model can be told (so it can explain why its
 // tools are refused), and a message for the user elsewhere.
 func Failure(event string, d warden.Decision) Output {
-	text := claude.ModelText(d)
+	text := d.ModelText()
 	switch {
 	case event == BeforeTool || event == "":
 		return Output{Decision: "deny", Reason: text}

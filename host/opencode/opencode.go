@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/host/claude"
 )
 
 // Host is the host name recorded in tool calls and audit records.
@@ -109,7 +108,7 @@ func Decide(d warden.Decision) Output {
 	var o Output
 	if d.Decision != warden.Allow {
 		o.Decision = "deny"
-		o.Message = claude.ModelText(d)
+		o.Message = d.ModelText()
 	}
 	if len(d.Warnings) > 0 {
 		o.Append = "warden: " + strings.Join(d.Warnings, "\nwarden: ")
@@ -138,10 +137,10 @@ func EndOfTurn(event string) bool { return event == SessionIdle }
 // system note elsewhere so the model knows why its tools are refused.
 func Failure(event string, d warden.Decision) Output {
 	if event == ToolBefore || event == "" {
-		return Output{Decision: "deny", Message: claude.ModelText(d)}
+		return Output{Decision: "deny", Message: d.ModelText()}
 	}
 	if event == SystemTransform {
-		return Output{System: claude.ModelText(d)}
+		return Output{System: d.ModelText()}
 	}
 	return Output{}
 }

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden/engine"
-	"github.com/warden-run/warden/hook"
+	hostlist "github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/host/claude"
 	"github.com/warden-run/warden/host/codex"
 	"github.com/warden-run/warden/host/gemini"
@@ -75,7 +75,7 @@ func runDoctor(ctx context.Context, env *Env) int {
 	var hosts []string
 	switch len(pos) {
 	case 0:
-		for _, h := range hook.Names() {
+		for _, h := range hostlist.Names() {
 			if _, err := os.Stat(hostConfigFile(h, root)); err == nil {
 				hosts = append(hosts, h)
 			}
@@ -84,8 +84,8 @@ func runDoctor(ctx context.Context, env *Env) int {
 			return cmdError(env, "doctor", fmt.Errorf("no host is wired in %s: run `warden init claude|codex|gemini|opencode` first", root))
 		}
 	case 1:
-		if _, ok := hook.Lookup(pos[0]); !ok {
-			return cmdError(env, "doctor", fmt.Errorf("unknown host %q (want %s)", pos[0], hook.Want()))
+		if _, ok := hostlist.Lookup(pos[0]); !ok {
+			return cmdError(env, "doctor", fmt.Errorf("unknown host %q (want %s)", pos[0], hostlist.Want()))
 		}
 		hosts = pos
 	default:

@@ -11,6 +11,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
+	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/internal/hookd/remote"
 )
@@ -57,11 +58,11 @@ func runHookWith(ctx context.Context, env *Env, rt *handler.Runtime, forward boo
 		}
 	}
 	event := hook.EventName(data)
-	h, ok := hook.Lookup(env.Args[0])
+	h, ok := host.Lookup(env.Args[0])
 	if !ok {
 		// Answer in Claude Code's shape (Codex and Gemini CLI read it too)
 		// and exit 2, which every host reads as "block".
-		return printReply(env, handler.Fatal(hook.Claude, event, fmt.Errorf("warden hook: unknown host %q (want %s)", env.Args[0], hook.Want())))
+		return printReply(env, handler.Fatal(host.Default, event, fmt.Errorf("warden hook: unknown host %q (want %s)", env.Args[0], host.Want())))
 	}
 	if err := fs.Parse(env.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

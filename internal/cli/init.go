@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warden-run/warden/hook"
+	hostlist "github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/host/claude"
 	"github.com/warden-run/warden/host/codex"
 	"github.com/warden-run/warden/host/gemini"
@@ -144,8 +144,8 @@ func runInit(ctx context.Context, env *Env) int {
 	if len(pos) > 0 {
 		return cmdError(env, "init", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	if _, ok := hook.Lookup(host); !ok {
-		return cmdError(env, "init", fmt.Errorf("unknown host %q (want %s)", host, hook.Want()))
+	if _, ok := hostlist.Lookup(host); !ok {
+		return cmdError(env, "init", fmt.Errorf("unknown host %q (want %s)", host, hostlist.Want()))
 	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
-	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/spoolfile"
 )
 
@@ -74,7 +74,7 @@ func (c *Client) Run(args []string) int {
 	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
 		wd, _ := os.Getwd()
 		req := &Request{V: Version, Op: OpHook, Args: args, Dir: wd, Home: os.Getenv("HOME"), Stdin: data, CallID: callID}
-		req.Interactive = hook.HostInteractive(args[0])
+		req.Interactive = host.Interactive(args[0])
 		resp, sent, err := ask(socket, req, deadline)
 		switch {
 		case err == nil:
@@ -229,7 +229,7 @@ func (c *Client) record(args []string, data []byte, callID string, cause error) 
 	if callID == "" || len(args) == 0 || ServeURL(args[1:]) != "" {
 		return
 	}
-	h, ok := hook.Lookup(args[0])
+	h, ok := host.Lookup(args[0])
 	if !ok {
 		return
 	}
@@ -264,12 +264,12 @@ func (c *Client) record(args []string, data []byte, callID string, cause error) 
 
 // fail answers a deny in the host's JSON and exits 2 (block).
 // At the end of a turn it exits 0 (see hook.Host.EndOfTurn).
-func (c *Client) fail(host string, data []byte, err error) int {
+func (c *Client) fail(name string, data []byte, err error) int {
 	d := warden.FailClosed(err)
 	event := hook.EventName(data)
-	c.Stdout.Write(hook.Failure(host, event, d))
-	fmt.Fprintln(c.Stderr, claude.ModelText(d))
-	return hook.FailCode(host, event)
+	c.Stdout.Write(host.Failure(name, event, d))
+	fmt.Fprintln(c.Stderr, d.ModelText())
+	return host.FailCode(name, event)
 }
 
 // wardenBin finds the full warden binary: $WARDEN_BIN (unless it names

@@ -19,7 +19,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
-	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/hookd"
 )
 
@@ -103,9 +103,9 @@ func RunRemote(url string, args []string, data []byte, callID string, stdout, st
 	fail := func(err error) int {
 		d := warden.FailClosed(err)
 		event := hook.EventName(data)
-		stdout.Write(hook.Failure(args[0], event, d))
-		fmt.Fprintln(stderr, claude.ModelText(d))
-		return hook.FailCode(args[0], event)
+		stdout.Write(host.Failure(args[0], event, d))
+		fmt.Fprintln(stderr, d.ModelText())
+		return host.FailCode(args[0], event)
 	}
 	token, err := hookd.ServeToken()
 	if err != nil {
@@ -113,7 +113,7 @@ func RunRemote(url string, args []string, data []byte, callID string, stdout, st
 	}
 	wd, _ := os.Getwd()
 	req := &hookd.Request{V: hookd.Version, Op: hookd.OpHook, Args: args, Dir: wd, Stdin: data, CallID: callID,
-		Interactive: hook.HostInteractive(args[0])}
+		Interactive: host.Interactive(args[0])}
 	// warden-hook, which runs this, gives up at the call's deadline plus
 	// 5 s: the service gets 3 s of it, so that its silence is reported
 	// here, as the service's, rather than as a hook that did not answer.
