@@ -3,11 +3,11 @@ package host
 import (
 	"testing"
 
-	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/host/kit"
 )
 
 // AddForTest puts h at the end of All until the test ends.
-func AddForTest(t *testing.T, h hook.Host) {
+func AddForTest(t *testing.T, h kit.Host) {
 	extra = append(extra, h)
 	t.Cleanup(func() { extra = nil })
 }

@@ -7,6 +7,9 @@
 // list of them; the CLI, hookd and serve look hosts up here. Adding a host
 // is one folder under host/ and one line in All (docs/hosts-dev.md).
 //
+// A host package implements kit.Host: hook.Host, the hook protocol, and
+// what `warden init` and `warden doctor` do with the host.
+//
 // This package and the host packages must stay light (no SQLite, no YAML,
 // no policy engine): the warden-hook client links them, and package engine
 // reads the protected files from here.
@@ -20,13 +23,14 @@ import (
 	"github.com/warden-run/warden/host/claude"
 	"github.com/warden-run/warden/host/codex"
 	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/kit"
 	"github.com/warden-run/warden/host/opencode"
 )
 
 // All returns every host warden has an adapter for, in the order they are
 // listed to the user.
-func All() []hook.Host {
-	return append([]hook.Host{
+func All() []kit.Host {
+	return append([]kit.Host{
 		claude.Adapter{},
 		codex.Adapter{},
 		gemini.Adapter{},
@@ -36,12 +40,12 @@ func All() []hook.Host {
 
 // extra is empty in warden: a test adds its test host here
 // (export_test.go), to run it through the same list as the real ones.
-var extra []hook.Host
+var extra []kit.Host
 
 // Names lists the hosts' names.
 func Names() []string { return names(All()) }
 
-func names(hs []hook.Host) []string {
+func names(hs []kit.Host) []string {
 	out := make([]string, len(hs))
 	for i, h := range hs {
 		out[i] = h.Name()
@@ -50,9 +54,9 @@ func names(hs []hook.Host) []string {
 }
 
 // Lookup returns the host of a name.
-func Lookup(name string) (hook.Host, bool) { return lookup(All(), name) }
+func Lookup(name string) (kit.Host, bool) { return lookup(All(), name) }
 
-func lookup(hs []hook.Host, name string) (hook.Host, bool) {
+func lookup(hs []kit.Host, name string) (kit.Host, bool) {
 	for _, h := range hs {
 		if h.Name() == name {
 			return h, true
@@ -70,10 +74,10 @@ func Want() string {
 
 // Default is the host whose answer shape an unknown host name gets:
 // Claude Code's, which Codex and Gemini CLI read too.
-var Default hook.Host = claude.Adapter{}
+var Default kit.Host = claude.Adapter{}
 
 // orDefault is the host of a name, or Default for an unknown name.
-func orDefault(name string) hook.Host {
+func orDefault(name string) kit.Host {
 	if h, ok := Lookup(name); ok {
 		return h
 	}
@@ -100,4 +104,19 @@ func Interactive(host string) bool {
 		return h.Interactive()
 	}
 	return false
+}
+
+// Protected returns every host's protected files (kit.Host.Protected), in
+// the order of All: every policy protects them, whichever host runs the
+// agent, since an agent that can edit another host's configuration can
+// start that host without warden.
+func Protected() kit.Files {
+	var out kit.Files
+	for _, h := range All() {
+		f := h.Protected()
+		out.Project = append(out.Project, f.Project...)
+		out.Home = append(out.Home, f.Home...)
+		out.RunFolders = append(out.RunFolders, f.RunFolders...)
+	}
+	return out
 }

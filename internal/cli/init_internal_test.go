@@ -330,28 +330,6 @@ func TestInitSwitchesClientInPlace(t *testing.T) {
 	}
 }
 
-func TestIsWardenHook(t *testing.T) {
-	for _, tc := range []struct {
-		cmd  string
-		want bool
-	}{
-		{"warden hook claude", true},
-		{"/usr/local/bin/warden hook claude --wait 1m", true},
-		{"warden-hook claude", true},
-		{"'/opt/my w/warden-hook' claude", true},
-		{"'/opt/my w/warden' hook claude", true},
-		{"warden hook codex", false},
-		{"warden-hook codex", false},
-		{"./warden-notify.sh claude", false},
-		{"echo warden hook claude", false},
-		{"warden check", false},
-	} {
-		if got := isWardenHook(tc.cmd, "claude"); got != tc.want {
-			t.Errorf("isWardenHook(%q) = %v", tc.cmd, got)
-		}
-	}
-}
-
 // TestStarterPolicy: the starter policy for each language (and none)
 // loads, lints without findings and passes its own tests; init picks the
 // languages from the project's files.

@@ -1,4 +1,4 @@
-package cli
+package host_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-run/warden/host"
+	"github.com/warden-run/warden/host/kit"
+	"github.com/warden-run/warden/mcpserve"
 )
 
 // TestRegisterMCP: warden's MCP server goes into each host's MCP config
@@ -26,7 +30,7 @@ func TestRegisterMCP(t *testing.T) {
 			file := filepath.Join(root, c.file)
 			os.MkdirAll(filepath.Dir(file), 0o755)
 			os.WriteFile(file, []byte(c.before), 0o644)
-			changes, err := registerMCP(host, root, bin, false)
+			changes, err := kit.RegisterMCP(lookup(t, host).MCP(root), bin, false)
 			if err != nil || len(changes) != 2 || !strings.HasPrefix(changes[0], "backed up") {
 				t.Fatalf("register: %v, %v", changes, err)
 			}
@@ -55,10 +59,10 @@ func TestRegisterMCP(t *testing.T) {
 					t.Fatalf("warden's entry %s, want %s", js, wj)
 				}
 			}
-			if changes, err := registerMCP(host, root, bin, false); err != nil || len(changes) != 0 {
+			if changes, err := kit.RegisterMCP(lookup(t, host).MCP(root), bin, false); err != nil || len(changes) != 0 {
 				t.Fatalf("second register: %v, %v", changes, err)
 			}
-			changes, err = unregisterMCP(host, root)
+			changes, err = kit.UnregisterMCP(lookup(t, host).MCP(root))
 			if err != nil || len(changes) == 0 {
 				t.Fatalf("unregister: %v, %v", changes, err)
 			}
@@ -74,18 +78,35 @@ func TestRegisterMCP(t *testing.T) {
 	// Another server under the name warden is not overwritten.
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(`{"mcpServers": {"warden": {"command": "someone-elses"}}}`), 0o644)
-	if _, err := registerMCP("claude", root, bin, false); err == nil || !strings.Contains(err.Error(), "another server") {
+	if _, err := kit.RegisterMCP(lookup(t, "claude").MCP(root), bin, false); err == nil || !strings.Contains(err.Error(), "another server") {
 		t.Errorf("another server named warden: %v", err)
 	}
 	// A file warden made for the server alone is removed with it.
 	root = t.TempDir()
-	if _, err := registerMCP("opencode", root, bin, true); err != nil {
+	if _, err := kit.RegisterMCP(lookup(t, "opencode").MCP(root), bin, true); err != nil {
 		t.Fatal(err)
 	}
-	if changes, err := unregisterMCP("opencode", root); err != nil || !strings.Contains(strings.Join(changes, " "), "removed") {
+	if changes, err := kit.UnregisterMCP(lookup(t, "opencode").MCP(root)); err != nil || !strings.Contains(strings.Join(changes, " "), "removed") {
 		t.Errorf("unregister of warden's own file: %v, %v", changes, err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "opencode.json")); err == nil {
 		t.Error("opencode.json left behind")
 	}
+}
+
+// TestServerName: the name warden registers its MCP server under is the
+// name the server gives itself.
+func TestServerName(t *testing.T) {
+	if kit.ServerName != mcpserve.Name {
+		t.Errorf("kit.ServerName %q, mcpserve.Name %q", kit.ServerName, mcpserve.Name)
+	}
+}
+
+func lookup(t *testing.T, name string) kit.Host {
+	t.Helper()
+	h, ok := host.Lookup(name)
+	if !ok {
+		t.Fatalf("no host %s", name)
+	}
+	return h
 }

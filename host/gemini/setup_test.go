@@ -1,4 +1,4 @@
-package cli
+package gemini
 
 import (
 	"os"
@@ -13,11 +13,11 @@ func TestGeminiTrusted(t *testing.T) {
 	t.Setenv("GEMINI_CLI_HOME", "")
 	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "")
 	root := "/work/proj/app"
-	if _, err := geminiTrusted(root); err == nil || !strings.Contains(err.Error(), "TRUST_FOLDER") {
+	if _, err := trusted(root); err == nil || !strings.Contains(err.Error(), "TRUST_FOLDER") {
 		t.Errorf("no trust file: %v", err)
 	}
 	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
-	for rules, trusted := range map[string]bool{
+	for rules, want := range map[string]bool{
 		`{"/work/proj/app": "TRUST_FOLDER"}`:                               true,
 		`{"/work/proj": "TRUST_FOLDER"}`:                                   true,
 		`{"/work/proj/x": "TRUST_PARENT"}`:                                 true,
@@ -26,28 +26,12 @@ func TestGeminiTrusted(t *testing.T) {
 		`{"/work/proj/application": "TRUST_FOLDER"}`:                       false,
 	} {
 		os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), []byte(rules), 0o644)
-		if _, err := geminiTrusted(root); (err == nil) != trusted {
+		if _, err := trusted(root); (err == nil) != want {
 			t.Errorf("%s: trusted=%v, err=%v", rules, err == nil, err)
 		}
 	}
 	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
-	if _, err := geminiTrusted(root); err != nil {
+	if _, err := trusted(root); err != nil {
 		t.Errorf("GEMINI_CLI_TRUST_WORKSPACE=true: %v", err)
-	}
-}
-
-func TestSplitCommand(t *testing.T) {
-	for in, want := range map[string]string{
-		"/opt/w/warden-hook claude":               "/opt/w/warden-hook|claude",
-		"'/opt/my w/warden' hook claude --role x": "/opt/my w/warden|hook|claude|--role|x",
-		`'/a/it'\''s/warden' hook codex`:          "/a/it's/warden|hook|codex",
-	} {
-		got, err := splitCommand(in)
-		if err != nil || strings.Join(got, "|") != want {
-			t.Errorf("splitCommand(%q) = %q, %v", in, got, err)
-		}
-	}
-	if _, err := splitCommand("'open"); err == nil {
-		t.Error("unterminated quote accepted")
 	}
 }
