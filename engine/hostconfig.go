@@ -12,11 +12,11 @@ import (
 // repository. git runs in it without asking (gitHere), and its config,
 // hooks and commondir (where git finds the config) choose programs that
 // an allowed `git status` runs; `git config` with a value is never
-// allowed for the same reason. Unlike hostFiles, these are the
+// allowed for the same reason. Unlike the hosts' files, these are the
 // policy's own protected paths: audit mode records their writes.
 var repoControl = []string{".git/**"}
 
-// hostFiles are the files and folders from which the agent hosts load
+// host.Protected are the files and folders from which the agent hosts load
 // their hooks, plugins, permissions and MCP servers, relative to a project
 // root and to the home folder: what `warden init` writes to put a host
 // under warden, and what would take it out again; and the folders whose
@@ -28,8 +28,7 @@ var repoControl = []string{".git/**"}
 // hostControlPaths adds the run folders at the roots and in the home
 // folder too, so that a folder that is a link (.claude/skills ->
 // ../.agents/skills) protects where it leads.
-var hostFiles = host.Protected()
-
+//
 // hostRunFolders are the run folders by the host folder they are in. They
 // are protected at any depth, not only at the project root: Claude Code
 // finds .claude/skills in the folders below the one it started in (and
@@ -37,7 +36,7 @@ var hostFiles = host.Protected()
 // package of a monorepo reads that package's own.
 var hostRunFolders = func() map[string][]string {
 	m := map[string][]string{}
-	for _, f := range hostFiles.RunFolders {
+	for _, f := range host.Protected().RunFolders {
 		dir, sub, _ := strings.Cut(f, "/")
 		m[strings.ToLower(dir)] = append(m[strings.ToLower(dir)], sub)
 	}
@@ -91,12 +90,13 @@ func hostControlPaths(roots []string, home, path string) []string {
 			}
 		}
 	}
-	runFolders := slices.Sorted(slices.Values(hostFiles.RunFolders)) // the first protected path a check names is always the same
+	files := host.Protected() // the hosts of host.All now (a test may add one)
+	runFolders := slices.Sorted(slices.Values(files.RunFolders)) // the first protected path a check names is always the same
 	for _, r := range roots {
-		add(r, hostFiles.Project)
+		add(r, files.Project)
 		add(r, runFolders)
 	}
-	add(home, hostFiles.Home)
+	add(home, files.Home)
 	add(home, wardenControl)
 	add(home, runFolders)
 	add(home, userControl)
