@@ -27,6 +27,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/internal/cfgfile"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/workspace"
 )
@@ -569,27 +570,7 @@ func Write(res *Result) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(res.PolicyFile), ".warden-compile-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(res.New); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), res.PolicyFile)
+	return cfgfile.WriteAtomic(res.PolicyFile, res.New, st.Mode().Perm())
 }
 
 // checkCase compares a decision with a case's expectations ("" when they
