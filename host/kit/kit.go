@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/importer"
 )
 
 // Host is one agent host as a unit: its hook protocol (hook.Host) and
@@ -88,4 +89,10 @@ type Files struct {
 	// by itself: protected at the roots and in the home folder, and by
 	// name at any depth.
 	RunFolders []string
+}
+
+// Importer is a host whose own permission settings `warden import HOST
+// FILE` turns into a warden policy (package importer).
+type Importer interface {
+	Import(src importer.Source) (*importer.Policy, error)
 }

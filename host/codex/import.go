@@ -1,19 +1,23 @@
-package importer
+package codex
 
 import (
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/warden-run/warden/host/kit"
+	"github.com/warden-run/warden/importer"
 )
 
-// Codex imports a Codex exec-policy rules file (Starlark): every
+// Import imports a Codex exec-policy rules file (Starlark): every
 // prefix_rule(pattern = [...], decision = "allow"|"prompt"|"forbidden",
 // justification = "...") call. A pattern element that is a list is a set
 // of alternatives.
-func Codex(file string, data []byte) (*Policy, error) {
+func (Adapter) Import(in importer.Source) (*importer.Policy, error) {
+	file, data := in.File, in.Data
 	src := string(data)
-	p := newPolicy("codex " + file)
+	p := importer.New("codex " + file)
 	n := 0
 	for i := 0; ; {
 		j := strings.Index(src[i:], "prefix_rule(")
@@ -36,7 +40,7 @@ func Codex(file string, data []byte) (*Policy, error) {
 		text := strings.Join(strings.Fields(src[start:end]), " ")
 		pattern, ok := args["pattern"].([]any)
 		if !ok || len(pattern) == 0 {
-			p.warnf("%s has no pattern list; not carried over", field)
+			p.Warnf("%s has no pattern list; not carried over", field)
 			continue
 		}
 		eff := ""
@@ -48,12 +52,12 @@ func Codex(file string, data []byte) (*Policy, error) {
 		case "forbidden":
 			eff = "deny"
 		default:
-			p.warnf("%s: decision %q is not allow, prompt or forbidden; not carried over", field, d)
+			p.Warnf("%s: decision %q is not allow, prompt or forbidden; not carried over", field, d)
 			continue
 		}
 		cmds, err := expandPattern(pattern)
 		if err != nil {
-			p.warnf("%s: %v; not carried over", field, err)
+			p.Warnf("%s: %v; not carried over", field, err)
 			continue
 		}
 		for k := range args {
@@ -62,22 +66,22 @@ func Codex(file string, data []byte) (*Policy, error) {
 			case "match", "not_match":
 				// Examples Codex checks the rule against; not rules.
 			default:
-				p.warnf("%s: argument %s is not carried over", field, k)
+				p.Warnf("%s: argument %s is not carried over", field, k)
 			}
 		}
-		r := &Rule{Effect: eff, Tool: []string{"shell"}, Command: cmds, From: file + " " + field + ": " + text}
+		r := &importer.Rule{Effect: eff, Tool: []string{"shell"}, Command: cmds, From: file + " " + field + ": " + text}
 		if j, _ := args["justification"].(string); j != "" && eff != "allow" {
 			r.Message = j
 		}
-		p.add(r, strings.TrimSuffix(cmds[0], " *"))
+		p.Add(r, strings.TrimSuffix(cmds[0], " *"))
 	}
 	for _, m := range codexCallRE.FindAllStringSubmatchIndex(src, -1) {
 		if name := src[m[2]:m[3]]; name != "prefix_rule" {
-			p.warnf("%s(...) at line %d is not carried over: warden imports prefix_rule only", name, 1+strings.Count(src[:m[2]], "\n"))
+			p.Warnf("%s(...) at line %d is not carried over: warden imports prefix_rule only", name, 1+strings.Count(src[:m[2]], "\n"))
 		}
 	}
 	if n == 0 {
-		p.warnf("%s has no prefix_rule; the policy has warden's defaults only", file)
+		p.Warnf("%s has no prefix_rule; the policy has warden's defaults only", file)
 	}
 	return p, nil
 }
@@ -227,3 +231,5 @@ func parseValue(src string, i int) (any, int, error) {
 	}
 	return nil, i, fmt.Errorf("unexpected %q", src[i])
 }
+
+var _ kit.Importer = Adapter{}

@@ -1,13 +1,15 @@
-package importer
+package claude
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/warden-run/warden/host/kit"
+	"github.com/warden-run/warden/importer"
 )
 
 // claudeTools maps Claude Code permission tool names to warden tool names
@@ -29,14 +31,15 @@ var claudeTools = map[string][]string{
 	"TodoWrite":    {"TodoWrite"},
 }
 
-// Claude imports a Claude Code settings file (.claude/settings.json,
+// Import imports a Claude Code settings file (.claude/settings.json,
 // settings.local.json or ~/.claude/settings.json): permissions.allow, ask
 // and deny, defaultMode and additionalDirectories. A subagent file
 // (.claude/agents/NAME.md, a markdown file with YAML front matter) becomes
 // a role of the agent's name whose tools are the agent's `tools`.
-func Claude(file string, data []byte) (*Policy, error) {
+func (Adapter) Import(src importer.Source) (*importer.Policy, error) {
+	file, data := src.File, src.Data
 	if t := bytes.TrimLeft(data, "\ufeff \t\r\n"); bytes.HasPrefix(t, []byte("---")) {
-		return claudeAgent(file, t)
+		return claudeAgent(file, t, src.YAML)
 	}
 	var keys struct {
 		Permissions map[string]json.RawMessage `json:"permissions"`
@@ -56,9 +59,9 @@ func Claude(file string, data []byte) (*Policy, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: not a Claude Code settings file: %w", file, err)
 	}
-	p := newPolicy("claude " + file)
+	p := importer.New("claude " + file)
 	if s.Permissions == nil {
-		p.warnf("%s has no \"permissions\" object; the policy has warden's defaults only", file)
+		p.Warnf("%s has no \"permissions\" object; the policy has warden's defaults only", file)
 		return p, nil
 	}
 	perm := s.Permissions
@@ -72,19 +75,19 @@ func Claude(file string, data []byte) (*Policy, error) {
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		p.warnf("permissions.%s is not carried over: warden has no equivalent (it decides every call by its rules, whatever mode the host runs in)", k)
+		p.Warnf("permissions.%s is not carried over: warden has no equivalent (it decides every call by its rules, whatever mode the host runs in)", k)
 	}
 	switch perm.DefaultMode {
 	case "", "default":
 	case "acceptEdits":
-		p.warnf("permissions.defaultMode %q (edits without asking) is carried over as an allow rule for write and edit in the workspace", perm.DefaultMode)
-		p.add(&Rule{Effect: "allow", Tool: []string{"write", "edit"}, Path: []string{"**"},
+		p.Warnf("permissions.defaultMode %q (edits without asking) is carried over as an allow rule for write and edit in the workspace", perm.DefaultMode)
+		p.Add(&importer.Rule{Effect: "allow", Tool: []string{"write", "edit"}, Path: []string{"**"},
 			From: file + " permissions.defaultMode: " + perm.DefaultMode}, "accept-edits")
 	default:
-		p.warnf("permissions.defaultMode %q is not carried over: warden's default stays allow for reads and ask for everything else", perm.DefaultMode)
+		p.Warnf("permissions.defaultMode %q is not carried over: warden's default stays allow for reads and ask for everything else", perm.DefaultMode)
 	}
 	for _, d := range perm.AdditionalDirectories {
-		p.warnf("permissions.additionalDirectories %q is not carried over: warden has one workspace root; paths outside it are denied", d)
+		p.Warnf("permissions.additionalDirectories %q is not carried over: warden has one workspace root; paths outside it are denied", d)
 	}
 	for _, list := range []struct {
 		effect string
@@ -94,18 +97,18 @@ func Claude(file string, data []byte) (*Policy, error) {
 			from := fmt.Sprintf("%s permissions.%s[%d]: %s", file, list.effect, i, text)
 			r, err := claudeRule(text)
 			if err != nil {
-				p.warnf("permissions.%s[%d] %q is not carried over: %v", list.effect, i, text, err)
+				p.Warnf("permissions.%s[%d] %q is not carried over: %v", list.effect, i, text, err)
 				continue
 			}
 			r.Effect, r.From = list.effect, from
-			p.add(r, text)
+			p.Add(r, text)
 		}
 	}
 	return p, nil
 }
 
 // claudeRule converts one permission rule: Tool or Tool(specifier).
-func claudeRule(text string) (*Rule, error) {
+func claudeRule(text string) (*importer.Rule, error) {
 	text = strings.TrimSpace(text)
 	name, spec, hasSpec := text, "", false
 	if i := strings.IndexByte(text, '('); i > 0 && strings.HasSuffix(text, ")") {
@@ -119,13 +122,13 @@ func claudeRule(text string) (*Rule, error) {
 		if strings.Count(name, "__") == 1 {
 			name += "__*"
 		}
-		return &Rule{Tool: []string{name}}, nil
+		return &importer.Rule{Tool: []string{name}}, nil
 	}
 	tools, ok := claudeTools[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown tool %q", name)
 	}
-	r := &Rule{Tool: tools}
+	r := &importer.Rule{Tool: tools}
 	if !hasSpec || spec == "" || spec == "*" {
 		return r, nil
 	}
@@ -158,7 +161,7 @@ func claudeCommand(spec string) string {
 	if pre, ok := strings.CutSuffix(spec, ":*"); ok {
 		return strings.TrimSpace(pre) + " *"
 	}
-	return globCommand(spec)
+	return importer.GlobCommand(spec)
 }
 
 // claudePath converts a Read/Edit specifier (gitignore-style) to a path
@@ -186,22 +189,22 @@ func claudePath(spec string) (string, error) {
 // claudeAgent imports a Claude Code subagent file: its front matter's name
 // becomes a role, its tools (a comma-separated list; none means every
 // tool) the role's tools.
-func claudeAgent(file string, data []byte) (*Policy, error) {
+func claudeAgent(file string, data []byte, decodeYAML func([]byte, any) error) (*importer.Policy, error) {
 	rest := bytes.TrimPrefix(data, []byte("---"))
 	end := bytes.Index(rest, []byte("\n---"))
 	if end < 0 {
 		return nil, fmt.Errorf("%s: a subagent file's front matter has no closing ---", file)
 	}
 	var fm map[string]any
-	if err := yaml.Unmarshal(rest[:end], &fm); err != nil {
+	if err := decodeYAML(rest[:end], &fm); err != nil {
 		return nil, fmt.Errorf("%s: front matter: %w", file, err)
 	}
-	p := newPolicy("claude " + file)
+	p := importer.New("claude " + file)
 	name, _ := fm["name"].(string)
 	if strings.TrimSpace(name) == "" {
 		return nil, fmt.Errorf("%s: front matter: a subagent needs a name", file)
 	}
-	r := p.role(name, file+" (Claude Code subagent)")
+	r := p.Role(name, file+" (Claude Code subagent)")
 	r.Description, _ = fm["description"].(string)
 	var tools []string
 	switch v := fm["tools"].(type) {
@@ -223,15 +226,15 @@ func claudeAgent(file string, data []byte) (*Policy, error) {
 				continue
 			}
 			if i := strings.IndexByte(t, '('); i > 0 {
-				p.warnf("tools entry %q: the specifier is not carried over; the role may use %s with any arguments", t, t[:i])
+				p.Warnf("tools entry %q: the specifier is not carried over; the role may use %s with any arguments", t, t[:i])
 				t = t[:i]
 			}
-			if !contains(r.Tools, t) {
+			if !slices.Contains(r.Tools, t) {
 				r.Tools = append(r.Tools, t)
 			}
 		}
 	} else if fm["disallowedTools"] == nil {
-		p.warnf("the subagent has no tools list, so it inherits every tool; the role %s may use any tool", name)
+		p.Warnf("the subagent has no tools list, so it inherits every tool; the role %s may use any tool", name)
 	}
 	var denied []string
 	switch v := fm["disallowedTools"].(type) {
@@ -247,10 +250,10 @@ func claudeAgent(file string, data []byte) (*Policy, error) {
 			continue
 		}
 		if r.Tools != nil {
-			r.Tools = without(r.Tools, []string{t})
+			r.Tools = importer.Without(r.Tools, []string{t})
 			continue
 		}
-		p.add(&Rule{Effect: "deny", Tool: []string{t}, Roles: []string{name},
+		p.Add(&importer.Rule{Effect: "deny", Tool: []string{t}, Roles: []string{name},
 			Message:    "The " + name + " subagent may not use " + t + ": its definition disallows it.",
 			Suggestion: "Use another tool, or report back to the agent that delegated to you.",
 			From:       file + " disallowedTools: " + t}, name+" "+t)
@@ -264,8 +267,10 @@ func claudeAgent(file string, data []byte) (*Policy, error) {
 		switch k {
 		case "name", "description", "tools", "disallowedTools", "model", "color":
 		default:
-			p.warnf("front matter %s is not carried over: warden's roles have no equivalent", k)
+			p.Warnf("front matter %s is not carried over: warden's roles have no equivalent", k)
 		}
 	}
 	return p, nil
 }
+
+var _ kit.Importer = Adapter{}

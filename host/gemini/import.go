@@ -1,10 +1,13 @@
-package importer
+package gemini
 
 import (
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/warden-run/warden/host/kit"
+	"github.com/warden-run/warden/importer"
 )
 
 // geminiTools maps Gemini CLI tool names to warden tool names or kinds.
@@ -21,19 +24,20 @@ var geminiTools = map[string][]string{
 	"google_web_search":   {"google_web_search"},
 }
 
-// Gemini imports a Gemini CLI policy file (TOML, [[rule]] tables with
+// Import imports a Gemini CLI policy file (TOML, [[rule]] tables with
 // toolName, mcpName, commandPrefix, decision, priority, ...).
-func Gemini(file string, data []byte) (*Policy, error) {
+func (Adapter) Import(src importer.Source) (*importer.Policy, error) {
+	file, data := src.File, src.Data
 	tables, skipped, err := parseRuleTables(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	p := newPolicy("gemini " + file)
+	p := importer.New("gemini " + file)
 	for _, s := range skipped {
-		p.warnf("%s is not carried over: warden reads only [[rule]] tables", s)
+		p.Warnf("%s is not carried over: warden reads only [[rule]] tables", s)
 	}
 	if len(tables) == 0 {
-		p.warnf("%s has no [[rule]] tables; the policy has warden's defaults only", file)
+		p.Warnf("%s has no [[rule]] tables; the policy has warden's defaults only", file)
 	}
 	priorities := map[string]bool{}
 	for i, t := range tables {
@@ -46,7 +50,7 @@ func Gemini(file string, data []byte) (*Policy, error) {
 		case "ask_user", "ask":
 			eff = "ask"
 		default:
-			p.warnf("%s: decision %q is not allow, deny or ask_user; not carried over", field, d)
+			p.Warnf("%s: decision %q is not allow, deny or ask_user; not carried over", field, d)
 			continue
 		}
 		if pr, ok := t.vals["priority"]; ok {
@@ -62,11 +66,11 @@ func Gemini(file string, data []byte) (*Policy, error) {
 		}
 		sort.Strings(unknown)
 		if len(unknown) > 0 && eff == "allow" {
-			p.warnf("%s: %s not understood by warden; the allow rule is dropped rather than widened", field, strings.Join(unknown, ", "))
+			p.Warnf("%s: %s not understood by warden; the allow rule is dropped rather than widened", field, strings.Join(unknown, ", "))
 			continue
 		}
 		for _, k := range unknown {
-			p.warnf("%s: %s is not understood by warden; the %s rule is carried over without it, so it may match more calls", field, k, eff)
+			p.Warnf("%s: %s is not understood by warden; the %s rule is carried over without it, so it may match more calls", field, k, eff)
 		}
 		dropped := false
 		for _, k := range []string{"argsPattern", "commandRegex", "modes"} {
@@ -74,11 +78,11 @@ func Gemini(file string, data []byte) (*Policy, error) {
 				continue
 			}
 			if eff == "allow" {
-				p.warnf("%s: %s has no warden equivalent; the allow rule is dropped rather than widened", field, k)
+				p.Warnf("%s: %s has no warden equivalent; the allow rule is dropped rather than widened", field, k)
 				dropped = true
 				break
 			}
-			p.warnf("%s: %s has no warden equivalent; the %s rule is carried over without it, so it matches more calls", field, k, eff)
+			p.Warnf("%s: %s has no warden equivalent; the %s rule is carried over without it, so it matches more calls", field, k, eff)
 		}
 		if dropped {
 			continue
@@ -100,7 +104,7 @@ func Gemini(file string, data []byte) (*Policy, error) {
 				}
 			}
 		}
-		r := &Rule{Effect: eff, Tool: tools, From: from}
+		r := &importer.Rule{Effect: eff, Tool: tools, From: from}
 		for _, pre := range t.strs("commandPrefix") {
 			r.Command = append(r.Command, strings.TrimSpace(pre)+" *")
 		}
@@ -114,10 +118,10 @@ func Gemini(file string, data []byte) (*Policy, error) {
 		if name == "" {
 			name = "rule"
 		}
-		p.add(r, name)
+		p.Add(r, name)
 	}
 	if len(priorities) > 1 {
-		p.warnf("rule priorities are not carried over: warden applies the most severe matching rule")
+		p.Warnf("rule priorities are not carried over: warden applies the most severe matching rule")
 	}
 	return p, nil
 }
@@ -298,3 +302,5 @@ func tomlValue(s string) (any, string, error) {
 	}
 	return n, s[end:], nil
 }
+
+var _ kit.Importer = Adapter{}

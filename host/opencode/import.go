@@ -1,11 +1,15 @@
-package importer
+package opencode
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/warden-run/warden/host/kit"
+	"github.com/warden-run/warden/importer"
 )
 
 // opencodeTools maps OpenCode permission keys to warden tool names or
@@ -27,14 +31,15 @@ var opencodeTools = map[string][]string{
 	"skill":     {"skill"},
 }
 
-// OpenCode imports the "permission" object of an opencode.json (JSON with
+// Import imports the "permission" object of an opencode.json (JSON with
 // comments accepted): "tool": "allow|ask|deny", or "tool": {"pattern":
 // action, ...} for bash commands, file paths and (for task) subagent
 // names. Each agent's own "permission" object and its "tools" switches
 // ("write": false) become rules for a role of the agent's name; an agent
 // whose permission is "*": "deny" (or "deny") gets a role whose tools are
 // only those it allows.
-func OpenCode(file string, data []byte) (*Policy, error) {
+func (Adapter) Import(src importer.Source) (*importer.Policy, error) {
+	file, data := src.File, src.Data
 	var cfg struct {
 		Permission json.RawMessage            `json:"permission"`
 		Agent      map[string]json.RawMessage `json:"agent"`
@@ -43,9 +48,9 @@ func OpenCode(file string, data []byte) (*Policy, error) {
 	if err := json.Unmarshal(stripJSONComments(data), &cfg); err != nil {
 		return nil, fmt.Errorf("%s: not an OpenCode config: %w", file, err)
 	}
-	p := newPolicy("opencode " + file)
+	p := importer.New("opencode " + file)
 	if len(cfg.Permission) == 0 && len(cfg.Agent) == 0 && len(cfg.Tools) == 0 {
-		p.warnf("%s has no \"permission\" object; the policy has warden's defaults only", file)
+		p.Warnf("%s has no \"permission\" object; the policy has warden's defaults only", file)
 		return p, nil
 	}
 	oc := &ocImport{p: p, file: file, global: map[string]string{}, own: ownSettings(cfg.Agent)}
@@ -66,13 +71,13 @@ func OpenCode(file string, data []byte) (*Policy, error) {
 		}
 	}
 	if oc.patterns {
-		p.warnf("OpenCode applies the last matching pattern; warden applies the most severe matching rule, so overlapping patterns may decide differently")
+		p.Warnf("OpenCode applies the last matching pattern; warden applies the most severe matching rule, so overlapping patterns may decide differently")
 	}
 	return p, nil
 }
 
 type ocImport struct {
-	p    *Policy
+	p    *importer.Policy
 	file string
 	// global holds the effects of the top-level permission keys, to tell
 	// when an agent's own setting is weaker than the one every agent has.
@@ -122,7 +127,7 @@ func ownSettings(agents map[string]json.RawMessage) map[string][]string {
 // setting, as in OpenCode, instead of meeting the top-level deny or ask
 // (warden applies the most severe matching rule). It warns with what it
 // changed.
-func (oc *ocImport) exceptOwn(r *Rule, key, field, action string) {
+func (oc *ocImport) exceptOwn(r *importer.Rule, key, field, action string) {
 	agents := oc.own[key]
 	if len(agents) == 0 || r.Effect == "allow" {
 		return
@@ -131,7 +136,7 @@ func (oc *ocImport) exceptOwn(r *Rule, key, field, action string) {
 		r.Roles = append(r.Roles, "!"+a)
 	}
 	r.Message = strings.Replace(r.Message, "every agent", "every agent but "+strings.Join(agents, ", "), 1)
-	oc.p.warnf("%s %q is carried over for every agent but %s, whose own %s setting replaces it in OpenCode (roles: %s)",
+	oc.p.Warnf("%s %q is carried over for every agent but %s, whose own %s setting replaces it in OpenCode (roles: %s)",
 		field, action, strings.Join(agents, ", "), key, strings.Join(r.Roles, ", "))
 }
 
@@ -149,7 +154,7 @@ func (oc *ocImport) agent(name string, raw json.RawMessage) error {
 	if len(a.Permission) == 0 && len(a.Tools) == 0 {
 		return nil
 	}
-	r := oc.p.role(name, fmt.Sprintf("%s %s (OpenCode agent)", oc.file, field))
+	r := oc.p.Role(name, fmt.Sprintf("%s %s (OpenCode agent)", oc.file, field))
 	r.Description = a.Description
 	if len(a.Permission) > 0 {
 		if err := oc.permission(a.Permission, field+".permission", name); err != nil {
@@ -168,16 +173,16 @@ func (oc *ocImport) toolSwitches(m map[string]json.RawMessage, field, role strin
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var r *Role
+	var r *importer.Role
 	var roles []string
 	who := "No agent may"
 	if role != "" {
-		r, roles, who = oc.p.role(role, ""), []string{role}, "The "+role+" agent may not"
+		r, roles, who = oc.p.Role(role, ""), []string{role}, "The "+role+" agent may not"
 	}
 	for _, k := range keys {
 		var on bool
 		if json.Unmarshal(m[k], &on) != nil {
-			oc.p.warnf("%s.%s is not true or false; not carried over", field, k)
+			oc.p.Warnf("%s.%s is not true or false; not carried over", field, k)
 			continue
 		}
 		if on {
@@ -185,36 +190,17 @@ func (oc *ocImport) toolSwitches(m map[string]json.RawMessage, field, role strin
 		}
 		tools := ocTools(k)
 		if r != nil && r.Tools != nil {
-			r.Tools = without(r.Tools, tools)
+			r.Tools = importer.Without(r.Tools, tools)
 			continue
 		}
 		if strings.ContainsAny(k, "*?") {
 			tools = []string{k} // OpenCode's wildcard over tool names: a warden glob
 		}
-		oc.p.add(&Rule{Effect: "deny", Tool: tools, Roles: roles,
+		oc.p.Add(&importer.Rule{Effect: "deny", Tool: tools, Roles: roles,
 			Message:    fmt.Sprintf("%s use %s: it is switched off in OpenCode's settings.", who, k),
 			Suggestion: "Use another tool, or delegate this step to an agent that may use " + k + ".",
 			From:       fmt.Sprintf("%s %s.%s: false", oc.file, field, k)}, strings.TrimPrefix(role+" "+k, " "))
 	}
-}
-
-func without(list, drop []string) []string {
-	out := []string{}
-	for _, s := range list {
-		if !contains(drop, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ocTools maps an OpenCode tool or permission key to warden tool names or
@@ -261,12 +247,12 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 					continue
 				}
 				for _, t := range ocTools(k) {
-					if !contains(tools, t) {
+					if !slices.Contains(tools, t) {
 						tools = append(tools, t)
 					}
 				}
 			}
-			p.role(role, "").Tools = tools
+			p.Role(role, "").Tools = tools
 		}
 	}
 	for _, key := range keys {
@@ -276,7 +262,7 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 		if json.Unmarshal(raw, &action) == nil {
 			eff, err := opencodeEffect(action)
 			if err != nil {
-				p.warnf("%s: %v; not carried over", field, err)
+				p.Warnf("%s: %v; not carried over", field, err)
 				continue
 			}
 			switch key {
@@ -284,27 +270,27 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 				if role == "" {
 					p.Safe, p.Destructive = eff, eff
 				} else if eff != "deny" {
-					p.warnf("%s %q is not carried over: warden has no default per role, so the %s agent gets the policy's default (%s for destructive calls)", field, action, role, p.Destructive)
+					p.Warnf("%s %q is not carried over: warden has no default per role, so the %s agent gets the policy's default (%s for destructive calls)", field, action, role, p.Destructive)
 				}
 				continue
 			case "external_directory":
 				if role == "" {
 					p.Outside = eff
 				} else {
-					p.warnf("%s %q is not carried over: warden has one workspace.outside for every agent (%s)", field, action, orDeny(p.Outside))
+					p.Warnf("%s %q is not carried over: warden has one workspace.outside for every agent (%s)", field, action, orDeny(p.Outside))
 				}
 				continue
 			case "doom_loop":
-				p.warnf("%s %q is not carried over: warden does not detect repeated calls", field, action)
+				p.Warnf("%s %q is not carried over: warden does not detect repeated calls", field, action)
 				continue
 			}
 			if role == "" {
 				oc.global[key] = eff
 			}
-			if eff == "deny" && role != "" && p.role(role, "").Tools != nil {
+			if eff == "deny" && role != "" && p.Role(role, "").Tools != nil {
 				continue // left out of the role's tools
 			}
-			r := &Rule{Effect: eff, Tool: ocTools(key), Roles: roles, From: fmt.Sprintf("%s %s: %q", file, field, action)}
+			r := &importer.Rule{Effect: eff, Tool: ocTools(key), Roles: roles, From: fmt.Sprintf("%s %s: %q", file, field, action)}
 			if eff == "deny" {
 				r.Message = fmt.Sprintf("OpenCode's settings deny %s the %s tool.", who, key)
 				if key == "task" {
@@ -314,16 +300,16 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 			if role == "" {
 				oc.exceptOwn(r, key, field, action)
 			}
-			p.add(r, namePre+key)
+			p.Add(r, namePre+key)
 			continue
 		}
 		var patterns map[string]string
 		if err := json.Unmarshal(raw, &patterns); err != nil {
-			p.warnf("%s is neither an action nor an object of pattern -> action; not carried over", field)
+			p.Warnf("%s is neither an action nor an object of pattern -> action; not carried over", field)
 			continue
 		}
 		if !ocPatternKeys[key] {
-			p.warnf("%s: patterns for %q are not carried over (warden carries patterns of bash, task and the file tools)", field, key)
+			p.Warnf("%s: patterns for %q are not carried over (warden carries patterns of bash, task and the file tools)", field, key)
 			continue
 		}
 		oc.patterns = true
@@ -332,7 +318,7 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 		// without a catch-all of its own denies what its patterns do not
 		// name: the agent's "*" applies.
 		inherited := false
-		if _, ok := patterns["*"]; !ok && role != "" && p.role(role, "").Tools != nil {
+		if _, ok := patterns["*"]; !ok && role != "" && p.Role(role, "").Tools != nil {
 			patterns["*"], inherited = "deny", true
 		}
 		pats := make([]string, 0, len(patterns))
@@ -344,7 +330,7 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 			action := patterns[pat]
 			eff, err := opencodeEffect(action)
 			if err != nil {
-				p.warnf("%s[%q]: %v; not carried over", field, pat, err)
+				p.Warnf("%s[%q]: %v; not carried over", field, pat, err)
 				continue
 			}
 			from := fmt.Sprintf("%s %s[%q]: %q", file, field, pat, action)
@@ -358,7 +344,7 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 				// wins); otherwise it is warden's default, since a rule
 				// would outrank the milder specific patterns.
 				if eff != "allow" && !milderPattern(patterns, eff) {
-					r := &Rule{Effect: eff, Tool: tools, Roles: roles, From: from}
+					r := &importer.Rule{Effect: eff, Tool: tools, Roles: roles, From: from}
 					if eff == "deny" {
 						r.Message = fmt.Sprintf("OpenCode's settings deny %s the %s tool.", who, key)
 						if key == "task" {
@@ -368,21 +354,21 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 					if role == "" {
 						oc.exceptOwn(r, key, fmt.Sprintf("%s[%q]", field, pat), action)
 					}
-					p.add(r, namePre+key)
+					p.Add(r, namePre+key)
 					continue
 				}
 				switch {
 				case inherited:
-					p.warnf("%s: OpenCode denies the %s agent the %s calls these patterns do not name (its \"*\": \"deny\"); warden carries that over as its default for destructive calls (%s): a deny rule for every %s call would override the specific patterns", field, role, key, p.Destructive, key)
+					p.Warnf("%s: OpenCode denies the %s agent the %s calls these patterns do not name (its \"*\": \"deny\"); warden carries that over as its default for destructive calls (%s): a deny rule for every %s call would override the specific patterns", field, role, key, p.Destructive, key)
 				case eff != p.Destructive:
-					p.warnf("%s[\"*\"] %q is carried over as %s, warden's default for destructive calls: a catch-all %s rule would override the specific patterns of %s", field, action, p.Destructive, eff, key)
+					p.Warnf("%s[\"*\"] %q is carried over as %s, warden's default for destructive calls: a catch-all %s rule would override the specific patterns of %s", field, action, p.Destructive, eff, key)
 				}
 				continue
 			}
-			r := &Rule{Effect: eff, Tool: tools, Roles: roles, From: from}
+			r := &importer.Rule{Effect: eff, Tool: tools, Roles: roles, From: from}
 			switch key {
 			case "bash":
-				r.Command = []string{globCommand(pat)}
+				r.Command = []string{importer.GlobCommand(pat)}
 			case "task":
 				// OpenCode matches task patterns against the subagent's
 				// name: the task tool's subagent_type argument.
@@ -395,7 +381,7 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 			default:
 				r.Path = []string{pat}
 			}
-			p.add(r, namePre+key+" "+pat)
+			p.Add(r, namePre+key+" "+pat)
 		}
 	}
 	return nil
@@ -405,20 +391,6 @@ func (oc *ocImport) permission(raw json.RawMessage, prefix, role string) error {
 // over: commands for bash, subagent names for task, paths for the rest.
 var ocPatternKeys = map[string]bool{"bash": true, "task": true, "edit": true, "write": true, "patch": true,
 	"read": true, "glob": true, "grep": true, "list": true}
-
-// globCommand converts a host's command wildcard to a warden command
-// pattern. A "*" glued to the last word ("rm -rf*", "git diff*") means
-// "followed by anything" to the host, which compares text; warden compares
-// words, so it becomes an open pattern ("rm -rf *"): for a deny that also
-// meets the other spellings of the same flags, for an allow it no longer
-// allows "git diffx".
-func globCommand(pat string) string {
-	pat = strings.TrimSpace(pat)
-	if strings.HasSuffix(pat, "*") && !strings.HasSuffix(pat, " *") && len(pat) > 1 {
-		return strings.TrimSpace(strings.TrimSuffix(pat, "*")) + " *"
-	}
-	return pat
-}
 
 // milderPattern reports whether a pattern other than "*" has an action
 // milder than eff.
@@ -508,3 +480,5 @@ func stripJSONComments(data []byte) []byte {
 	}
 	return b.Bytes()
 }
+
+var _ kit.Importer = Adapter{}
