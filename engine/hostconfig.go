@@ -90,7 +90,7 @@ func hostControlPaths(roots []string, home, path string) []string {
 			}
 		}
 	}
-	files := host.Protected() // the hosts of host.All now (a test may add one)
+	files := host.Protected()                                    // the hosts of host.All now (a test may add one)
 	runFolders := slices.Sorted(slices.Values(files.RunFolders)) // the first protected path a check names is always the same
 	for _, r := range roots {
 		add(r, files.Project)
