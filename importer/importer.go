@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Policy is an imported policy.
@@ -99,12 +100,14 @@ func (p *Policy) Warnf(format string, args ...any) {
 	p.Warnings = append(p.Warnings, fmt.Sprintf(format, args...))
 }
 
-var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+// slugRE is compiled on first use: the warden-hook client links this
+// package (through the host packages) and never imports anything.
+var slugRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // Add appends a rule, naming it from its effect and original text and
 // filling in the message and suggestion that deny and ask rules need.
 func (p *Policy) Add(r *Rule, name string) {
-	base := r.Effect + "-" + strings.Trim(slugRE.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	base := r.Effect + "-" + strings.Trim(slugRE().ReplaceAllString(strings.ToLower(name), "-"), "-")
 	if len(base) > 48 {
 		base = strings.TrimRight(base[:48], "-")
 	}

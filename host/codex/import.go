@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/warden-run/warden/host/kit"
 	"github.com/warden-run/warden/importer"
@@ -75,7 +76,7 @@ func (Adapter) Import(in importer.Source) (*importer.Policy, error) {
 		}
 		p.Add(r, strings.TrimSuffix(cmds[0], " *"))
 	}
-	for _, m := range codexCallRE.FindAllStringSubmatchIndex(src, -1) {
+	for _, m := range codexCallRE().FindAllStringSubmatchIndex(src, -1) {
 		if name := src[m[2]:m[3]]; name != "prefix_rule" {
 			p.Warnf("%s(...) at line %d is not carried over: warden imports prefix_rule only", name, 1+strings.Count(src[:m[2]], "\n"))
 		}
@@ -86,8 +87,12 @@ func (Adapter) Import(in importer.Source) (*importer.Policy, error) {
 	return p, nil
 }
 
-// codexCallRE finds the calls that start a line of a rules file.
-var codexCallRE = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(`)
+// codexCallRE finds the calls that start a line of a rules file. Compiled
+// on first use: the warden-hook client links this package and never
+// imports anything.
+var codexCallRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(`)
+})
 
 func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
