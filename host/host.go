@@ -2,13 +2,13 @@
 // package under host/ (host/claude, host/codex, host/gemini,
 // host/opencode) that owns everything warden knows about it: its hook wire
 // format, decoding and encoding, its hook.Host, whether it can prompt its
-// user, how it reports a call's outcome, and the files it loads its hooks,
-// plugins and servers from (which every policy protects). All is the one
-// list of them; the CLI, hookd and serve look hosts up here. Adding a host
-// is one folder under host/ and one line in All (docs/hosts-dev.md).
-//
-// A host package implements kit.Host: hook.Host, the hook protocol, and
-// what `warden init` and `warden doctor` do with the host.
+// user, how it reports a call's outcome, its wiring (`warden init`,
+// `--remove`, the MCP server), its `warden doctor` checks, the import of
+// its permission settings (`warden import`), and the files it loads its
+// hooks, plugins and servers from (which every policy protects). A host
+// package implements kit.Host. All is the one list of them: the CLI,
+// hookd, serve, policy lint and the engine read it. Adding a host is one
+// folder under host/ and one line in All (docs/hosts-dev.md).
 //
 // This package and the host packages must stay light (no SQLite, no YAML,
 // no policy engine): the warden-hook client links them, and package engine
