@@ -430,7 +430,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 func statelessAnswer(eng *engine.Engine, h hook.Host, ev hook.Event, opt options) hook.Answer {
 	switch ev.Kind {
 	case hook.PreTool:
-		d := eng.Decide(ev.Call)
+		d := eng.Decide(ev.Call, nil).Decision
 		if d.Decision == warden.Ask && !opt.prompts {
 			d = hook.AskWithoutPrompt(d, h.Name())
 		}

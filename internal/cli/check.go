@@ -100,7 +100,9 @@ func runCheck(ctx context.Context, env *Env) int {
 	if err != nil {
 		return fail(err)
 	}
-	decide := func(_ context.Context, c warden.ToolCall) (warden.Decision, error) { return eng.Decide(c), nil }
+	decide := func(_ context.Context, c warden.ToolCall) (warden.Decision, error) {
+		return eng.Decide(c, nil).Decision, nil
+	}
 	if *session != "" || *store != "" {
 		if statefulDecider == nil {
 			return fail(errors.New("--session and --store need the session store, which this build does not have"))
