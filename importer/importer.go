@@ -4,6 +4,9 @@
 // prefix_rule files. Every rule carries a comment saying where it came
 // from; what cannot be carried over becomes a warning (in the result and as
 // a comment at the top of the policy), never a silent change.
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// `warden import` and `warden init` and changes with them in any release.
 package importer
 
 import (

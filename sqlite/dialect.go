@@ -7,6 +7,12 @@
 // acknowledged survives a crash of the process; every transaction takes the
 // write lock up front (BEGIN IMMEDIATE) and waits for it (busy_timeout), so
 // many hook processes can share one file without "database is locked".
+//
+// Open, Store and DefaultFile are the package's API. CheckFile, CheckInfo,
+// Spool, SpoolFile and BusyTimeout serve warden's own commands and hook
+// client (a store file's checks, the spool of a store that did not answer)
+// and are internal to warden in spirit: they change with those in any
+// release.
 package sqlite
 
 import (
