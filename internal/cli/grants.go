@@ -59,13 +59,7 @@ func runGrantsList(ctx context.Context, env *Env, fs *flag.FlagSet, args []strin
 		return ExitOK
 	}
 	if *asJSON {
-		if list == nil {
-			list = []warden.Grant{}
-		}
-		for i := range list {
-			list[i].Value, list[i].Pattern = warden.RedactString(list[i].Value), warden.RedactString(list[i].Pattern)
-		}
-		writeJSON(env.Stdout, list, true)
+		writeJSON(env.Stdout, session.ShownGrants(list), true)
 		return ExitOK
 	}
 	if len(list) == 0 {
