@@ -1,6 +1,14 @@
 // Package engine compiles a policy once into a decider. Decide is pure: it
 // reads the file system only through the Workspace view its caller built,
 // never the disk, and it is safe for concurrent use.
+//
+// The engine has two entry points, one decision procedure behind both:
+// Decide(call, session) returns a Result (the decision, the grants it used,
+// the session rule it broke) and builds nothing else, for the hot path;
+// Explain returns a Trace that embeds the same Result with the call's
+// parts, the rules that matched each and the checks that decided, for
+// showing a decision and naming what an approval covers. The session layer
+// (package session) gives a call its Session state and counts the grants.
 package engine
 
 import (
