@@ -444,7 +444,7 @@ func record(s *warden.Session, call *warden.ToolCall, r engine.Result, now time.
 // violated reports a broken session rule (first tool, depth), also when it
 // only warned.
 func violated(r engine.Result) bool {
-	return r.Violation != "" || r.Decision.Code == warden.CodeFirstTool || r.Decision.Code == warden.CodeDepthExceeded
+	return r.Violation != ""
 }
 
 // violation is the history entry of a deny or a broken session rule.
