@@ -931,7 +931,7 @@ func testHalts(t *testing.T, s warden.Store) {
 // grants (warden.DecisionReader) says what Halted and Grants say, for
 // every session, halted or not, with grants of every kind.
 func testHaltAndGrants(t *testing.T, s warden.Store) {
-	past := s.(interface{ Now() time.Time }).Now().Add(-time.Hour)
+	past := s.Now().Add(-time.Hour)
 	for _, g := range []warden.Grant{
 		{Tool: "Bash", Subject: warden.SubjectCommand, Value: "ls"},
 		{Tool: "Bash", Subject: warden.SubjectCommand, Value: "make", Session: "a", UsesLeft: 2},
