@@ -166,13 +166,7 @@ var noStrings = []string{}
 
 // decide is the one decision procedure behind Decide and Explain. tr is nil
 // on the hot path.
-func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Decision {
-	d, _ := e.decideOutcome(call, s, tr)
-	return d
-}
-
-// decideOutcome is decide that also reports what the session layer needs.
-func (e *Engine) decideOutcome(call *warden.ToolCall, s *Session, tr *Trace) (warden.Decision, Outcome) {
+func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 	st := state{e: e, call: *call, s: s, tr: tr, allByRule: true}
 	st.kind = e.pol.KindOf(call.Tool)
 	st.destructive = !policy.SafeKinds[st.kind]
@@ -189,8 +183,7 @@ func (e *Engine) decideOutcome(call *warden.ToolCall, s *Session, tr *Trace) (wa
 		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: st.best.code, Detail: "the role may not use this tool; its parts are shown but do not count"})
 		e.traceOnly(&st, func() { e.parts(&st) })
 	}
-	d := e.finish(&st)
-	return d, Outcome{Grants: st.grants, Violation: st.violation}
+	return Result{Decision: e.finish(&st), Grants: st.grants, Violation: st.violation}
 }
 
 // checkRole applies the role's tool list, first-tool rule and depth limit.
@@ -703,9 +696,6 @@ func (e *Engine) finish(st *state) warden.Decision {
 		for i, r := range ms {
 			d.Matched[i] = r.id
 		}
-	}
-	if st.tr != nil {
-		st.tr.Grants = st.grants
 	}
 	if e.audit {
 		enforced := d.Decision

@@ -339,7 +339,7 @@ func TestRedteamCurlFileURLs(t *testing.T) {
 		{"curl 'file://" + dir + "/{.env,x}'", "notAllow"},
 		{"curl -g 'file://" + dir + "/.e[n]v'", "allow"},
 	} {
-		d := e.Decide(sh(c.cmd))
+		d := e.Decide(sh(c.cmd), nil).Decision
 		ok := d.Decision == warden.Deny
 		switch c.want {
 		case "notAllow":
@@ -442,7 +442,7 @@ func TestRedteamZshReadings(t *testing.T) {
 		{"head pkg/**/.e*", warden.Deny},
 		{"cat pkg/**/*.go", warden.Allow},
 	} {
-		if d := e.Decide(sh(c.cmd)); d.Decision != c.want {
+		if d := e.Decide(sh(c.cmd), nil).Decision; d.Decision != c.want {
 			t.Errorf("%s: %s %s (%s), want %s", c.cmd, d.Decision, d.Code, d.Reason, c.want)
 		}
 	}
@@ -506,7 +506,7 @@ func TestRedteamTreeReadsFollowLinks(t *testing.T) {
 		{"grep -R KEY clean", warden.Allow},
 		{"rg KEY lk", warden.Allow}, // rg follows links only with -L
 	} {
-		if d := e.Decide(sh(c.cmd)); d.Decision != c.want {
+		if d := e.Decide(sh(c.cmd), nil).Decision; d.Decision != c.want {
 			t.Errorf("%s: %s %s (%s), want %s", c.cmd, d.Decision, d.Code, d.Reason, c.want)
 		}
 	}

@@ -29,14 +29,14 @@ rules:
     command: "curl *"
     message: "📡 Network access ║ say so"
 `)
-	d := e.Decide(bash("rm -rf build"))
+	d := e.Decide(bash("rm -rf build"), nil).Decision
 	if d.Decision != warden.Deny || d.Rule != "no-rm-rf" {
 		t.Fatalf("decision %s %s, want deny by no-rm-rf", d.Decision, d.Rule)
 	}
 	if d.Reason != "Recursive deletion  blocked" || d.Suggestion != "Use git revert -> or ask the user" {
 		t.Errorf("reason %q, suggestion %q: not the rule's text made plain", d.Reason, d.Suggestion)
 	}
-	w := e.Decide(bash("curl https://example.com"))
+	w := e.Decide(bash("curl https://example.com"), nil).Decision
 	if len(w.Warnings) != 1 || w.Warnings[0] != "Network access  say so" {
 		t.Errorf("warnings %q, want the warn rule's message made plain", w.Warnings)
 	}

@@ -39,6 +39,12 @@
 //     reportgate), which may hold the turn open: Answer.Block.
 //  5. Host.Answer renders the decision or text in the host's JSON; the
 //     command prints it (from hookd: the client prints what hookd sent).
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// warden's own commands (warden hook, warden hookd, warden serve) and the
+// host adapters, and changes with them in any release; a Go program governs
+// its own agent loop with package client, and serves decisions with
+// package serve.
 package hook
 
 import (

@@ -11,6 +11,9 @@
 // It imports nothing but the standard library, so that the host packages,
 // which the warden-hook client links, stay light: the tool kinds and the
 // YAML decoder come from the caller (YAML, Source).
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// `warden import` and `warden init` and changes with them in any release.
 package importer
 
 import (

@@ -307,13 +307,13 @@ func TestImport(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range tc.cases {
-				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Cwd: dir})
+				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Cwd: dir}, nil).Decision
 				if d.Decision != c.want {
 					t.Errorf("%s %v: %s (%s %s), want %s", c.tool, c.args, d.Decision, d.Code, d.Rule, c.want)
 				}
 			}
 			for _, c := range tc.roles {
-				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Role: c.role, Cwd: dir})
+				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Role: c.role, Cwd: dir}, nil).Decision
 				if d.Decision != c.want || c.code != "" && d.Code != c.code {
 					t.Errorf("role %s: %s %v: %s (%s %s), want %s %s", c.role, c.tool, c.args, d.Decision, d.Code, d.Rule, c.want, c.code)
 				}

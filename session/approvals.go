@@ -31,8 +31,8 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	if _, err := t.Store.PurgeApprovals(ctx, now.Add(-life), now.Add(-life)); err != nil {
 		return err
 	}
-	// The approval names the call's parts: the lean decision has none.
-	parts := t.full(*call, res.Trace)
+	// The approval names the call's parts, which only Explain shows.
+	parts := t.Engine.Explain(*call, nil)
 	fp := Fingerprint(*call, parts)
 	if opt.Agent != "" {
 		// An agent token's approvals are its own: another agent's

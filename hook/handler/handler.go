@@ -4,6 +4,10 @@
 // hookd` (internal/hookd/server) calls it with a Runtime that keeps
 // compiled policies and open stores between calls. Package hook describes
 // the whole way of one event.
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// warden hook, warden hookd and warden serve and changes with them in any
+// release; a Go program uses package client or serve instead.
 package handler
 
 import (
@@ -429,7 +433,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 func statelessAnswer(eng *engine.Engine, h hook.Host, ev hook.Event, opt options) hook.Answer {
 	switch ev.Kind {
 	case hook.PreTool:
-		d := eng.Decide(ev.Call)
+		d := eng.Decide(ev.Call, nil).Decision
 		if d.Decision == warden.Ask && !opt.prompts {
 			d = hook.AskWithoutPrompt(d, h.Name())
 		}
