@@ -3,11 +3,13 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"strings"
@@ -35,12 +37,17 @@ type docBlock struct {
 	text string
 	skip string   // the reason the block is not run; empty: it runs
 	drop []string // lines left out, each with its reason
+	// nextJSON is the page's first json block after this one, if any.
+	nextJSON string
 }
 
 // docWant is what a block shows when it runs.
 type docWant struct {
 	exit  int      // the block's exit status (the last command's)
 	shows []string // text its output contains, or with "re:" a regular expression it matches
+	// json: the first JSON object of the output equals the page's next
+	// json block after this one (the output the page shows).
+	json bool
 }
 
 // docWants names, by page and the start of a block, what the block must
@@ -50,7 +57,7 @@ var docWants = map[string]map[string]docWant{
 	"README.md": {
 		// The first command: a deny, which `go run` reports as exit status 2 (and exits 1).
 		"# Decide a tool call": {exit: 1, shows: []string{`"decision": "deny"`, `"code": "RULE_DENY"`, `"rule": "no-rm-rf"`,
-			`"suggestion": "Delete specific files by name, or ask the user to remove the folder."`, "exit status 2"}},
+			`"suggestion": "Delete specific files by name, or ask the user to remove the folder."`, "exit status 2"}, json: true},
 		`cd "$(mktemp -d)"`: {shows: []string{"wrote a starter policy", "for go", "every check passed"}},
 		"cd examples/coding": {shows: []string{"APPROVAL REQUIRED: RULE_ASK", "approved a-", "## ALLOWED",
 			"Rule: grant:g-", `re:(?m)^\S+ \S+ +S +- +Bash +ask +RULE_ASK`, `re:(?m)^\S+ \S+ +S +- +Bash +allow +ALLOWED +grant:g-`, "revoked g-"}},
@@ -77,8 +84,10 @@ var docWants = map[string]map[string]docWant{
 		"warden init claude": {shows: []string{".mcp.json", "config.toml", "settings.json", "opencode.json"}},
 	},
 	"docs/reports.md": {
-		// The last command filters the stream; the two checks before it print what they found.
-		"go run ./cmd/warden report check": {shows: []string{"The duplicate charge has been refunded."}},
+		// One accepted response; a response held for its metadata, then the retry; the filtered stream.
+		"go run ./cmd/warden report check": {shows: []string{"result: FINAL after 1 turn(s)", `meta "support": schema_invalid`,
+			"## Final answer not accepted yet", "result: FINAL after 2 turn(s)",
+			"re:(?m)^bank and was retried. The duplicate charge has been refunded; it will appear$"}},
 	},
 }
 
@@ -131,6 +140,13 @@ func docBlocks(t *testing.T, root, page string) []docBlock {
 		}
 		switch strings.TrimSpace(fence) {
 		case "sh", "bash", "shell":
+		case "json":
+			for k := range blocks {
+				if blocks[k].nextJSON == "" {
+					blocks[k].nextJSON = strings.Join(body, "\n")
+				}
+			}
+			continue
 		default:
 			continue
 		}
@@ -189,6 +205,7 @@ func TestDocBlocks(t *testing.T) {
 	gocache, modcache := goEnv("GOCACHE"), goEnv("GOMODCACHE")
 
 	used := map[string]map[string]bool{}
+	ran := map[string]bool{} // the pages whose subtest ran (-run may choose some)
 	for _, page := range docPages(t, root) {
 		blocks := docBlocks(t, root, page)
 		used[page] = map[string]bool{}
@@ -202,6 +219,7 @@ func TestDocBlocks(t *testing.T) {
 			continue
 		}
 		t.Run(page, func(t *testing.T) {
+			ran[page] = true
 			work := filepath.Join(t.TempDir(), "warden")
 			copyRepo(t, root, work)
 			home := filepath.Join(t.TempDir(), "home")
@@ -242,6 +260,9 @@ func TestDocBlocks(t *testing.T) {
 						t.Errorf("%s: the block does not show %q:\n%s", where, s, out)
 					}
 				}
+				if want.json {
+					checkDocJSON(t, where, b.nextJSON, out)
+				}
 				for _, s := range docFailures {
 					if strings.Contains(out, s) {
 						t.Errorf("%s: the block shows %q, a command that failed:\n%s", where, s, out)
@@ -251,11 +272,41 @@ func TestDocBlocks(t *testing.T) {
 		})
 	}
 	for page, wants := range docWants {
+		if !ran[page] {
+			if _, err := os.Stat(filepath.Join(root, page)); err != nil {
+				t.Errorf("docWants names %s, which is not there", page)
+			}
+			continue
+		}
 		for prefix := range wants {
 			if !used[page][prefix] {
 				t.Errorf("docWants names a block of %s starting with %q that is not there (or not run)", page, prefix)
 			}
 		}
+	}
+}
+
+// checkDocJSON checks that the first JSON object of out equals the JSON
+// the page shows for it.
+func checkDocJSON(t *testing.T, where, shown, out string) {
+	t.Helper()
+	var want, got any
+	if err := json.Unmarshal([]byte(shown), &want); err != nil || shown == "" {
+		t.Errorf("%s: the page shows no JSON after the block (%v)", where, err)
+		return
+	}
+	i := strings.Index(out, "{")
+	if i < 0 {
+		t.Errorf("%s: the block prints no JSON object:\n%s", where, out)
+		return
+	}
+	if err := json.NewDecoder(strings.NewReader(out[i:])).Decode(&got); err != nil {
+		t.Errorf("%s: the block's JSON: %v\n%s", where, err, out)
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.MarshalIndent(got, "", "  ")
+		t.Errorf("%s: the block prints\n%s\nbut the page shows\n%s", where, g, shown)
 	}
 }
 
