@@ -500,3 +500,118 @@ func headingAnchors(t *testing.T, file string) map[string]bool {
 	}
 	return out
 }
+
+// TestDocPaths checks that the repository paths the pages name exist: a
+// path in inline code (`engine/decide.go`, `shell/progs/`) and, in the
+// plain code blocks that draw the packages (docs/architecture.md), each
+// word that is a path. A name counts as a repository path when its first
+// part is a file or folder at the repository's root; a name with a glob
+// must match at least one file. So a package that moves, or a file that is
+// renamed, shows here as the page that still names it.
+func TestDocPaths(t *testing.T) {
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(self))
+	top := map[string]bool{}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			top[e.Name()] = true
+		}
+	}
+	pathLike := regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.*-]+)+/?$`)
+	word := regexp.MustCompile(`[A-Za-z0-9_.*/-]+`)
+	checked := 0
+	check := func(page string, n int, p string) {
+		p = strings.TrimRight(p, ".,:;")
+		if !pathLike.MatchString(p) || !top[strings.SplitN(p, "/", 2)[0]] {
+			return
+		}
+		checked++
+		// A placeholder in capitals (HOST.json, NAME) stands for any name.
+		p = placeholder.ReplaceAllString(p, "${1}*${2}")
+		// A Go name in its package: internal/hookd.Client.Run.
+		if dir, name, ok := goName(p); ok {
+			if !declares(filepath.Join(root, filepath.FromSlash(dir)), name) {
+				t.Errorf("%s:%d: %s: package %s declares no %s", page, n, p, dir, name)
+			}
+			return
+		}
+		if strings.Contains(p, "*") {
+			if m, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(p))); len(m) == 0 {
+				t.Errorf("%s:%d: %s matches no file of the repository", page, n, p)
+			}
+			return
+		}
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err != nil {
+			t.Errorf("%s:%d: %s is no file or folder of the repository", page, n, p)
+		}
+	}
+	for _, page := range docPages(t, root) {
+		data, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fence := ""
+		inFence := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if f, ok := strings.CutPrefix(line, "```"); ok {
+				if !inFence {
+					fence = strings.TrimSpace(f)
+				}
+				inFence = !inFence
+				continue
+			}
+			switch {
+			case inFence && fence == "" && page == "docs/architecture.md":
+				for _, w := range word.FindAllString(line, -1) {
+					check(page, i+1, w)
+				}
+			case !inFence:
+				for _, m := range inlineCode.FindAllString(line, -1) {
+					check(page, i+1, strings.Trim(m, "`"))
+				}
+			}
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d repository paths found in the pages: is the pattern still right?", checked)
+	}
+}
+
+var placeholder = regexp.MustCompile(`(^|/)[A-Z][A-Z_]+((\.[a-z]+)?(/|$))`)
+
+// goName splits pkg/path.Name.Method into the package's folder and the
+// last name, when the path names a Go identifier rather than a file.
+func goName(p string) (dir, name string, ok bool) {
+	i := strings.LastIndexByte(p, '/')
+	dot := strings.IndexByte(p[i+1:], '.')
+	if dot < 0 {
+		return "", "", false
+	}
+	rest := p[i+1+dot+1:]
+	if rest == "" || !(rest[0] >= 'A' && rest[0] <= 'Z') {
+		return "", "", false // a file name such as sessions.go
+	}
+	names := strings.Split(rest, ".")
+	return p[:i+1+dot], names[len(names)-1], true
+}
+
+// declares reports whether a Go file of the folder dir names name as a
+// declared identifier (a func, method, type, var or const).
+func declares(dir, name string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	decl := regexp.MustCompile(`(?m)^(func (\([^)]*\) )?` + regexp.QuoteMeta(name) + `\b|type ` + regexp.QuoteMeta(name) + `\b|\t` + regexp.QuoteMeta(name) + `\s+(=|[A-Za-z*\[])|(var|const) ` + regexp.QuoteMeta(name) + `\b)`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err == nil && decl.Match(data) {
+			return true
+		}
+	}
+	return false
+}
