@@ -45,8 +45,35 @@ async function loadApprovals() {
   const ul = document.getElementById("approvals-list");
   document.getElementById("approvals-empty").hidden = list.length > 0;
   document.getElementById("pending-count").textContent = list.length ? "(" + list.length + ")" : "";
+  announce(list);
   const details = await Promise.all(list.map(a => api("/v1/approvals/" + encodeURIComponent(a.id)).catch(() => a)));
   ul.replaceChildren(...details.map(card));
+}
+
+// Telling the human: the tab's title counts the waiting approvals, and an
+// approval that arrives while the page is open raises a browser
+// notification once notifications are allowed ("Notify me"). The
+// approvals shown at the first load raise none: the page shows them.
+let seen = null; // ids of the approvals already shown
+
+function announce(list) {
+  document.title = list.length ? "(" + list.length + ") warden" : "warden";
+  const ids = new Set(list.map(a => a.id));
+  if (seen !== null && "Notification" in window && Notification.permission === "granted") {
+    for (const a of list) {
+      if (seen.has(a.id)) continue;
+      const n = new Notification("warden: approval " + a.id + " waits", {
+        body: (a.tool || "") + ": " + (a.summary || callText(a.args)), tag: a.id });
+      n.onclick = () => { window.focus(); location.hash = "#approvals"; };
+    }
+  }
+  seen = ids;
+  notifyButton();
+}
+
+function notifyButton() {
+  const b = document.getElementById("notify");
+  b.hidden = !("Notification" in window) || Notification.permission !== "default";
 }
 
 function card(a) {
@@ -240,6 +267,9 @@ async function start() {
   window.addEventListener("hashchange", show);
   await show();
   if (page() !== "approvals") loadApprovals().catch(() => {});
+  document.getElementById("notify").addEventListener("click", () => {
+    Notification.requestPermission().then(notifyButton, notifyButton);
+  });
   live();
 }
 
