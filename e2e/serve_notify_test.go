@@ -123,3 +123,111 @@ func TestServeNotifiesWaitingApproval(t *testing.T) {
 		t.Errorf("the page logged problems:\n%s", strings.Join(p, "\n"))
 	}
 }
+
+// TestServePageReplay drives the page's Replay view in a real headless
+// Chromium: the team's recorded calls are decided again under a pasted
+// policy beside the live one, the page lists the calls decided otherwise
+// (the two touches, ask -> allow) and, under the live policy, the rule
+// that would stop the asks. A broken posted policy is refused with its
+// findings, not replayed.
+func TestServePageReplay(t *testing.T) {
+	ctx, problems := browser(t)
+	dir := serveProject(t, servePolicy)
+	agent := serveToken(t, dir, "agent", "ci-bot")
+	person := serveToken(t, dir, "person", "alice")
+	s := startServe(t, dir)
+	for _, c := range []map[string]any{
+		{"tool": "Bash", "args": map[string]any{"command": "echo hello"}, "session": "s-r"},
+		touchCall("a.txt", "s-r"), touchCall("b.txt", "s-r"),
+		{"tool": "Bash", "args": map[string]any{"command": "curl https://example.com"}, "session": "s-r"},
+	} {
+		s.decide(agent, c, "")
+	}
+	// A broken posted policy is refused with its findings.
+	req, _ := http.NewRequest("POST", s.url+"/v1/policy/replay", strings.NewReader(`{"policy": "version: 1\nrules: [\n"}`))
+	req.Header.Set("Authorization", "Bearer "+person)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		var bad struct {
+			Error    string `json:"error"`
+			Findings []any  `json:"findings"`
+		}
+		json.NewDecoder(resp.Body).Decode(&bad)
+		resp.Body.Close()
+		if resp.StatusCode != 422 || len(bad.Findings) == 0 {
+			t.Errorf("a broken policy: status %d %+v, want 422 with findings", resp.StatusCode, bad)
+		}
+	}
+	tuned := strings.Replace(servePolicy, "  - id: ask-touch\n    effect: ask", "  - id: ask-touch\n    effect: allow", 1)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(s.url+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#login form")),
+		chromedp.SendKeys(chromedp.ID("token"), person),
+		chromedp.Submit(chromedp.ID("token")),
+		chromedp.WaitVisible(chromedp.ID("nav")),
+		chromedp.Navigate(s.url+"/#replay"),
+		chromedp.WaitVisible(chromedp.ID("replay-form")),
+		chromedp.SetValue(chromedp.ID("replay-policy"), tuned),
+		chromedp.Click(chromedp.CSS(`#replay-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("replay-out")),
+		screenshot(t, "serve-replay"),
+	)
+	if err != nil {
+		t.Fatalf("replay on the page: %v\n%s", err, s.logs.String())
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#replay-changed tr")].map(r => r.textContent)`))
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("changed rows %q (%v), want the two touches", rows, err)
+	}
+	for _, r := range rows {
+		if !strings.HasPrefix(r, "askallow") || !strings.Contains(r, "touch") {
+			t.Errorf("changed row %q, want ask -> allow of a touch", r)
+		}
+	}
+	msg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("replay-msg")))
+	if !strings.Contains(msg, "4 recorded calls") {
+		t.Errorf("replay message %q, want 4 recorded calls", msg)
+	}
+	// Under the live policy the touches ask by the rule ask-touch: the
+	// page says to change that rule (no allow rule outranks it).
+	err = chromedp.Do(ctx,
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("replay-policy").value = ""`),
+		chromedp.Click(chromedp.CSS(`#replay-form button[type=submit]`)),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#replay-asks li").length > 0 && document.getElementById("replay-changed-count").textContent === "0"`),
+	)
+	if err != nil {
+		t.Fatalf("replay under the live policy: %v", err)
+	}
+	ask, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#replay-asks li")))
+	if !strings.Contains(ask, "touch *") || !strings.Contains(ask, "asked by the rule ask-touch") {
+		t.Errorf("the ask group on the page: %q", ask)
+	}
+	// A policy that asks by default: the page proposes the allow rule.
+	askDefault := "version: 1\ndefault: ask\nrules:\n  - id: echo\n    effect: allow\n    tool: shell\n    command: [\"echo *\"]\n"
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("replay-policy"), askDefault),
+		chromedp.Click(chromedp.CSS(`#replay-form button[type=submit]`)),
+		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll("#replay-asks li")].some(li => li.textContent.includes("touch *: 2 calls"))`),
+	)
+	if err != nil {
+		asks, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("page-replay")))
+		t.Fatalf("replay under a policy that asks by default: %v\n%s", err, asks)
+	}
+	asks, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#replay-asks li")].map(li => li.textContent)`))
+	found := false
+	for _, a := range asks {
+		if strings.Contains(a, "touch *: 2 calls") {
+			found = true
+			if !strings.Contains(a, `command: ["touch *"]`) || !strings.Contains(a, "Allows 2 of them") {
+				t.Errorf("the touch group: %q, want the rule touch * that allows both", a)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no touch group among %q", asks)
+	}
+	if p := problems(); len(p) > 0 {
+		t.Errorf("the page logged problems:\n%s", strings.Join(p, "\n"))
+	}
+}

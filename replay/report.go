@@ -94,15 +94,29 @@ type AskGroup struct {
 // Run decides the calls (in the order they were made) against
 // opt.Policy, and against opt.Against when set, and reports.
 func Run(ctx context.Context, calls []Call, skipped []Skip, opt Options) (*Report, error) {
-	if opt.Top <= 0 {
-		opt.Top = 10
-	}
-	Order(calls)
 	j, err := NewJudge(ctx, opt.Policy)
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
+	var old *Judge
+	if opt.Against != "" {
+		if old, err = NewJudge(ctx, opt.Against); err != nil {
+			return nil, err
+		}
+		defer old.Close()
+	}
+	return RunJudges(ctx, calls, skipped, j, old, opt)
+}
+
+// RunJudges is Run with the policies compiled: j decides, old (nil for
+// none) is the policy compared against. opt.Policy and opt.Against label
+// them in the report.
+func RunJudges(ctx context.Context, calls []Call, skipped []Skip, j, old *Judge, opt Options) (*Report, error) {
+	if opt.Top <= 0 {
+		opt.Top = 10
+	}
+	Order(calls)
 	r := &Report{Policy: opt.Policy, Calls: len(calls), Hosts: map[string]int{}, Skipped: len(skipped),
 		Outcomes: map[warden.Effect]int{}}
 	if len(skipped) > 20 {
@@ -131,12 +145,7 @@ func Run(ctx context.Context, calls []Call, skipped []Skip, opt Options) (*Repor
 		}
 		return r.Rules[a].Rule+string(r.Rules[a].Decision) < r.Rules[b].Rule+string(r.Rules[b].Decision)
 	})
-	if opt.Against != "" {
-		old, err := NewJudge(ctx, opt.Against)
-		if err != nil {
-			return nil, err
-		}
-		defer old.Close()
+	if old != nil {
 		r.Against = opt.Against
 		r.AgainstOutcomes = map[warden.Effect]int{}
 		before, err := old.DecideAll(ctx, calls, opt.Role)
@@ -208,10 +217,12 @@ var subcommanded = map[string]bool{"git": true, "npm": true, "pnpm": true, "yarn
 // group is the asks about one pattern.
 type group struct {
 	key      string
-	kind     string // command, path or call
-	tool     string // the trace's kind (path groups) or tool (call groups)
-	patterns []string
+	commands []string // command patterns that asked
+	pathKind string   // the call's kind, for the path rule
+	paths    []string // path patterns that asked
+	tool     string   // a call asked as a whole: its tool
 	calls    []int
+	askRule  string // the ask rule that decided, if one did
 }
 
 // suggest groups the asks and proposes for each of the top groups the
@@ -224,8 +235,16 @@ func suggest(j *Judge, calls []Call, decided []warden.Decision, top int) []AskGr
 		}
 		tr := j.Engine.Explain(calls[i].ToolCall(), nil)
 		g := groupOf(tr, calls[i])
+		if d.Rule != "" {
+			// An ask rule decided: no allow rule outranks it.
+			g.key += " (rule " + d.Rule + ")"
+			g.askRule = d.Rule
+		}
 		if old := groups[g.key]; old != nil {
 			old.calls = append(old.calls, i)
+			for _, p := range g.paths {
+				old.paths = appendNew(old.paths, p)
+			}
 			continue
 		}
 		g.calls = []int{i}
@@ -259,33 +278,36 @@ func suggest(j *Judge, calls []Call, decided []warden.Decision, top int) []AskGr
 	return out
 }
 
-// groupOf is the group of an ask: the patterns of the parts that asked.
+// groupOf is the group of an ask: the command patterns of the commands
+// that asked (the paths a command writes join its group), else the folder
+// patterns of the paths that asked, else the tool.
 func groupOf(tr *engine.Trace, c Call) *group {
 	g := &group{}
-	var keys []string
 	for _, p := range tr.Parts {
 		if p.Effect != warden.Ask {
 			continue
 		}
 		switch p.Subject {
 		case "command":
-			pat := commandPattern(p.Value)
-			g.kind = "command"
-			g.patterns = appendNew(g.patterns, pat)
-			keys = appendNew(keys, pat)
+			g.commands = appendNew(g.commands, commandPattern(p.Value))
 		case "path":
-			pat := pathPattern(p.Value)
-			g.kind, g.tool = "path", tr.Kind
-			g.patterns = appendNew(g.patterns, pat)
-			keys = appendNew(keys, tr.Kind+" "+pat)
+			g.pathKind = tr.Kind
+			g.paths = appendNew(g.paths, pathPattern(p.Value))
 		}
 	}
-	if len(keys) == 0 {
-		g.kind, g.tool = "call", c.Tool
-		keys = []string{"tool " + c.Tool}
+	switch {
+	case len(g.commands) > 0:
+		keys := append([]string(nil), g.commands...)
+		sort.Strings(keys)
+		g.key = strings.Join(keys, " + ")
+	case len(g.paths) > 0:
+		keys := append([]string(nil), g.paths...)
+		sort.Strings(keys)
+		g.key = tr.Kind + " " + strings.Join(keys, " + ")
+	default:
+		g.tool = c.Tool
+		g.key = "tool " + c.Tool
 	}
-	sort.Strings(keys)
-	g.key = strings.Join(keys, " + ")
 	return g
 }
 
@@ -330,28 +352,47 @@ var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
 // check writes the group's rule and tries it: a copy of the policy with
 // the rule appended decides every recorded call (without session state).
 func check(j *Judge, g *group, ag *AskGroup, calls []Call, decided []warden.Decision) {
+	if g.askRule != "" {
+		ag.Why = "asked by the rule " + g.askRule + ": an ask rule outranks every allow rule, so change that rule (its command or path, or its effect) to stop these asks"
+		return
+	}
 	id := "allow-" + strings.Trim(nonWord.ReplaceAllString(strings.ToLower(g.key), "-"), "-")
 	if len(id) > 48 {
 		id = strings.TrimRight(id[:48], "-")
 	}
 	var yaml strings.Builder
-	fmt.Fprintf(&yaml, "- id: %s\n  effect: allow\n", id)
-	rule := j.Policy.Rules[:0:0]
-	rule = append(rule, j.Policy.Rules...)
-	pr := newRule(id)
-	switch g.kind {
-	case "command":
-		pr.Tool, pr.Command = []string{"shell"}, g.patterns
-		fmt.Fprintf(&yaml, "  tool: shell\n  command: [%s]\n", quoteList(g.patterns))
-	case "path":
-		pr.Tool, pr.Path = []string{g.tool}, g.patterns
-		fmt.Fprintf(&yaml, "  tool: %s\n  path: [%s]\n", g.tool, quoteList(g.patterns))
+	var add []*policy.Rule
+	rule := func(id string, fill func(r *policy.Rule) string) {
+		r := newRule(id)
+		fmt.Fprintf(&yaml, "- id: %s\n  effect: allow\n%s", id, fill(r))
+		add = append(add, r)
+	}
+	switch {
+	case len(g.commands) > 0:
+		rule(id, func(r *policy.Rule) string {
+			r.Tool, r.Command = []string{"shell"}, g.commands
+			return fmt.Sprintf("  tool: shell\n  command: [%s]\n", quoteList(g.commands))
+		})
+		if len(g.paths) > 0 {
+			// The files those commands write.
+			rule(id+"-files", func(r *policy.Rule) string {
+				r.Tool, r.Path = []string{"shell"}, g.paths
+				return fmt.Sprintf("  tool: shell\n  path: [%s]\n", quoteList(g.paths))
+			})
+		}
+	case len(g.paths) > 0:
+		rule(id, func(r *policy.Rule) string {
+			r.Tool, r.Path = []string{g.pathKind}, g.paths
+			return fmt.Sprintf("  tool: %s\n  path: [%s]\n", g.pathKind, quoteList(g.paths))
+		})
 	default:
-		pr.Tool = []string{g.tool}
-		fmt.Fprintf(&yaml, "  tool: %q\n", g.tool)
+		rule(id, func(r *policy.Rule) string {
+			r.Tool = []string{g.tool}
+			return fmt.Sprintf("  tool: %q\n", g.tool)
+		})
 	}
 	p2 := *j.Policy
-	p2.Rules = append(rule, pr)
+	p2.Rules = append(append(j.Policy.Rules[:0:0], j.Policy.Rules...), add...)
 	eng, err := engine.Compile(&p2, workspace.Live())
 	if err != nil {
 		ag.Why = "no rule: " + err.Error()

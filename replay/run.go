@@ -41,6 +41,13 @@ func NewJudge(ctx context.Context, file string) (*Judge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	return NewJudgeEngine(ctx, eng)
+}
+
+// NewJudgeEngine makes a judge of a compiled policy, with its scratch
+// store.
+func NewJudgeEngine(ctx context.Context, eng *engine.Engine) (*Judge, error) {
+	pol := eng.Policy()
 	dir, err := os.MkdirTemp(scratchRoot(), "warden-replay-")
 	if err != nil {
 		return nil, err
@@ -142,13 +149,13 @@ func Order(calls []Call) {
 	sort.SliceStable(calls, func(i, j int) bool { return calls[i].Time.Before(calls[j].Time) })
 }
 
-// FromAudit reads the calls of warden's own audit trail (tool calls only:
+// FromAudit reads the calls of warden's own audit trail that f selects (tool calls only:
 // records of session events and failures without a tool are left out),
 // skipping the sessions in skip (those a host's transcript holds already).
 // The records keep no folder: their calls are decided from project. Their
 // arguments are as the trail keeps them, secrets redacted.
-func FromAudit(ctx context.Context, log warden.AuditLog, project string, skip map[string]bool) ([]Call, error) {
-	recs, err := log.Audit(ctx, warden.AuditFilter{})
+func FromAudit(ctx context.Context, log warden.AuditLog, project string, f warden.AuditFilter, skip map[string]bool) ([]Call, error) {
+	recs, err := log.Audit(ctx, f)
 	if err != nil {
 		return nil, err
 	}

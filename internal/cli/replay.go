@@ -93,7 +93,7 @@ func runReplay(ctx context.Context, env *Env) int {
 			if err != nil {
 				return cmdError(env, "replay", err)
 			}
-			fromAudit, err := replay.FromAudit(ctx, st, project, covered)
+			fromAudit, err := replay.FromAudit(ctx, st, project, warden.AuditFilter{}, covered)
 			st.Close()
 			if err != nil {
 				return cmdError(env, "replay", err)

@@ -212,8 +212,43 @@ async function whatIf(e) {
   }
 }
 
+// Replay.
+async function replayRun(e) {
+  e.preventDefault();
+  const msg = document.getElementById("replay-msg");
+  const box = document.getElementById("replay-out");
+  msg.textContent = "Replaying...";
+  const body = { limit: parseInt(document.getElementById("replay-limit").value, 10) || 5000 };
+  const pol = document.getElementById("replay-policy").value;
+  if (pol.trim()) body.policy = pol;
+  let r;
+  try {
+    r = await api("/v1/policy/replay", body);
+  } catch (err) {
+    msg.textContent = err.message;
+    box.hidden = true;
+    return;
+  }
+  msg.textContent = r.calls + " recorded calls decided again under the " + r.policy + (r.against ? ", beside the " + r.against : "") + ".";
+  document.getElementById("replay-col-policy").textContent = r.policy;
+  document.getElementById("replay-col-against").textContent = r.against || "";
+  document.getElementById("replay-outcomes").replaceChildren(...["allow", "ask", "deny"].map(o =>
+    el("tr", {}, el("td", {}, o), el("td", {}, String((r.outcomes || {})[o] || 0)),
+      el("td", {}, r.against ? String((r.against_outcomes || {})[o] || 0) : ""))));
+  const changed = r.changed || [];
+  document.getElementById("replay-changed-count").textContent = String(changed.length);
+  document.getElementById("replay-changed").replaceChildren(...changed.slice(0, 200).map(c =>
+    el("tr", { class: "changed" }, el("td", {}, c.before), el("td", {}, c.after), el("td", {}, c.call),
+      el("td", {}, c.before_rule + " -> " + c.after_rule))));
+  document.getElementById("replay-asks").replaceChildren(...(r.asks || []).filter(a => a.rule || a.why).map(a =>
+    el("li", { class: "ask-group" }, el("p", {}, a.pattern + ": " + a.count + " calls, for example " + (a.examples || []).join("; ")),
+      a.rule ? el("pre", { class: "out" }, a.rule) : el("p", {}, a.why),
+      a.rule ? el("p", {}, "Allows " + a.covers + " of them" + ((a.also_allows || []).length ? "; would also allow: " + a.also_allows.slice(0, 5).join("; ") : "; allows no other recorded call.")) : "")));
+  box.hidden = false;
+}
+
 // Pages and live updates.
-const loaders = { approvals: loadApprovals, audit: loadAudit, sessions: loadSessions, grants: loadGrants, whatif: async () => {} };
+const loaders = { approvals: loadApprovals, audit: loadAudit, sessions: loadSessions, grants: loadGrants, whatif: async () => {}, replay: async () => {} };
 
 function page() { const p = location.hash.slice(1); return loaders[p] ? p : "approvals"; }
 
@@ -260,6 +295,7 @@ async function start() {
   });
   document.getElementById("audit-filter").addEventListener("submit", e => { e.preventDefault(); loadAudit(); });
   document.getElementById("whatif-form").addEventListener("submit", whatIf);
+  document.getElementById("replay-form").addEventListener("submit", replayRun);
   document.getElementById("approve-btn").addEventListener("click", approve);
   document.getElementById("reject-btn").addEventListener("click", reject);
   document.getElementById("answer-cancel").addEventListener("click", () => document.getElementById("answer").close());
