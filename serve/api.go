@@ -64,6 +64,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/state", person(s.state))
 	mux.HandleFunc("POST /v1/policy/lint", person(s.lint))
 	mux.HandleFunc("POST /v1/policy/explain", person(s.explain))
+	mux.HandleFunc("POST /v1/policy/replay", person(s.replayAudit))
 
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.auth(s.logout))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/internal/notify"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/workspace"
 )
@@ -79,6 +80,7 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 			return err
 		}
 		pending = &a
+		res.Notice, res.NoticeErr = t.announce(ctx, a, opt.AnswerAt)
 	}
 	res.Approval = pending
 	if opt.Wait <= 0 {
@@ -111,6 +113,29 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	a.Consumed = true
 	res.Decision = answered(res.Decision, &a, call)
 	return nil
+}
+
+// announce tells the people who can answer that the approval a waits, as
+// the policy's approvals.notify says (internal/notify): a webhook, a
+// desktop notification. It returns the notice's line, for the front end to
+// show its human, and why a notice was not sent. The page linked is the
+// policy's approvals.notify.page, else answerAt (Options.AnswerAt: the
+// page of the warden serve that decides). A notice goes out once per
+// approval, from the call that queued it; it never changes the decision.
+func (t *Tracker) announce(ctx context.Context, a warden.Approval, answerAt string) (string, error) {
+	cfg := t.policy().Approvals.Notify
+	page := cfg.Page
+	if page == "" {
+		page = answerAt
+	}
+	n := notify.For(a, page)
+	hook, err := cfg.WebhookURL()
+	if err != nil {
+		return n.Line(), err
+	}
+	// A notice is sent even when the call's own context ends: the approval
+	// was queued and waits.
+	return n.Line(), notify.Send(context.WithoutCancel(ctx), notify.Config{Webhook: hook, Desktop: cfg.Desktop}, n)
 }
 
 // ApprovalLifetime is the lifetime of an approval under a policy

@@ -46,6 +46,7 @@ func (t *Tracker) RequestApproval(ctx context.Context, call warden.ToolCall) (Re
 			return Result{Decision: warden.FailClosed(err)}, err
 		}
 		res.Approval = &a
+		res.Notice, res.NoticeErr = t.announce(ctx, a, "")
 	}
 	if res.Approval.Status == warden.ApprovalPending {
 		res.Decision = waiting(res.Decision, res.Approval, life, "")

@@ -136,6 +136,12 @@ type Result struct {
 	// Replayed reports that the call was decided before (Options.CallID):
 	// Decision and Audit are that decision's.
 	Replayed bool
+	// Notice is set when this call queued a new approval: one line for the
+	// human who can answer it (a hook prints it on the host's stderr), and
+	// NoticeErr why a notice the policy asked for was not sent (for the
+	// log: a notice never changes the decision).
+	Notice    string
+	NoticeErr error
 }
 
 // Decide decides one tool call with its session's state. It loads or

@@ -155,11 +155,6 @@ func TestPolicyPrefixesNeverMorePermissive(t *testing.T) {
 	}
 }
 
-func fileExists(f string) bool {
-	_, err := os.Stat(f)
-	return err == nil
-}
-
 // TestCutAfterToolLineRefused: the coding example unsealed and cut just
 // after the tool line of an allow rule (the cut that once allowed python3
 // evil.py, which the whole policy asks about) does not load, and the error
