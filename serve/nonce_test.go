@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/serve"
+	"github.com/warden-run/warden/wire"
 )
 
 // TestServiceEchoesNonce: the service echoes the nonce of each request to
@@ -37,7 +37,7 @@ func TestServiceEchoesNonce(t *testing.T) {
 		req, _ := http.NewRequest("POST", v.url+path, strings.NewReader(bodies[path]))
 		req.Header.Set("Authorization", "Bearer "+v.agent)
 		if nonce != "" {
-			req.Header.Set(hookd.NonceHeader, nonce)
+			req.Header.Set(wire.NonceHeader, nonce)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -49,14 +49,14 @@ func TestServiceEchoesNonce(t *testing.T) {
 		return resp.StatusCode, m
 	}
 	for path := range bodies {
-		n := hookd.NewNonce()
+		n := wire.NewNonce()
 		if code, m := post(path, n); code != 200 || m["nonce"] != n {
 			t.Errorf("%s with nonce %s: %d, echoed %v (%v)", path, n, code, m["nonce"], m)
 		}
 		if code, m := post(path, ""); code != 200 || m["nonce"] != nil {
 			t.Errorf("%s without a nonce (an older client): %d %v", path, code, m)
 		}
-		if code, m := post(path, strings.Repeat("x", 200)); code != 400 || !strings.Contains(fmt.Sprint(m["error"]), hookd.NonceHeader) {
+		if code, m := post(path, strings.Repeat("x", 200)); code != 400 || !strings.Contains(fmt.Sprint(m["error"]), wire.NonceHeader) {
 			t.Errorf("%s with a malformed nonce: %d %v", path, code, m)
 		}
 	}
@@ -76,7 +76,7 @@ func misroute(t *testing.T, service, mode string) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch mode {
 		case "strip":
-			r.Header.Del(hookd.NonceHeader)
+			r.Header.Del(wire.NonceHeader)
 			rp.ServeHTTP(w, r)
 		case "replay":
 			mu.Lock()

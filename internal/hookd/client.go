@@ -3,7 +3,6 @@ package hookd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/warden-run/warden/claudecode"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/internal/spoolfile"
+	"github.com/warden-run/warden/wire"
 )
 
 var (
@@ -144,20 +144,9 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callI
 	return code
 }
 
-// CheckAnswer reports an answer that is not one `warden hook` can give:
-// an exit code other than 0 or 2 (a crash, a signal: hosts read those as
-// a hook that failed, and go on with the call), or an output that is not
-// one JSON object (hosts read text as "no objection").
-func CheckAnswer(stdout []byte, code int) error {
-	if code != 0 && code != 2 {
-		return fmt.Errorf("exit code %d, not a hook answer (0 or 2)", code)
-	}
-	out := bytes.TrimSpace(stdout)
-	if len(out) == 0 || out[0] != '{' || !json.Valid(out) {
-		return fmt.Errorf("the answer is not one JSON object: %q", cutText(out, 200))
-	}
-	return nil
-}
+// CheckAnswer reports an answer that is not one `warden hook` can give
+// (wire.CheckAnswer).
+func CheckAnswer(stdout []byte, code int) error { return wire.CheckAnswer(stdout, code) }
 
 func cutText(b []byte, n int) string {
 	if len(b) > n {

@@ -14,9 +14,10 @@ import (
 	"time"
 
 	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/internal/hookd/remote"
+	"github.com/warden-run/warden/remote"
 	"github.com/warden-run/warden/internal/servetest"
 	"github.com/warden-run/warden/serve"
+	"github.com/warden-run/warden/wire"
 )
 
 const policy = `version: 1
@@ -54,7 +55,7 @@ func proxy(t *testing.T, service, mode string) string {
 	var cached []byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if mode == "strip" {
-			r.Header.Del(hookd.NonceHeader)
+			r.Header.Del(wire.NonceHeader)
 			rp.ServeHTTP(w, r)
 			return
 		}
@@ -100,7 +101,7 @@ func TestRemoteRefusesAnswerForAnotherCall(t *testing.T) {
 	t.Setenv(hookd.ServeTokenEnv, tok)
 	run := func(url, command string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := remote.RunRemote(url, []string{"claude"}, event(dir, command), "", &out, &errb)
+		code := remote.RunHook(url, hookd.ServeToken, []string{"claude"}, event(dir, command), "", &out, &errb)
 		return code, out.String(), errb.String()
 	}
 	// Straight to the service.
@@ -133,8 +134,8 @@ func TestRemoteTakesItsOwnAnswer(t *testing.T) {
 	svc, dir, tok := service(t)
 	seen := map[string]bool{}
 	for i := range 3 {
-		req := &hookd.Request{V: hookd.Version, Op: hookd.OpHook, Args: []string{"claude"}, Dir: dir, Stdin: event(dir, fmt.Sprintf("echo %d", i))}
-		resp, err := remote.Remote(svc, tok, req, time.Now().Add(time.Minute))
+		req := &wire.HookRequest{V: wire.Version, Op: wire.OpHook, Args: []string{"claude"}, Dir: dir, Stdin: event(dir, fmt.Sprintf("echo %d", i))}
+		resp, err := (&remote.Client{URL: svc, Token: tok}).Hook(req, time.Now().Add(time.Minute))
 		if err != nil || resp.Nonce == "" || seen[resp.Nonce] {
 			t.Fatalf("call %d: nonce %q (seen before: %v), %v", i, resp.Nonce, seen[resp.Nonce], err)
 		}
