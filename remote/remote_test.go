@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/remote"
 	"github.com/warden-run/warden/internal/servetest"
+	"github.com/warden-run/warden/remote"
 	"github.com/warden-run/warden/serve"
 	"github.com/warden-run/warden/wire"
 )
