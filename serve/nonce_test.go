@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/serve"
+	"github.com/warden-run/warden/remote"
 	"github.com/warden-run/warden/wire"
 )
 
@@ -99,7 +99,7 @@ func misroute(t *testing.T, service, mode string) string {
 }
 
 // TestClientRefusesAnswerForAnotherCall: the Go client of the service
-// (serve.Client, and the gate of `warden mcp proxy --serve`) used to take
+// (remote.Client, and the gate of `warden mcp proxy --serve`) used to take
 // any 200 answer: an allow a cache kept from an earlier call allowed
 // rm -rf. It now takes only the answer that echoes its request's nonce.
 func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
@@ -109,7 +109,7 @@ func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
 	rm := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "rm -rf x"}, Session: "m1"}
 
 	// Straight to the service: its answers are taken.
-	c := &serve.Client{URL: v.url, Token: v.agent}
+	c := &remote.Client{URL: v.url, Token: v.agent}
 	if r, err := c.Decide(ctx, echo, 0); err != nil || r.Decision.Decision != warden.Allow {
 		t.Fatalf("echo hi, straight: %+v %v", r, err)
 	}
@@ -119,7 +119,7 @@ func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
 
 	// Through a cache that replays the first answer: the allow of echo hi
 	// is not taken for rm -rf.
-	c = &serve.Client{URL: misroute(t, v.url, "replay"), Token: v.agent}
+	c = &remote.Client{URL: misroute(t, v.url, "replay"), Token: v.agent}
 	if r, err := c.Decide(ctx, echo, 0); err != nil || r.Decision.Decision != warden.Allow {
 		t.Fatalf("echo hi, first through the cache: %+v %v", r, err)
 	}
@@ -127,7 +127,7 @@ func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
 	if err == nil || r.Decision.Decision != warden.Deny || r.Decision.Code != warden.CodeUnavailable || !strings.Contains(r.Decision.Reason, "meant for another request") {
 		t.Fatalf("rm -rf answered by the cached allow: %+v %v", r, err)
 	}
-	gate := &serve.MCPGate{Client: c, Session: "m1"}
+	gate := &remote.MCPGate{Client: c, Session: "m1"}
 	if vd, err := gate.Decide(ctx, rm); err == nil || vd.Decision.Decision != warden.Deny {
 		t.Fatalf("mcp proxy gate, rm -rf answered by the cached allow: %+v %v", vd, err)
 	}
@@ -140,7 +140,7 @@ func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
 
 	// A service that does not echo (older than this client): refused, as
 	// too old, never taken.
-	c = &serve.Client{URL: misroute(t, v.url, "strip"), Token: v.agent}
+	c = &remote.Client{URL: misroute(t, v.url, "strip"), Token: v.agent}
 	r, err = c.Decide(ctx, echo, 0)
 	if err == nil || r.Decision.Decision != warden.Deny || r.Decision.Code != warden.CodeRefused || !strings.Contains(r.Decision.Reason, "too old") {
 		t.Fatalf("a service that does not echo: %+v %v", r, err)

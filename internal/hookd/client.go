@@ -68,7 +68,7 @@ func (c *Client) Run(args []string) int {
 	if ServeURL(args[1:]) != "" {
 		// A team's service decides and audits, never this machine or its
 		// hookd: `warden hook` sends the event (package
-		// internal/hookd/remote, which this small client does not link).
+		// remote, which this small client does not link).
 		return c.runWarden(args, data, deadline, callID)
 	}
 	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
