@@ -216,3 +216,26 @@ func TestSourcesKeepsAtMostMax(t *testing.T) {
 		t.Error("Sources kept more than Max policies")
 	}
 }
+
+// BenchmarkSourceUnchanged is the cost a decision pays for the reload
+// rule when nothing changed: stats, no read.
+func BenchmarkSourceUnchanged(b *testing.B) {
+	file := filepath.Join(b.TempDir(), "warden.yaml")
+	if err := os.WriteFile(file, []byte(testPolicy), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(file, old, old)
+	src, err := gate.NewSource(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := src.Engine(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := src.Engine(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

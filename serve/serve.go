@@ -7,16 +7,18 @@
 // database behaves as one: approvals, grants, halts and the audit trail
 // live in the store, and each replica watches it for changes.
 //
-// The service decides with one policy file, loaded the way the hooks load
-// it (whole files only, policy.ReadStable) and loaded again when it
-// changes; a policy that stops loading fails closed: every call is denied
-// with the reason until it is fixed. Shutdown finishes every decision
+// The service decides with one policy file through package gate, as every
+// front end does: loaded the way the hooks load it (whole files only,
+// policy.ReadStable) and loaded again when it changes (gate.Source); a
+// policy that stops loading fails closed: every call is denied with the
+// reason, and recorded, until it is fixed. Shutdown finishes every decision
 // under way, so that no acknowledged decision is lost.
 //
 // # Endpoints
 //
 // Bodies are JSON (unknown fields refused, at most Config.MaxBody bytes,
-// arriving within Config.BodyTimeout); errors are {"error": "..."} with
+// arriving within Config.BodyTimeout); errors are {"error": "...",
+// "code": "..."} (wire.ErrorBody: the code a client fails closed with) with
 // 400 (bad body, a session id with white space at an end or a control
 // character), 401 (no, unknown or expired token: the body says which),
 // 403 (wrong kind of token, cross-site request, missing CSRF token), 404,
