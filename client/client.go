@@ -61,6 +61,9 @@ type Client struct {
 
 // Open loads and compiles the policy and opens the store. A policy that
 // does not load is an error: a Client never decides on a broken policy.
+// The policy is compiled again when it changes while the program runs (as
+// every front end does it: package gate); one that stops loading denies
+// every call, on record, until it loads again.
 func Open(ctx context.Context, opt Options) (*Client, error) {
 	file := opt.Policy
 	if file == "" {
