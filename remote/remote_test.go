@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/internal/servetest"
 	"github.com/warden-run/warden/remote"
@@ -140,5 +141,37 @@ func TestRemoteTakesItsOwnAnswer(t *testing.T) {
 			t.Fatalf("call %d: nonce %q (seen before: %v), %v", i, resp.Nonce, seen[resp.Nonce], err)
 		}
 		seen[resp.Nonce] = true
+	}
+}
+
+// TestServiceErrorCarriesTheCode: the service's error body carries the
+// error's code (wire.ErrorBody), and the client fails closed with it: a
+// refused token is SERVICE_REFUSED, a body the service cannot read
+// BAD_INPUT, whatever the status alone would say.
+func TestServiceErrorCarriesTheCode(t *testing.T) {
+	svc, _, tok := service(t)
+	call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "echo hi"}}
+	resp, err := (&remote.Client{URL: svc, Token: "not-a-token"}).Decide(t.Context(), call, 0)
+	if warden.ErrorCode(err) != warden.CodeRefused || resp.Decision.Decision != warden.Deny || resp.Decision.Code != warden.CodeRefused {
+		t.Errorf("a refused token: %s %s, %v; want a SERVICE_REFUSED deny", resp.Decision.Decision, resp.Decision.Code, err)
+	}
+	// The body as the service wrote it.
+	req, _ := http.NewRequest(http.MethodPost, svc+"/v1/decide", strings.NewReader(`{"call":{"tool":""}}`))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var body wire.ErrorBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || r.StatusCode != 400 || body.Code != string(warden.CodeBadInput) || body.Error == "" {
+		t.Errorf("a call without a tool: HTTP %d %+v, %v; want 400 with the code BAD_INPUT", r.StatusCode, body, err)
+	}
+	// A code from a body is taken only when it is one: never a success.
+	for code, want := range map[string]warden.Code{"STORE_UNAVAILABLE": warden.CodeStoreUnavailable, "ALLOWED": warden.CodeUnavailable,
+		"no such code!": warden.CodeUnavailable, "": warden.CodeUnavailable} {
+		if got := warden.ErrorCode(remote.ServiceError(svc, 500, wire.ErrorBody{Error: "x", Code: code})); got != want {
+			t.Errorf("HTTP 500 with code %q: %s, want %s", code, got, want)
+		}
 	}
 }
