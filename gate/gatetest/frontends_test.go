@@ -76,6 +76,11 @@ func TestServe(t *testing.T) {
 	gatetest.Run(t, gatetest.FrontEnd{Name: "serve", Deadline: 3 * time.Second, Start: startServe})
 }
 
+func TestServeHook(t *testing.T) {
+	t.Parallel()
+	gatetest.Run(t, gatetest.FrontEnd{Name: "serve /v1/hook", Deadline: 3 * time.Second, Start: startServeHook})
+}
+
 func TestMCPProxy(t *testing.T) {
 	t.Parallel()
 	gatetest.Run(t, gatetest.FrontEnd{Name: "mcp proxy", Deadline: 10 * time.Second, Start: startMCP})
@@ -109,36 +114,79 @@ func startHookd(t *testing.T, p *gatetest.Project) func(*testing.T, gatetest.Cal
 		}
 	}
 	return func(t *testing.T, c gatetest.Call) gatetest.Answer {
-		ev, _ := json.Marshal(map[string]any{"session_id": "gt", "hook_event_name": "PreToolUse", "cwd": p.Dir, "tool_name": "Bash",
-			"tool_input": map[string]any{"command": c.Command()}})
+		ev := claudeEvent(p, c)
 		req := &hookd.Request{Op: hookd.OpHook, Args: []string{"claude", "--policy", p.Policy, "--store", p.Store, "--timeout", "3s"},
 			Dir: p.Dir, Home: os.Getenv("HOME"), Stdin: ev, CallID: c.CallID}
 		resp, err := hookd.Ask(sock, req, time.Minute)
 		if err != nil {
 			t.Fatalf("hookd: %v", err)
 		}
-		var out struct {
-			Specific struct {
-				Decision string `json:"permissionDecision"`
-				Reason   string `json:"permissionDecisionReason"`
-			} `json:"hookSpecificOutput"`
-		}
-		json.Unmarshal(resp.Stdout, &out)
-		raw := string(resp.Stdout) + string(resp.Stderr)
-		a := gatetest.Answer{Decision: warden.Effect(out.Specific.Decision), Raw: raw}
-		if a.Decision == "" && resp.Code == 0 {
-			a.Decision = warden.Allow // no objection
-		}
-		if a.Decision != warden.Allow {
-			a.Code = gatetest.CodeIn(out.Specific.Reason + string(resp.Stderr))
-		}
-		return a
+		return hookAnswer(resp)
 	}
+}
+
+// hookAnswer reads a hook's answer as Claude Code does.
+func hookAnswer(resp wire.HookResponse) gatetest.Answer {
+	var out struct {
+		Specific struct {
+			Decision string `json:"permissionDecision"`
+			Reason   string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	json.Unmarshal(resp.Stdout, &out)
+	a := gatetest.Answer{Decision: warden.Effect(out.Specific.Decision), Raw: string(resp.Stdout) + string(resp.Stderr)}
+	if a.Decision == "" && resp.Code == 0 {
+		a.Decision = warden.Allow // no objection
+	}
+	if a.Decision != warden.Allow {
+		a.Code = gatetest.CodeIn(out.Specific.Reason + string(resp.Stderr))
+	}
+	return a
+}
+
+// claudeEvent is Claude Code's PreToolUse event for the call.
+func claudeEvent(p *gatetest.Project, c gatetest.Call) []byte {
+	ev, _ := json.Marshal(map[string]any{"session_id": "gt", "hook_event_name": "PreToolUse", "cwd": p.Dir, "tool_name": "Bash",
+		"tool_input": map[string]any{"command": c.Command()}})
+	return ev
 }
 
 // startServe runs a real `warden serve` on 127.0.0.1 and calls POST
 // /v1/decide with warden's Go client of the service (package remote).
 func startServe(t *testing.T, p *gatetest.Project) func(*testing.T, gatetest.Call) gatetest.Answer {
+	rc := runServe(t, p)
+	return func(t *testing.T, c gatetest.Call) gatetest.Answer {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		call := warden.ToolCall{Tool: "Bash", Session: "gt", Args: map[string]any{"command": c.Command()}}
+		resp, err := rc.DecideWith(ctx, call, wire.DecideRequest{CallID: c.CallID})
+		raw, _ := json.Marshal(resp)
+		a := gatetest.Answer{Decision: resp.Decision.Decision, Code: resp.Decision.Code, Raw: string(raw)}
+		if err != nil {
+			a.Raw += " " + err.Error()
+		}
+		return a
+	}
+}
+
+// startServeHook runs a real `warden serve` and sends it Claude Code's
+// events as `warden hook claude --serve URL` does (POST /v1/hook).
+func startServeHook(t *testing.T, p *gatetest.Project) func(*testing.T, gatetest.Call) gatetest.Answer {
+	rc := runServe(t, p)
+	return func(t *testing.T, c gatetest.Call) gatetest.Answer {
+		req := &wire.HookRequest{V: wire.Version, Op: wire.OpHook, Args: []string{"claude", "--timeout", "3s"}, Dir: p.Dir,
+			Stdin: claudeEvent(p, c), CallID: c.CallID}
+		resp, err := rc.Hook(req, time.Now().Add(time.Minute))
+		if err != nil {
+			return gatetest.Answer{Decision: warden.Deny, Code: warden.ErrorCode(err), Raw: err.Error()}
+		}
+		return hookAnswer(resp)
+	}
+}
+
+// runServe runs a real `warden serve` on 127.0.0.1 for the project and
+// returns a client with an agent token.
+func runServe(t *testing.T, p *gatetest.Project) *remote.Client {
 	s, err := serve.New(context.Background(), serve.Config{Policy: p.Policy, Store: p.Store, Tokens: filepath.Join(p.Dir, "tokens"),
 		Grace: time.Second, Log: log.New(io.Discard, "", 0)})
 	if err != nil {
@@ -156,19 +204,7 @@ func startServe(t *testing.T, p *gatetest.Project) func(*testing.T, gatetest.Cal
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln, "", "") }()
 	t.Cleanup(func() { cancel(); <-done })
-	rc := &remote.Client{URL: "http://" + ln.Addr().String(), Token: tok}
-	return func(t *testing.T, c gatetest.Call) gatetest.Answer {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		call := warden.ToolCall{Tool: "Bash", Session: "gt", Args: map[string]any{"command": c.Command()}}
-		resp, err := rc.DecideWith(ctx, call, wire.DecideRequest{CallID: c.CallID})
-		raw, _ := json.Marshal(resp)
-		a := gatetest.Answer{Decision: resp.Decision.Decision, Code: resp.Decision.Code, Raw: string(raw)}
-		if err != nil {
-			a.Raw += " " + err.Error()
-		}
-		return a
-	}
+	return &remote.Client{URL: "http://" + ln.Addr().String(), Token: tok}
 }
 
 // startMCP runs `warden mcp proxy` (the CLI, in this process) in front of

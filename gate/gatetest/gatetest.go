@@ -1,7 +1,7 @@
 // Package gatetest is the contract every front end of package gate keeps,
 // as one suite in the spirit of storetest.Run: the same scenarios run
 // against each front end (the hooks through hookd, warden serve over
-// HTTP, the MCP proxy, the Go client), each on a real PostgreSQL store
+// HTTP through /v1/decide and /v1/hook, the MCP proxy, the Go client), each on a real PostgreSQL store
 // reached through a proxy that the scenarios cut (pgtest.Proxy), and each
 // asserts a fail-closed answer and exactly one audit record of the call:
 //
