@@ -5,12 +5,13 @@ import (
 	"encoding/hex"
 )
 
-// NewCallID is a fresh call id ("c-" and 24 hex digits), the shape the
-// hooks give their calls ("" if the system's random source failed).
+// NewCallID is a fresh call id for a call its caller gave none: "g-" and
+// 24 hex digits ("" if the system's random source failed). The prefix
+// sets it apart from the ids callers give (the hooks' "c-...").
 func NewCallID() string {
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return ""
 	}
-	return "c-" + hex.EncodeToString(b[:])
+	return "g-" + hex.EncodeToString(b[:])
 }

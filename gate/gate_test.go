@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,8 +123,8 @@ func TestGateGivesACallAnID(t *testing.T) {
 	st := store(t)
 	g := &gate.Gate{Policy: gate.Fixed{Eng: compiled(t, testPolicy)}, Store: st}
 	res, err := g.Decide(t.Context(), echo, session.Options{})
-	if err != nil || res.Audit.CallID == "" {
-		t.Fatalf("Decide = %+v, %v; want a record with a call id", res.Audit, err)
+	if err != nil || !strings.HasPrefix(res.Audit.CallID, "g-") {
+		t.Fatalf("Decide = %+v, %v; want a record with a call id of the gate's", res.Audit, err)
 	}
 }
 
