@@ -23,6 +23,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/gate"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/policy"
@@ -243,25 +244,26 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 		file = f
 	}
 	call.Host = h.Name()
-	fail := warden.FailClosed(cause)
-	res, err := func() (session.Result, error) {
-		st, release, err := opt.rt.Store(ctx, file, opt.store)
-		if err != nil {
-			return session.Result{}, err
-		}
-		defer release()
-		return session.RecordFailure(ctx, st, call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)
-	}()
-	if err != nil {
-		// A store that cannot take the record in time (a SQLite file
-		// too busy, many hook processes at once; PostgreSQL down): the
-		// record waits, synced, in the store's spool file, and joins the
-		// audit trail when the store answers again.
+	// The gate records the failure (package gate): in the store, else,
+	// when the store cannot take it in time (a SQLite file too busy, many
+	// hook processes at once; PostgreSQL down), synced in the store's
+	// spool file, which joins the audit trail when the store answers
+	// again.
+	g := &gate.Gate{Spool: func(rec warden.AuditRecord) error {
 		sp := client.SpoolFile(file, opt.store)
-		if sp == "" || sqlstore.SpoolRecord(sp, session.FailureRecord(call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)) != nil {
-			return nil, err
+		if sp == "" {
+			return errors.New("the store has no spool file")
 		}
-		res = session.Result{Decision: fail}
+		return sqlstore.SpoolRecord(sp, rec)
+	}}
+	st, release, err := opt.rt.Store(ctx, file, opt.store)
+	if err == nil {
+		defer release()
+		g.Store = st
+	}
+	res, err := g.Fail(ctx, call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, cause)
+	if errors.Is(err, gate.ErrUnrecorded) {
+		return nil, err
 	}
 	d := res.Decision
 	if d.Decision == warden.Ask && !opt.prompts {
@@ -327,7 +329,10 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 	sid := ev.Session
 	switch ev.Kind {
 	case hook.PreTool:
-		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent})
+		// The gate decides, fails closed and records, as for every front
+		// end; a failure comes back here as an error, and Run answers it.
+		g := &gate.Gate{Policy: gate.Fixed{Eng: tr.Engine}, Store: st, Tracker: func(session.Engine, session.Store) gate.Decider { return tr }}
+		res, err := g.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent})
 		if err != nil {
 			return a, false, err
 		}

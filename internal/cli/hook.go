@@ -13,7 +13,7 @@ import (
 	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/internal/hookd/remote"
+	"github.com/warden-run/warden/remote"
 )
 
 func runHook(ctx context.Context, env *Env) int {
@@ -78,7 +78,7 @@ func runHookWith(ctx context.Context, env *Env, rt *handler.Runtime, forward boo
 	if url := hookd.ServeURL(env.Args[1:]); url != "" && forward {
 		// Not in hookd or warden serve (they decide here): the team's
 		// service decides and audits this event.
-		return remote.RunRemote(url, env.Args, data, rt.CallID, env.Stdout, env.Stderr)
+		return remote.RunHook(url, hookd.ServeToken, env.Args, data, rt.CallID, env.Stdout, env.Stderr)
 	}
 	return printReply(env, handler.Run(ctx, rt, h, data, f))
 }

@@ -3,7 +3,6 @@ package hookd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/spoolfile"
+	"github.com/warden-run/warden/wire"
 )
 
 var (
@@ -68,7 +68,7 @@ func (c *Client) Run(args []string) int {
 	if ServeURL(args[1:]) != "" {
 		// A team's service decides and audits, never this machine or its
 		// hookd: `warden hook` sends the event (package
-		// internal/hookd/remote, which this small client does not link).
+		// remote, which this small client does not link).
 		return c.runWarden(args, data, deadline, callID)
 	}
 	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
@@ -144,20 +144,9 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callI
 	return code
 }
 
-// CheckAnswer reports an answer that is not one `warden hook` can give:
-// an exit code other than 0 or 2 (a crash, a signal: hosts read those as
-// a hook that failed, and go on with the call), or an output that is not
-// one JSON object (hosts read text as "no objection").
-func CheckAnswer(stdout []byte, code int) error {
-	if code != 0 && code != 2 {
-		return fmt.Errorf("exit code %d, not a hook answer (0 or 2)", code)
-	}
-	out := bytes.TrimSpace(stdout)
-	if len(out) == 0 || out[0] != '{' || !json.Valid(out) {
-		return fmt.Errorf("the answer is not one JSON object: %q", cutText(out, 200))
-	}
-	return nil
-}
+// CheckAnswer reports an answer that is not one `warden hook` can give
+// (wire.CheckAnswer).
+func CheckAnswer(stdout []byte, code int) error { return wire.CheckAnswer(stdout, code) }
 
 func cutText(b []byte, n int) string {
 	if len(b) > n {

@@ -13,10 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/internal/hookd/remote"
 	"github.com/warden-run/warden/internal/servetest"
+	"github.com/warden-run/warden/remote"
 	"github.com/warden-run/warden/serve"
+	"github.com/warden-run/warden/wire"
 )
 
 const policy = `version: 1
@@ -54,7 +56,7 @@ func proxy(t *testing.T, service, mode string) string {
 	var cached []byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if mode == "strip" {
-			r.Header.Del(hookd.NonceHeader)
+			r.Header.Del(wire.NonceHeader)
 			rp.ServeHTTP(w, r)
 			return
 		}
@@ -100,7 +102,7 @@ func TestRemoteRefusesAnswerForAnotherCall(t *testing.T) {
 	t.Setenv(hookd.ServeTokenEnv, tok)
 	run := func(url, command string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := remote.RunRemote(url, []string{"claude"}, event(dir, command), "", &out, &errb)
+		code := remote.RunHook(url, hookd.ServeToken, []string{"claude"}, event(dir, command), "", &out, &errb)
 		return code, out.String(), errb.String()
 	}
 	// Straight to the service.
@@ -133,11 +135,43 @@ func TestRemoteTakesItsOwnAnswer(t *testing.T) {
 	svc, dir, tok := service(t)
 	seen := map[string]bool{}
 	for i := range 3 {
-		req := &hookd.Request{V: hookd.Version, Op: hookd.OpHook, Args: []string{"claude"}, Dir: dir, Stdin: event(dir, fmt.Sprintf("echo %d", i))}
-		resp, err := remote.Remote(svc, tok, req, time.Now().Add(time.Minute))
+		req := &wire.HookRequest{V: wire.Version, Op: wire.OpHook, Args: []string{"claude"}, Dir: dir, Stdin: event(dir, fmt.Sprintf("echo %d", i))}
+		resp, err := (&remote.Client{URL: svc, Token: tok}).Hook(req, time.Now().Add(time.Minute))
 		if err != nil || resp.Nonce == "" || seen[resp.Nonce] {
 			t.Fatalf("call %d: nonce %q (seen before: %v), %v", i, resp.Nonce, seen[resp.Nonce], err)
 		}
 		seen[resp.Nonce] = true
+	}
+}
+
+// TestServiceErrorCarriesTheCode: the service's error body carries the
+// error's code (wire.ErrorBody), and the client fails closed with it: a
+// refused token is SERVICE_REFUSED, a body the service cannot read
+// BAD_INPUT, whatever the status alone would say.
+func TestServiceErrorCarriesTheCode(t *testing.T) {
+	svc, _, tok := service(t)
+	call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "echo hi"}}
+	resp, err := (&remote.Client{URL: svc, Token: "not-a-token"}).Decide(t.Context(), call, 0)
+	if warden.ErrorCode(err) != warden.CodeRefused || resp.Decision.Decision != warden.Deny || resp.Decision.Code != warden.CodeRefused {
+		t.Errorf("a refused token: %s %s, %v; want a SERVICE_REFUSED deny", resp.Decision.Decision, resp.Decision.Code, err)
+	}
+	// The body as the service wrote it.
+	req, _ := http.NewRequest(http.MethodPost, svc+"/v1/decide", strings.NewReader(`{"call":{"tool":""}}`))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var body wire.ErrorBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || r.StatusCode != 400 || body.Code != string(warden.CodeBadInput) || body.Error == "" {
+		t.Errorf("a call without a tool: HTTP %d %+v, %v; want 400 with the code BAD_INPUT", r.StatusCode, body, err)
+	}
+	// A code from a body is taken only when it is one: never a success.
+	for code, want := range map[string]warden.Code{"STORE_UNAVAILABLE": warden.CodeStoreUnavailable, "ALLOWED": warden.CodeUnavailable,
+		"no such code!": warden.CodeUnavailable, "": warden.CodeUnavailable} {
+		if got := warden.ErrorCode(remote.ServiceError(svc, 500, wire.ErrorBody{Error: "x", Code: code})); got != want {
+			t.Errorf("HTTP 500 with code %q: %s, want %s", code, got, want)
+		}
 	}
 }
