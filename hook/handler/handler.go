@@ -148,8 +148,9 @@ func Run(ctx context.Context, rt *Runtime, h hook.Host, data []byte, f hook.Flag
 	if callID == "" {
 		callID = hook.NewCallID()
 	}
+	var notice string
 	opt := options{policy: rt.abs(f.Policy), store: rt.absStore(f.Store), role: f.Role, wait: f.Wait,
-		stateless: f.Stateless, prompts: ev.Kind == hook.PreTool && rt.Interactive(h), rt: rt, callID: callID}
+		stateless: f.Stateless, prompts: ev.Kind == hook.PreTool && rt.Interactive(h), rt: rt, callID: callID, notice: &notice}
 	stall := rt.Stall
 	go func() {
 		defer func() {
@@ -191,6 +192,9 @@ func Run(ctx context.Context, rt *Runtime, h hook.Host, data []byte, f hook.Flag
 			return fail(r.err)
 		}
 		reply.Stdout = r.out
+		if notice != "" {
+			reply.logf("%s\n", notice)
+		}
 		if f.Role != "" && ev.Kind == hook.SessionStart {
 			// The operator's --role under a policy without roles: the
 			// model is not told (it did nothing wrong); the person who
@@ -285,6 +289,10 @@ type options struct {
 	rt      *Runtime
 	// callID identifies the call in the audit trail.
 	callID string
+	// notice receives the line for the human when the call queued an
+	// approval (session.Result.Notice): Run prints it on the hook's
+	// stderr, which the hosts show their user (and log).
+	notice *string
 }
 
 // handle decides one event with the session layer and renders the host's
@@ -335,6 +343,12 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		res, err := g.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent})
 		if err != nil {
 			return a, false, err
+		}
+		if res.NoticeErr != nil && res.Notice != "" {
+			res.Notice += " (not sent: " + res.NoticeErr.Error() + ")"
+		}
+		if opt.notice != nil {
+			*opt.notice = res.Notice
 		}
 		d := res.Decision
 		if d.Decision == warden.Ask && !opt.prompts && res.Approval == nil {
