@@ -100,6 +100,8 @@ type state struct {
 	// own: a part writes warden's own files (the policy, the store, the
 	// intents file), denied in every mode.
 	own bool
+	// confined: a part was allowed by default.confined (confined.go).
+	confined bool
 	// ignoresWritten: the shell line writes a .gitignore, or a path
 	// computed at run time, so what git leaves out when the line runs
 	// cannot be read now (gitIgnore).
@@ -434,6 +436,7 @@ func (e *Engine) ruleOrDefault(p *part, m *matches) item {
 	if p.subject == warden.SubjectCommand {
 		res.note = p.an.Commands[p.cmd].Risk
 	}
+	e.confinedDefault(p, &res)
 	return res
 }
 
@@ -487,6 +490,9 @@ func (e *Engine) applyGrant(st *state, p *part, res *item) string {
 func (st *state) noteAllow(res item, grant string) {
 	if res.effect != warden.Allow {
 		return
+	}
+	if res.extra == "confined" && grant == "" {
+		st.confined = true
 	}
 	if res.rule == nil && grant == "" && res.extra != "builtin" {
 		st.allByRule = false
@@ -707,6 +713,7 @@ func (e *Engine) finish(st *state) warden.Decision {
 	if st.tr != nil {
 		st.tr.Grants = st.grants
 	}
+	d.Sandbox = e.confinement(st)
 	if e.audit {
 		enforced := d.Decision
 		d.Mode = "audit"
