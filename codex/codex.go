@@ -28,6 +28,13 @@ func Decide(d warden.Decision) claudecode.Output {
 	return claudecode.Decide(d, claudecode.Options{NoAllow: true, NoAsk: true})
 }
 
+// DecideInput is Decide for an allow whose tool input is to be replaced
+// (the shell command rewritten to run confined): Codex 0.131 and later
+// run updatedInput when it comes with permissionDecision "allow".
+func DecideInput(d warden.Decision, input map[string]any) claudecode.Output {
+	return claudecode.Decide(d, claudecode.Options{NoAllow: true, NoAsk: true, Input: input})
+}
+
 // Context renders text for the model at event.
 func Context(event, text string) claudecode.Output { return claudecode.Context(event, text) }
 

@@ -36,7 +36,7 @@ func (claudeHost) Answer(ev Event, a Answer, r Render) []byte {
 		return claudeBlock(a.Block)
 	}
 	if a.Decision != nil {
-		return claudecode.Decide(*a.Decision, claudecode.Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
+		return claudecode.Decide(*a.Decision, claudecode.Options{NoAllow: r.Audit, NoAsk: !r.Prompts, Input: a.Input}).Marshal()
 	}
 	return claudecode.Context(ev.Name, a.Context).Marshal()
 }
@@ -63,7 +63,7 @@ func (codexHost) Answer(ev Event, a Answer, _ Render) []byte {
 		return claudeBlock(a.Block)
 	}
 	if a.Decision != nil {
-		return codex.Decide(*a.Decision).Marshal()
+		return codex.DecideInput(*a.Decision, a.Input).Marshal()
 	}
 	return codex.Context(ev.Name, a.Context).Marshal()
 }
@@ -85,7 +85,7 @@ func (geminiHost) Answer(ev Event, a Answer, r Render) []byte {
 		return geminicli.Output{Decision: "block", Reason: a.Block}.Marshal()
 	}
 	if a.Decision != nil {
-		return geminicli.Decide(*a.Decision, geminicli.Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
+		return geminicli.Decide(*a.Decision, geminicli.Options{NoAllow: r.Audit, NoAsk: !r.Prompts, Input: a.Input}).Marshal()
 	}
 	if ev.Kind == Model {
 		return geminicli.ModelContext(ev.LLM, a.Context).Marshal()
@@ -105,7 +105,7 @@ func (openCodeHost) Failure(event string, d warden.Decision) []byte {
 
 func (openCodeHost) Answer(ev Event, a Answer, _ Render) []byte {
 	if a.Decision != nil {
-		return opencode.Decide(*a.Decision).Marshal()
+		return opencode.DecideInput(*a.Decision, a.Input).Marshal()
 	}
 	return opencode.Context(ev.Name, a.Context).Marshal()
 }
@@ -213,7 +213,7 @@ func decodeOpenCode(data []byte) (Event, error) {
 		return Event{}, err
 	}
 	ev := Event{Name: in.Event, Session: in.SessionID, Cwd: in.Directory, Prompt: in.Prompt,
-		Output: in.Output, AgentType: in.Agent, Parent: in.ParentID, Message: in.Message}
+		Output: in.Output, AgentType: in.Agent, Parent: in.ParentID, Message: in.Message, NoRewrite: !in.Rewrite}
 	switch in.Event {
 	case opencode.SessionCreated:
 		ev.Kind, ev.Source = SessionStart, "startup"

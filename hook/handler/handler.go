@@ -264,7 +264,9 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 	if d.Decision == warden.Ask && !opt.prompts {
 		d = hook.AskWithoutPrompt(d, h.Name())
 	}
-	return h.Answer(ev, hook.Answer{Decision: &d}, hook.Render{Audit: d.Mode == "audit", Prompts: opt.prompts}), nil
+	a := hook.Answer{Decision: &d}
+	confineOnRecord(ev, &a, file, opt.prompts)
+	return h.Answer(ev, a, hook.Render{Audit: d.Mode == "audit", Prompts: opt.prompts}), nil
 }
 
 // options are the hook's flags as one decision uses them.
@@ -302,7 +304,9 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 		ev.AgentType = ""
 	}
 	if opt.stateless {
-		return h.Answer(ev, statelessAnswer(eng, h, ev, opt), hook.Render{Audit: pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
+		a := statelessAnswer(eng, h, ev, opt)
+		confineAnswer(ev, &a, pol, opt.prompts)
+		return h.Answer(ev, a, hook.Render{Audit: pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
 	}
 	st, release, err := opt.rt.Store(ctx, pol.File, opt.store)
 	if err != nil {
@@ -315,6 +319,7 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 	if err != nil {
 		return nil, err
 	}
+	confineAnswer(ev, &a, pol, opt.prompts)
 	return h.Answer(ev, a, hook.Render{Audit: audit || pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
 }
 

@@ -1,0 +1,146 @@
+package handler
+
+import (
+	"maps"
+	"strings"
+	"sync"
+
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/sandbox"
+)
+
+// Every allowed shell call runs confined under a policy with sandbox.shell
+// on or required (docs/sandbox.md): the hook answers the allow with the
+// host's input rewrite, the command line replaced by one that runs it,
+// byte for byte, under `warden sandbox` (sandbox.Rewrite). A call an
+// approval or a grant released is an allow here too, and an ask the
+// host's own prompt shows carries the rewrite, so that what the user
+// approves runs confined.
+
+// kernel is what this machine offers, probed once per process (hookd
+// runs for hours; the kernel does not change under it).
+var kernel = sync.OnceValue(sandbox.Probe)
+
+// confinedNote tells the model, with each confined command, what the
+// sandbox refuses and what to do instead.
+const confinedNote = "This command runs confined by warden's sandbox: it may write only in the workspace and the temp folders " +
+	"(not the policy, .warden, .git hooks and config, or the agents' settings folders), cannot read private files (.env, ~/.ssh, " +
+	"the policy's private paths: they look empty), and has no network except the policy's ports. \"Permission denied\", " +
+	"\"Read-only file system\", \"Operation not permitted\" or \"Network is unreachable\" from it come from the sandbox, not from a bug: " +
+	"do not retry or work around them; use the edit tools for workspace files, or ask the user to run the command or change the policy."
+
+// confineAnswer rewrites an allowed shell call of a to run confined, or,
+// when it must run confined and cannot, turns the allow into a deny that
+// says why. prompts reports whether the host shows its own prompt for an
+// ask (which then carries the rewrite).
+func confineAnswer(ev hook.Event, a *hook.Answer, pol *policy.Policy, prompts bool) {
+	d := a.Decision
+	if ev.Kind != hook.PreTool || d == nil || d.Sandbox == nil || d.Mode == "audit" {
+		return
+	}
+	if d.Decision != warden.Allow && (d.Decision != warden.Ask || !prompts) {
+		return
+	}
+	sb := *d.Sandbox
+	d.Sandbox = &sb
+	must := sb.Shell == policy.SandboxRequired || sb.Only
+	// cannot says why the call cannot run confined: a deny when it must,
+	// else it runs as it would without the sandbox, with a warning.
+	cannot := func(why string) {
+		sb.Note = why
+		if must {
+			refuse(d, why)
+			return
+		}
+		d.Warnings = append(slicesClone(d.Warnings), "This command runs unconfined: "+why+".")
+	}
+	key, line := commandArg(ev.Call.Args)
+	if key == "" {
+		if _, typed := ev.Call.Args["chars"]; typed {
+			return // input typed into a running command, which was started confined or not
+		}
+		cannot("its command is not one line of text that warden can rewrite to run confined")
+		return
+	}
+	plan, err := sandbox.Spec{NetworkDeny: sb.Network != "allow", Required: must}.Plan(kernel())
+	if err != nil {
+		cannot(strings.TrimSuffix(err.Error(), "."))
+		return
+	}
+	if !plan.Confined() {
+		cannot("this machine offers no mechanism to confine it (" + kernel().String() + ")")
+		return
+	}
+	if ev.NoRewrite {
+		cannot("the OpenCode plugin is older than warden's rewrite of calls to run confined (run `warden init opencode` to update it)")
+		return
+	}
+	exe, err := sandbox.Executable()
+	if err != nil {
+		cannot(err.Error())
+		return
+	}
+	rw, err := sandbox.Rewrite(exe, pol.File, must, line)
+	if err != nil {
+		cannot("it cannot be rewritten to run confined: " + err.Error())
+		return
+	}
+	in := maps.Clone(ev.Call.Args)
+	in[key] = rw
+	a.Input = in
+	sb.Ran, sb.Enforced = true, plan.String()
+	d.Warnings = append(slicesClone(d.Warnings), confinedNote)
+	for _, w := range plan.Warnings {
+		d.Warnings = append(d.Warnings, "Sandbox: "+w)
+	}
+}
+
+// refuse turns d into the deny of a call that may run only confined.
+func refuse(d *warden.Decision, why string) {
+	reason := "This command may run only confined by warden's sandbox"
+	if d.Sandbox != nil && d.Sandbox.Only {
+		reason += " (warden cannot fully judge it, and the policy allows such commands only confined)"
+	} else {
+		reason += " (sandbox.shell is required)"
+	}
+	d.Decision = warden.Deny
+	if d.Code == "" || d.Code == warden.CodeAllowed {
+		d.Code = warden.CodeDefault
+	}
+	d.Reason = reason + ", and " + why + ". Nothing was run."
+	d.Suggestion = "Use a command the policy allows by a rule, or ask the user to run it; `warden doctor` shows what this machine can confine."
+	d.Recoverable = true
+}
+
+// commandArg finds the command line of a shell call: its key and text.
+func commandArg(args map[string]any) (string, string) {
+	for _, k := range []string{"command", "cmd"} {
+		if s, ok := args[k].(string); ok {
+			return k, s
+		}
+	}
+	return "", ""
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// confineOnRecord is confineAnswer for a decision read back from the
+// audit trail after a failure (failureAnswer): the policy is loaded from
+// file; a policy that does not load leaves no way to confine the call,
+// which is then denied.
+func confineOnRecord(ev hook.Event, a *hook.Answer, file string, prompts bool) {
+	d := a.Decision
+	if d == nil || d.Sandbox == nil || d.Decision == warden.Deny {
+		return
+	}
+	pol, err := policy.LoadStable(file)
+	if err != nil {
+		sb := *d.Sandbox
+		d.Sandbox = &sb
+		refuse(d, "its policy could not be loaded to confine it ("+err.Error()+")")
+		return
+	}
+	confineAnswer(ev, a, pol, prompts)
+}
