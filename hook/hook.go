@@ -138,8 +138,8 @@ type Answer struct {
 	// Input, before a tool, is the tool input to run instead of the
 	// call's: an allowed shell command rewritten to run confined
 	// (handler/confine.go).
-	Input map[string]any
-	Context  string           // text for the model
+	Input   map[string]any
+	Context string // text for the model
 	// Block, at the end of a turn, holds the turn open with this retry
 	// text for the model (the report gate, package reportgate).
 	Block string

@@ -144,3 +144,28 @@ func confineOnRecord(ev hook.Event, a *hook.Answer, file string, prompts bool) {
 	}
 	confineAnswer(ev, a, pol, prompts)
 }
+
+// sandboxErrors are what a confined command prints when the sandbox
+// refuses it something.
+var sandboxErrors = []string{"Read-only file system", "Permission denied", "Operation not permitted", "Network is unreachable",
+	"Device or resource busy", "Invalid cross-device link"}
+
+// confinedAfter adds, after a confined command whose output shows one of
+// the sandbox's refusals, the text that says why to the context for the
+// model.
+func confinedAfter(ev hook.Event, context string) string {
+	_, line := commandArg(ev.Call.Args)
+	if line == "" || !strings.Contains(line, " sandbox --policy ") {
+		return context
+	}
+	exe, err := sandbox.Executable()
+	if err != nil || !sandbox.IsRewritten(exe, line) {
+		return context
+	}
+	for _, s := range sandboxErrors {
+		if strings.Contains(ev.Output, s) {
+			return strings.TrimSpace(context + "\n\nwarden: " + confinedNote)
+		}
+	}
+	return context
+}

@@ -426,6 +426,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 			}
 		}
 		a.Context, err = guidance(ctx, tr.Store, ev)
+		a.Context = confinedAfter(ev, a.Context)
 	}
 	return a, false, err
 }
