@@ -73,8 +73,12 @@ func TestConfineRewriteEveryHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	events := map[string]func(cmd string) string{
-		"claude": func(cmd string) string { return hostEvent("PreToolUse", "Bash", cwd, map[string]any{"command": cmd, "description": "d"}) },
-		"codex":  func(cmd string) string { return hostEvent("PreToolUse", "exec_command", cwd, map[string]any{"cmd": cmd, "yield_time_ms": 1000}) },
+		"claude": func(cmd string) string {
+			return hostEvent("PreToolUse", "Bash", cwd, map[string]any{"command": cmd, "description": "d"})
+		},
+		"codex": func(cmd string) string {
+			return hostEvent("PreToolUse", "exec_command", cwd, map[string]any{"cmd": cmd, "yield_time_ms": 1000})
+		},
 		"gemini": func(cmd string) string {
 			return hostEvent("BeforeTool", "run_shell_command", cwd, map[string]any{"command": cmd, "description": "d"})
 		},
