@@ -91,6 +91,9 @@ func testSandboxHost(t *testing.T, h governedHost) {
 		if rec.Decision != "allow" {
 			fail("audit: %s %v was %s (%s), want allowed confined", rec.Tool, rec.Args, rec.Decision, rec.Reason)
 		}
+		if rec.Sandbox == nil || !rec.Sandbox.Ran || !rec.Sandbox.Only || rec.Sandbox.Enforced == "" {
+			fail("audit: the record of %v does not say that the call ran confined: %+v", rec.Args, rec.Sandbox)
+		}
 		if cmd, _ := rec.Args["command"].(string); strings.Contains(cmd, " sandbox --policy ") {
 			fail("audit: the record holds the rewritten command, not the model's: %s", cmd)
 		}

@@ -36,12 +36,62 @@ const confinedNote = "This command runs confined by warden's sandbox: it may wri
 // says why. prompts reports whether the host shows its own prompt for an
 // ask (which then carries the rewrite).
 func confineAnswer(ev hook.Event, a *hook.Answer, pol *policy.Policy, prompts bool) {
+	if a.Decision != nil {
+		a.Input = prepareConfined(ev, a.Decision, pol, prompts)
+	}
+}
+
+// confiner prepares a call's confinement for the session layer, which
+// records it with the decision (session.Options.Confine), and gives the
+// answer the input rewrite prepared then.
+type confiner struct {
+	ev      hook.Event
+	pol     *policy.Policy
+	prompts bool
+	// done: the decision recorded was prepared; d and input are it.
+	done  bool
+	d     warden.Decision
+	input map[string]any
+}
+
+// confine is session.Options.Confine.
+func (c *confiner) confine(d *warden.Decision) {
+	c.input = prepareConfined(c.ev, d, c.pol, c.prompts)
+	c.done, c.d = true, *d
+}
+
+// answer gives a the input rewrite: the one prepared for the record when
+// the decision is still the one recorded, else one prepared now (an
+// approval that released the call after the record, a replay).
+func (c *confiner) answer(a *hook.Answer) {
 	d := a.Decision
-	if ev.Kind != hook.PreTool || d == nil || d.Sandbox == nil || d.Mode == "audit" {
+	if d == nil {
 		return
 	}
-	if d.Decision != warden.Allow && (d.Decision != warden.Ask || !prompts) {
+	if c.done && d.Decision == c.d.Decision && d.Sandbox == c.d.Sandbox {
+		if d.Decision != warden.Deny {
+			a.Input = c.input
+		}
 		return
+	}
+	if d.Sandbox != nil && d.Sandbox.Ran {
+		// Read back from the record (a replayed call): prepare it again.
+		sb := *d.Sandbox
+		sb.Ran, sb.Enforced = false, ""
+		d.Sandbox = &sb
+	}
+	a.Input = prepareConfined(c.ev, d, c.pol, c.prompts)
+}
+
+// prepareConfined makes d's confinement final and returns the input
+// rewrite that runs the call confined, or nil: when the call must run
+// confined and cannot, d becomes a deny that says why.
+func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prompts bool) map[string]any {
+	if ev.Kind != hook.PreTool || d == nil || d.Sandbox == nil || d.Mode == "audit" || d.Sandbox.Ran {
+		return nil
+	}
+	if d.Decision != warden.Allow && (d.Decision != warden.Ask || !prompts) {
+		return nil
 	}
 	sb := *d.Sandbox
 	d.Sandbox = &sb
@@ -59,42 +109,42 @@ func confineAnswer(ev hook.Event, a *hook.Answer, pol *policy.Policy, prompts bo
 	key, line := commandArg(ev.Call.Args)
 	if key == "" {
 		if _, typed := ev.Call.Args["chars"]; typed {
-			return // input typed into a running command, which was started confined or not
+			return nil // input typed into a running command, which was started confined or not
 		}
 		cannot("its command is not one line of text that warden can rewrite to run confined")
-		return
+		return nil
 	}
 	plan, err := sandbox.Spec{NetworkDeny: sb.Network != "allow", Required: must}.Plan(kernel())
 	if err != nil {
 		cannot(strings.TrimSuffix(err.Error(), "."))
-		return
+		return nil
 	}
 	if !plan.Confined() {
 		cannot("this machine offers no mechanism to confine it (" + kernel().String() + ")")
-		return
+		return nil
 	}
 	if ev.NoRewrite {
 		cannot("the OpenCode plugin is older than warden's rewrite of calls to run confined (run `warden init opencode` to update it)")
-		return
+		return nil
 	}
 	exe, err := sandbox.Executable()
 	if err != nil {
 		cannot(err.Error())
-		return
+		return nil
 	}
 	rw, err := sandbox.Rewrite(exe, pol.File, must, line)
 	if err != nil {
 		cannot("it cannot be rewritten to run confined: " + err.Error())
-		return
+		return nil
 	}
 	in := maps.Clone(ev.Call.Args)
 	in[key] = rw
-	a.Input = in
 	sb.Ran, sb.Enforced = true, plan.String()
 	d.Warnings = append(slicesClone(d.Warnings), confinedNote)
 	for _, w := range plan.Warnings {
 		d.Warnings = append(d.Warnings, "Sandbox: "+w)
 	}
+	return in
 }
 
 // refuse turns d into the deny of a call that may run only confined.

@@ -162,7 +162,17 @@ func TestConfineWithStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(recs) != 1 || recs[0].Args["command"] != "./build.sh" {
-		t.Errorf("audit records %+v; want one with the model's command", recs)
+		t.Fatalf("audit records %+v; want one with the model's command", recs)
+	}
+	sb := recs[0].Sandbox
+	if sb == nil || !sb.Ran || !sb.Only || sb.Shell != "on" || sb.Network != "deny" || !strings.Contains(sb.Enforced, "Landlock ABI") {
+		t.Errorf("the audit record's confinement is %+v; want ran, only confined, shell on, network deny, with what the kernel enforces", sb)
+	}
+	// A denied call's record says how it would have run, and that it did not.
+	runHook(t, nil, strings.Replace(claudePre(cwd, "rm x"), `"t1"`, `"t2"`, 1), "claude")
+	recs, _ = storeOf(t, cwd).Audit(context.Background(), warden.AuditFilter{Session: "s1"})
+	if len(recs) != 2 || recs[1].Sandbox == nil || recs[1].Sandbox.Ran {
+		t.Errorf("the denied call's record: %+v; want a confinement that did not run", recs[len(recs)-1])
 	}
 }
 

@@ -282,6 +282,9 @@ type options struct {
 	rt      *Runtime
 	// callID identifies the call in the audit trail.
 	callID string
+	// confine prepares a shell call's confinement before it is recorded
+	// (confine.go).
+	confine func(*warden.Decision)
 }
 
 // handle decides one event with the session layer and renders the host's
@@ -315,11 +318,13 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 	defer release()
 	tr := session.New(eng, st)
 	tr.Agent = opt.rt.Agent // a session the event opens is the agent's (warden serve's token)
+	cf := &confiner{ev: ev, pol: pol, prompts: opt.prompts}
+	opt.confine = cf.confine
 	a, audit, err := eventAnswer(ctx, tr, st, h, ev, opt)
 	if err != nil {
 		return nil, err
 	}
-	confineAnswer(ev, &a, pol, opt.prompts)
+	cf.answer(&a)
 	return h.Answer(ev, a, hook.Render{Audit: audit || pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
 }
 
@@ -329,7 +334,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 	sid := ev.Session
 	switch ev.Kind {
 	case hook.PreTool:
-		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent})
+		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent, Confine: opt.confine})
 		if err != nil {
 			return a, false, err
 		}
