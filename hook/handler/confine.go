@@ -123,6 +123,12 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 		cannot("this machine offers no mechanism to confine it (" + kernel().String() + ")")
 		return nil
 	}
+	if ev.Call.Host == "codex" {
+		if v := codexTooOld(); v != "" {
+			cannot("Codex " + v + " does not run a hook's rewrite of a call (Codex 0.131 or later does; upgrade Codex)")
+			return nil
+		}
+	}
 	if ev.NoRewrite {
 		cannot("the OpenCode plugin is older than warden's rewrite of calls to run confined (run `warden init opencode` to update it)")
 		return nil
