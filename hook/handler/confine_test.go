@@ -181,3 +181,32 @@ func hostEvent(event, tool, cwd string, input map[string]any) string {
 		"tool_name": tool, "tool_input": input, "tool_use_id": "t1"})
 	return string(js)
 }
+
+// TestConfineApprovedCall: a call that asks (a host without a prompt:
+// warden's approval queue) and is approved by a human runs confined when
+// it is sent again.
+func TestConfineApprovedCall(t *testing.T) {
+	canConfine(t)
+	cwd := project(t, `version: 1
+default: {safe: allow, destructive: ask}
+sandbox: {shell: on}
+`)
+	ev := hostEvent("PreToolUse", "Bash", cwd, map[string]any{"command": "./deploy.sh"})
+	_, m, log := runHook(t, nil, ev, "codex")
+	if got, _ := rewritten(t, "codex", m); got != "" {
+		t.Fatalf("an ask was rewritten: %v", m)
+	}
+	st := storeOf(t, cwd)
+	pending, err := st.Approvals(context.Background(), warden.ApprovalFilter{Status: warden.ApprovalPending})
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("approvals %v %v; want the one the call queued\n%v\n%s", pending, err, m, log)
+	}
+	if _, err := st.ResolveApproval(context.Background(), pending[0].ID, warden.Resolution{Status: warden.ApprovalApproved, Scope: warden.ScopeOnce, DecidedBy: "test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, m, log = runHook(t, nil, strings.Replace(ev, `"t1"`, `"t2"`, 1), "codex")
+	got, _ := rewritten(t, "codex", m)
+	if !strings.Contains(got, " sandbox --policy ") || !strings.HasSuffix(got, " -c './deploy.sh'") {
+		t.Fatalf("the approved call was not rewritten to run confined: %v\n%s", m, log)
+	}
+}
