@@ -23,6 +23,10 @@ import (
 // runs for hours; the kernel does not change under it).
 var kernel = sync.OnceValue(sandbox.Probe)
 
+// wardenExe is warden's own binary, resolved once per process: what a
+// rewritten line runs.
+var wardenExe = sync.OnceValues(sandbox.Executable)
+
 // confinedNote tells the model, with each confined command, what the
 // sandbox refuses and what to do instead.
 const confinedNote = "This command runs confined by warden's sandbox: it may write only in the workspace and the temp folders " +
@@ -133,7 +137,7 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 		cannot("the OpenCode plugin is older than warden's rewrite of calls to run confined (run `warden init opencode` to update it)")
 		return nil
 	}
-	exe, err := sandbox.Executable()
+	exe, err := wardenExe()
 	if err != nil {
 		cannot(err.Error())
 		return nil
@@ -214,7 +218,7 @@ func confinedAfter(ev hook.Event, context string) string {
 	if line == "" || !strings.Contains(line, " sandbox --policy ") {
 		return context
 	}
-	exe, err := sandbox.Executable()
+	exe, err := wardenExe()
 	if err != nil || !sandbox.IsRewritten(exe, line) {
 		return context
 	}
