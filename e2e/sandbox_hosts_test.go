@@ -33,11 +33,13 @@ const hookBody = "#!/bin/sh\nexit 0\n"
 func TestSandboxHosts(t *testing.T) {
 	t.Parallel()
 	for _, h := range governedHosts {
-		t.Run(h.name, func(t *testing.T) { testSandboxHost(t, h) })
+		t.Run(h.name, func(t *testing.T) { testSandboxHost(t, h, "warden") })
 	}
+	// Through warden-hook, a resident hookd answers and rewrites.
+	t.Run("claude/warden-hook", func(t *testing.T) { testSandboxHost(t, governedHosts[0], "warden-hook") })
 }
 
-func testSandboxHost(t *testing.T, h governedHost) {
+func testSandboxHost(t *testing.T, h governedHost, client string) {
 	bin := requireHost(t, h.spec)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
@@ -58,7 +60,14 @@ func testSandboxHost(t *testing.T, h governedHost) {
 		t.Fatal(err)
 	}
 	h.setup(e)
-	e.initHost(h.name)
+	if client == "warden-hook" {
+		e.useHookd()
+		if out, err := e.warden("init", h.name, "--bin", wardenHookBin); err != nil {
+			t.Fatalf("warden init %s: %v\n%s", h.name, err, out)
+		}
+	} else {
+		e.initHost(h.name)
+	}
 	r := h.run(e, bin, "Set up the project.")
 	fail := e.played(h.name, r)
 	if testing.Verbose() {
