@@ -99,13 +99,19 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 	}
 	sb := *d.Sandbox
 	d.Sandbox = &sb
-	must := sb.Shell == policy.SandboxRequired || sb.Only
-	// cannot says why the call cannot run confined: a deny when it must,
-	// else it runs as it would without the sandbox, with a warning.
+	// A call allowed only because it runs confined may not run
+	// unconfined, unless a human approved it (they vouch for it).
+	only := sb.Only && !strings.HasPrefix(d.Rule, "approval:")
+	must := sb.Shell == policy.SandboxRequired || only
+	// cannot says why the call cannot run confined: when it must, a deny
+	// (or, for a call only the confined default allowed, the ask of a
+	// host that prompts: the user decides, as default.destructive would
+	// have them), else it runs as it would without the sandbox, with a
+	// warning.
 	cannot := func(why string) {
 		sb.Note = why
 		if must {
-			refuse(d, why)
+			refuse(d, why, prompts && sb.Shell != policy.SandboxRequired)
 			return
 		}
 		d.Warnings = append(slicesClone(d.Warnings), "This command runs unconfined: "+why+".")
@@ -157,8 +163,9 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 	return in
 }
 
-// refuse turns d into the deny of a call that may run only confined.
-func refuse(d *warden.Decision, why string) {
+// refuse turns d into the deny of a call that may run only confined, or
+// into an ask for the host's prompt.
+func refuse(d *warden.Decision, why string, ask bool) {
 	reason := "This command may run only confined by warden's sandbox"
 	if d.Sandbox != nil && d.Sandbox.Only {
 		reason += " (warden cannot fully judge it, and the policy allows such commands only confined)"
@@ -166,6 +173,9 @@ func refuse(d *warden.Decision, why string) {
 		reason += " (sandbox.shell is required)"
 	}
 	d.Decision = warden.Deny
+	if ask {
+		d.Decision = warden.Ask
+	}
 	if d.Code == "" || d.Code == warden.CodeAllowed {
 		d.Code = warden.CodeDefault
 	}
@@ -199,7 +209,7 @@ func confineOnRecord(ev hook.Event, a *hook.Answer, file string, prompts bool) {
 	if err != nil {
 		sb := *d.Sandbox
 		d.Sandbox = &sb
-		refuse(d, "its policy could not be loaded to confine it ("+err.Error()+")")
+		refuse(d, "its policy could not be loaded to confine it ("+err.Error()+")", false)
 		return
 	}
 	confineAnswer(ev, a, pol, prompts)
