@@ -41,7 +41,7 @@ const confinedNote = "This command runs confined by warden's sandbox: it may wri
 // ask (which then carries the rewrite).
 func confineAnswer(ev hook.Event, a *hook.Answer, pol *policy.Policy, prompts bool) {
 	if a.Decision != nil {
-		a.Input = prepareConfined(ev, a.Decision, pol, prompts)
+		a.Input = prepareConfined(ev, a.Decision, pol, prompts, false)
 	}
 }
 
@@ -52,6 +52,8 @@ type confiner struct {
 	ev      hook.Event
 	pol     *policy.Policy
 	prompts bool
+	// remote: the answer goes to a hook on another machine (warden serve).
+	remote bool
 	// done: the decision recorded was prepared; d and input are it.
 	done  bool
 	d     warden.Decision
@@ -60,7 +62,7 @@ type confiner struct {
 
 // confine is session.Options.Confine.
 func (c *confiner) confine(d *warden.Decision) {
-	c.input = prepareConfined(c.ev, d, c.pol, c.prompts)
+	c.input = prepareConfined(c.ev, d, c.pol, c.prompts, c.remote)
 	c.done, c.d = true, *d
 }
 
@@ -84,13 +86,15 @@ func (c *confiner) answer(a *hook.Answer) {
 		sb.Ran, sb.Enforced = false, ""
 		d.Sandbox = &sb
 	}
-	a.Input = prepareConfined(c.ev, d, c.pol, c.prompts)
+	a.Input = prepareConfined(c.ev, d, c.pol, c.prompts, c.remote)
 }
 
 // prepareConfined makes d's confinement final and returns the input
 // rewrite that runs the call confined, or nil: when the call must run
-// confined and cannot, d becomes a deny that says why.
-func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prompts bool) map[string]any {
+// confined and cannot, d becomes a deny that says why. remote: the answer
+// goes to a hook on another machine (a call to warden serve), where this
+// machine's paths of warden and the policy do not hold.
+func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prompts, remote bool) map[string]any {
 	if ev.Kind != hook.PreTool || d == nil || d.Sandbox == nil || d.Mode == "audit" || d.Sandbox.Ran {
 		return nil
 	}
@@ -115,6 +119,10 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 			return
 		}
 		d.Warnings = append(slicesClone(d.Warnings), "This command runs unconfined: "+why+".")
+	}
+	if remote {
+		cannot("it was decided by a warden serve on another machine, which cannot name the paths of warden and the policy on this one (run the hook locally to confine commands)")
+		return nil
 	}
 	key, line := commandArg(ev.Call.Args)
 	if key == "" {
@@ -200,7 +208,7 @@ func slicesClone(s []string) []string { return append([]string(nil), s...) }
 // audit trail after a failure (failureAnswer): the policy is loaded from
 // file; a policy that does not load leaves no way to confine the call,
 // which is then denied.
-func confineOnRecord(ev hook.Event, a *hook.Answer, file string, prompts bool) {
+func confineOnRecord(ev hook.Event, a *hook.Answer, file string, prompts, remote bool) {
 	d := a.Decision
 	if d == nil || d.Sandbox == nil || d.Decision == warden.Deny {
 		return
@@ -212,8 +220,12 @@ func confineOnRecord(ev hook.Event, a *hook.Answer, file string, prompts bool) {
 		refuse(d, "its policy could not be loaded to confine it ("+err.Error()+")", false)
 		return
 	}
-	confineAnswer(ev, a, pol, prompts)
+	a.Input = prepareConfined(ev, d, pol, prompts, remote)
 }
+
+// remoteRuntime reports whether rt answers a hook on another machine:
+// warden serve's runtime names the agent token and the answer page.
+func remoteRuntime(rt *Runtime) bool { return rt.Agent != "" || rt.AnswerAt != "" }
 
 // sandboxErrors are what a confined command prints when the sandbox
 // refuses it something.

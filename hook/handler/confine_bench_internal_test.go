@@ -20,7 +20,7 @@ func BenchmarkPrepareConfined(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d := warden.Decision{Decision: warden.Allow, Sandbox: &warden.Confinement{Shell: "on", Network: "deny"}}
-		if prepareConfined(ev, &d, pol, false) == nil {
+		if prepareConfined(ev, &d, pol, false, false) == nil {
 			b.Fatal("no rewrite")
 		}
 	}

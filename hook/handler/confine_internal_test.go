@@ -32,9 +32,14 @@ func TestConfineWithoutMechanism(t *testing.T) {
 		{"allowed by a rule", warden.Decision{Decision: warden.Allow, Code: warden.CodeAllowed, Rule: "r", Sandbox: &warden.Confinement{Shell: "on", Network: "deny"}}, false, warden.Allow, "runs unconfined"},
 		{"approved by a human", warden.Decision{Decision: warden.Allow, Code: warden.CodeAllowed, Rule: "approval:a-1", Sandbox: &warden.Confinement{Shell: "on", Network: "deny", Only: true}}, false, warden.Allow, "runs unconfined"},
 	}
+	// A call decided by warden serve for a hook on another machine.
+	d := warden.Decision{Decision: warden.Allow, Code: warden.CodeDefault, Sandbox: &warden.Confinement{Shell: "on", Network: "deny", Only: true}}
+	if in := prepareConfined(ev, &d, pol, false, true); in != nil || d.Decision != warden.Deny || !strings.Contains(d.Reason, "another machine") {
+		t.Errorf("remote: %v %s %q; want no rewrite and a deny that says why", in, d.Decision, d.Reason)
+	}
 	for _, c := range cases {
 		d := c.d
-		in := prepareConfined(ev, &d, pol, c.prompts)
+		in := prepareConfined(ev, &d, pol, c.prompts, false)
 		if in != nil {
 			t.Errorf("%s: rewritten on a kernel that cannot confine: %v", c.name, in)
 		}

@@ -265,7 +265,7 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 		d = hook.AskWithoutPrompt(d, h.Name())
 	}
 	a := hook.Answer{Decision: &d}
-	confineOnRecord(ev, &a, file, opt.prompts)
+	confineOnRecord(ev, &a, file, opt.prompts, remoteRuntime(opt.rt))
 	return h.Answer(ev, a, hook.Render{Audit: d.Mode == "audit", Prompts: opt.prompts}), nil
 }
 
@@ -318,7 +318,7 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 	defer release()
 	tr := session.New(eng, st)
 	tr.Agent = opt.rt.Agent // a session the event opens is the agent's (warden serve's token)
-	cf := &confiner{ev: ev, pol: pol, prompts: opt.prompts}
+	cf := &confiner{ev: ev, pol: pol, prompts: opt.prompts, remote: remoteRuntime(opt.rt)}
 	opt.confine = cf.confine
 	a, audit, err := eventAnswer(ctx, tr, st, h, ev, opt)
 	if err != nil {
