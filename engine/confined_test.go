@@ -49,6 +49,9 @@ var everyday = []string{
 	"python3 -c 'import json; print(json.load(open(\"package.json\"))[\"version\"])'",
 	"python -c 'print(open(\"main.go\").read()[:200])'", "python3 -c 'import sys; print(sys.version)'",
 	"node -p 'require(\"./package.json\").name'", "perl -ne 'print if /TODO/' main.go",
+	// the forms of Codex's table of known-safe commands
+	"ls -1", "grep -R \"Cargo.toml\" -n", "sed -n 1,5p a.txt", "sed -n '1,5p' a.txt", "find . -name a.txt",
+	"grep -R \"Cargo.toml\" -n || true", "ls && pwd", "echo 'hi' ; ls", "ls | wc -l", "rg Cargo.toml -n", "base64 main.go",
 	// small writes the project makes
 	"mkdir -p build", "touch notes.md", "cp main.go /tmp/main.go.bak", "go build -o bin/app ./cmd/app",
 	"for f in *.go; do gofmt -l \"$f\"; done", "cd src && go test ./...", "time go test ./...",
