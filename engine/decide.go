@@ -100,6 +100,8 @@ type state struct {
 	// own: a part writes warden's own files (the policy, the store, the
 	// intents file), denied in every mode.
 	own bool
+	// confined: a part was allowed by default.confined (confined.go).
+	confined bool
 	// ignoresWritten: the shell line writes a .gitignore, or a path
 	// computed at run time, so what git leaves out when the line runs
 	// cannot be read now (gitIgnore).
@@ -427,6 +429,7 @@ func (e *Engine) ruleOrDefault(p *part, m *matches) item {
 	if p.subject == warden.SubjectCommand {
 		res.note = p.an.Commands[p.cmd].Risk
 	}
+	e.confinedDefault(p, &res)
 	return res
 }
 
@@ -480,6 +483,9 @@ func (e *Engine) applyGrant(st *state, p *part, res *item) string {
 func (st *state) noteAllow(res item, grant string) {
 	if res.effect != warden.Allow {
 		return
+	}
+	if res.extra == "confined" && grant == "" {
+		st.confined = true
 	}
 	if res.rule == nil && grant == "" && res.extra != "builtin" {
 		st.allByRule = false
@@ -697,6 +703,7 @@ func (e *Engine) finish(st *state) warden.Decision {
 			d.Matched[i] = r.id
 		}
 	}
+	d.Sandbox = e.confinement(st)
 	if e.audit {
 		enforced := d.Decision
 		d.Mode = "audit"

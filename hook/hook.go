@@ -134,12 +134,19 @@ type Event struct {
 	// Message is the last assistant message at the end of a turn, as the
 	// host reports it; Transcript the host's transcript file.
 	Message, Transcript string
+	// NoRewrite: the host cannot replace the call's input (an OpenCode
+	// plugin written before warden rewrote calls to run confined).
+	NoRewrite bool
 }
 
 // Answer is what warden has to say about an event.
 type Answer struct {
 	Decision *warden.Decision // before a tool
-	Context  string           // text for the model
+	// Input, before a tool, is the tool input to run instead of the
+	// call's: an allowed shell command rewritten to run confined
+	// (handler/confine.go).
+	Input   map[string]any
+	Context string // text for the model
 	// Block, at the end of a turn, holds the turn open with this retry
 	// text for the model (the report gate, package reportgate).
 	Block string

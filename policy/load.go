@@ -638,6 +638,10 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	if f, ok := m["sandbox"]; ok {
 		d.sandbox(p, f.val)
 	}
+	if p.Default.Confined != "" && !p.Sandbox.Confine() {
+		d.findings = append(d.findings, Finding{Pos: p.Default.Pos, Severity: SevWarning, Field: "default.confined",
+			Message: "default.confined applies only to commands that run confined; without sandbox.shell: on (or required) those commands take default.destructive"})
+	}
 	// Role names that differ only in case or white space: a call naming
 	// one of them is easily taken for the other.
 	byFold := map[string]*Role{}
@@ -707,7 +711,12 @@ func (d *decoder) defaults(p *Policy, n *yaml.Node) {
 		}
 		return
 	}
-	m := d.mapping(n, "default", "safe", "destructive")
+	m := d.mapping(n, "default", "safe", "destructive", "confined")
+	if f, ok := m["confined"]; ok {
+		if e, ok := d.effect(f.val, "default.confined", "allow", "ask", "deny"); ok {
+			p.Default.Confined = e
+		}
+	}
 	if f, ok := m["safe"]; ok {
 		if e, ok := d.effect(f.val, "default.safe", "allow", "ask", "deny"); ok {
 			p.Default.Safe = e

@@ -93,7 +93,13 @@ type Compiled struct {
 type Default struct {
 	Safe        warden.Effect
 	Destructive warden.Effect
-	Pos         Pos
+	// Confined is the decision for a shell command warden cannot fully
+	// judge (no rule covers it, or its effects cannot be read from the
+	// line) when it runs confined: sandbox.shell on or required. Empty:
+	// such a command takes Destructive (docs/policy.md, "Unknown but
+	// confined").
+	Confined warden.Effect
+	Pos      Pos
 }
 
 // Workspace is the folder agents work in.

@@ -80,7 +80,12 @@ version: 1
 mode: enforce
 default:
   safe: allow          # read, list, todo
+  confined: allow      # a shell command no rule covers runs confined (sandbox: below)
   destructive: ask     # shell, write, edit, delete, fetch, ... unless a rule allows it
+sandbox:
+  shell: on            # allowed shell commands run confined where the kernel can (warden doctor)
+  network: deny        # no outbound TCP from a confined command, except to ports:
+  ports: []            # e.g. [5432] for a test database
 workspace:
   root: .
   outside: deny        # no file outside this folder

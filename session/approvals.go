@@ -286,7 +286,8 @@ func approved(d warden.Decision, a *warden.Approval, call *warden.ToolCall) ward
 		reason += " Their note: " + a.Message
 	}
 	return warden.Decision{Decision: warden.Allow, Code: warden.CodeAllowed, Rule: "approval:" + a.ID,
-		Reason: reason, Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
+		Reason: reason, Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode,
+		Sandbox: d.Sandbox} // what a human released runs confined as the policy says
 }
 
 // AnswerCommands is how a human answers a pending approval, as commands

@@ -118,6 +118,11 @@ type Options struct {
 	// approval. Empty: the instructions give the `warden approvals`
 	// commands, which answer it in the project folder's store.
 	AnswerAt string
+	// Confine, when set, makes the confinement of a shell call's decision
+	// final before it is recorded: the hook says there whether and how
+	// the call runs confined (hook/handler/confine.go). It may run more
+	// than once for a call (a retried transaction).
+	Confine func(d *warden.Decision)
 
 	sum string // CallSum of the call as Decide got it, for CallID
 }
@@ -182,6 +187,9 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		res.Decision = warden.FailClosed(err)
 	}
 	args := AuditArgs(call.Args)
+	if opt.Confine != nil && err == nil {
+		opt.Confine(&res.Decision)
+	}
 	rec := t.auditRecord(call, args, res, time.Since(start))
 	rec.CallID, rec.ToolUse, rec.Agent, rec.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
@@ -303,6 +311,9 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		record(s, call, r, es.Now)
 		if r.Decision.Decision == warden.Ask && !opt.HostPrompts {
 			return nil, nil // more to do after the session is stored
+		}
+		if opt.Confine != nil {
+			opt.Confine(&r.Decision)
 		}
 		dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: r.Decision, Grants: r.Grants}, time.Since(start)),
 			UseGrants: r.Grants}
@@ -489,6 +500,7 @@ func (t *Tracker) auditRecord(call warden.ToolCall, args map[string]any, res Res
 		Time: t.now(), Session: call.Session, Role: call.Role, Host: call.Host, Tool: call.Tool, Depth: call.Depth,
 		Args: args, Decision: d.Decision, Code: d.Code, Rule: d.Rule,
 		Reason: warden.RedactString(d.Reason), Matched: d.Matched, Warnings: d.Warnings, Mode: mode, Latency: latency,
+		Sandbox: d.Sandbox,
 	}
 	if d.Enforced != nil {
 		r.Enforced = *d.Enforced
@@ -686,7 +698,7 @@ func (t *Tracker) replay(ctx context.Context, call warden.ToolCall, opt Options)
 // already.
 func Recorded(r warden.AuditRecord) warden.Decision {
 	d := warden.Decision{Decision: r.Decision, Code: r.Code, Rule: r.Rule, Reason: r.Reason,
-		Warnings: r.Warnings, Matched: r.Matched, Recoverable: r.Decision != warden.Allow}
+		Warnings: r.Warnings, Matched: r.Matched, Recoverable: r.Decision != warden.Allow, Sandbox: r.Sandbox}
 	if d.Warnings == nil {
 		d.Warnings = []string{}
 	}

@@ -273,7 +273,9 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 	if d.Decision == warden.Ask && !opt.prompts {
 		d = hook.AskWithoutPrompt(d, h.Name())
 	}
-	return h.Answer(ev, hook.Answer{Decision: &d}, hook.Render{Audit: d.Mode == "audit", Prompts: opt.prompts}), nil
+	a := hook.Answer{Decision: &d}
+	confineOnRecord(ev, &a, file, opt.prompts, remoteRuntime(opt.rt))
+	return h.Answer(ev, a, hook.Render{Audit: d.Mode == "audit", Prompts: opt.prompts}), nil
 }
 
 // options are the hook's flags as one decision uses them.
@@ -293,6 +295,9 @@ type options struct {
 	// approval (session.Result.Notice): Run prints it on the hook's
 	// stderr, which the hosts show their user (and log).
 	notice *string
+	// confine prepares a shell call's confinement before it is recorded
+	// (confine.go).
+	confine func(*warden.Decision)
 }
 
 // handle decides one event with the session layer and renders the host's
@@ -315,7 +320,9 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 		ev.AgentType = ""
 	}
 	if opt.stateless {
-		return h.Answer(ev, statelessAnswer(eng, h, ev, opt), hook.Render{Audit: pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
+		a := statelessAnswer(eng, h, ev, opt)
+		confineAnswer(ev, &a, pol, opt.prompts)
+		return h.Answer(ev, a, hook.Render{Audit: pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
 	}
 	st, release, err := opt.rt.Store(ctx, pol.File, opt.store)
 	if err != nil {
@@ -324,10 +331,13 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 	defer release()
 	tr := session.New(eng, st)
 	tr.Agent = opt.rt.Agent // a session the event opens is the agent's (warden serve's token)
+	cf := &confiner{ev: ev, pol: pol, prompts: opt.prompts, remote: remoteRuntime(opt.rt)}
+	opt.confine = cf.confine
 	a, audit, err := eventAnswer(ctx, tr, st, h, ev, opt)
 	if err != nil {
 		return nil, err
 	}
+	cf.answer(&a)
 	return h.Answer(ev, a, hook.Render{Audit: audit || pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
 }
 
@@ -340,7 +350,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		// The gate decides, fails closed and records, as for every front
 		// end; a failure comes back here as an error, and Run answers it.
 		g := &gate.Gate{Policy: gate.Fixed{Eng: tr.Engine}, Store: st, Tracker: func(session.Engine, session.Store) gate.Decider { return tr }}
-		res, err := g.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent})
+		res, err := g.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent, Confine: opt.confine})
 		if err != nil {
 			return a, false, err
 		}
@@ -443,6 +453,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 			}
 		}
 		a.Context, err = guidance(ctx, tr.Store, ev)
+		a.Context = confinedAfter(ev, a.Context)
 	}
 	return a, false, err
 }

@@ -40,7 +40,7 @@ func (Adapter) Answer(ev hook.Event, a hook.Answer, r hook.Render) []byte {
 		return Output{Decision: "block", Reason: a.Block}.Marshal()
 	}
 	if a.Decision != nil {
-		return Decide(*a.Decision, Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
+		return Decide(*a.Decision, Options{NoAllow: r.Audit, NoAsk: !r.Prompts, Input: a.Input}).Marshal()
 	}
 	return Context(ev.Name, a.Context).Marshal()
 }

@@ -149,6 +149,9 @@ type HookSpecific struct {
 	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	AdditionalContext        string `json:"additionalContext,omitempty"`
+	// UpdatedInput replaces the tool's input (an allowed shell command
+	// rewritten to run confined; docs/sandbox.md).
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
 }
 
 // Limits Claude Code applies (longer text is cut by the host).
@@ -166,6 +169,11 @@ type Options struct {
 	// NoAsk turns an ask into a deny, for hosts without a prompt of their
 	// own; the caller has already put the reason in the decision.
 	NoAsk bool
+	// Input, for an allow or an ask, is the tool's input to run instead
+	// (updatedInput): the shell command rewritten to run confined. An
+	// allow with an input is said even under NoAllow (the host runs the
+	// input only with "allow").
+	Input map[string]any
 }
 
 // Decide renders a PreToolUse decision. A deny blocks the call and the
@@ -186,6 +194,13 @@ func Decide(d warden.Decision, opt Options) Output {
 	default: // deny, an ask without a prompt, and anything unknown
 		hs.PermissionDecision = "deny"
 		hs.PermissionDecisionReason = wire.Cut(d.ModelText(), maxReason)
+	}
+	if opt.Input != nil && (hs.PermissionDecision == "ask" || d.Decision == warden.Allow) {
+		if hs.PermissionDecision == "" {
+			hs.PermissionDecision = "allow"
+			hs.PermissionDecisionReason = wire.Cut(allowReason(d), maxReason)
+		}
+		hs.UpdatedInput = opt.Input
 	}
 	if len(d.Warnings) > 0 {
 		hs.AdditionalContext = wire.Cut("warden: "+strings.Join(d.Warnings, "\nwarden: "), maxContext)

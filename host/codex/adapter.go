@@ -25,7 +25,7 @@ func (Adapter) Answer(ev hook.Event, a hook.Answer, _ hook.Render) []byte {
 		return Output{Decision: "block", Reason: a.Block}.Marshal()
 	}
 	if a.Decision != nil {
-		return Decide(*a.Decision).Marshal()
+		return DecideInput(*a.Decision, a.Input).Marshal()
 	}
 	return Context(ev.Name, a.Context).Marshal()
 }

@@ -138,6 +138,10 @@ type HookSpecific struct {
 	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	AdditionalContext        string `json:"additionalContext,omitempty"`
+	// UpdatedInput replaces the tool's input: an allowed shell command
+	// rewritten to run confined (Codex 0.131 and later run it when it
+	// comes with permissionDecision "allow"; docs/sandbox.md).
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
 }
 
 // Limits of the text a hook answers with (as Claude Code's).
@@ -202,4 +206,26 @@ func (o Output) Marshal() []byte {
 		return []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"warden: internal error encoding the hook answer"}}`)
 	}
 	return append(js, '\n')
+}
+
+// DecideInput is Decide for an allow whose tool input is to be replaced
+// (the shell command rewritten to run confined): Codex 0.131 and later run
+// updatedInput when it comes with permissionDecision "allow". Any other
+// decision, or no input, is Decide's answer.
+func DecideInput(d warden.Decision, input map[string]any) Output {
+	out := Decide(d)
+	if input == nil || d.Decision != warden.Allow {
+		return out
+	}
+	hs := out.HookSpecificOutput
+	if hs == nil {
+		hs = &HookSpecific{HookEventName: PreToolUse}
+		out.HookSpecificOutput = hs
+	}
+	reason := "warden: allowed, runs confined"
+	if d.Rule != "" {
+		reason = "warden: allowed by rule " + d.Rule + ", runs confined"
+	}
+	hs.PermissionDecision, hs.PermissionDecisionReason, hs.UpdatedInput = "allow", wire.Cut(reason, maxReason), input
+	return out
 }

@@ -32,7 +32,7 @@ func (Adapter) Answer(ev hook.Event, a hook.Answer, r hook.Render) []byte {
 		return Output{Decision: "block", Reason: a.Block}.Marshal()
 	}
 	if a.Decision != nil {
-		return Decide(*a.Decision, Options{NoAllow: r.Audit, NoAsk: !r.Prompts}).Marshal()
+		return Decide(*a.Decision, Options{NoAllow: r.Audit, NoAsk: !r.Prompts, Input: a.Input}).Marshal()
 	}
 	if ev.Kind == hook.Model {
 		llm, _ := ev.LLM.(*LLMRequest)

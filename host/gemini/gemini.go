@@ -245,6 +245,9 @@ type Output struct {
 type HookSpecific struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext,omitempty"`
+	// ToolInput, at BeforeTool, is merged into the tool's arguments (an
+	// allowed shell command rewritten to run confined; docs/sandbox.md).
+	ToolInput map[string]any `json:"tool_input,omitempty"`
 	// LLMRequest changes the request at BeforeModel.
 	LLMRequest *LLMRequest `json:"llm_request,omitempty"`
 }
@@ -256,6 +259,10 @@ type Options struct {
 	NoAllow bool
 	// NoAsk turns an ask into a deny (headless runs have no prompt).
 	NoAsk bool
+	// Input, for an allow or an ask, is merged into the tool's arguments
+	// (hookSpecificOutput.tool_input): the shell command rewritten to run
+	// confined. An allow with an input is said even under NoAllow.
+	Input map[string]any
 }
 
 // Decide renders a BeforeTool decision: deny blocks with the reason, ask
@@ -277,6 +284,15 @@ func Decide(d warden.Decision, opt Options) Output {
 	}
 	if len(d.Warnings) > 0 {
 		o.SystemMessage = strings.TrimSpace(o.SystemMessage + "\nwarden: " + strings.Join(d.Warnings, "\nwarden: "))
+	}
+	if opt.Input != nil && (o.Decision == "ask" || d.Decision == warden.Allow) {
+		if o.Decision == "" {
+			o.Decision = "allow"
+		}
+		o.HookSpecificOutput = &HookSpecific{HookEventName: BeforeTool, ToolInput: opt.Input}
+		if len(d.Warnings) > 0 {
+			o.HookSpecificOutput.AdditionalContext = "warden: " + strings.Join(d.Warnings, "\nwarden: ")
+		}
 	}
 	return o
 }

@@ -22,7 +22,7 @@ func (Adapter) Failure(event string, d warden.Decision) []byte { return Failure(
 // session.idle comes after the turn ended), so a block is not rendered.
 func (Adapter) Answer(ev hook.Event, a hook.Answer, _ hook.Render) []byte {
 	if a.Decision != nil {
-		return Decide(*a.Decision).Marshal()
+		return DecideInput(*a.Decision, a.Input).Marshal()
 	}
 	return Context(ev.Name, a.Context).Marshal()
 }
@@ -35,7 +35,7 @@ func (Adapter) Decode(data []byte) (hook.Event, error) {
 		return hook.Event{}, err
 	}
 	ev := hook.Event{Name: in.Event, Session: in.SessionID, Cwd: in.Directory, Prompt: in.Prompt,
-		Output: in.Output, AgentType: in.Agent, Parent: in.ParentID, Message: in.Message}
+		Output: in.Output, AgentType: in.Agent, Parent: in.ParentID, Message: in.Message, NoRewrite: !in.Rewrite}
 	switch in.Event {
 	case SessionCreated:
 		ev.Kind, ev.Source = hook.SessionStart, "startup"

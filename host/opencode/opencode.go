@@ -60,6 +60,10 @@ type Input struct {
 	ParentID string `json:"parent_id,omitempty"`
 	// session.idle: the text of the session's last assistant message.
 	Message string `json:"message,omitempty"`
+	// Rewrite: the plugin assigns an answer's args into the call's
+	// (tool.execute.before); a plugin without it cannot run a call
+	// confined.
+	Rewrite bool `json:"rewrite,omitempty"`
 }
 
 // ParseInput decodes the plugin's stdin.
@@ -99,16 +103,26 @@ type Output struct {
 	System string `json:"system,omitempty"`
 	// Append is text the plugin appends to a tool's output.
 	Append string `json:"append,omitempty"`
+	// Args, for an allowed call, are assigned into the tool's arguments
+	// before it runs: the shell command rewritten to run confined
+	// (docs/sandbox.md).
+	Args map[string]any `json:"args,omitempty"`
 }
 
 // Decide renders a tool.execute.before decision. OpenCode's `run` has no
 // prompt a plugin can open, so an ask arrives here already resolved by
 // warden's approval queue, or as a deny.
-func Decide(d warden.Decision) Output {
+func Decide(d warden.Decision) Output { return DecideInput(d, nil) }
+
+// DecideInput is Decide for an allow whose arguments are to be replaced
+// by input (the shell command rewritten to run confined).
+func DecideInput(d warden.Decision, input map[string]any) Output {
 	var o Output
 	if d.Decision != warden.Allow {
 		o.Decision = "deny"
 		o.Message = d.ModelText()
+	} else {
+		o.Args = input
 	}
 	if len(d.Warnings) > 0 {
 		o.Append = "warden: " + strings.Join(d.Warnings, "\nwarden: ")

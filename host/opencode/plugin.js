@@ -116,12 +116,21 @@ export const WardenPlugin = async (ctx) => {
           tool: input.tool,
           call_id: input.callID,
           args: output.args || {},
+          rewrite: true,
         });
       } catch (e) {
         throw new Error(`warden BLOCKED: POLICY_ERROR\n\nReason: warden could not decide this call: ${e.message}\nSuggestion: Check that warden is installed and warden.yaml is valid (run \`warden lint\`), then retry.`);
       }
       if (!answer || typeof answer !== "object" || answer.decision === "deny" || answer.decision === "ask") {
         throw new Error((answer && answer.message) || "warden BLOCKED: POLICY_ERROR\n\nReason: warden gave no decision.");
+      }
+      // An allowed shell command runs confined: warden rewrote it to run
+      // under warden sandbox, and the tool runs the rewritten arguments.
+      if (answer.args && typeof answer.args === "object") {
+        if (!output.args || typeof output.args !== "object") {
+          throw new Error("warden BLOCKED: POLICY_ERROR\n\nReason: warden must run this call confined, and the tool's arguments cannot be replaced.");
+        }
+        Object.assign(output.args, answer.args);
       }
     },
     "tool.execute.after": async (input, output) => {
