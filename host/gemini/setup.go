@@ -46,11 +46,13 @@ func (Adapter) MCP(root string) kit.MCPConfig {
 	}}
 }
 
-// Finish says so when Gemini CLI does not trust the project (it then
-// ignores the project's settings, warden's hooks included).
+// Finish fails when Gemini CLI does not trust the project: it then ignores
+// the project's settings, warden's hooks included, so the project is not
+// governed although the hooks are written. The error says how to trust it;
+// `warden init gemini` exits non-zero.
 func (Adapter) Finish(_ context.Context, w kit.Wiring) ([]string, []string, error) {
 	if _, err := trusted(w.Root); err != nil {
-		return nil, []string{err.Error()}, nil
+		return nil, nil, fmt.Errorf("the hooks are written, but Gemini CLI will not run them yet: %w", err)
 	}
 	return nil, nil, nil
 }

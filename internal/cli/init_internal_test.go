@@ -405,3 +405,27 @@ func TestInitEverydayCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestInitGeminiUntrusted: in a folder Gemini CLI does not trust (it
+// would ignore the project's settings, warden's hooks included), `warden
+// init gemini` writes the hooks but exits non-zero and says how to trust
+// the folder; once trusted, init succeeds.
+func TestInitGeminiUntrusted(t *testing.T) {
+	noHookClient(t)
+	home := t.TempDir()
+	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "")
+	t.Setenv("GEMINI_CLI_HOME", home)
+	dir := t.TempDir()
+	code, _, errs := runInitCmd(t, "gemini", "--dir", dir)
+	if code != ExitError || !strings.Contains(errs, "will not run them yet") || !strings.Contains(errs, "TRUST_FOLDER") {
+		t.Fatalf("untrusted: exit %d, %s", code, errs)
+	}
+	if got := hookCommands(readJSON(t, filepath.Join(dir, ".gemini", "settings.json")), "BeforeTool"); len(got) != 1 {
+		t.Errorf("the hooks were not written: %v", got)
+	}
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), []byte(`{"`+dir+`": "TRUST_FOLDER"}`), 0o644)
+	if code, out, errs := runInitCmd(t, "gemini", "--dir", dir); code != ExitOK {
+		t.Errorf("trusted: exit %d, %s %s", code, out, errs)
+	}
+}
