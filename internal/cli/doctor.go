@@ -20,6 +20,7 @@ import (
 	"github.com/warden-run/warden/host/kit"
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/workspace"
 )
 
@@ -35,7 +36,8 @@ Checks, for the host (or every host wired in the project):
             read from Codex's own app server; Claude Code: hooks not disabled)
   deny      a synthetic event for a call the policy denies (a write to the policy
             file, which is always protected) run through the wired command comes back
-            denied (it is recorded in the audit trail under session warden-doctor)
+            denied (it is recorded in the audit trail under session warden-doctor,
+            which doctor then ends)
 For hooks wired to a team's service (warden init HOST --serve URL), the service
 decides, so policy and store give way to:
   service   the service answers its health check (its policy loads)
@@ -175,8 +177,29 @@ func doctorHost(ctx context.Context, h kit.Host, root, codexBin string) []doctor
 	// deny
 	if binOK && polOK {
 		add("deny", syntheticDeny(ctx, h, root, pol.File, argv), "a write to "+filepath.Base(pol.File)+" run through the wired hook was denied")
+		endProbeSession(ctx, pol)
 	}
 	return out
+}
+
+// probeSession is the session of doctor's synthetic calls (kit.Host.Probe).
+const probeSession = "warden-doctor"
+
+// endProbeSession ends the session of doctor's synthetic call, so that it
+// does not stay active: its deny stays in the audit trail, under that
+// session, as the proof that the hook records what it decides. A store that
+// does not open leaves it as it is (the store check says why).
+func endProbeSession(ctx context.Context, pol *policy.Policy) {
+	st, err := openStore(ctx, pol.File, "")
+	if err != nil {
+		return
+	}
+	defer st.Close()
+	eng, err := engine.Compile(pol, workspace.Live())
+	if err != nil {
+		return
+	}
+	session.New(eng, st).End(ctx, probeSession, session.Ended)
 }
 
 // hostCheck checks that the host will run the hook (kit.Host.Check).
