@@ -51,7 +51,14 @@ const (
 	ExitNotFound  = confine.ExitNotFound
 	ChildArg      = confine.ChildArg
 	ConfinedEnv   = confine.ConfinedEnv
+	// DisableEnv takes mechanisms away from the probe, for tests (see
+	// confine.DisableEnv).
+	DisableEnv = confine.DisableEnv
 )
+
+// FileDigest returns the SHA-256 (hex) of a file: the policy digest a
+// Spec carries and `warden sandbox --policy-sha256` compares.
+func FileDigest(path string) (string, error) { return confine.FileDigest(path) }
 
 // Probe reports what the running kernel offers.
 func Probe() Kernel { return confine.Probe() }
@@ -126,6 +133,14 @@ func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
 		return Spec{}, fmt.Errorf("workspace root: %w", err)
 	}
 	s := Spec{Root: root, NetworkDeny: p.Sandbox.NetworkDenied(), Required: p.Sandbox.Required()}
+	if p.File != "" {
+		// The policy's bytes now: a run checks them (Spec.Check).
+		d, err := confine.FileDigest(p.File)
+		if err != nil {
+			return Spec{}, fmt.Errorf("the policy: %w", err)
+		}
+		s.PolicyFile, s.PolicyDigest = p.File, d
+	}
 	if s.NetworkDeny {
 		s.Ports = slices.Clone(p.Sandbox.Ports)
 	}

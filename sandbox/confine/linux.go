@@ -34,7 +34,7 @@ func probeKernel() Kernel {
 		k.LandlockABI = v
 	}
 	k.UserNS, k.UserNSNote = userNSAvailable()
-	return k
+	return disabled(k, os.Getenv(DisableEnv))
 }
 
 func landlockABI() (int, error) {
@@ -96,6 +96,9 @@ func (s Spec) Command(ctx context.Context, exe string, argv []string) (*exec.Cmd
 	if len(argv) == 0 {
 		return nil, Plan{}, errors.New("no program to run")
 	}
+	if err := s.Check(); err != nil {
+		return nil, Plan{}, err
+	}
 	plan, err := s.Plan(probeKernel())
 	if err != nil {
 		return nil, Plan{}, err
@@ -155,6 +158,9 @@ func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan)
 // A run that cannot be set up under Required returns ExitSetup and the
 // error; nothing ran.
 func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, error) {
+	if err := s.Check(); err != nil {
+		return ExitSetup, Plan{}, err
+	}
 	plan, err := s.Plan(probeKernel())
 	if err != nil {
 		return ExitSetup, Plan{}, err
@@ -184,6 +190,9 @@ func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, er
 			return ExitSetup, plan, fmt.Errorf("start the sandbox: the confinement (%d read-only and %d hidden paths) is too large to hand to the confining child; narrow the policy's protected and private globs", len(s.ReadOnly), len(s.Hidden))
 		}
 		if plan.Confined() {
+			if errors.Is(err, os.ErrNotExist) && exe != "" {
+				return ExitSetup, plan, fmt.Errorf("start the sandbox: the confining program %s is gone (warden was removed or reinstalled while this ran): install warden again and run the command again; nothing was run (%w)", exe, err)
+			}
 			return ExitSetup, plan, fmt.Errorf("start the sandbox: %w", err)
 		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {

@@ -132,6 +132,9 @@ func Main(args []string, stderr io.Writer) int {
 		return ExitSetup
 	}
 	s, err := ReadFile(*specPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return fail("the sandbox spec %s is gone (removed after the command was allowed, or warden's store folder was cleaned): run the command again so that warden decides it anew", *specPath)
+	}
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -21,6 +21,9 @@ func (s Spec) Command(ctx context.Context, exe string, argv []string) (*exec.Cmd
 	if len(argv) == 0 {
 		return nil, Plan{}, errors.New("no program to run")
 	}
+	if err := s.Check(); err != nil {
+		return nil, Plan{}, err
+	}
 	plan, err := s.Plan(Probe())
 	if err != nil {
 		return nil, Plan{}, err
