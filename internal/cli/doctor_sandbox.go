@@ -12,13 +12,7 @@ import (
 
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sandbox"
-	"github.com/warden-run/warden/sandbox/confine"
 )
-
-// doctorSandboxExe is the confining program the live proof runs through:
-// the helper next to warden, else warden itself ("" is /proc/self/exe).
-// A variable for tests, whose own binary is not warden.
-var doctorSandboxExe = confine.Helper
 
 // doctorSandbox reports the sandbox of the policy in root: what the
 // kernel offers (kernel), what a confined command gets under the policy
@@ -110,7 +104,7 @@ func sandboxProof(ctx context.Context, k sandbox.Kernel) error {
 	}
 	const done = "warden-doctor-probe-ran"
 	script := `printf 'tampered\n' >> "$1" 2>/dev/null; cat "$2" 2>/dev/null; echo ` + done
-	cmd, _, err := spec.Command(ctx, doctorSandboxExe(), []string{"/bin/sh", "-c", script, "sh", polFile, filepath.Join(ws, ".env")})
+	cmd, _, err := spec.Command(ctx, sandboxExe(), []string{"/bin/sh", "-c", script, "sh", polFile, filepath.Join(ws, ".env")})
 	if err != nil {
 		return fmt.Errorf("the live proof did not start: %v", err)
 	}

@@ -21,9 +21,9 @@ func confineHelper(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/warden-sandbox").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	old := doctorSandboxExe
-	doctorSandboxExe = func() string { return bin }
-	t.Cleanup(func() { doctorSandboxExe = old })
+	old := sandboxExe
+	sandboxExe = func() string { return bin }
+	t.Cleanup(func() { sandboxExe = old })
 }
 
 func doctorSandboxIn(t *testing.T, yaml string) map[string]doctorCheck {
@@ -96,9 +96,9 @@ func TestDoctorSandbox(t *testing.T) {
 		if err := os.WriteFile(fake, []byte("#!/bin/sh\nshift 3\nexec \"$@\"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		old := doctorSandboxExe
-		doctorSandboxExe = func() string { return fake }
-		defer func() { doctorSandboxExe = old }()
+		old := sandboxExe
+		sandboxExe = func() string { return fake }
+		defer func() { sandboxExe = old }()
 		got := doctorSandboxIn(t, "version: 1\nsandbox: {shell: on}\n")
 		if c := got["confine"]; c.ok || !strings.Contains(c.text, "wrote to the protected policy file") {
 			t.Errorf("confine: %+v, want the failed refusal named", c)
