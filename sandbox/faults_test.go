@@ -277,3 +277,32 @@ func TestWardenGoneLine(t *testing.T) {
 		t.Error("the program ran")
 	}
 }
+
+// TestChildEnvironment: the confining child runs with GOMAXPROCS=1 (fewer
+// runtime threads), and the program gets the caller's GOMAXPROCS back
+// exactly: unset stays unset, a value stays that value.
+func TestChildEnvironment(t *testing.T) {
+	k := sandbox.Probe()
+	if k.LandlockABI == 0 && !k.UserNS {
+		t.Skip("nothing to confine with here")
+	}
+	ws, _ := faultWS(t, "version: 1\nsandbox: {shell: on}\n")
+	for _, c := range []struct{ env, want string }{{"", "unset"}, {"GOMAXPROCS=7", "7"}} {
+		env := []string{}
+		for _, e := range os.Environ() {
+			if !strings.HasPrefix(e, "GOMAXPROCS=") {
+				env = append(env, e)
+			}
+		}
+		if c.env != "" {
+			env = append(env, c.env)
+		}
+		cmd := exec.Command(os.Args[0], "sandbox", "--", "sh", "-c", `printf '%s' "${GOMAXPROCS-unset}"`)
+		cmd.Env = append(env, cliEnv+"=1")
+		cmd.Dir = ws
+		out, err := cmd.Output()
+		if err != nil || string(out) != c.want {
+			t.Errorf("with %q: GOMAXPROCS in the program %q (%v), want %q", c.env, out, err, c.want)
+		}
+	}
+}

@@ -79,6 +79,10 @@ type wire struct {
 	// V is wireVersion: a warden-sandbox of another version next to
 	// warden refuses to run rather than misread the confinement.
 	V int `json:"v"`
+	// GoMaxProcs is the caller's GOMAXPROCS ("" when unset): the child
+	// runs with GOMAXPROCS=1 (fewer runtime threads to start, and to stop
+	// when it executes the program) and gives the program the caller's.
+	GoMaxProcs *string `json:"gomaxprocs,omitempty"`
 	Spec
 	Plan Plan `json:"plan"`
 }
@@ -123,13 +127,17 @@ func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan)
 			}
 		}
 	}
-	data, err := json.Marshal(wire{V: wireVersion, Spec: s, Plan: plan})
+	w := wire{V: wireVersion, Spec: s, Plan: plan}
+	if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		w.GoMaxProcs = &v
+	}
+	data, err := json.Marshal(w)
 	if err != nil {
 		return nil, Plan{}, err
 	}
 	cmd := exec.CommandContext(ctx, exe, append([]string{"sandbox", ChildArg, "--"}, argv...)...)
 	cmd.Args[0] = "warden"
-	cmd.Env = append(os.Environ(), specEnv+"="+string(data))
+	cmd.Env = append(os.Environ(), specEnv+"="+string(data), "GOMAXPROCS=1")
 	// A session of its own: the program has no controlling terminal, so
 	// it cannot push input into the user's terminal (TIOCSTI) to be run
 	// after it exits. warden, still in the terminal's foreground, gets
@@ -263,7 +271,7 @@ func ChildMain(args []string) int {
 	out := env[:0]
 	for _, e := range env {
 		name, _, _ := strings.Cut(e, "=")
-		if name == specEnv || name == ConfinedEnv {
+		if name == specEnv || name == ConfinedEnv || name == "GOMAXPROCS" {
 			continue
 		}
 		drop := false
@@ -273,6 +281,9 @@ func ChildMain(args []string) int {
 		if !drop {
 			out = append(out, e)
 		}
+	}
+	if w.GoMaxProcs != nil {
+		out = append(out, "GOMAXPROCS="+*w.GoMaxProcs)
 	}
 	out = append(out, ConfinedEnv+"=1")
 	path := argv[0]
