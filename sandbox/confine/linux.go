@@ -248,7 +248,17 @@ func IsChild(args []string) bool { return len(args) > 0 && args[0] == ChildArg }
 // environment, confines itself and executes the program after "--" in
 // args. It returns only on failure, with the exit code to use, having
 // written the reason to stderr.
-func ChildMain(args []string) int {
+func ChildMain(args []string) int { return childMain(args, true) }
+
+// ChildMainInit is ChildMain for a package init function of the main
+// package (cmd/warden-sandbox), which the runtime runs on the main
+// thread, locked to it: the child then starts one runtime thread fewer
+// (the template thread LockOSThread starts), and execve has fewer
+// threads to stop before the program runs (each must get a CPU first, a
+// wait of milliseconds on a loaded machine).
+func ChildMainInit(args []string) int { return childMain(args, false) }
+
+func childMain(args []string, lock bool) int {
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "warden sandbox: "+format+"\n", a...)
 		return code
@@ -264,7 +274,7 @@ func ChildMain(args []string) int {
 	if w.V != wireVersion {
 		return fail(ExitSetup, "the confining child (%s) is another version than the warden that started it: install warden and warden-sandbox from the same build; nothing was run", os.Args[0])
 	}
-	if err := confine(&w); err != nil {
+	if err := confine(&w, lock); err != nil {
 		return fail(ExitSetup, "%v; nothing was run", err)
 	}
 	env := os.Environ()

@@ -47,6 +47,9 @@ func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, er
 // IsChild reports whether args are the confining child's.
 func IsChild(args []string) bool { return len(args) > 0 && args[0] == ChildArg }
 
+// ChildMainInit is ChildMain.
+func ChildMainInit(args []string) int { return ChildMain(args) }
+
 // ChildMain is not used on this system.
 func ChildMain(args []string) int {
 	fmt.Fprintln(os.Stderr, "warden sandbox: no confining child on", runtime.GOOS)
