@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,14 +54,30 @@ func doctorSandbox(ctx context.Context, root string) []doctorCheck {
 		}
 	}
 	out = append(out, doctorCheck{"sandbox", ok, text})
-	if !plan.Confined() && perr == nil && !pol.Sandbox.Confine() {
-		return out // off, and nothing to confine with: no proof to give
+	err = sandboxProof(ctx, k)
+	var np noProof
+	switch {
+	case err == nil:
+		return append(out, doctorCheck{"confine", true, "live: a confined write to a protected file (the policy) and a confined read of a private file (.env) were both refused"})
+	case !pol.Sandbox.Confine():
+		// Nothing relies on the sandbox: said, not failed.
+		return append(out, doctorCheck{"confine", true, "sandbox.shell is off; " + err.Error()})
+	case errors.As(err, &np):
+		// Under on, commands run with what the kernel offers (the
+		// sandbox check says what); under required they do not run.
+		return append(out, doctorCheck{"confine", !pol.Sandbox.Required(), err.Error()})
 	}
-	if err := sandboxProof(ctx, k); err != nil {
-		return append(out, doctorCheck{"confine", false, err.Error()})
-	}
-	return append(out, doctorCheck{"confine", true, "live: a confined write to a protected file (the policy) and a confined read of a private file (.env) were both refused"})
+	return append(out, doctorCheck{"confine", false, err.Error()})
 }
+
+// noProof is the error of a live proof that could not be given (the
+// kernel lacks the mechanism, a scratch folder could not be made), as
+// opposed to one that ran and failed.
+type noProof struct{ msg string }
+
+func (e noProof) Error() string { return "no live proof: " + e.msg }
+
+func noProofErr(format string, a ...any) error { return noProof{fmt.Sprintf(format, a...)} }
 
 // sandboxProof runs one confined command in a scratch workspace (a git
 // repository, a policy, a .env file holding a fresh secret) that appends
@@ -69,11 +86,11 @@ func doctorSandbox(ctx context.Context, root string) []doctorCheck {
 // refusal failed.
 func sandboxProof(ctx context.Context, k sandbox.Kernel) error {
 	if k.LandlockABI == 0 && !k.UserNS {
-		return fmt.Errorf("no live proof: the kernel offers no mechanism to confine with (%s)", k)
+		return noProofErr("the kernel offers no mechanism to confine with (%s)", k)
 	}
 	ws, err := os.MkdirTemp("", "warden-doctor-sandbox-")
 	if err != nil {
-		return fmt.Errorf("no live proof: %v", err)
+		return noProofErr("%v", err)
 	}
 	defer os.RemoveAll(ws)
 	buf := make([]byte, 16)
@@ -82,25 +99,25 @@ func sandboxProof(ctx context.Context, k sandbox.Kernel) error {
 	polFile := filepath.Join(ws, policy.FileName)
 	polText := []byte("version: 1\nsandbox: {shell: required}\n")
 	if err := os.WriteFile(polFile, polText, 0o644); err != nil {
-		return fmt.Errorf("no live proof: %v", err)
+		return noProofErr("%v", err)
 	}
 	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN="+secret+"\n"), 0o600); err != nil {
-		return fmt.Errorf("no live proof: %v", err)
+		return noProofErr("%v", err)
 	}
 	pol, err := policy.Load(polFile)
 	if err != nil {
-		return fmt.Errorf("no live proof: %v", err)
+		return noProofErr("%v", err)
 	}
 	spec, err := sandbox.FromPolicy(pol, "")
 	if err != nil {
-		return fmt.Errorf("no live proof: %v", err)
+		return noProofErr("%v", err)
 	}
 	// The proof needs the mount namespace (the paths are inside the
 	// workspace); what else the kernel lacks the sandbox check says.
 	spec.Required = false
 	plan, err := spec.Plan(k)
 	if err != nil || !plan.Mounts {
-		return fmt.Errorf("no live proof: protected and private paths inside a workspace need user namespaces (%s)", k)
+		return noProofErr("protected and private paths inside a workspace need user namespaces (%s)", k)
 	}
 	const done = "warden-doctor-probe-ran"
 	script := `printf 'tampered\n' >> "$1" 2>/dev/null; cat "$2" 2>/dev/null; echo ` + done
