@@ -87,7 +87,7 @@ type wire struct {
 	Plan Plan `json:"plan"`
 }
 
-const wireVersion = 1
+const wireVersion = 2 // 2: GoMaxProcs
 
 // Command returns the command that runs argv confined by s, and the plan
 // of what it enforces. exe is the warden binary (empty: this process's
