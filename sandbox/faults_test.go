@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -304,5 +305,31 @@ func TestChildEnvironment(t *testing.T) {
 		if err != nil || string(out) != c.want {
 			t.Errorf("with %q: GOMAXPROCS in the program %q (%v), want %q", c.env, out, err, c.want)
 		}
+	}
+}
+
+// TestFromPolicyGitFile: in a git worktree or a submodule, .git is a
+// file; the private and protected paths after it at the workspace root
+// (app/.env, config/) are still found.
+func TestFromPolicyGitFile(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".git"), "gitdir: /elsewhere/.git/worktrees/x\n", 0o644)
+	write(t, filepath.Join(ws, "app", ".env"), "TOKEN=x\n", 0o600)
+	write(t, filepath.Join(ws, "config", "app.yaml"), "a: 1\n", 0o644)
+	write(t, filepath.Join(ws, "warden.yaml"), "version: 1\nprotected: [\"config/**\"]\n", 0o644)
+	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sandbox.FromPolicy(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(ws)
+	if !slices.Contains(s.Hidden, filepath.Join(real, "app", ".env")) {
+		t.Errorf("app/.env is not hidden: %q", s.Hidden)
+	}
+	if !slices.Contains(s.ReadOnly, filepath.Join(real, "config")) {
+		t.Errorf("config is not read-only: %q", s.ReadOnly)
 	}
 }

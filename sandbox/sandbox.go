@@ -390,7 +390,13 @@ func walkGlobs(root string, pro, priv []glob.Path, ro, hide *pathSet) error {
 		}
 		rel := strings.TrimPrefix(path, root+"/")
 		if rel == ".git" {
-			return filepath.SkipDir
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			// A worktree's or a submodule's .git is a file: SkipDir
+			// there would skip the rest of the root folder, .env files
+			// below it included.
+			return nil
 		}
 		// A folder whose every entry matches (secrets/** for secrets) is
 		// confined whole: new files inside it too.
