@@ -69,7 +69,7 @@ func TestKernelWithoutMechanism(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != sandbox.ExitSetup {
 				t.Errorf("exit %d, want %d\n%s", code, sandbox.ExitSetup, out)
 			}
-			for _, w := range []string{"sandbox.shell is required but", c.want, "Nothing was run", "warden doctor"} {
+			for _, w := range []string{"sandbox.shell is required but", c.want, "Nothing was run", "warden doctor", sandbox.DisableEnv + " (meant for tests) is set"} {
 				if !strings.Contains(string(out), w) {
 					t.Errorf("output lacks %q:\n%s", w, out)
 				}

@@ -133,6 +133,9 @@ func (p Plan) String() string {
 func (s Spec) Plan(k Kernel) (Plan, error) {
 	p := Plan{Warnings: append([]string(nil), s.Warnings...)}
 	var missing []string
+	if len(k.Disabled) > 0 {
+		missing = append(missing, fmt.Sprintf("%s (meant for tests) is set and takes away %s: unset it", DisableEnv, strings.Join(k.Disabled, ", ")))
+	}
 	if k.OS != "" {
 		missing = append(missing, fmt.Sprintf("warden cannot confine commands on %s yet, so the command runs with every permission of its user", k.OS))
 	}
