@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
@@ -100,7 +99,7 @@ func mcpUpstream(ctx context.Context, env *Env, st warden.Store, policyFile, ses
 			if plan.Confined() {
 				// A session of its own (Setsid) leads a process group
 				// already; the kernel kills it when the proxy dies.
-				cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+				killWithParent(cmd)
 				args["sandbox"] = "confined: " + plan.String()
 				rec.Reason = "the MCP server runs confined: " + plan.String()
 			} else {
