@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -72,7 +73,9 @@ type ArgValue struct {
 	Value string `json:"value"`
 }
 
-var compiledSchema = func() *jsonschema.Schema {
+// compiledSchema compiles the answer schema at first use (not when the
+// program starts: most runs of warden never validate an answer).
+var compiledSchema = sync.OnceValue(func() *jsonschema.Schema {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(answerSchema))
 	if err != nil {
 		panic("compile: schema.json: " + err.Error())
@@ -88,7 +91,7 @@ var compiledSchema = func() *jsonschema.Schema {
 		panic("compile: schema.json: " + err.Error())
 	}
 	return s
-}()
+})
 
 // validateAnswer checks a model's answer against the schema and returns
 // the failures, one line each, in terms the model can act on.
@@ -97,7 +100,7 @@ func validateAnswer(text string) []string {
 	if err != nil {
 		return []string{"the answer is not valid JSON: " + err.Error()}
 	}
-	if err := compiledSchema.Validate(doc); err != nil {
+	if err := compiledSchema().Validate(doc); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return []string{err.Error()}

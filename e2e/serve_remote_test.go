@@ -154,7 +154,7 @@ func TestServeDoctor(t *testing.T) {
 		t.Fatal("init --serve registered warden's MCP server, which has no policy to start with here")
 	}
 	out, code = run([]string{"WARDEN_SERVE_TOKEN=" + agent}, "doctor", "claude")
-	if code != 0 || strings.Count("\n"+out, "\nok  ") != 6 || !strings.Contains(out, "denied by the service") {
+	if code != 0 || strings.Count("\n"+out, "\nok  ") != 7 || !strings.Contains(out, "denied by the service") {
 		t.Fatalf("doctor on a project the service decides for: exit %d\n%s", code, out)
 	}
 	for _, c := range []struct {

@@ -54,7 +54,14 @@ const (
 	ExitNotFound  = confine.ExitNotFound
 	ChildArg      = confine.ChildArg
 	ConfinedEnv   = confine.ConfinedEnv
+	// DisableEnv takes mechanisms away from the probe, for tests (see
+	// confine.DisableEnv).
+	DisableEnv = confine.DisableEnv
 )
+
+// FileDigest returns the SHA-256 (hex) of a file: the policy digest a
+// Spec carries and `warden sandbox --policy-sha256` compares.
+func FileDigest(path string) (string, error) { return confine.FileDigest(path) }
 
 // Probe reports what the running kernel offers.
 func Probe() Kernel { return confine.Probe() }
@@ -129,6 +136,14 @@ func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
 		return Spec{}, fmt.Errorf("workspace root: %w", err)
 	}
 	s := Spec{Root: root, NetworkDeny: p.Sandbox.NetworkDenied(), Required: p.Sandbox.Required()}
+	if p.File != "" {
+		// The policy's bytes now: a run checks them (Spec.Check).
+		d, err := confine.FileDigest(p.File)
+		if err != nil {
+			return Spec{}, fmt.Errorf("the policy: %w", err)
+		}
+		s.PolicyFile, s.PolicyDigest = p.File, d
+	}
 	if s.NetworkDeny {
 		s.Ports = slices.Clone(p.Sandbox.Ports)
 	}
@@ -378,7 +393,13 @@ func walkGlobs(root string, pro, priv []glob.Path, ro, hide *pathSet) error {
 		}
 		rel := strings.TrimPrefix(path, root+"/")
 		if rel == ".git" {
-			return filepath.SkipDir
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			// A worktree's or a submodule's .git is a file: SkipDir
+			// there would skip the rest of the root folder, .env files
+			// below it included.
+			return nil
 		}
 		// A folder whose every entry matches (secrets/** for secrets) is
 		// confined whole: new files inside it too.

@@ -315,7 +315,7 @@ func TestChildOtherVersion(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
 	cmd := exec.Command(os.Args[0], "sandbox", sandbox.ChildArg, "--", "touch", marker)
-	cmd.Env = append(os.Environ(), cliEnv+"=1", `WARDEN_SANDBOX_SPEC={"v":2,"root":"/","writable":["/"]}`)
+	cmd.Env = append(os.Environ(), cliEnv+"=1", `WARDEN_SANDBOX_SPEC={"v":99,"root":"/","writable":["/"]}`)
 	out, _ := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); code != sandbox.ExitSetup || !strings.Contains(string(out), "another version") {
 		t.Errorf("exit %d: %s", code, out)

@@ -91,6 +91,7 @@ func runDoctor(ctx context.Context, env *Env) int {
 	failed := false
 	for _, h := range hosts {
 		checks := doctorHost(ctx, h, root, *codexBin)
+		checks = append(checks, doctorSandbox(ctx, root)...)
 		for _, c := range checks {
 			mark := "ok  "
 			if !c.ok {

@@ -61,6 +61,7 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	serveURL := fs.String("serve", "", "let the warden service at this `URL` (warden serve) decide and audit the calls (also $WARDEN_SERVE_URL; the agent token from $WARDEN_SERVE_TOKEN)")
 	upCmd := fs.String("upstream-cmd", "", "the upstream server's `command line`, as one string (also $"+upstreamEnv+"), instead of -- CMD ARGS...")
 	callTimeout := fs.Duration("call-timeout", mcpproxy.DefaultCallTimeout, "how long to wait for the upstream's answer to a request before answering it with an error and asking the server to cancel it (a progress notification restarts the wait, up to 10 times this); 0 waits for ever")
+	noSandbox := fs.Bool("no-sandbox", false, "run the upstream command unconfined even when the policy's sandbox.shell is on or required (recorded in the audit trail)")
 	grace := fs.Duration("shutdown-grace", mcpproxy.TerminateAfter, "when the client goes or the proxy is stopped: how long the upstream command gets to exit once its input is closed, and again after SIGTERM, before SIGKILL")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: warden mcp proxy [flags] -- CMD ARGS...\n"+
@@ -133,6 +134,7 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	}
 	var gate mcpproxy.Gate
 	var local *mcpproxy.SessionGate
+	var store warden.Store // the local store, for the record of the server's start
 	own := false
 	if *serveURL != "" {
 		// The team's service decides and audits: no local policy or store.
@@ -147,7 +149,7 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 			return cmdError(env, "mcp proxy", err)
 		}
 		defer st.Close()
-		*sid, gate, local, own = g.Session, g, g, o
+		*sid, gate, local, own, store = g.Session, g, g, o, st
 	}
 
 	var upConn mcp.Connection
@@ -155,9 +157,11 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	if *upURL != "" {
 		upConn, err = mcpproxy.HTTPUpstream(*upURL, http.Header(headers)).Connect(ctx)
 	} else {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Stderr = env.Stderr
-		upConn, err = mcpproxy.StartServer(cmd, *grace)
+		var cmd *exec.Cmd // confined by the policy's sandbox (mcp_sandbox.go)
+		if cmd, err = mcpUpstream(ctx, env, store, *sf.policy, *sid, *role, *name, argv, *noSandbox); err == nil {
+			cmd.Stderr = env.Stderr
+			upConn, err = mcpproxy.StartServer(cmd, *grace)
+		}
 	}
 	if err != nil {
 		return cmdError(env, "mcp proxy", fmt.Errorf("start the upstream server: %w", err))

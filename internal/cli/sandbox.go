@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sandbox"
 	"github.com/warden-run/warden/sandbox/confine"
 )
 
-const sandboxUsage = "[--policy FILE] [--cwd DIR] [--required] [--explain] -- PROGRAM ARGS..."
+const sandboxUsage = "[--policy FILE] [--policy-sha256 HEX] [--cwd DIR] [--required] [--explain] -- PROGRAM ARGS..."
 
 // runSandbox runs a program confined by the policy's sandbox settings
 // (docs/sandbox.md), and is also the confining child warden re-executes
@@ -25,6 +26,7 @@ func runSandbox(ctx context.Context, env *Env) int {
 	policyPath := fs.String("policy", "", "policy file (default: warden.yaml in the working folder or the nearest parent folder)")
 	cwd := fs.String("cwd", "", "folder to run the program in (default: the current folder)")
 	required := fs.Bool("required", false, "never run unconfined, whatever sandbox.shell says")
+	digest := fs.String("policy-sha256", "", "the SHA-256 (hex) the policy file had when the command was allowed: a policy changed since makes the run refuse (a hook's rewrite passes it)")
 	explain := fs.Bool("explain", false, "print the kernel's mechanisms and the confinement as JSON instead of running")
 	if code := parseFlags(fs, env.Args); code >= 0 {
 		return code
@@ -71,6 +73,9 @@ func runSandbox(ctx context.Context, env *Env) int {
 		return fail("%v; nothing was run", err)
 	}
 	spec.Required = spec.Required || *required
+	if *digest != "" && !strings.EqualFold(*digest, spec.PolicyDigest) {
+		return fail("the policy %s changed after this command was allowed (the decision was made under another version of it); nothing was run. Run the command again so that warden decides it under the policy in force", p.File)
+	}
 	if *explain {
 		k := sandbox.Probe()
 		plan, perr := spec.Plan(k)

@@ -17,9 +17,13 @@ import (
 
 // confine confines the calling thread, which then executes the program:
 // Landlock, no_new_privs and capabilities are per thread, and execve
-// keeps the calling thread's, so the thread is locked and never released.
-func confine(w *wire) error {
-	runtime.LockOSThread()
+// keeps the calling thread's, so the thread is locked and never released
+// (ChildMainInit's caller is locked by the runtime already: package
+// initialisation runs on the main thread).
+func confine(w *wire, lock bool) error {
+	if lock {
+		runtime.LockOSThread()
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return fmt.Errorf("the working folder: %w", err)

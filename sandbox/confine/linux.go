@@ -34,7 +34,7 @@ func probeKernel() Kernel {
 		k.LandlockABI = v
 	}
 	k.UserNS, k.UserNSNote = userNSAvailable()
-	return k
+	return disabled(k, os.Getenv(DisableEnv))
 }
 
 func landlockABI() (int, error) {
@@ -79,11 +79,15 @@ type wire struct {
 	// V is wireVersion: a warden-sandbox of another version next to
 	// warden refuses to run rather than misread the confinement.
 	V int `json:"v"`
+	// GoMaxProcs is the caller's GOMAXPROCS ("" when unset): the child
+	// runs with GOMAXPROCS=1 (fewer runtime threads to start, and to stop
+	// when it executes the program) and gives the program the caller's.
+	GoMaxProcs *string `json:"gomaxprocs,omitempty"`
 	Spec
 	Plan Plan `json:"plan"`
 }
 
-const wireVersion = 1
+const wireVersion = 2 // 2: GoMaxProcs
 
 // Command returns the command that runs argv confined by s, and the plan
 // of what it enforces. exe is the warden binary (empty: this process's
@@ -95,6 +99,9 @@ const wireVersion = 1
 func (s Spec) Command(ctx context.Context, exe string, argv []string) (*exec.Cmd, Plan, error) {
 	if len(argv) == 0 {
 		return nil, Plan{}, errors.New("no program to run")
+	}
+	if err := s.Check(); err != nil {
+		return nil, Plan{}, err
 	}
 	plan, err := s.Plan(probeKernel())
 	if err != nil {
@@ -120,13 +127,17 @@ func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan)
 			}
 		}
 	}
-	data, err := json.Marshal(wire{V: wireVersion, Spec: s, Plan: plan})
+	w := wire{V: wireVersion, Spec: s, Plan: plan}
+	if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		w.GoMaxProcs = &v
+	}
+	data, err := json.Marshal(w)
 	if err != nil {
 		return nil, Plan{}, err
 	}
 	cmd := exec.CommandContext(ctx, exe, append([]string{"sandbox", ChildArg, "--"}, argv...)...)
 	cmd.Args[0] = "warden"
-	cmd.Env = append(os.Environ(), specEnv+"="+string(data))
+	cmd.Env = append(os.Environ(), specEnv+"="+string(data), "GOMAXPROCS=1")
 	// A session of its own: the program has no controlling terminal, so
 	// it cannot push input into the user's terminal (TIOCSTI) to be run
 	// after it exits. warden, still in the terminal's foreground, gets
@@ -155,6 +166,9 @@ func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan)
 // A run that cannot be set up under Required returns ExitSetup and the
 // error; nothing ran.
 func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, error) {
+	if err := s.Check(); err != nil {
+		return ExitSetup, Plan{}, err
+	}
 	plan, err := s.Plan(probeKernel())
 	if err != nil {
 		return ExitSetup, Plan{}, err
@@ -184,6 +198,9 @@ func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, er
 			return ExitSetup, plan, fmt.Errorf("start the sandbox: the confinement (%d read-only and %d hidden paths) is too large to hand to the confining child; narrow the policy's protected and private globs", len(s.ReadOnly), len(s.Hidden))
 		}
 		if plan.Confined() {
+			if errors.Is(err, os.ErrNotExist) && exe != "" {
+				return ExitSetup, plan, fmt.Errorf("start the sandbox: the confining program %s is gone (warden was removed or reinstalled while this ran): install warden again and run the command again; nothing was run (%w)", exe, err)
+			}
 			return ExitSetup, plan, fmt.Errorf("start the sandbox: %w", err)
 		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
@@ -231,7 +248,17 @@ func IsChild(args []string) bool { return len(args) > 0 && args[0] == ChildArg }
 // environment, confines itself and executes the program after "--" in
 // args. It returns only on failure, with the exit code to use, having
 // written the reason to stderr.
-func ChildMain(args []string) int {
+func ChildMain(args []string) int { return childMain(args, true) }
+
+// ChildMainInit is ChildMain for a package init function of the main
+// package (cmd/warden-sandbox), which the runtime runs on the main
+// thread, locked to it: the child then starts one runtime thread fewer
+// (the template thread LockOSThread starts), and execve has fewer
+// threads to stop before the program runs (each must get a CPU first, a
+// wait of milliseconds on a loaded machine).
+func ChildMainInit(args []string) int { return childMain(args, false) }
+
+func childMain(args []string, lock bool) int {
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "warden sandbox: "+format+"\n", a...)
 		return code
@@ -247,14 +274,14 @@ func ChildMain(args []string) int {
 	if w.V != wireVersion {
 		return fail(ExitSetup, "the confining child (%s) is another version than the warden that started it: install warden and warden-sandbox from the same build; nothing was run", os.Args[0])
 	}
-	if err := confine(&w); err != nil {
+	if err := confine(&w, lock); err != nil {
 		return fail(ExitSetup, "%v; nothing was run", err)
 	}
 	env := os.Environ()
 	out := env[:0]
 	for _, e := range env {
 		name, _, _ := strings.Cut(e, "=")
-		if name == specEnv || name == ConfinedEnv {
+		if name == specEnv || name == ConfinedEnv || name == "GOMAXPROCS" {
 			continue
 		}
 		drop := false
@@ -264,6 +291,9 @@ func ChildMain(args []string) int {
 		if !drop {
 			out = append(out, e)
 		}
+	}
+	if w.GoMaxProcs != nil {
+		out = append(out, "GOMAXPROCS="+*w.GoMaxProcs)
 	}
 	out = append(out, ConfinedEnv+"=1")
 	path := argv[0]

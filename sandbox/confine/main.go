@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // HelperName is the small binary (cmd/warden-sandbox) that runs a Spec
@@ -83,7 +82,7 @@ func ReadFile(path string) (Spec, error) {
 	if !st.Mode().IsRegular() || st.Mode()&0o022 != 0 {
 		return s, fmt.Errorf("%s is not a regular file writable only by its owner", path)
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() && sys.Uid != 0 {
+	if uid, ok := fileOwner(st); ok && uid != os.Geteuid() && uid != 0 {
 		return s, fmt.Errorf("%s belongs to another user", path)
 	}
 	data, err := io.ReadAll(f)
@@ -132,6 +131,9 @@ func Main(args []string, stderr io.Writer) int {
 		return ExitSetup
 	}
 	s, err := ReadFile(*specPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return fail("the sandbox spec %s is gone (removed after the command was allowed, or warden's store folder was cleaned): run the command again so that warden decides it anew", *specPath)
+	}
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -21,6 +21,9 @@ func (s Spec) Command(ctx context.Context, exe string, argv []string) (*exec.Cmd
 	if len(argv) == 0 {
 		return nil, Plan{}, errors.New("no program to run")
 	}
+	if err := s.Check(); err != nil {
+		return nil, Plan{}, err
+	}
 	plan, err := s.Plan(Probe())
 	if err != nil {
 		return nil, Plan{}, err
@@ -43,6 +46,9 @@ func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, er
 
 // IsChild reports whether args are the confining child's.
 func IsChild(args []string) bool { return len(args) > 0 && args[0] == ChildArg }
+
+// ChildMainInit is ChildMain.
+func ChildMainInit(args []string) int { return ChildMain(args) }
 
 // ChildMain is not used on this system.
 func ChildMain(args []string) int {

@@ -5,6 +5,36 @@ import (
 	"strings"
 )
 
+// DisableEnv names mechanisms the probe reports missing although the
+// kernel has them, comma-separated: "landlock", "userns", "landlock-net"
+// (Landlock without TCP, as before ABI 4). It is for tests, to run the
+// paths of a kernel that lacks a mechanism on one that has it: it can
+// only take confinement away, so under sandbox.shell: required a run
+// with a mechanism disabled is refused, as on such a kernel; under on it
+// runs with what is left and says what is not enforced.
+const DisableEnv = "WARDEN_SANDBOX_TEST_DISABLE"
+
+// disabled returns k without the mechanisms list names (see DisableEnv).
+func disabled(k Kernel, list string) Kernel {
+	for _, m := range strings.Split(list, ",") {
+		switch strings.TrimSpace(m) {
+		case "landlock":
+			k.LandlockABI = 0
+			k.Disabled = append(k.Disabled, "landlock")
+		case "landlock-net":
+			if k.LandlockABI > 3 {
+				k.LandlockABI = 3
+				k.Disabled = append(k.Disabled, "landlock-net")
+			}
+		case "userns":
+			k.UserNS = false
+			k.UserNSNote = DisableEnv + " disables them"
+			k.Disabled = append(k.Disabled, "userns")
+		}
+	}
+	return k
+}
+
 // Kernel is what the running kernel offers for confinement (see Probe).
 type Kernel struct {
 	// LandlockABI is the Landlock ABI version, 0 when Landlock is missing
@@ -22,6 +52,8 @@ type Kernel struct {
 	Bwrap string `json:"bwrap,omitempty"`
 	// OS is the operating system when it is not Linux (no mechanism yet).
 	OS string `json:"os,omitempty"`
+	// Disabled are the mechanisms DisableEnv took away (tests only).
+	Disabled []string `json:"disabled_for_tests,omitempty"`
 }
 
 func (k Kernel) String() string {
@@ -34,6 +66,9 @@ func (k Kernel) String() string {
 		fmt.Fprintf(&b, "Landlock ABI %d", k.LandlockABI)
 	} else {
 		b.WriteString("no Landlock")
+	}
+	if len(k.Disabled) > 0 {
+		fmt.Fprintf(&b, " (%s disabled by %s)", strings.Join(k.Disabled, ", "), DisableEnv)
 	}
 	if k.UserNS {
 		b.WriteString(", user namespaces")
@@ -98,6 +133,9 @@ func (p Plan) String() string {
 func (s Spec) Plan(k Kernel) (Plan, error) {
 	p := Plan{Warnings: append([]string(nil), s.Warnings...)}
 	var missing []string
+	if len(k.Disabled) > 0 {
+		missing = append(missing, fmt.Sprintf("%s (meant for tests) is set and takes away %s: unset it", DisableEnv, strings.Join(k.Disabled, ", ")))
+	}
 	if k.OS != "" {
 		missing = append(missing, fmt.Sprintf("warden cannot confine commands on %s yet, so the command runs with every permission of its user", k.OS))
 	}

@@ -7,7 +7,15 @@
 // `warden sandbox` and warden-sandbox and changes with them in any release.
 package confine
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
 
 // Exit codes of a confined run that come from the sandbox, not the
 // program (as env(1) and timeout(1) use them).
@@ -61,6 +69,12 @@ type Spec struct {
 	// UnsetEnv are environment variables removed before the program runs
 	// (SSH_AUTH_SOCK: the agent would sign with the hidden keys).
 	UnsetEnv []string `json:"unset_env,omitempty"`
+	// PolicyFile is the policy the Spec was derived from, and
+	// PolicyDigest the SHA-256 of its bytes then (hex). A run checks that
+	// the file still has them: a policy changed between the decision and
+	// the run makes the run refuse (the decision may no longer hold).
+	PolicyFile   string `json:"policy_file,omitempty"`
+	PolicyDigest string `json:"policy_sha256,omitempty"`
 	// Warnings found while resolving the policy (a glob that could not be
 	// resolved); Command adds the kernel's.
 	Warnings []string `json:"-"`
@@ -78,4 +92,59 @@ func (s *Spec) UnderWritable(p string) bool {
 
 func within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// FileDigest returns the SHA-256 of a file's bytes, in hex.
+func FileDigest(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// ErrStale is the error of a run whose policy changed, or whose
+// workspace went, after the Spec was made (errors.Is).
+var ErrStale = errors.New("stale sandbox spec")
+
+type staleError struct{ msg string }
+
+func (e staleError) Error() string        { return e.msg }
+func (e staleError) Is(target error) bool { return target == ErrStale }
+
+func stale(format string, a ...any) error {
+	return staleError{fmt.Sprintf(format, a...) + "; nothing was run"}
+}
+
+// Check reports whether a run of s can start as it was decided: the
+// workspace root is still a folder, and the policy file (when the Spec
+// names one) still has the bytes it had. Its error says what changed and
+// what to do; a run does not start after one.
+func (s Spec) Check() error {
+	if s.Root != "" {
+		st, err := os.Stat(s.Root)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return stale("the workspace %s does not exist (any more): run the command in a workspace that exists, so that warden decides it there", s.Root)
+		case err != nil:
+			return fmt.Errorf("the workspace %s: %w", s.Root, err)
+		case !st.IsDir():
+			return stale("the workspace %s is not a folder (any more)", s.Root)
+		}
+	}
+	if s.PolicyDigest == "" {
+		return nil
+	}
+	d, err := FileDigest(s.PolicyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return stale("the policy %s was removed after this command was allowed: run the command again so that warden decides it under the policy in force", s.PolicyFile)
+	}
+	if err != nil {
+		return fmt.Errorf("the policy %s: %w", s.PolicyFile, err)
+	}
+	if d != s.PolicyDigest {
+		return stale("the policy %s changed after this command was allowed (the decision was made under another version of it): run the command again so that warden decides it under the policy in force", s.PolicyFile)
+	}
+	return nil
 }

@@ -18,7 +18,7 @@ func src(prog, pkg string) string {
 
 var commonGNU = " --help --version"
 
-func init() {
+func initCoreutils() {
 	register(
 		&Spec{Name: "ls dir vdir", Source: src("ls", coreSrc), Operands: "L...",
 			Opts: "-a|--all -A|--almost-all --author -b|--escape --block-size= -B|--ignore-backups -c -C --color[=] -d|--directory -D|--dired -f -F|--classify[=] --file-type --format= --full-time -g --group-directories-first -G|--no-group -h|--human-readable --si -H|--dereference-command-line --dereference-command-line-symlink-to-dir --hide= --hyperlink[=] --indicator-style= -i|--inode -I=|--ignore= -k|--kibibytes -l -L|--dereference -m -n|--numeric-uid-gid -N|--literal -o -p -q|--hide-control-chars --show-control-chars -Q|--quote-name --quoting-style= -r|--reverse -R|--recursive -s|--size -S --sort= --time= --time-style= -t -T=|--tabsize= -u -U -v -w=|--width= -x -X -Z|--context --zero -1" + commonGNU},

@@ -18,7 +18,7 @@ const gitDiffOpts = " -p|-u|--patch -s|--no-patch -U=|--unified= --output=W --ou
 // pretty-options.txt).
 const gitRevOpts = " --max-count=|-n= --skip= --since=|--after= --until=|--before= --author= --committer= --grep-reflog= --grep= --all-match --invert-grep -i|--regexp-ignore-case --basic-regexp -E|--extended-regexp -F|--fixed-strings -P|--perl-regexp --remove-empty --merges --no-merges --min-parents= --max-parents= --first-parent --exclude-first-parent-only --not --all --branches[=] --tags[=] --remotes[=] --glob= --exclude= --reflog --alternate-refs --single-worktree --ignore-missing --bisect --stdin --cherry-mark --cherry-pick --left-only --right-only --cherry -g|--walk-reflogs --merge --boundary --simplify-by-decoration --show-pulls --full-history --dense --sparse --simplify-merges --ancestry-path[=] --date-order --author-date-order --topo-order --reverse --no-walk[=] --do-walk --pretty[=] --format= --abbrev-commit --no-abbrev-commit --oneline --encoding= --expand-tabs[=] --notes[=] --show-notes[=] --standard-notes --show-signature --relative-date --date= --parents --children --left-right --graph --show-linear-break[=] -c --cc --dd -m --diff-merges= --combined-all-paths --follow --decorate[=] --decorate-refs= --decorate-refs-exclude= --source --mailmap --use-mailmap --full-diff --log-size -L= --clear-decorations --count --objects --objects-edge --unpacked --no-object-names --in-commit-order --timestamp --header"
 
-func init() {
+func initGit() {
 	sub := func(name, opts, operands string) *Spec {
 		first := strings.Fields(name)[0]
 		return &Spec{Name: name, Source: strings.Replace(gitSrc, "%s", first, 1), Opts: opts + " -h", Operands: operands, Digits: true}

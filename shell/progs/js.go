@@ -13,7 +13,7 @@ import (
 // --config, a formatter module), and write files it names (--write and
 // --fix rewrite the files given, -o, --cache-location, --outDir).
 
-func init() {
+func initJS() {
 	register(
 		&Spec{Name: "prettier", Source: "Prettier 3.10.1 (prettier --help, prettier --support-info; src/cli/directory-ignorer.js: .git, .sl, .svn, .hg, .jj and node_modules are never formatted)",
 			Operands: "R...", Special: prettierSpecial,

@@ -22,7 +22,7 @@ const goBuildFlags = " -C=C -a -n -p= -race -msan -asan -cover -covermode= -cove
 // go test flags (go help testflag), also spelled -test.NAME.
 const goTestFlags = " -bench= -benchmem -benchtime= -blockprofile=W -blockprofilerate= -count= -coverprofile=W -cpu= -cpuprofile=W -failfast -fullpath -fuzz= -fuzzminimizetime= -fuzztime= -list= -memprofile=W -memprofilerate= -mutexprofile=W -mutexprofilefraction= -outputdir=C -parallel= -run= -short -shuffle= -skip= -timeout= -trace=W -artifacts -c:W -exec=X -i -args -vet= -test.v= -test.run= -test.short -test.count= -test.timeout= -test.bench="
 
-func init() {
+func initLangGo() {
 	goSub := func(name, extra, operands string) *Spec {
 		return &Spec{Name: name, Style: "go", Opts: goBuildFlags + extra, Operands: operands}
 	}
@@ -309,7 +309,7 @@ func init() {
 		}})
 }
 
-func init() {
+func initLangTools() {
 	register(
 		// gofmt: go 1.26, gofmt -h. -w rewrites the operands.
 		&Spec{Name: "gofmt", Source: "go 1.26 (gofmt -h)", Style: "go", Operands: "R...",
@@ -537,7 +537,7 @@ var pyModSpecs = map[string]*Spec{
 		}},
 }
 
-func init() {
+func initLangPython() {
 	for _, s := range pyModSpecs {
 		if err := s.compile(); err != nil {
 			panic("progs: " + s.Name + ": " + err.Error())

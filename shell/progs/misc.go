@@ -10,7 +10,7 @@ import (
 // rsync 3.2.7, Docker 2x, kubectl 1.3x, and the wrappers of coreutils 9.1
 // and sudo 1.9 (Debian 12).
 
-func init() {
+func initMisc() {
 	register(
 		// find's expression words are single-dash word options. -exec and
 		// friends are read by the shell package (the command they run is a
@@ -539,7 +539,7 @@ func kubectlOutput(r *Result, _ []string) {
 	}
 }
 
-func init() {
+func initMiscSpecial() {
 	table["docker"].Sub("build").Special = dockerBuild
 	for _, sub := range table["kubectl"].subs {
 		sub.Special = kubectlOutput

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Arg is what an option's value, or an operand, stands for.
@@ -150,6 +151,33 @@ type Spec struct {
 
 var table = map[string]*Spec{}
 
+// The tables are compiled at first use (Lookup, Names), not when the
+// program starts: compiling every entry takes milliseconds, and most runs
+// of warden (warden sandbox, the MCP proxy, every command but the
+// deciding ones) never read them. loaders are the table files'
+// registration functions, in the order the files' init functions ran
+// when they were eager (file name, then place in the file); a new table
+// file adds its function here (TestLoadersCoverTableFiles checks).
+var (
+	loadOnce sync.Once
+	loaders  = []func(){
+		initCoreutils,
+		initGit,
+		initJS,
+		initLangGo, initLangTools, initLangPython,
+		initMisc, initMiscSpecial,
+	}
+)
+
+// load compiles the tables once.
+func load() {
+	loadOnce.Do(func() {
+		for _, f := range loaders {
+			f()
+		}
+	})
+}
+
 // register compiles entries into the table; it panics on a malformed entry
 // (a programming error, caught by the package's tests at once).
 func register(specs ...*Spec) {
@@ -182,10 +210,14 @@ func firstName(name string) string {
 
 // Lookup returns the entry of a program by base name, or nil when warden
 // has no knowledge of it.
-func Lookup(prog string) *Spec { return table[prog] }
+func Lookup(prog string) *Spec {
+	load()
+	return table[prog]
+}
 
 // Names returns the names of every program with an entry, sorted.
 func Names() []string {
+	load()
 	out := make([]string, 0, len(table))
 	for n := range table {
 		out = append(out, n)

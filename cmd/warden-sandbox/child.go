@@ -1,0 +1,17 @@
+package main
+
+import (
+	"os"
+
+	"github.com/warden-run/warden/sandbox/confine"
+)
+
+// init runs the confining child (`warden-sandbox sandbox CHILDARG --
+// PROGRAM...`, how warden starts it) before main: package initialisation
+// runs on the main thread, locked to it, with fewer runtime threads
+// started yet; execve then has fewer threads to stop (confine.ChildMainInit).
+func init() {
+	if len(os.Args) > 2 && os.Args[1] == "sandbox" && confine.IsChild(os.Args[2:]) {
+		os.Exit(confine.ChildMainInit(os.Args[2:]))
+	}
+}
