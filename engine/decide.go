@@ -703,10 +703,7 @@ func (e *Engine) finish(st *state) warden.Decision {
 			d.Matched[i] = r.id
 		}
 	}
-	if d.Decision != warden.Deny {
-		// A denied call does not run: no confinement to speak of.
-		d.Sandbox = e.confinement(st)
-	}
+	d.Sandbox = e.confinement(st)
 	if e.audit {
 		enforced := d.Decision
 		d.Mode = "audit"
