@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net/url"
 	"os"
@@ -212,7 +213,7 @@ func parseFile(abs string, data []byte) (*Policy, []Finding) {
 // (used for positions, the workspace root and the protected policy file).
 func Parse(file string, data []byte) (*Policy, []Finding) {
 	d := &decoder{file: file}
-	p := &Policy{File: file, Dir: filepath.Dir(file)}
+	p := &Policy{File: file, Dir: filepath.Dir(file), Digest: sha256.Sum256(data)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		d.errAt(yamlErrPos(file, err), "", "%s", yamlErrMsg(err))

@@ -34,6 +34,10 @@ type Policy struct {
 	Tools map[string]string
 	Roles map[string]*Role
 	Rules []*Rule
+	// Digest is the SHA-256 of the policy file's bytes as parsed: a
+	// command allowed under it and run later (warden sandbox
+	// --policy-sha256) refuses to run under a policy changed since.
+	Digest [32]byte
 	// Intents is nil when the policy has no intents section.
 	Intents   *Intents
 	State     State

@@ -29,10 +29,12 @@ var (
 
 // Rewrite returns the shell line that runs line confined: exe is warden's
 // binary (absolute), policyFile the policy that decided the call
-// (absolute), required adds --required (never run unconfined). A line
+// (absolute), digest its SHA-256 in hex ("" for none: with it, the run
+// refuses under a policy changed since the decision), required adds
+// --required (never run unconfined). A line
 // that holds a NUL byte cannot be passed to a program and is an error; so
 // are a relative exe or policy file.
-func Rewrite(exe, policyFile string, required bool, line string) (string, error) {
+func Rewrite(exe, policyFile, digest string, required bool, line string) (string, error) {
 	if !filepath.IsAbs(exe) {
 		return "", fmt.Errorf("warden's path %q is not absolute", exe)
 	}
@@ -47,6 +49,10 @@ func Rewrite(exe, policyFile string, required bool, line string) (string, error)
 	b.WriteString(Quote(exe))
 	b.WriteString(" sandbox --policy ")
 	b.WriteString(Quote(policyFile))
+	if digest != "" {
+		b.WriteString(" --policy-sha256 ")
+		b.WriteString(Quote(digest))
+	}
 	if required {
 		b.WriteString(" --required")
 	}

@@ -28,7 +28,7 @@ func argDumper(t testing.TB) string {
 func roundTrip(t testing.TB, shell, exe, line string) {
 	t.Helper()
 	policyFile := "/work/a b/it's/warden.yaml"
-	rw, err := sandbox.Rewrite(exe, policyFile, true, line)
+	rw, err := sandbox.Rewrite(exe, policyFile, "", true, line)
 	if err != nil {
 		t.Fatalf("%q: %v", line, err)
 	}
@@ -116,7 +116,7 @@ func TestRewriteAcceptedByBash(t *testing.T) {
 		if exec.Command("bash", "-n", "-c", line).Run() != nil {
 			continue
 		}
-		rw, err := sandbox.Rewrite(exe, "/p/warden.yaml", false, line)
+		rw, err := sandbox.Rewrite(exe, "/p/warden.yaml", "", false, line)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestRewriteRefuses(t *testing.T) {
 		{"warden", "/p/warden.yaml", "true"},
 		{"/usr/bin/warden", "warden.yaml", "true"},
 	} {
-		if rw, err := sandbox.Rewrite(c.exe, c.pol, false, c.line); err == nil {
+		if rw, err := sandbox.Rewrite(c.exe, c.pol, "", false, c.line); err == nil {
 			t.Errorf("Rewrite(%q, %q, %q) = %q; want an error", c.exe, c.pol, c.line, rw)
 		}
 	}
@@ -147,7 +147,7 @@ func FuzzRewrite(f *testing.F) {
 	exe := argDumper(f)
 	f.Fuzz(func(t *testing.T, line string) {
 		if strings.IndexByte(line, 0) >= 0 {
-			if _, err := sandbox.Rewrite(exe, "/p/w.yaml", false, line); err == nil {
+			if _, err := sandbox.Rewrite(exe, "/p/w.yaml", "", false, line); err == nil {
 				t.Fatal("a line with a NUL byte was rewritten")
 			}
 			return

@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"encoding/hex"
 	"maps"
 	"strings"
 	"sync"
@@ -156,7 +157,7 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 		cannot(err.Error())
 		return nil
 	}
-	rw, err := sandbox.Rewrite(exe, pol.File, must, line)
+	rw, err := sandbox.Rewrite(exe, pol.File, hex.EncodeToString(pol.Digest[:]), must, line)
 	if err != nil {
 		cannot("it cannot be rewritten to run confined: " + err.Error())
 		return nil
