@@ -23,7 +23,8 @@ func runAudit(ctx context.Context, env *Env) int {
 	since := fs.String("since", "", "from this time on: RFC 3339, a date (2006-01-02), or an age such as 2h or 7d")
 	until := fs.String("until", "", "before this time (same forms as --since)")
 	limit := fs.Int("limit", 0, "only the newest N records")
-	jsonl := fs.Bool("jsonl", false, "export JSON lines, one record per line")
+	jsonl := fs.Bool("jsonl", false, "export JSON lines, one record per line (every record)")
+	all := fs.Bool("all", false, "show warden doctor's probes too (denied calls of session warden-doctor, hidden from the table by default)")
 	pos, code := parseArgs(fs, env.Args)
 	if code >= 0 {
 		return code
@@ -71,8 +72,15 @@ func runAudit(ctx context.Context, env *Env) int {
 		}
 		return ExitOK
 	}
+	hidden := 0
+	if !*all && *sess == "" {
+		recs, hidden = withoutProbes(recs)
+	}
 	if len(recs) == 0 {
 		fmt.Fprintln(env.Stdout, "no audit records")
+		if hidden > 0 {
+			fmt.Fprintf(env.Stdout, "(%d records of warden doctor's probes are not shown: --all shows them)\n", hidden)
+		}
 		return ExitOK
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
@@ -86,7 +94,27 @@ func runAudit(ctx context.Context, env *Env) int {
 			dash(r.Role), r.Tool, d, r.Code, dash(r.Rule), oneLine(callText(r.Args), 60))
 	}
 	tw.Flush()
+	if hidden > 0 {
+		fmt.Fprintf(env.Stdout, "(%d records of warden doctor's probes are not shown: --all shows them)\n", hidden)
+	}
 	return ExitOK
+}
+
+// withoutProbes leaves out the records of warden doctor's synthetic call
+// (a denied write to the policy file, in session warden-doctor): they
+// prove the hook records, and would otherwise fill the table after every
+// doctor run. Only denies are left out, so that no call that ran can be
+// hidden by naming its session so; an export (--jsonl) and --all keep
+// every record.
+func withoutProbes(recs []warden.AuditRecord) ([]warden.AuditRecord, int) {
+	out := recs[:0:0]
+	for _, r := range recs {
+		if r.Session == probeSession && r.Decision == warden.Deny {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, len(recs) - len(out)
 }
 
 // callText is a short text of redacted arguments for the table.
