@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/wire"
 )
 
 // Deadline bounds one hook answer (the default of --timeout). Hosts give
@@ -277,7 +278,7 @@ func AskWithoutPrompt(d warden.Decision, host string) warden.Decision {
 // session.Options.CallID).
 func NewCallID() string {
 	var b [12]byte
-	if err := randomBytes(b[:]); err != nil {
+	if err := wire.RandomBytes(b[:]); err != nil {
 		return ""
 	}
 	return "c-" + hex.EncodeToString(b[:])

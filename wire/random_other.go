@@ -4,8 +4,8 @@ package wire
 
 import "crypto/rand"
 
-// randomBytes fills b from the system's random source.
-func randomBytes(b []byte) error {
+// RandomBytes fills b from the system's random source.
+func RandomBytes(b []byte) error {
 	_, err := rand.Read(b)
 	return err
 }

@@ -7,10 +7,10 @@ import (
 	"os"
 )
 
-// randomBytes fills b from /dev/urandom rather than crypto/rand: the
+// RandomBytes fills b from /dev/urandom rather than crypto/rand: the
 // warden-hook client links this package, and crypto/rand brings the
 // initialisation of the whole FIPS module into every start.
-func randomBytes(b []byte) error {
+func RandomBytes(b []byte) error {
 	f, err := os.Open("/dev/urandom")
 	if err != nil {
 		return err

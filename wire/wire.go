@@ -130,7 +130,7 @@ const MaxNonce = 128
 // the request).
 func NewNonce() string {
 	var b [12]byte
-	if randomBytes(b[:]) != nil {
+	if RandomBytes(b[:]) != nil {
 		return ""
 	}
 	const hex = "0123456789abcdef"
