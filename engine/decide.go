@@ -260,6 +260,10 @@ type part struct {
 	vkind    string // virtual kind of a shell write: "write" or "delete"
 	op       string // what writes the path (">", "rm", ...)
 	dynamic  bool   // computed: can never be allowed by a rule
+	// computed: a command warden cannot read all of (shell.Command.Risk):
+	// no rule and no default allow it, as a dynamic one; a grant of its
+	// exact text still may.
+	computed bool
 	destr    bool   // class for the default
 	// unknownTarget: a write, edit or delete call with no path warden can
 	// read.
@@ -417,8 +421,11 @@ func (e *Engine) ruleOrDefault(p *part, m *matches) item {
 		return item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: m.deny}
 	case m.ask != nil:
 		return item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: m.ask}
-	case p.dynamic:
+	case p.dynamic || p.computed:
 		res := item{effect: warden.Ask, code: warden.CodeUnparsable}
+		if p.subject == warden.SubjectCommand {
+			res.note = p.an.Commands[p.cmd].Risk
+		}
 		if d := e.defaultFor(p); d == warden.Deny {
 			res.effect = warden.Deny
 		}

@@ -73,8 +73,16 @@ func (e *Engine) shellParts(st *state) int {
 	gitChecked := false
 	var configChecked []string
 	for i := range a.Commands {
-		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: a.Commands[i].Dynamic}
+		// One rule for what warden cannot read (docs/policy.md, "Computed
+		// commands"): a command with a risk runs text or writes a target
+		// warden cannot read, as a computed program ($X) does, so it is a
+		// computed command: no allow rule and no default can allow it.
+		cmd := &a.Commands[i]
+		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: cmd.Dynamic, computed: cmd.Risk != ""}
 		e.evalPart(st, &p)
+		if p.dynamic || p.computed {
+			e.computedIntent(st)
+		}
 		if c := &a.Commands[i]; c.Prog == "warden" || c.Prog == "warden-hook" {
 			e.wardenCommand(st, c)
 		}
@@ -403,4 +411,15 @@ func inputLine(c *warden.ToolCall, an *shell.Analysis, i int) string {
 		return ""
 	}
 	return line
+}
+
+// computedIntent: a computed command may write anything, so where intents
+// are required for writes it needs an active intent, as a write does.
+// Which files it writes is unknown, so the intent's scope cannot be
+// checked: the command already asks (or is denied).
+func (e *Engine) computedIntent(st *state) {
+	if st.call.IntentID != "" || !st.needsIntent(&part{subject: warden.SubjectPath, write: true, vkind: "write"}) {
+		return
+	}
+	st.check("intent", item{effect: warden.Deny, code: warden.CodeMissingIntent, subject: st.call.Tool})
 }

@@ -117,7 +117,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if info&kCd != 0 {
 		a.cdSeen = true
 	}
-	if info&kLookup != 0 && len(c.Args) > 1 {
+	if info&kLookup != 0 && len(c.Args) > 1 && !(c.Prog == "shopt" && harmlessShopt(c.Args[1:])) {
 		setRisk(&a.Commands[n], c.Prog+" can change which program a later command name runs")
 	}
 	if info&kShell != 0 && pipe >= 0 && stage > 0 && !hasC(c.Args) {
@@ -231,7 +231,9 @@ var progKinds = func() map[string]uint8 {
 	for _, n := range []string{"eval", "find", "su", "trap", "alias"} {
 		m[n] |= kSpecial
 	}
-	for _, n := range []string{"alias", "hash", "enable", "shopt"} {
+	// alias is not among them: its value is analysed as the line it
+	// stands for (unwrap), a computed one is a computed command.
+	for _, n := range []string{"hash", "enable", "shopt"} {
 		m[n] |= kLookup
 	}
 	m["cd"] |= kCd
@@ -873,4 +875,29 @@ func setsOption(words []string, letter byte, long string) bool {
 		}
 	}
 	return false
+}
+
+// shoptHarmless are the shopt options that change how words are globbed
+// or how errors end the shell, and nothing about which program a name
+// runs (expand_aliases is among them: an alias's value is analysed as a
+// line).
+var shoptHarmless = map[string]bool{"extglob": true, "nullglob": true, "globstar": true, "dotglob": true,
+	"nocaseglob": true, "failglob": true, "nocasematch": true, "lastpipe": true, "inherit_errexit": true,
+	"expand_aliases": true, "globasciiranges": true, "checkwinsize": true, "histappend": true}
+
+// harmlessShopt reports shopt words that only set, unset or print options
+// of shoptHarmless.
+func harmlessShopt(args []string) bool {
+	for _, w := range args {
+		switch {
+		case IsDyn(w):
+			return false
+		case w == "-s" || w == "-u" || w == "-q" || w == "-p":
+		case strings.HasPrefix(w, "-"):
+			return false
+		case !shoptHarmless[w]:
+			return false
+		}
+	}
+	return true
 }
