@@ -264,7 +264,7 @@ type part struct {
 	// no rule and no default allow it, as a dynamic one; a grant of its
 	// exact text still may.
 	computed bool
-	destr    bool   // class for the default
+	destr    bool // class for the default
 	// unknownTarget: a write, edit or delete call with no path warden can
 	// read.
 	unknownTarget bool
