@@ -78,7 +78,7 @@ func (e *Engine) shellParts(st *state) int {
 		// warden cannot read, as a computed program ($X) does, so it is a
 		// computed command: no allow rule and no default can allow it.
 		cmd := &a.Commands[i]
-		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: cmd.Dynamic, computed: cmd.Risk != ""}
+		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: cmd.Dynamic, computed: cmd.Risk != "" && !cmd.RiskReads}
 		e.evalPart(st, &p)
 		if p.dynamic || p.computed {
 			e.computedIntent(st)

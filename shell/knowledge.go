@@ -368,7 +368,7 @@ func (a *Analysis) envRisk(c *Command, spec *progs.Spec, r *progs.Result) {
 		}
 	}
 	if r != nil && r.Risk != "" && c.Risk == "" {
-		c.Risk = r.Risk
+		c.Risk, c.RiskReads = r.Risk, r.RiskReads
 	}
 }
 
@@ -395,8 +395,8 @@ func (a *Analysis) tempDir(c *Command, name, val string) {
 }
 
 func setRisk(c *Command, why string) {
-	if c.Risk == "" {
-		c.Risk = why
+	if c.Risk == "" || c.RiskReads {
+		c.Risk, c.RiskReads = why, false
 	}
 }
 

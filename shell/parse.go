@@ -458,17 +458,6 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	}
 }
 
-func hasC(args []string) bool {
-	for _, a := range args[1:] {
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'c') >= 0 {
-			return true
-		}
-		if len(a) == 0 || a[0] != '-' {
-			return true // a script file operand
-		}
-	}
-	return false
-}
 
 func isFD(s string) bool {
 	if s == "-" {

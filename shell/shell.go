@@ -74,6 +74,10 @@ type Command struct {
 	// variable the table does not know, or one that runs another program.
 	Known bool
 	Risk  string
+	// RiskReads: Risk is only that a computed word could be an option
+	// that reads a file (progs.Result.RiskReads): no allow rule vouches
+	// for the command, but it is no computed command.
+	RiskReads bool
 	// System reports that the program is the one PATH finds in the system
 	// folders: written without a slash, or as a path in /bin, /usr/bin,
 	// /usr/local/bin, /sbin, /usr/sbin or /usr/local/sbin.

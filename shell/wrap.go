@@ -478,36 +478,6 @@ func (a *Analysis) su(prog string, ops []string, opts []wval, env []string, dept
 	}
 }
 
-// shellC handles sh -c 'string' and the like: the first operand after an
-// option cluster containing c is a command line.
-func (a *Analysis) shellC(args []string, depth int) {
-	for i := 1; i < len(args); i++ {
-		s := args[i]
-		if s == "--" || len(s) < 2 || s[0] != '-' || IsDyn(s) {
-			return
-		}
-		if strings.HasPrefix(s, "--") {
-			continue
-		}
-		if strings.IndexByte(s, 'c') >= 0 {
-			// The command string is the first non-option word after.
-			for j := i + 1; j < len(args); j++ {
-				if len(args[j]) > 1 && args[j][0] == '-' && !IsDyn(args[j]) {
-					continue
-				}
-				if !IsDyn(args[j]) {
-					a.line(args[j], depth+1, args[0]+" -c")
-				} else {
-					// sh -c "$x": the program is computed.
-					a.Commands = append(a.Commands, Command{Args: args[j : j+1 : j+1], Prog: args[j], Dynamic: true, Via: base(args[0]) + " -c", Pipe: -1})
-				}
-				return
-			}
-			return
-		}
-	}
-}
-
 // findExec records the commands of find's -exec, -execdir, -ok and -okdir
 // actions, and find -delete as the removal it is. GNU find ends the
 // command at ";", or (-exec and -execdir only) at a "+" right after a word

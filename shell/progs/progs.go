@@ -142,6 +142,9 @@ type Spec struct {
 	roles []Arg
 	rep   int // index of the repeating role, -1 if none
 	risky bool
+	// riskyWrite: one of its options writes, removes, runs a program or
+	// changes the folder (risky counts options that only read, too).
+	riskyWrite bool
 }
 
 var table = map[string]*Spec{}
@@ -271,6 +274,7 @@ func (s *Spec) compile() error {
 			}
 			sort.Strings(sub.longs)
 			sub.risky = sub.risky || s.risky
+			sub.riskyWrite = sub.riskyWrite || s.riskyWrite
 		}
 		for _, n := range strings.Fields(sub.Name) {
 			s.subs[n] = sub
@@ -334,6 +338,14 @@ func (s *Spec) add(n string, o *Opt) error {
 	if o.Arg != Plain || o.Flag != NoEffect {
 		s.risky = true
 	}
+	switch o.Arg {
+	case Plain, Read, List, Pattern, PatFile, Pair, Pair2, AtFile:
+	default:
+		s.riskyWrite = true
+	}
+	if o.Flag != NoEffect {
+		s.riskyWrite = true
+	}
 	return nil
 }
 
@@ -363,8 +375,12 @@ type Result struct {
 	// Risk is why an allow rule cannot vouch for the call: an option or a
 	// variable the entry does not know, or one that runs another program.
 	// Empty when every word is known and harmless.
-	Risk    string
-	Effects []Effect
+	Risk string
+	// RiskReads: Risk is only that a word computed at run time could be
+	// an option that reads a file (the entry has no option that writes or
+	// runs): it keeps allow rules off, and is no computed command.
+	RiskReads bool
+	Effects   []Effect
 	// Passed are the words handed to another program (the arguments of
 	// the script python runs, of the package go run builds).
 	Passed []string
@@ -433,7 +449,9 @@ func (r *Result) Values(canon string) []string {
 func (r *Result) runs(sub *Spec, words []string, label, via string) {
 	var inner Result
 	sub.Parse(&inner, words, false)
-	if inner.Risk != "" {
+	if inner.Risk != "" && inner.RiskReads {
+		r.readRisk("%s: %s", label, inner.Risk)
+	} else if inner.Risk != "" {
 		r.risk("%s: %s", label, inner.Risk)
 	}
 	for _, e := range inner.Effects {
@@ -452,8 +470,15 @@ func (r *Result) runs(sub *Spec, words []string, label, via string) {
 }
 
 func (r *Result) risk(format string, a ...any) {
+	if r.Risk == "" || r.RiskReads {
+		r.Risk, r.RiskReads = fmt.Sprintf(format, a...), false
+	}
+}
+
+// readRisk is a risk that is only a read warden cannot see (RiskReads).
+func (r *Result) readRisk(format string, a ...any) {
 	if r.Risk == "" {
-		r.Risk = fmt.Sprintf(format, a...)
+		r.Risk, r.RiskReads = fmt.Sprintf(format, a...), true
 	}
 }
 
@@ -516,8 +541,10 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 			optLike = false
 		}
 		if !optLike {
-			if dyn && !afterDD && cur.risky && !cur.Words && !pattern {
+			if dyn && !afterDD && cur.riskyWrite && !cur.Words && !pattern {
 				r.risk("a word computed at run time (%s) could be an option of %s", w[1:], cur.label())
+			} else if dyn && !afterDD && cur.risky && !cur.Words && !pattern {
+				r.readRisk("a word computed at run time (%s) could be an option of %s that reads a file", w[1:], cur.label())
 			}
 			if len(cur.subs) > 0 && nops == 0 && !dyn {
 				if sub := cur.subs[w]; sub != nil {
