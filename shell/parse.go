@@ -458,7 +458,6 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	}
 }
 
-
 func isFD(s string) bool {
 	if s == "-" {
 		return true
