@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path/filepath"
+	"strconv"
 	"regexp"
 	"slices"
 	"strings"
@@ -35,6 +36,12 @@ func (e *Engine) shellParts(st *state) int {
 	}
 	a := shell.Get()
 	defer shell.Put(a)
+	if env, why := callEnv(c.Args); why != "" {
+		st.check("env", item{effect: warden.Deny, code: warden.CodeUnparsable, extra: why})
+		return 1
+	} else if len(env) > 0 {
+		a.SetCallEnv(env)
+	}
 	switch v := v.(type) {
 	case string:
 		a.Analyze(v)
@@ -422,4 +429,37 @@ func (e *Engine) computedIntent(st *state) {
 		return
 	}
 	st.check("intent", item{effect: warden.Deny, code: warden.CodeMissingIntent, subject: st.call.Tool})
+}
+
+// callEnv reads a shell call's environment map (env, environment: the
+// Responses API's and Codex's local_shell): assignments the command runs
+// with, judged as NAME=VALUE written before each command of the line. A
+// map that is not one of text values cannot be read.
+func callEnv(args map[string]any) (env []string, why string) {
+	for _, key := range []string{"env", "environment"} {
+		v, ok := args[key]
+		if !ok || v == nil {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, "the call's " + key + " is not a map of variables to values"
+		}
+		names := make([]string, 0, len(m))
+		for n := range m {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			s, ok := m[n].(string)
+			if !ok {
+				return nil, "the value of " + n + " in the call's " + key + " is not text"
+			}
+			if n == "" || strings.ContainsAny(n, "= \t\n$`'\"") {
+				return nil, "the call's " + key + " names a variable " + strconv.Quote(n) + " that a shell cannot assign"
+			}
+			env = append(env, n+"="+s)
+		}
+	}
+	return env, ""
 }

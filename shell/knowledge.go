@@ -22,6 +22,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		a.bare(env, depth, via, pipe, stage)
 		return
 	}
+	if len(a.callEnv) > 0 {
+		env = append(a.callEnv[:len(a.callEnv):len(a.callEnv)], env...)
+	}
 	prog := args[0]
 	dynamic := IsDyn(prog)
 	c := Command{Args: args[:len(args):len(args)], Prog: prog, Dynamic: dynamic, Via: via, Pipe: pipe, Stage: stage, Env: env}
@@ -117,7 +120,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if info&kCd != 0 {
 		a.cdSeen = true
 	}
-	if info&kLookup != 0 && len(c.Args) > 1 && !(c.Prog == "shopt" && harmlessShopt(c.Args[1:])) {
+	if info&kLookup != 0 && len(c.Args) > 1 && !(c.Prog == "shopt" && harmlessShopt(c.Args[1:])) && !(c.Prog == "hash" && lookupHash(c.Args[1:])) {
 		setRisk(&a.Commands[n], c.Prog+" can change which program a later command name runs")
 	}
 	if info&kShell != 0 && pipe >= 0 && stage > 0 && !hasC(c.Args) {
@@ -125,6 +128,11 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	if info&(kShell|kWrap|kSpecial) != 0 {
 		a.unwrap(c.Prog, c.Args, env, depth, pipe, stage)
+		if a.Commands[n].Risk == "" && pureWrapper(c.Prog, c.Args) {
+			// It only runs the command in its words, which is judged
+			// with all its words: bash -lc 'ls' is judged as ls.
+			a.Commands[n].Free = true
+		}
 	}
 	if info&kPatch != 0 && len(c.Args) > 1 {
 		a.patch(c.Args[1])
@@ -250,7 +258,7 @@ func Known(prog string) bool { return progs.Lookup(prog) != nil || free[prog] }
 
 // free lists the builtins that change nothing outside the shell: they need
 // no allow rule (a deny or ask rule still meets them).
-var free = map[string]bool{"cd": true, "pushd": true, "popd": true, "true": true, "false": true, ":": true,
+var free = map[string]bool{"type": true, "hash": true, "cd": true, "pushd": true, "popd": true, "true": true, "false": true, ":": true,
 	"test": true, "[": true, "set": true, "exit": true, "return": true, "read": true, "shift": true,
 	"unset": true, "dirs": true, "break": true, "continue": true}
 
@@ -896,6 +904,76 @@ func harmlessShopt(args []string) bool {
 		case strings.HasPrefix(w, "-"):
 			return false
 		case !shoptHarmless[w]:
+			return false
+		}
+	}
+	return true
+}
+
+// pureWrapper reports a shell or wrapper whose words warden reads whole
+// and that does nothing but run the command they hold (judged on its
+// own): a shell with options it reads and a literal -c string (no
+// --rcfile), command, builtin, env with assignments and -i only, time
+// without -o, nice and timeout; command -v and -V only look a name up.
+func pureWrapper(prog string, args []string) bool {
+	if shells[prog] {
+		s := readShell(args)
+		if s.risk != "" || !s.hasC || IsDyn(s.cmd) || len(s.inits) > 0 {
+			return false
+		}
+		for _, w := range args[1:] {
+			if strings.HasPrefix(w, "--rcfile") || strings.HasPrefix(w, "--init-file") {
+				return false
+			}
+		}
+		return true
+	}
+	w := wrappers[prog]
+	if w == nil {
+		return false
+	}
+	rest, opts, unsure := skipOpts(args[1:], w)
+	if unsure || len(rest) == 0 {
+		return prog == "command" && !unsure && len(opts) > 0 && onlyOpts(opts, "-v", "-V")
+	}
+	switch prog {
+	case "command":
+		return onlyOpts(opts, "-p", "-v", "-V")
+	case "builtin":
+		return true
+	case "env":
+		return onlyOpts(opts, "-i")
+	case "time":
+		return onlyOpts(opts, "-p", "-f", "-v", "-q")
+	case "nice":
+		return onlyOpts(opts, "-n", "-NUM")
+	case "timeout":
+		return onlyOpts(opts, "-k", "-s", "--preserve-status", "--foreground", "-v")
+	}
+	return false
+}
+
+func onlyOpts(opts []wval, names ...string) bool {
+	for _, o := range opts {
+		found := false
+		for _, n := range names {
+			found = found || o.name == n
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupHash reports hash words that only look names up, print or forget
+// them: no -p PATH, which makes a name run PATH.
+func lookupHash(args []string) bool {
+	for _, w := range args {
+		if IsDyn(w) || w == "--" || strings.HasPrefix(w, "-") && strings.ContainsAny(w, "p") {
+			return false
+		}
+		if strings.HasPrefix(w, "-") && strings.Trim(w[1:], "rldt") != "" {
 			return false
 		}
 	}

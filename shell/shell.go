@@ -188,7 +188,18 @@ type Analysis struct {
 	// privWords are the words privateReads recorded last.
 	privWords []string
 	noFast    bool // tests: always use the full parser
+	// callEnv are assignments the tool call itself makes for the command
+	// (a shell tool's env map): every command of the line inherits them,
+	// as if written before it (NAME=VALUE cmd).
+	callEnv []string
 }
+
+// SetCallEnv sets the assignments (NAME=VALUE) a tool call makes for the
+// command it runs (the env map of the Responses API's and Codex's
+// local_shell): every command of the line the next Analyze or AnalyzeArgv
+// reads inherits them, and they are judged as assignments written before
+// each command. Reset clears them.
+func (a *Analysis) SetCallEnv(env []string) { a.callEnv = env }
 
 func (a *Analysis) pushArg(w string) { a.buf = append(a.buf, w) }
 
@@ -269,6 +280,7 @@ func (a *Analysis) Reset() {
 	a.braceWords = 0
 	a.nest = 0
 	a.privWords = nil
+	a.callEnv = nil
 }
 
 // Analyze analyses a command line into a new Analysis.
@@ -280,7 +292,9 @@ func Analyze(line string) *Analysis {
 
 // Analyze analyses line into a, replacing what a held.
 func (a *Analysis) Analyze(line string) {
+	env := a.callEnv
 	a.Reset()
+	a.callEnv = env
 	a.line(line, 0, "")
 	if a.Err == nil && len(a.Commands) == 0 && strings.TrimSpace(line) == "" {
 		a.Err = errors.New("empty command")
@@ -341,7 +355,9 @@ func (a *Analysis) newPipe() int {
 // ["bash", "-lc", "make test"]): the vector is one simple command, and
 // whatever it runs in turn is analysed as usual.
 func (a *Analysis) AnalyzeArgv(argv []string) {
+	env := a.callEnv
 	a.Reset()
+	a.callEnv = env
 	if len(argv) == 0 {
 		a.Err = errors.New("empty command")
 		return
