@@ -2,9 +2,9 @@ package engine
 
 import (
 	"path/filepath"
-	"strconv"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/warden-run/warden"
