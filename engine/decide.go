@@ -4,6 +4,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/shell"
+	"strings"
 )
 
 // item is a candidate outcome: a whole-call check or a part's decision.
@@ -425,6 +426,11 @@ func (e *Engine) ruleOrDefault(p *part, m *matches) item {
 		res := item{effect: warden.Ask, code: warden.CodeUnparsable}
 		if p.subject == warden.SubjectCommand {
 			res.note = p.an.Commands[p.cmd].Risk
+			if c := &p.an.Commands[p.cmd]; c.Dynamic && describedWrite(shell.Display(c.Prog)) {
+				// A computed command the analysis describes: (the
+				// text eval runs, partly computed at run time).
+				res.extra = strings.TrimSuffix(strings.TrimPrefix(shell.Display(c.Prog), "("), ")")
+			}
 		}
 		if d := e.defaultFor(p); d == warden.Deny {
 			res.effect = warden.Deny

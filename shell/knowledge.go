@@ -79,6 +79,11 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			setRisk(&a.Commands[len(a.Commands)-1], c.Prog+" assigns "+name+", which changes which program later commands run or what they load")
 		}
 	}
+	if (c.Prog == "source" || c.Prog == ".") && len(c.Args) > 1 && IsDyn(c.Args[1]) {
+		// source <(cmd), source $F: the shell runs text warden cannot
+		// read.
+		a.computed("(the file "+c.Prog+" runs, computed at run time: "+Display(c.Args[1])+")", c.Prog)
+	}
 	if sourcesStdin(c.Prog, c.Args) && pipe >= 0 && stage > 0 {
 		a.pipedShell(len(a.Commands)-1, depth, pipe, stage)
 	}
@@ -683,6 +688,10 @@ func (a *Analysis) pipedShell(n, depth, pipe, stage int) {
 				}
 				a.Commands[n].Risk = "it runs the commands piped into it"
 				a.line(s, depth+1, "pipe")
+				return
+			}
+			if p.Prog == "echo" {
+				a.partial(p.Ops, depth, "pipe")
 				return
 			}
 		}

@@ -272,7 +272,8 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	}
 	// Redirections: writes, and here-documents fed to a shell.
 	var hdoc string
-	hdocDyn := false
+	hdocDyn, hdocExp := false, false
+	var hdocWord string
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut, syntax.DplOut:
@@ -294,14 +295,14 @@ func (w *walker) stmt(s *syntax.Stmt) {
 				if t, dyn := word(r.Hdoc); !dyn {
 					hdoc = t
 				} else {
-					hdoc = printWord(r.Hdoc)
+					hdoc, hdocExp = printWord(r.Hdoc), true
 				}
 			}
 		case syntax.WordHdoc:
 			if t, dyn := word(r.Word); !dyn {
 				hdoc = t
 			} else {
-				hdocDyn = true
+				hdocDyn, hdocWord = true, Dyn+printWord(r.Word)
 			}
 		case syntax.RdrIn:
 			xs, computed := w.redirWords(r.Word)
@@ -449,10 +450,16 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		if len(c.Args) == 0 || !(shells[c.Prog] && !hasC(c.Args) || sourcesStdin(c.Prog, c.Args)) {
 			continue
 		}
-		if hdoc != "" {
+		switch {
+		case hdoc != "" && hdocExp:
+			// The shell reads the body after its expansions: what their
+			// values hold is code too.
+			w.a.computed("(the here-document a shell runs, partly computed at run time)", "heredoc")
+			w.a.partialLine(hdoc, w.depth, "heredoc")
+		case hdoc != "":
 			w.a.line(hdoc, w.depth+1, "heredoc")
-		} else {
-			setRisk(c, "it runs commands computed at run time from its input")
+		default:
+			w.a.partial([]string{hdocWord}, w.depth, "heredoc")
 		}
 		return
 	}

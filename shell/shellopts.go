@@ -85,8 +85,14 @@ options:
 		w := args[i]
 		switch {
 		case IsDyn(w):
-			// It may be options, the command string or a script's name.
-			s.risk = "a word among the shell's options is computed (" + Display(w) + ")"
+			// It may be options, the command string or a script's name;
+			// one that starts with literal text other than - and + is an
+			// operand.
+			if !operandLike(Display(w)) {
+				s.risk = "a word among the shell's options is computed (" + Display(w) + ")"
+			} else if !s.hasC {
+				s.risk = "the script the shell runs is computed (" + Display(w) + ")"
+			}
 			break options
 		case w == "--" || w == "-":
 			i++
@@ -215,9 +221,17 @@ func (a *Analysis) shellC(args []string, depth int) {
 		return
 	}
 	if IsDyn(s.cmd) {
-		// sh -c "$x": the program is computed.
-		a.Commands = append(a.Commands, Command{Args: []string{s.cmd}, Prog: s.cmd, Dynamic: true, Via: base(args[0]) + " -c", Pipe: -1})
+		// sh -c "rm -rf $x": the literal words are analysed, the rest is
+		// computed.
+		a.partial([]string{s.cmd}, depth, base(args[0])+" -c")
 		return
 	}
 	a.line(s.cmd, depth+1, args[0]+" -c")
+}
+
+// operandLike reports the source of a computed word that starts with
+// literal text other than - or +: it cannot be an option.
+func operandLike(src string) bool {
+	src = strings.TrimLeft(src, "\"'")
+	return src != "" && src[0] != '-' && src[0] != '+' && src[0] != '$' && src[0] != '`' && src[0] != '<' && src[0] != '>'
 }

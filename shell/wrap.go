@@ -240,6 +240,8 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 	case "eval":
 		if s, ok := joinLit(args[1:]); ok {
 			a.line(s, depth+1, "eval")
+		} else if len(args) > 1 {
+			a.partial(args[1:], depth, "eval")
 		}
 		return
 	case "find":
@@ -257,6 +259,8 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 		}
 		if len(ops) > 1 && !IsDyn(ops[0]) {
 			a.line(ops[0], depth+1, "trap")
+		} else if len(ops) > 1 {
+			a.partial(ops[:1], depth, "trap")
 		}
 		return
 	case "alias":
