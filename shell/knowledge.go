@@ -61,6 +61,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		// Words handed to another program (python x.py ARGS, go run PKG
 		// ARGS) may name a private file as surely as cat's operands do.
 		a.privateReads(r.Passed)
+		if len(r.Runs) > 0 {
+			a.add(env, r.Runs, depth, c.Prog+" "+strings.TrimSpace(r.Sub), pipe, stage)
+		}
 	} else {
 		c.Flags, c.Ops = genericWords(c.Prog, c.Args[1:])
 		a.Commands = append(a.Commands, c)
@@ -241,7 +244,7 @@ var progKinds = func() map[string]uint8 {
 	for n := range wrappers {
 		m[n] |= kWrap
 	}
-	for _, n := range []string{"eval", "find", "su", "trap", "alias"} {
+	for _, n := range []string{"eval", "find", "su", "trap", "alias", "script", "tmux", "hyperfine", "nix-shell", "sg", "expect", "gdb", "perf", "direnv", "zip"} {
 		m[n] |= kSpecial
 	}
 	// alias is not among them: its value is analysed as the line it

@@ -873,6 +873,9 @@ func uvRunSpecial(r *Result, _ []string) {
 		if strings.HasPrefix(prog, "python3.") {
 			break
 		}
+		// Any other command runs as it is given, in the project's
+		// environment: judged with all its words.
+		r.Runs = append([]string(nil), words...)
 		return
 	}
 	if IsDyn(words[0]) {

@@ -384,6 +384,10 @@ type Result struct {
 	// Passed are the words handed to another program (the arguments of
 	// the script python runs, of the package go run builds).
 	Passed []string
+	// Runs is a command the program runs as it is given, the program
+	// found as a shell finds it or in the project's tools (npm exec CMD,
+	// uv run CMD): the shell package judges it with all its words.
+	Runs []string
 	// Tree reports that the folders among the paths the program reads are
 	// read whole, with everything below them (grep -r, cp -r, tar -c):
 	// a private file inside such a folder is read. SkipHidden: entries
