@@ -100,10 +100,10 @@ var wrappers = map[string]*wrapper{
 	"faketime": {skipOps: 1, opts: "-m -f --exclude-monotonic -h|--help -v|--version"},
 	"valgrind": {opts: "--tool= --leak-check= --show-leak-kinds= --track-origins= -q|--quiet -v|--verbose -s --error-exitcode= --trace-children= --num-callers= " +
 		"--suppressions= --gen-suppressions= --read-var-info= --track-fds= --show-reachable= --undef-value-errors= --errors-for-leak-kinds= --max-stackframe= --main-stacksize= --help --version"},
-	"ltrace": {opts: "-a= -A= -b -c -C -D= -e= -f -i -l= -L -n= -r -s= -S -t -tt -ttt -T -w= -x= -h|--help -V|--version"},
+	"ltrace":           {opts: "-a= -A= -b -c -C -D= -e= -f -i -l= -L -n= -r -s= -S -t -tt -ttt -T -w= -x= -h|--help -V|--version"},
 	"dbus-run-session": {opts: "--config-file= --help --version"},
-	"cpulimit": {abbrev: true, opts: "-l=|--limit= -c=|--cpu= -z|--lazy -i|--include-children -q|--quiet -v|--verbose -h|--help"},
-	"screen":   {opts: "-d -m -D -S= -L -a -A -U -q -O -t= -T= -h= -e= -f -fn -fa -l -ln -i"},
+	"cpulimit":         {abbrev: true, opts: "-l=|--limit= -c=|--cpu= -z|--lazy -i|--include-children -q|--quiet -v|--verbose -h|--help"},
+	"screen":           {opts: "-d -m -D -S= -L -a -A -U -q -O -t= -T= -h= -e= -f -fn -fa -l -ln -i"},
 	"parallel": {abbrev: true, opts: "-j=|--jobs=|-P= -k|--keep-order -q|--quote -v --dry-run --halt= --bar --progress --eta -n=|--max-args= -N= -X -m --xargs -0|--null " +
 		"--colsep=|-C= --tag --tagstring= --timeout= --retries= --delay= --line-buffer --group --ungroup|-u --will-cite --no-notice -r|--no-run-if-empty --plus --shuf -L=|--max-lines= --trim="},
 	"cross-env":       {assigns: true},
