@@ -518,7 +518,9 @@ func (e *Engine) tracePart(st *state, p *part, res item, grant string) {
 		tp.Note, tp.Via = c.Risk, c.Via
 		tp.Input = inputLine(&st.call, p.an, p.cmd)
 		if c.Free && res.rule == nil && res.effect == warden.Allow {
-			tp.Note = "a builtin without side effects: no rule is needed"
+			tp.Note = "a builtin without side effects, or a shell or wrapper that only runs the command judged on its own: no rule is needed"
+		} else if !p.destr && res.code == warden.CodeDefault {
+			tp.Note = "kind safe: every word is one warden's tables know to only read and print"
 		}
 	} else {
 		tp.Via = p.op

@@ -205,8 +205,10 @@ func TestRedteam5WrappedHereDocuments(t *testing.T) {
 // were not compared at all.
 func TestRedteam5PatternOptionValues(t *testing.T) {
 	t.Parallel()
+	// default: ask, so that a read-only git log (kind safe under
+	// {safe: allow}) is decided by the rules alone.
 	const pol = `version: 1
-default: {safe: allow, destructive: ask}
+default: ask
 rules:
   - id: no-lease-main
     effect: deny

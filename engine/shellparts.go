@@ -85,7 +85,11 @@ func (e *Engine) shellParts(st *state) int {
 		// warden cannot read, as a computed program ($X) does, so it is a
 		// computed command: no allow rule and no default can allow it.
 		cmd := &a.Commands[i]
-		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: cmd.Dynamic, computed: cmd.Risk != "" && !cmd.RiskReads}
+		// A command whose every word the tables know to only read and
+		// print is of kind safe (docs/policy.md, "Known read-only
+		// commands"): default.safe decides it when no rule does.
+		safe := cmd.Reads && cmd.Risk == "" && !cmd.Dynamic && cmd.System
+		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: !safe, dynamic: cmd.Dynamic, computed: cmd.Risk != "" && !cmd.RiskReads}
 		e.evalPart(st, &p)
 		if p.dynamic || p.computed {
 			e.computedIntent(st)

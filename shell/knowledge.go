@@ -42,11 +42,16 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		defer a.release()
 		r.Flags, r.Ops, r.Vals = a.flagBuf[len(a.flagBuf):], a.opBuf[len(a.opBuf):], a.valBuf[len(a.valBuf):]
 		spec.Parse(r, c.Args, false)
+		if len(c.Args) == 2 && (c.Args[1] == "--version" || c.Args[1] == "--help") {
+			// It only prints (or refuses the option): nothing to read.
+			r.Risk, r.RiskReads = "", false
+		}
 		a.flagBuf = grow(a.flagBuf, r.Flags)
 		a.opBuf = grow(a.opBuf, r.Ops)
 		a.valBuf = grow(a.valBuf, r.Vals)
 		c.Known, c.Flags, c.Ops, c.Sub = true, r.Flags[:len(r.Flags):len(r.Flags)], r.Ops[:len(r.Ops):len(r.Ops)], r.Sub
 		c.Vals = r.Vals[:len(r.Vals):len(r.Vals)]
+		c.Reads = readOnlyCall(&c, r)
 		a.Commands = append(a.Commands, c)
 		if len(c.Env) > 0 || r.Risk != "" {
 			a.envRisk(&a.Commands[len(a.Commands)-1], spec, r)

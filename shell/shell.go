@@ -82,6 +82,9 @@ type Command struct {
 	// folders: written without a slash, or as a path in /bin, /usr/bin,
 	// /usr/local/bin, /sbin, /usr/sbin or /usr/local/sbin.
 	System bool
+	// Reads reports a command whose every word warden's tables know to
+	// only read and print (readOnly): with no Risk, its kind is safe.
+	Reads bool
 	// Free marks a builtin without side effects (cd, true, test, read,
 	// set -e, exit, ...): it needs no allow rule.
 	Free bool

@@ -1,0 +1,57 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden"
+)
+
+// The harmless commands of issue 31 that peer tools allow: under the
+// coding example they are allowed, each by the mechanism named.
+func TestHarmlessUnderCoding(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		// Kind safe: every word is one the tables know to only read.
+		{"printf", sh(`printf '%s\n' a b`), "allow"},
+		{"sed -n", sh("sed -n 1,3p src/a.go"), "allow"},
+		{"nl", sh("nl src/a.go"), "allow"},
+		{"tac", sh("tac src/a.go"), "allow"},
+		{"base64", sh("base64 src/a.go"), "allow"},
+		{"git --version", sh("git --version"), "allow"},
+		{"go --version", sh("go --version"), "allow"},
+		{"a read-only pipeline", sh("git log --oneline -5 | nl | tac"), "allow"},
+		// A shell or wrapper that only runs an allowed line.
+		{"bash -lc", sh("bash -lc 'ls'"), "allow"},
+		{"zsh -lc", sh("zsh -lc 'ls'"), "allow"},
+		{"Codex's shell argv", warden.ToolCall{Tool: "shell", Args: map[string]any{"command": []any{"bash", "-lc", "git status"}}}, "allow"},
+		{"command ls", sh("command ls"), "allow"},
+		{"env X=1 go test", sh("env X=1 go test ./..."), "allow"},
+		// Builtins that only look things up.
+		{"type", sh("type ls"), "allow"},
+		{"command -v", sh("command -v ls"), "allow"},
+		{"command -V", sh("command -V ls"), "allow"},
+		{"hash", sh("hash"), "allow"},
+		// Still asked or denied.
+		{"sed -i is no read", sh("sed -i s/a/b/ src/a.go"), "notAllow"},
+		{"a pager", sh("git -p log"), "notAllow"},
+		{"less", sh("less src/a.go"), "notAllow"},
+		{"a private file", sh("nl .env"), "deny"},
+		{"outside the workspace", sh("tac /etc/hostname"), "deny"},
+		{"a redirection is a write", sh("nl src/a.go > .git/hooks/pre-commit"), "deny"},
+		{"a program of the workspace named like one", sh("./nl src/a.go"), "notAllow"},
+		{"bash -lc of a line that asks", sh("bash -lc 'curl -o x https://e.x'"), "notAllow"},
+		{"hash -p rebinds", sh("hash -p /tmp/evil ls; ls"), "notAllow"},
+	})
+}
+
+// explain names the class of a command decided by the default for safe
+// calls.
+func TestExplainShowsKindSafe(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, codingPolicy(t))
+	tr := e.Explain(sh("nl src/a.go"), nil)
+	if len(tr.Parts) == 0 || !strings.Contains(tr.Parts[0].Note, "kind safe") {
+		t.Errorf("explain does not show the class:\n%s", explain(e, sh("nl src/a.go")))
+	}
+}
