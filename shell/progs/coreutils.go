@@ -328,6 +328,9 @@ func sedScript(r *Result, _ []string) {
 		}
 		if sedRisky(s) {
 			r.risk("the sed script may write a file or run a command (w, W, e, r or R commands)")
+			if !sedEffects(r, s) {
+				r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the files of a sed script warden cannot read)", Via: "sed"})
+			}
 		}
 	}
 }
@@ -355,7 +358,10 @@ func awkScript(r *Result, _ []string) {
 			r.risk("the awk program is computed at run time or read from a file")
 			continue
 		}
-		if strings.Contains(s, "system") || strings.ContainsAny(s, "|>") || strings.Contains(s, "getline") {
+		// A > or | outside print and printf compares or is logical.
+		n := len(r.Effects)
+		awkEffects(r, s)
+		if strings.Contains(s, "system") || strings.Contains(s, "getline") || len(r.Effects) > n || strings.Contains(s, "|&") {
 			r.risk("the awk program may run a command or write a file (system, |, >, getline)")
 		}
 		if strings.Contains(s, "@") || strings.Contains(s, "ARGV") || strings.Contains(s, "ARGC") || strings.Contains(s, "SYMTAB") {
