@@ -630,6 +630,11 @@ func wordText(w *syntax.Word) (string, bool) {
 		}
 		switch {
 		case prefix == "" || prefix == "~":
+		case prefix == "~+" && len(w.Parts) == 1 || prefix == "~+" && strings.Contains(l.Value, "/"):
+			// ~+ is $PWD, the folder the command runs in: the path is
+			// relative to it, as ./ is (resolved after the line's cds).
+			b.WriteString(".")
+			w = &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: l.Value[len(prefix):]}}, w.Parts[1:]...)}
 		case prefix == "~+" || prefix == "~-" || strings.ContainsAny(prefix, "\\"):
 			dyn = true
 		default:
