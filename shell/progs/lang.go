@@ -699,6 +699,7 @@ var cargoExtra = map[string]string{
 	"metadata": " --format-version= --no-deps --filter-platform=",
 	"tree":     " -e=|--edges= -i=|--invert= --prune= --depth= --prefix= --no-dedupe -d|--duplicates --charset= -f=|--format=",
 	"doc":      " --no-deps --document-private-items",
+	"fmt":      " --check --all --message-format=",
 }
 
 // cargoPassed reads the words after -- of a cargo subcommand: cargo test

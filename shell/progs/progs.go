@@ -7,8 +7,9 @@
 // git.go, lang.go, js.go, misc.go), each entry citing the version and the
 // manual or --help it was taken from; gitrepo.go says what of a git
 // repository a command prints, fetched.go which package manager
-// commands fetch and run a package the call names, and awksed.go the
-// commands and files of awk and sed programs. They are reviewed like code: an allow
+// commands fetch and run a package the call names, awksed.go the
+// commands and files of awk and sed programs, and writes.go the files
+// subcommands write that their call does not name. They are reviewed like code: an allow
 // rule for a program is only as wide as its entry, because a call that uses
 // an option the entry does not list, or one that runs another program, is
 // never allowed by a rule (see Parse).
