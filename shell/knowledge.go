@@ -81,6 +81,14 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	if why := evaluatesNames(c.Prog, c.Args[1:]); why != "" {
 		setRisk(&a.Commands[len(a.Commands)-1], why)
+		a.evaluatedWords(c.Prog, c.Args[1:], depth)
+	}
+	if len(a.rebound) > 0 && !c.Dynamic {
+		if p, ok := a.rebound[c.Prog]; ok && via != "hash -p" {
+			// hash -p P NAME: NAME runs P, with NAME's words.
+			words := append([]string{p}, c.Args[1:]...)
+			a.add(env, words, depth, "hash -p", pipe, stage)
+		}
 	}
 	if setsVars[c.Prog] {
 		if name := assignsDangerous(c.Prog, c.Args[1:]); name != "" {
@@ -132,6 +140,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	if info&kCd != 0 {
 		a.cdSeen = true
+	}
+	if c.Prog == "hash" {
+		a.hashRebinds(c.Args[1:])
 	}
 	if info&kLookup != 0 && len(c.Args) > 1 && !(c.Prog == "shopt" && harmlessShopt(c.Args[1:])) && !(c.Prog == "hash" && lookupHash(c.Args[1:])) {
 		setRisk(&a.Commands[n], c.Prog+" can change which program a later command name runs")
@@ -995,4 +1006,55 @@ func lookupHash(args []string) bool {
 		}
 	}
 	return true
+}
+
+// evaluatedWords analyses the command substitutions in the words bash
+// evaluates as arithmetic or as a command (an array subscript named to
+// read, test -v, let, printf -v, mapfile -C's callback): in
+// read 'a[$(rm -rf x)]' bash runs rm -rf x. The command stays computed.
+func (a *Analysis) evaluatedWords(prog string, words []string, depth int) {
+	for i, w := range words {
+		if (prog == "mapfile" || prog == "readarray") && strings.HasPrefix(w, "-C") {
+			cb := strings.TrimPrefix(w, "-C")
+			if cb == "" && i+1 < len(words) {
+				cb = words[i+1]
+			}
+			if cb != "" && !IsDyn(cb) {
+				a.partialLine(cb, depth, prog+" -C")
+			}
+			continue
+		}
+		if IsDyn(w) || !strings.Contains(w, "$(") && !strings.Contains(w, "`") {
+			continue
+		}
+		// The word's text, read as the shell reads the subscript.
+		a.partialLine(": "+w, depth, prog)
+	}
+}
+
+// hashRebinds records hash -p PATH NAME...: each NAME then runs PATH.
+func (a *Analysis) hashRebinds(args []string) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !strings.HasPrefix(w, "-") || !strings.Contains(w, "p") || IsDyn(w) {
+			continue
+		}
+		p := w[strings.IndexByte(w, 'p')+1:]
+		if p == "" && i+1 < len(args) {
+			i++
+			p = args[i]
+		}
+		if p == "" || IsDyn(p) {
+			return
+		}
+		if a.rebound == nil {
+			a.rebound = map[string]string{}
+		}
+		for _, n := range args[i+1:] {
+			if !IsDyn(n) && !strings.HasPrefix(n, "-") {
+				a.rebound[n] = p
+			}
+		}
+		return
+	}
 }

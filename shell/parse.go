@@ -351,8 +351,10 @@ func (w *walker) stmt(s *syntax.Stmt) {
 					env = append(env, t)
 				default:
 					// declare 'a[$(cmd)]=1': an array element, whose
-					// subscript bash evaluates.
+					// subscript bash evaluates: its command
+					// substitutions are analysed.
 					w.evaluates("array subscript", subscriptRisk)
+					w.a.evaluatedWords(d.Variant.Value, []string{t}, w.depth)
 				}
 			}
 		}

@@ -195,6 +195,9 @@ type Analysis struct {
 	// (a shell tool's env map): every command of the line inherits them,
 	// as if written before it (NAME=VALUE cmd).
 	callEnv []string
+	// rebound are the names hash -p made run another program (hash -p
+	// /bin/rm ls: ls runs /bin/rm).
+	rebound map[string]string
 }
 
 // SetCallEnv sets the assignments (NAME=VALUE) a tool call makes for the
@@ -284,6 +287,7 @@ func (a *Analysis) Reset() {
 	a.nest = 0
 	a.privWords = nil
 	a.callEnv = nil
+	a.rebound = nil
 }
 
 // Analyze analyses a command line into a new Analysis.
