@@ -170,17 +170,36 @@ func arithRisky(x syntax.ArithmExpr) bool {
 	syntax.Walk(x, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Word:
-			if !numberWord(n) {
-				risky = true
+			if !numberWord(n) && !numericVar(n.Lit()) {
+				if pe, ok := n.Parts[0].(*syntax.ParamExp); !ok || len(n.Parts) != 1 || !plainNumericParam(pe) {
+					risky = true
+				}
 			}
 			return false
 		case *syntax.ParamExp:
-			risky = true
+			if !plainNumericParam(n) {
+				risky = true
+			}
 			return false
 		}
 		return !risky
 	})
 	return risky
+}
+
+// numericVars are variables bash itself sets to a number: their value
+// runs nothing in arithmetic (an assignment to one, which could hold
+// anything, is judged where it is made: integerVars).
+var numericVars = map[string]bool{"RANDOM": true, "SRANDOM": true, "LINENO": true, "SECONDS": true,
+	"EPOCHSECONDS": true, "BASHPID": true, "PPID": true, "UID": true, "EUID": true, "#": true, "?": true, "$": true, "!": true}
+
+func numericVar(name string) bool { return numericVars[name] }
+
+// plainNumericParam reports $RANDOM, ${#}, $? and the like: a plain
+// expansion of a numericVars variable.
+func plainNumericParam(pe *syntax.ParamExp) bool {
+	return pe.Param != nil && numericVars[pe.Param.Value] && pe.Index == nil && pe.Exp == nil && pe.Repl == nil &&
+		pe.Slice == nil && !pe.Excl && !pe.Length && !pe.Width && pe.Names == 0
 }
 
 // numberWord reports a word that is an arithmetic number: 42, 0x2a, 052,

@@ -557,8 +557,10 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 					if r.Sub != "" {
 						r.Sub += " "
 					}
-					r.Sub += w
-					r.Ops = append(r.Ops, w)
+					// The subcommand by its first name: npm t is npm
+					// test, for rules and for the entry's code.
+					r.Sub += firstName(sub.Name)
+					r.Ops = append(r.Ops, firstName(sub.Name))
 					cur, r.Spec = sub, sub
 					opStart = len(r.Ops)
 					nops = 0
@@ -818,6 +820,10 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 	switch o.Arg {
 	case Plain, Pattern:
 	case Exec, Shell:
+		if val == "cat" || val == "" {
+			// GIT_PAGER=cat, PAGER=: no program but cat runs.
+			return
+		}
 		r.risk("option %s of %s runs another program", name, s.label())
 		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
 	case Unsafe:
