@@ -42,6 +42,17 @@ func TestHarmlessUnderCoding(t *testing.T) {
 		{"a reflog selector", sh("git log --oneline HEAD@{1}.."), "allow"},
 		{"$RANDOM in arithmetic", sh("echo $((RANDOM % 10))"), "allow"},
 		{"$? in arithmetic", sh("echo $(( $? + 1 ))"), "allow"},
+		// cd DIR && ...: the later commands run only in DIR.
+		{"cd DIR && ... && cd ..", sh("cd src && ls && cd .."), "allow"},
+		{"a redirection after cd DIR &&", sh("cd src && echo hi > out.txt"), "allow"},
+		{"git after cd DIR && ... && cd ..", sh("cd src && git status && cd .."), "allow"},
+		{"Codex's argv with cd DIR &&", warden.ToolCall{Tool: "shell", Args: map[string]any{"command": []any{"bash", "-lc", "cd src && echo hi > out.txt"}}}, "allow"},
+		{"after cd DIR &&, .. leads back out of DIR", sh("cd src && echo x > ../.git/config"), "deny"},
+		{"after cd DIR &&, a private file above", sh("cd src && cat ../.env"), "deny"},
+		{"the ; form stays a fair ask", sh("cd src; echo hi > out.txt"), "notAllow"},
+		{"|| runs the cd when the first part fails", sh("cd src && ls || cd .. && echo x > out.txt"), "notAllow"},
+		{"a cd inside the chain", sh("cd src && cd .. && echo x > out.txt"), "notAllow"},
+		{"a cd in a subshell of the chain", sh("cd src && (cd ..; echo x > y)"), "notAllow"},
 		// Still asked or denied.
 		{"a pager that is not cat", sh("GIT_PAGER=less git log"), "notAllow"},
 		{"a variable in arithmetic", sh("echo $((x + 1))"), "notAllow"},

@@ -111,6 +111,20 @@ func (e *Engine) shellParts(st *state) int {
 	}
 	// Folders the line changes into: relative paths may be resolved there.
 	cds := a.Dirs
+	if a.CdFirst != "" {
+		// cd DIR && ...: every later command runs in DIR (the cds at its
+		// end run after the rest), so relative paths are resolved there
+		// alone.
+		e.dirParts(st, []string{a.CdFirst})
+		base := st.cwd()
+		defer func() { st.dir = base }()
+		if filepath.IsAbs(a.CdFirst) {
+			st.dir = a.CdFirst
+		} else {
+			st.dir = base + "/" + a.CdFirst
+		}
+		cds = nil
+	}
 	st.ignoresWritten = writesIgnoreFile(a.Writes)
 	// A command a rule denies settles the call: its writes would only
 	// change which reason is given, so they are not resolved (no I/O).
@@ -123,7 +137,9 @@ func (e *Engine) shellParts(st *state) int {
 		return len(a.Commands)
 	}
 	e.writeParts(st, a, cds)
-	e.dirParts(st, cds)
+	if a.CdFirst == "" {
+		e.dirParts(st, cds)
+	}
 	for _, r := range a.Reads {
 		e.readPart(st, r, cds)
 		if len(a.Globs) > 0 && a.IsGlob(r.Path) {

@@ -160,6 +160,10 @@ type Analysis struct {
 	// there depends on the repository found from it, which the engine
 	// checks; any other change of folders makes such git a risk.
 	GitCd string
+	// CdFirst, when set, is the folder of the plain `cd DIR` a line
+	// starts with when every later command runs after it with && (cd src
+	// && make && cd ..): the line's relative paths are all in DIR.
+	CdFirst string
 	// Globs are the words written with an unquoted glob character
 	// (src/*.go, .gi?/config): bash replaces them with the files that
 	// match, so a path among them is checked as each file it matches.
@@ -282,7 +286,7 @@ func (a *Analysis) Reset() {
 	a.pipes = 0
 	a.nres = 0
 	a.cdSeen = false
-	a.cdPlain, a.cdOther, a.GitCd = 0, false, ""
+	a.cdPlain, a.cdOther, a.GitCd, a.CdFirst = 0, false, "", ""
 	a.braceWords = 0
 	a.nest = 0
 	a.privWords = nil
@@ -306,6 +310,9 @@ func (a *Analysis) Analyze(line string) {
 	if a.Err == nil && len(a.Commands) == 0 && strings.TrimSpace(line) == "" {
 		a.Err = errors.New("empty command")
 	}
+	if a.Err == nil && a.cdSeen {
+		a.cdChain(line, 0, "")
+	}
 	a.gitAfterCd()
 }
 
@@ -317,7 +324,7 @@ func (a *Analysis) gitAfterCd() {
 	if !a.cdSeen {
 		return
 	}
-	simple := a.cdPlain == 1 && !a.cdOther
+	simple := (a.cdPlain == 1 || a.CdFirst != "") && !a.cdOther
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		if !c.RunsGit || c.Risk != "" {
@@ -329,6 +336,9 @@ func (a *Analysis) gitAfterCd() {
 				if d != "." && d != "./" {
 					a.GitCd = d
 				}
+			}
+			if a.CdFirst != "" {
+				a.GitCd = a.CdFirst
 			}
 			continue
 		}
@@ -372,5 +382,11 @@ func (a *Analysis) AnalyzeArgv(argv []string) {
 	args := make([]string, len(argv))
 	copy(args, argv)
 	a.add(nil, args, 0, "", -1, 0)
+	if a.Err == nil && a.cdSeen && shells[base(args[0])] && len(a.Commands) > 1 {
+		// ["bash", "-lc", "cd src && make && cd .."], as Codex sends it.
+		if s := readShell(args); s.hasC && s.risk == "" && !IsDyn(s.cmd) {
+			a.cdChain(s.cmd, 1, args[0]+" -c")
+		}
+	}
 	a.gitAfterCd()
 }
