@@ -53,6 +53,8 @@ func TestHarmlessUnderCoding(t *testing.T) {
 		{"|| runs the cd when the first part fails", sh("cd src && ls || cd .. && echo x > out.txt"), "notAllow"},
 		{"a cd inside the chain", sh("cd src && cd .. && echo x > out.txt"), "notAllow"},
 		{"a cd in a subshell of the chain", sh("cd src && (cd ..; echo x > y)"), "notAllow"},
+		{"a cd in a shell's string", sh("cd src && bash -c 'cd ..; echo x > y'"), "notAllow"},
+		{"a cd in eval", sh("cd src && eval 'cd ..' && echo x > y"), "notAllow"},
 		// Still asked or denied.
 		{"a pager that is not cat", sh("GIT_PAGER=less git log"), "notAllow"},
 		{"a variable in arithmetic", sh("echo $((x + 1))"), "notAllow"},

@@ -43,15 +43,21 @@ func (a *Analysis) cdChain(line string, first int, via string) {
 		return
 	}
 	// The cds after the first: only at the end.
-	tail := false
+	tail, cds := false, 1
 	for _, l := range leaves[1:] {
 		_, isCd := plainCd(l)
 		switch {
 		case isCd:
 			tail = true
+			cds++
 		case tail || changesFolder(l):
 			return
 		}
+	}
+	if a.cdPlain != cds {
+		// A cd the syntax does not show (in a bash -c string, an eval)
+		// changes folders too.
+		return
 	}
 	a.CdFirst = dir
 }
