@@ -55,6 +55,13 @@ func TestHarmlessUnderCoding(t *testing.T) {
 		{"a cd in a subshell of the chain", sh("cd src && (cd ..; echo x > y)"), "notAllow"},
 		{"a cd in a shell's string", sh("cd src && bash -c 'cd ..; echo x > y'"), "notAllow"},
 		{"a cd in eval", sh("cd src && eval 'cd ..' && echo x > y"), "notAllow"},
+		// for NAME in LITERAL WORDS: the body once per word.
+		{"a loop over a glob", sh(`for f in src/*.go; do wc -l "$f"; done`), "allow"},
+		{"a loop over words", sh(`for f in src/a.go src/b.go; do head -3 "$f"; done`), "allow"},
+		{"a loop reaching a private file", sh(`for f in src/a.go .env; do cat "$f"; done`), "deny"},
+		{"a loop reaching a deny rule", sh(`for f in a b; do rm -rf "$f"; done`), "deny"},
+		{"a loop writing a protected path", sh(`for d in .git; do echo x > $d/config; done`), "deny"},
+		{"a loop over computed words", sh(`for f in $(ls); do cat "$f"; done`), "notAllow"},
 		// Still asked or denied.
 		{"a pager that is not cat", sh("GIT_PAGER=less git log"), "notAllow"},
 		{"a variable in arithmetic", sh("echo $((x + 1))"), "notAllow"},

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -72,6 +73,9 @@ func (w *walker) visit(n syntax.Node) bool {
 		w.a.cdOther = true
 		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
 			w.assigned(wi.Name.Value)
+			if w.forLiteral(wi, n.Do) {
+				return false
+			}
 		}
 		if cl, ok := n.Loop.(*syntax.CStyleLoop); ok && (arithRisky(cl.Init) || arithRisky(cl.Cond) || arithRisky(cl.Post)) {
 			w.evaluates("arithmetic", arithRisk)
@@ -724,4 +728,57 @@ func printWord(w *syntax.Word) string {
 	printer.Print(&b, w)
 	printerMu.Unlock()
 	return b.String()
+}
+
+// forLiteral reads `for NAME in WORDS; do BODY; done` whose WORDS are
+// literal (globs included) by analysing BODY once for each word, with
+// NAME's expansions ("$NAME", ${NAME}) replaced by it: for f in src/*.go;
+// do wc -l "$f"; done is wc -l src/*.go. It reports false, and the loop
+// is read as before, when BODY could use NAME otherwise (in single
+// quotes, inside a longer double-quoted word, assigned or read again).
+func (w *walker) forLiteral(wi *syntax.WordIter, body []*syntax.Stmt) bool {
+	name := wi.Name.Value
+	if len(wi.Items) == 0 || len(wi.Items) > 16 || dangerousName(name) {
+		return false
+	}
+	var b strings.Builder
+	printerMu.Lock()
+	for _, st := range body {
+		printer.Print(&b, st)
+		b.WriteString("\n")
+	}
+	printerMu.Unlock()
+	src := b.String()
+	if strings.ContainsAny(src, "'\\") || strings.Contains(src, name+"=") || strings.Contains(src, "read") ||
+		strings.Contains(src, "for ") || strings.Contains(src, "select") || strings.Contains(src, "${"+name+":") ||
+		strings.Contains(src, "${#"+name) || strings.Contains(src, "${!") || strings.Contains(src, "declare") ||
+		strings.Contains(src, "local") || strings.Contains(src, "eval") || strings.Contains(src, "unset") {
+		return false
+	}
+	var items []string
+	for _, it := range wi.Items {
+		t, dyn := word(it)
+		if dyn || t == "" || strings.IndexFunc(t, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/*?-+=,:@%", r))
+		}) >= 0 {
+			return false
+		}
+		items = append(items, t)
+	}
+	ref := regexp.MustCompile(`\$(` + regexp.QuoteMeta(name) + `\b|\{` + regexp.QuoteMeta(name) + `\})`)
+	quoted := regexp.MustCompile(`"\$(` + regexp.QuoteMeta(name) + `\b|\{` + regexp.QuoteMeta(name) + `\})"`)
+	rest := quoted.ReplaceAllString(src, "")
+	if ref.MatchString(rest) && strings.Contains(rest, "\"") {
+		return false // inside a longer double-quoted word
+	}
+	for _, it := range items {
+		text := quoted.ReplaceAllLiteralString(src, it)
+		text = ref.ReplaceAllLiteralString(text, it)
+		before := w.a.Err
+		w.a.line(text, w.depth+1, "for "+name)
+		if w.a.Err != before {
+			return true // the error stands: the line is refused
+		}
+	}
+	return true
 }
