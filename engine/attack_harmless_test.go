@@ -42,6 +42,12 @@ func TestHarmlessUnderCoding(t *testing.T) {
 		{"a reflog selector", sh("git log --oneline HEAD@{1}.."), "allow"},
 		{"$RANDOM in arithmetic", sh("echo $((RANDOM % 10))"), "allow"},
 		{"$? in arithmetic", sh("echo $(( $? + 1 ))"), "allow"},
+		{"arithmetic on a number the line set", sh("i=0; i=$((i+1)); echo $i"), "allow"},
+		{"arithmetic before the number is set", sh("echo $((i)); i=0"), "notAllow"},
+		{"a value a subshell set", sh("i=0; (i='a[$(ls)]'); echo $((i))"), "notAllow"},
+		{"a value read", sh("i=0; read i; echo $((i))"), "notAllow"},
+		{"a value a function may set", sh("i=0; f() { i=x; }; f; echo $((i))"), "notAllow"},
+		{"a value set in a list", sh("i=0 && i=x; echo $((i))"), "notAllow"},
 		// cd DIR && ...: the later commands run only in DIR.
 		{"cd DIR && ... && cd ..", sh("cd src && ls && cd .."), "allow"},
 		{"a redirection after cd DIR &&", sh("cd src && echo hi > out.txt"), "allow"},

@@ -24,6 +24,10 @@ func (a *Analysis) parse(src string, depth int, via string) {
 		return
 	}
 	w := walker{a: a, depth: depth, via: via, stages: map[*syntax.Stmt][2]int{}}
+	if strings.Contains(src, "((") || strings.Contains(src, "$[") {
+		w.eligible = knownNumbers(f)
+		w.known = map[string]bool{}
+	}
 	syntax.Walk(f, w.visit)
 }
 
@@ -33,10 +37,25 @@ type walker struct {
 	via    string
 	stages map[*syntax.Stmt][2]int // pipeline id and stage of pipeline stages
 	stack  []syntax.Node
+	// known are the variables the line set to a number at its top level
+	// in the statements walked so far, of those eligible (knownNumbers):
+	// arithmetic on them runs nothing.
+	known, eligible map[string]bool
 }
 
 func (w *walker) visit(n syntax.Node) bool {
 	if n == nil {
+		if st, ok := w.stack[len(w.stack)-1].(*syntax.Stmt); ok && len(w.eligible) > 0 && len(w.stack) == 2 {
+			// After a top-level NAME=NUMBER or NAME=$((...)): NAME holds
+			// a number from here on.
+			if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) == 0 {
+				for _, as := range call.Assigns {
+					if as.Name != nil && w.eligible[as.Name.Value] {
+						w.known[as.Name.Value] = true
+					}
+				}
+			}
+		}
 		w.stack = w.stack[:len(w.stack)-1]
 		return true
 	}
@@ -77,30 +96,30 @@ func (w *walker) visit(n syntax.Node) bool {
 				return false
 			}
 		}
-		if cl, ok := n.Loop.(*syntax.CStyleLoop); ok && (arithRisky(cl.Init) || arithRisky(cl.Cond) || arithRisky(cl.Post)) {
+		if cl, ok := n.Loop.(*syntax.CStyleLoop); ok && (w.arithRisky(cl.Init) || w.arithRisky(cl.Cond) || w.arithRisky(cl.Post)) {
 			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.ArithmExp:
-		if arithRisky(n.X) {
+		if w.arithRisky(n.X) {
 			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.ArithmCmd:
-		if arithRisky(n.X) {
+		if w.arithRisky(n.X) {
 			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.LetClause:
 		for _, x := range n.Exprs {
-			if arithRisky(x) {
+			if w.arithRisky(x) {
 				w.evaluates("arithmetic", arithRisk)
 				break
 			}
 		}
 	case *syntax.Assign:
-		if n.Index != nil && arithRisky(n.Index) {
+		if n.Index != nil && w.arithRisky(n.Index) {
 			w.evaluates("array subscript", subscriptRisk)
 		}
 	case *syntax.ArrayElem:
-		if n.Index != nil && arithRisky(n.Index) {
+		if n.Index != nil && w.arithRisky(n.Index) {
 			w.evaluates("array subscript", subscriptRisk)
 		}
 	case *syntax.BinaryTest:
@@ -132,9 +151,9 @@ func (w *walker) visit(n syntax.Node) bool {
 			// ${x@P} expands the value as a prompt, command substitutions
 			// included.
 			w.evaluates("prompt expansion", "${NAME@P} expands the value as a prompt string, which runs the command substitutions it holds")
-		case n.Index != nil && !allIndex(n.Index) && arithRisky(n.Index):
+		case n.Index != nil && !allIndex(n.Index) && w.arithRisky(n.Index):
 			w.evaluates("array subscript", subscriptRisk)
-		case n.Slice != nil && (arithRisky(n.Slice.Offset) || arithRisky(n.Slice.Length)):
+		case n.Slice != nil && (w.arithRisky(n.Slice.Offset) || w.arithRisky(n.Slice.Length)):
 			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.BinaryArithm:
@@ -166,7 +185,13 @@ func (w *walker) evaluates(what, why string) {
 // numbers and operators: a variable (by name or $NAME), whose value bash
 // evaluates as arithmetic in turn, a subscript, an expansion, a quoted
 // word. Arithmetic of numbers alone runs nothing.
-func arithRisky(x syntax.ArithmExpr) bool {
+func arithRisky(x syntax.ArithmExpr) bool { return arithRiskyKnown(x, nil) }
+
+// arithRisky is arithRisky with the variables the line set to a number
+// before (knownNumbers).
+func (w *walker) arithRisky(x syntax.ArithmExpr) bool { return arithRiskyKnown(x, w.known) }
+
+func arithRiskyKnown(x syntax.ArithmExpr, known map[string]bool) bool {
 	if x == nil {
 		return false
 	}
@@ -174,14 +199,14 @@ func arithRisky(x syntax.ArithmExpr) bool {
 	syntax.Walk(x, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Word:
-			if !numberWord(n) && !numericVar(n.Lit()) {
-				if pe, ok := n.Parts[0].(*syntax.ParamExp); !ok || len(n.Parts) != 1 || !plainNumericParam(pe) {
+			if !numberWord(n) && !numericVar(n.Lit()) && !known[n.Lit()] {
+				if pe, ok := n.Parts[0].(*syntax.ParamExp); !ok || len(n.Parts) != 1 || !plainNumericParam(pe) && !knownParam(pe, known) {
 					risky = true
 				}
 			}
 			return false
 		case *syntax.ParamExp:
-			if !plainNumericParam(n) {
+			if !plainNumericParam(n) && !knownParam(n, known) {
 				risky = true
 			}
 			return false
@@ -189,6 +214,13 @@ func arithRisky(x syntax.ArithmExpr) bool {
 		return !risky
 	})
 	return risky
+}
+
+// knownParam reports $NAME, a plain expansion of a variable the line set
+// to a number (knownNumbers).
+func knownParam(pe *syntax.ParamExp, known map[string]bool) bool {
+	return pe.Param != nil && known[pe.Param.Value] && pe.Index == nil && pe.Exp == nil && pe.Repl == nil &&
+		pe.Slice == nil && !pe.Excl && !pe.Length && !pe.Width && pe.Names == 0
 }
 
 // numericVars are variables bash itself sets to a number: their value
@@ -781,4 +813,91 @@ func (w *walker) forLiteral(wi *syntax.WordIter, body []*syntax.Stmt) bool {
 		}
 	}
 	return true
+}
+
+// knownNumbers returns the variables a line may come to know as numbers
+// (i=0; i=$((i+1))): each is assigned only by plain NAME=NUMBER or
+// NAME=$((...)) statements at the top level of the line (not in a list, a
+// pipeline, a subshell, a loop or a function), and the line has no builtin
+// that could assign it otherwise (read, declare, eval, source ...), no
+// computed command and no function. The walker knows a variable from the
+// end of the first such statement on: a line of top-level statements runs
+// in the order it is walked.
+func knownNumbers(f *syntax.File) map[string]bool {
+	known := map[string]bool{}
+	other := map[string]bool{}
+	top := map[*syntax.Stmt]bool{}
+	for _, st := range f.Stmts {
+		top[st] = true
+	}
+	bail := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if bail {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.FuncDecl, *syntax.DeclClause, *syntax.LetClause:
+			bail = true
+		case *syntax.ForClause:
+			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+				other[wi.Name.Value] = true
+			}
+		case *syntax.Stmt:
+			call, ok := n.Cmd.(*syntax.CallExpr)
+			if !ok {
+				return true
+			}
+			if len(call.Args) > 0 {
+				t, dyn := word(call.Args[0])
+				switch {
+				case dyn:
+					bail = true
+				case t == "read" || t == "mapfile" || t == "readarray" || t == "eval" || t == "source" || t == "." ||
+					t == "trap" || t == "printf" || t == "getopts" || t == "unset" || t == "export" || t == "declare" ||
+					t == "typeset" || t == "local" || t == "readonly" || t == "let" || t == "alias" || t == "set":
+					bail = true
+				}
+			}
+			for _, as := range call.Assigns {
+				if as.Name == nil {
+					continue
+				}
+				name := as.Name.Value
+				if !top[n] || len(call.Args) > 0 || as.Index != nil || as.Append || !numericValue(as.Value) || len(n.Redirs) > 0 {
+					other[name] = true
+				}
+			}
+		}
+		return true
+	})
+	if bail {
+		return nil
+	}
+	for _, st := range f.Stmts {
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) > 0 {
+			continue
+		}
+		for _, as := range call.Assigns {
+			if as.Name != nil && !other[as.Name.Value] && !dangerousName(as.Name.Value) {
+				known[as.Name.Value] = true
+			}
+		}
+	}
+	return known
+}
+
+// numericValue reports a value that is a literal number or one arithmetic
+// expansion $((...)).
+func numericValue(v *syntax.Word) bool {
+	if v == nil || len(v.Parts) != 1 {
+		return false
+	}
+	switch p := v.Parts[0].(type) {
+	case *syntax.Lit:
+		return numberWord(v) && !strings.ContainsAny(p.Value, "#@_")
+	case *syntax.ArithmExp:
+		return true
+	}
+	return false
 }
