@@ -22,11 +22,14 @@ var readOnly = map[string]bool{
 	"which": true, "xxd": true, "od": true, "hexdump": true, "md5sum": true, "sha1sum": true, "sha256sum": true,
 	"sha512sum": true, "b2sum": true, "cksum": true, "sum": true, "seq": true, "fold": true, "fmt": true,
 	"paste": true, "join": true, "expand": true, "unexpand": true, "nproc": true, "groups": true, "tty": true,
-	"sleep":   true,
-	"git log": true, "git show": true, "git diff": true, "git status": true, "git blame": true,
-	"git rev-parse": true, "git ls-files": true, "git grep": true, "git shortlog": true, "git describe": true,
-	"git ls-tree": true, "git cat-file": true, "git rev-list": true,
-	"go version": true,
+	"sleep": true,
+}
+
+// readOnlySubs are the subcommands of readOnly's kind, by program.
+var readOnlySubs = map[string]map[string]bool{
+	"git": {"log": true, "show": true, "diff": true, "status": true, "blame": true, "rev-parse": true, "ls-files": true,
+		"grep": true, "shortlog": true, "describe": true, "ls-tree": true, "cat-file": true, "rev-list": true},
+	"go": {"version": true},
 }
 
 // Options that make a command of readOnly do more than read and print,
@@ -40,11 +43,11 @@ func readOnlyCall(c *Command, r *progs.Result) bool {
 	if len(c.Args) == 2 && (c.Args[1] == "--version" || c.Args[1] == "--help") {
 		return true
 	}
-	key := c.Prog
+	known := readOnly[c.Prog]
 	if r.Sub != "" {
-		key += " " + r.Sub
+		known = readOnlySubs[c.Prog][r.Sub]
 	}
-	if !readOnly[key] || r.Risk != "" || len(r.Passed) > 0 || len(r.Runs) > 0 {
+	if !known || r.Risk != "" || len(r.Passed) > 0 || len(r.Runs) > 0 {
 		return false
 	}
 	for _, e := range r.Effects {
