@@ -125,7 +125,8 @@ func TestConfinedDefaultEveryday(t *testing.T) {
 	var asking []string
 	for _, cmd := range everyday {
 		call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": cmd}, Session: "s"}
-		if without.Decide(call, nil).Decision.Decision == warden.Allow {
+		allowedBefore := without.Decide(call, nil).Decision.Decision == warden.Allow
+		if allowedBefore {
 			before++
 		}
 		d := with.Decide(call, nil).Decision
@@ -133,7 +134,7 @@ func TestConfinedDefaultEveryday(t *testing.T) {
 			after++
 			if d.Sandbox == nil {
 				t.Errorf("%s: allowed without a confinement under sandbox.shell on", cmd)
-			} else if d.Code == warden.CodeDefault && !d.Sandbox.Only {
+			} else if !allowedBefore && d.Code == warden.CodeDefault && !d.Sandbox.Only {
 				t.Errorf("%s: allowed by the confined default but not marked as allowed only confined", cmd)
 			}
 		} else {

@@ -4,6 +4,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/shell"
+	"strings"
 )
 
 // item is a candidate outcome: a whole-call check or a part's decision.
@@ -255,7 +256,11 @@ type part struct {
 	vkind    string // virtual kind of a shell write: "write" or "delete"
 	op       string // what writes the path (">", "rm", ...)
 	dynamic  bool   // computed: can never be allowed by a rule
-	destr    bool   // class for the default
+	// computed: a command warden cannot read all of (shell.Command.Risk):
+	// no rule and no default allow it, as a dynamic one; a grant of its
+	// exact text still may.
+	computed bool
+	destr    bool // class for the default
 	// unknownTarget: a write, edit or delete call with no path warden can
 	// read.
 	unknownTarget bool
@@ -412,10 +417,28 @@ func (e *Engine) ruleOrDefault(p *part, m *matches) item {
 		return item{effect: warden.Deny, code: warden.CodeRuleDeny, rule: m.deny}
 	case m.ask != nil:
 		return item{effect: warden.Ask, code: warden.CodeRuleAsk, rule: m.ask}
-	case p.dynamic:
+	case p.dynamic || p.computed:
 		res := item{effect: warden.Ask, code: warden.CodeUnparsable}
+		if p.subject == warden.SubjectCommand {
+			res.note = p.an.Commands[p.cmd].Risk
+			if c := &p.an.Commands[p.cmd]; c.Dynamic && describedWrite(shell.Display(c.Prog)) {
+				// A computed command the analysis describes: (the
+				// text eval runs, partly computed at run time).
+				res.extra = strings.TrimSuffix(strings.TrimPrefix(shell.Display(c.Prog), "("), ")")
+			}
+		}
 		if d := e.defaultFor(p); d == warden.Deny {
 			res.effect = warden.Deny
+		} else if p.subject == warden.SubjectCommand && !p.dynamic {
+			// What a known program does that warden cannot read runs
+			// confined where the policy says so (default.confined): the
+			// sandbox bounds it. A computed program ($X) keeps asking:
+			// nothing is known of what it is, and the sandbox leaves the
+			// workspace writable (a delete there is not bounded).
+			conf := item{effect: res.effect, code: warden.CodeDefault, note: res.note}
+			if e.confinedDefault(p, &conf); conf.extra == "confined" {
+				res.effect, res.code, res.extra = conf.effect, warden.CodeDefault, "confined"
+			}
 		}
 		return res
 	case m.allow != nil:
@@ -504,7 +527,9 @@ func (e *Engine) tracePart(st *state, p *part, res item, grant string) {
 		tp.Note, tp.Via = c.Risk, c.Via
 		tp.Input = inputLine(&st.call, p.an, p.cmd)
 		if c.Free && res.rule == nil && res.effect == warden.Allow {
-			tp.Note = "a builtin without side effects: no rule is needed"
+			tp.Note = "a builtin without side effects, or a shell or wrapper that only runs the command judged on its own: no rule is needed"
+		} else if !p.destr && res.code == warden.CodeDefault {
+			tp.Note = "kind safe: every word is one warden's tables know to only read and print"
 		}
 	} else {
 		tp.Via = p.op

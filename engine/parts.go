@@ -49,6 +49,8 @@ func (e *Engine) parts(st *state) {
 	}
 	if st.kind == "other" {
 		e.looseValues(st)
+		// A tool of kind other counts as a write for intents.require.
+		e.computedIntent(st)
 	}
 	if !st.argKeys().path {
 		if e.searchToolPart(st) {

@@ -117,6 +117,10 @@ func (e *Engine) pathSpelt(st *state, raw string, write bool, vkind, op string, 
 // forms (APFS and HFS+ take an é composed or decomposed as one name).
 // An ASCII path has none.
 func spellings(p string) []string {
+	if q := procAlias(p); q != "" {
+		// /dev/fd/../cwd/.env is the command's own ./.env.
+		return append(spellings(q), q)
+	}
 	ascii := true
 	for i := 0; i < len(p); i++ {
 		if p[i] >= 0x80 {
@@ -405,4 +409,53 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// procAlias returns where a path through /dev/fd or /proc/self lands for
+// the process that opens it, when that is a path warden can judge:
+// /dev/fd is /proc/self/fd, so /dev/fd/.. is /proc/self;
+// /proc/self/cwd/REST (and thread-self) is REST in the command's working
+// folder, /proc/self/root/REST is /REST. It returns "" for any other path.
+// The path itself stays computed; this is a spelling checked beside it,
+// so that one that lands on a protected or private path is denied as such.
+func procAlias(p string) string {
+	if shell.IsDyn(p) {
+		return ""
+	}
+	q := p
+	if rest, ok := strings.CutPrefix(q, "/dev/fd/"); ok {
+		q = "/proc/self/fd/" + rest
+	} else if !strings.HasPrefix(q, "/proc/") {
+		return ""
+	}
+	// fd is a folder: fd/.. is /proc/self (doubled slashes and "." are
+	// nothing); the rest is kept as written, for resolve to follow.
+	for strings.Contains(q, "//") {
+		q = strings.ReplaceAll(q, "//", "/")
+	}
+	q = strings.ReplaceAll(q, "/./", "/")
+	if rest, ok := strings.CutPrefix(q, "/proc/self/fd/.."); ok && (rest == "" || rest[0] == '/') {
+		q = "/proc/self" + rest
+	}
+	if rest, ok := strings.CutPrefix(q, "/proc/self/../"); ok {
+		// /proc/self/.. is /proc: /proc/self/../self/cwd.
+		q = "/proc/" + rest
+	}
+	for _, self := range []string{"/proc/self/", "/proc/thread-self/"} {
+		rest, ok := strings.CutPrefix(q, self)
+		if !ok {
+			continue
+		}
+		switch {
+		case rest == "cwd":
+			return "."
+		case strings.HasPrefix(rest, "cwd/"):
+			return "./" + strings.TrimPrefix(rest, "cwd/")
+		case rest == "root":
+			return "/"
+		case strings.HasPrefix(rest, "root/"):
+			return "/" + strings.TrimPrefix(rest, "root/")
+		}
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/warden-run/warden"
@@ -35,6 +36,12 @@ func (e *Engine) shellParts(st *state) int {
 	}
 	a := shell.Get()
 	defer shell.Put(a)
+	if env, why := callEnv(c.Args); why != "" {
+		st.check("env", item{effect: warden.Deny, code: warden.CodeUnparsable, extra: why})
+		return 1
+	} else if len(env) > 0 {
+		a.SetCallEnv(env)
+	}
 	switch v := v.(type) {
 	case string:
 		a.Analyze(v)
@@ -73,8 +80,20 @@ func (e *Engine) shellParts(st *state) int {
 	gitChecked := false
 	var configChecked []string
 	for i := range a.Commands {
-		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: a.Commands[i].Dynamic}
+		// One rule for what warden cannot read (docs/policy.md, "Computed
+		// commands"): a command with a risk runs text or writes a target
+		// warden cannot read, as a computed program ($X) does, so it is a
+		// computed command: no allow rule and no default can allow it.
+		cmd := &a.Commands[i]
+		// A command whose every word the tables know to only read and
+		// print is of kind safe (docs/policy.md, "Known read-only
+		// commands"): default.safe decides it when no rule does.
+		safe := cmd.Reads && cmd.Risk == "" && !cmd.Dynamic && cmd.System
+		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: !safe, dynamic: cmd.Dynamic, computed: cmd.Risk != "" && !cmd.RiskReads}
 		e.evalPart(st, &p)
+		if p.dynamic || p.computed {
+			e.computedIntent(st)
+		}
 		if c := &a.Commands[i]; c.Prog == "warden" || c.Prog == "warden-hook" {
 			e.wardenCommand(st, c)
 		}
@@ -92,6 +111,20 @@ func (e *Engine) shellParts(st *state) int {
 	}
 	// Folders the line changes into: relative paths may be resolved there.
 	cds := a.Dirs
+	if a.CdFirst != "" {
+		// cd DIR && ...: every later command runs in DIR (the cds at its
+		// end run after the rest), so relative paths are resolved there
+		// alone.
+		e.dirParts(st, []string{a.CdFirst})
+		base := st.cwd()
+		defer func() { st.dir = base }()
+		if filepath.IsAbs(a.CdFirst) {
+			st.dir = a.CdFirst
+		} else {
+			st.dir = base + "/" + a.CdFirst
+		}
+		cds = nil
+	}
 	st.ignoresWritten = writesIgnoreFile(a.Writes)
 	// A command a rule denies settles the call: its writes would only
 	// change which reason is given, so they are not resolved (no I/O).
@@ -104,7 +137,9 @@ func (e *Engine) shellParts(st *state) int {
 		return len(a.Commands)
 	}
 	e.writeParts(st, a, cds)
-	e.dirParts(st, cds)
+	if a.CdFirst == "" {
+		e.dirParts(st, cds)
+	}
 	for _, r := range a.Reads {
 		e.readPart(st, r, cds)
 		if len(a.Globs) > 0 && a.IsGlob(r.Path) {
@@ -403,4 +438,48 @@ func inputLine(c *warden.ToolCall, an *shell.Analysis, i int) string {
 		return ""
 	}
 	return line
+}
+
+// computedIntent: a computed command may write anything, so where intents
+// are required for writes it needs an active intent, as a write does.
+// Which files it writes is unknown, so the intent's scope cannot be
+// checked: the command already asks (or is denied).
+func (e *Engine) computedIntent(st *state) {
+	if st.call.IntentID != "" || !st.needsIntent(&part{subject: warden.SubjectPath, write: true, vkind: "write"}) {
+		return
+	}
+	st.check("intent", item{effect: warden.Deny, code: warden.CodeMissingIntent, subject: st.call.Tool})
+}
+
+// callEnv reads a shell call's environment map (env, environment: the
+// Responses API's and Codex's local_shell): assignments the command runs
+// with, judged as NAME=VALUE written before each command of the line. A
+// map that is not one of text values cannot be read.
+func callEnv(args map[string]any) (env []string, why string) {
+	for _, key := range []string{"env", "environment"} {
+		v, ok := args[key]
+		if !ok || v == nil {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, "the call's " + key + " is not a map of variables to values"
+		}
+		names := make([]string, 0, len(m))
+		for n := range m {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			s, ok := m[n].(string)
+			if !ok {
+				return nil, "the value of " + n + " in the call's " + key + " is not text"
+			}
+			if n == "" || strings.ContainsAny(n, "= \t\n$`'\"") {
+				return nil, "the call's " + key + " names a variable " + strconv.Quote(n) + " that a shell cannot assign"
+			}
+			env = append(env, n+"="+s)
+		}
+	}
+	return env, ""
 }

@@ -63,6 +63,8 @@ func (e *Engine) reason(st *state, it item) string {
 			return fmt.Sprintf("%s prints files from the repository's history (%s), and warden does not search the commits for the policy's private files, so it cannot tell whether one is among them.", it.subject, where)
 		case it.extra != "":
 			return "The command cannot be analysed: " + it.extra + "."
+		case it.note != "" && it.subject != "":
+			return fmt.Sprintf("warden cannot read all of what %s would run or write: %s; so no rule and no default can allow it.", it.subject, it.note)
 		case describedWrite(it.subject):
 			return fmt.Sprintf("warden cannot tell which files this command writes %s, so it cannot check them against the protected paths and the workspace.", it.subject)
 		case it.subject != "":
@@ -162,6 +164,9 @@ func (e *Engine) suggestion(st *state, it item) string {
 				return "Wait for the user's approval, or use a form that names the files it writes (git restore PATH, git checkout REV -- PATH)."
 			}
 			return "Wait for the user's approval, or use a form that names the files it writes."
+		}
+		if it.note != "" {
+			return "Wait for the user's approval, or write the command in a form warden can read whole (no program text or option it does not know)."
 		}
 		return "Write the command plainly, with a literal program name and literal paths, and try again."
 	case warden.CodeDefault:

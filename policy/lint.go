@@ -137,6 +137,23 @@ func (d *decoder) lintRuleScope(p *Policy, r *Rule, n *yaml.Node, path string) {
 		}
 	}
 	for _, c := range r.Command {
+		// After "--" a word that starts with "-" is an operand: the
+		// pattern does not name the option it seems to.
+		for _, stage := range strings.Split(c, "|") {
+			f := strings.Fields(stage)
+			for i, w := range f {
+				if w != "--" {
+					continue
+				}
+				for _, x := range f[i+1:] {
+					if len(x) > 1 && x[0] == '-' {
+						d.warnAt(r.FieldPos["command"], path+".command", "%q: %s comes after \"--\", so the pattern names an operand %s, not the option: commands are read as their programs read them; put options before \"--\"", c, x, x)
+						break
+					}
+				}
+				break
+			}
+		}
 		for _, w := range strings.Fields(c) {
 			if len(w) > 1 && w[0] == '-' && strings.ContainsAny(w, "*?[") {
 				d.warnAt(r.FieldPos["command"], path+".command", "%q: the wildcard is glued to the flag %s; warden compares flags as sets of options, not as text, so it does not widen the flag and the pattern may meet no call (\"rm -rf*\" never meets \"rm -rf x\"); write the flags, then an open operand: %q", c, w, strings.TrimSpace(strings.TrimRight(c, "*?"))+" *")

@@ -54,6 +54,8 @@ func TestLintRuleScope(t *testing.T) {
 		{"a sequence rule's tool mistyped", "version: 1\nrules:\n  - id: p\n    effect: ask\n    tool: shell\n    command: \"git push *\"\n    after:\n      command: \"go test *\"\n      since: {tool: [wirte, edit]}\n", 9, 22,
 			[]string{"after.since.tool", "did you mean write?"}},
 		// Specific denies, as the lint warnings ask for, written as warden patterns.
+		{"an option after --", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: [\"rm -- -rf *\"]\n    message: m\n    suggestion: s\n", 6, 14,
+			[]string{"rules[0] (d).command", `-rf comes after "--"`}},
 		{"wildcard glued to a flag", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: [\"chmod 777*\", \"rm -rf*\"]\n    message: m\n    suggestion: s\n", 6, 14,
 			[]string{"rules[0] (d).command", `"rm -rf*": the wildcard is glued to the flag -rf*`, `"rm -rf *"`}},
 		{"emoji in a message", "version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"rm -rf *\"\n    message: \"\u26a0\ufe0f blocked\"\n    suggestion: s\n", 7, 14,

@@ -15,6 +15,16 @@ var BuiltinKinds = map[string]string{
 	"NotebookEdit": "edit", "NotebookRead": "read", "Glob": "list", "Grep": "read", "LS": "list",
 	"WebFetch": "fetch", "WebSearch": "fetch", "Task": "delegate", "Agent": "delegate",
 	"TodoWrite": "todo", "BashOutput": "read",
+	// Skill loaders and MCP resource tools (Claude Code's Skill,
+	// ListMcpResourcesTool, ReadMcpResourceTool; Gemini CLI's
+	// activate_skill; OpenCode's skill) only read. (Claude Code's
+	// Workflow runs a script: it stays of kind other, its scriptPath a
+	// path, and it counts as a write for intents.require.)
+	"Skill": "read", "ListMcpResourcesTool": "list", "ReadMcpResourceTool": "read", "activate_skill": "read",
+	"skill": "read",
+	// The Anthropic text editor tool (view, create, str_replace, insert,
+	// undo_edit on its path) and the editors of other agent stacks.
+	"str_replace_based_edit_tool": "edit", "str_replace_editor": "edit", "create_file": "write",
 	// OpenCode
 	"bash": "shell", "read": "read", "write": "write", "edit": "edit", "patch": "edit",
 	"multiedit": "edit", "glob": "list", "grep": "read", "list": "list", "webfetch": "fetch",

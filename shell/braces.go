@@ -83,8 +83,14 @@ func maybeBraces(w *syntax.Word) bool {
 		if i < 0 {
 			return false
 		}
-		rest := t[i:]
-		return strings.IndexByte(rest, '}') > 0 && (strings.IndexByte(rest, ',') > 0 || strings.Contains(rest, ".."))
+		// Up to the last "}": a ".." after it is text (HEAD@{1}..,
+		// main@{upstream}..HEAD are git's selectors, not expansions).
+		j := strings.LastIndexByte(t, '}')
+		if j < i {
+			return false
+		}
+		rest := t[i : j+1]
+		return strings.IndexByte(rest, ',') > 0 || strings.Contains(rest, "..")
 	}
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok {

@@ -29,6 +29,9 @@ func FuzzExpandMatchesBash(f *testing.F) {
 		if len(words) > 200 || strings.ContainsAny(words, "\n\r$`*?[;&|<>()#!\\\x00") && !onlySafeSpecials(words) {
 			return
 		}
+		if strings.Contains(words, "~+") {
+			return // ~+ is read as ./, the folder the command runs in ($PWD), left for the engine
+		}
 		line := "printf '%s\\0' " + words
 		a := shell.Analyze(line)
 		if a.Err != nil || len(a.Commands) != 1 || a.Commands[0].Prog != "printf" {

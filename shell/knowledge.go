@@ -22,6 +22,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		a.bare(env, depth, via, pipe, stage)
 		return
 	}
+	if len(a.callEnv) > 0 {
+		env = append(a.callEnv[:len(a.callEnv):len(a.callEnv)], env...)
+	}
 	prog := args[0]
 	dynamic := IsDyn(prog)
 	c := Command{Args: args[:len(args):len(args)], Prog: prog, Dynamic: dynamic, Via: via, Pipe: pipe, Stage: stage, Env: env}
@@ -39,11 +42,16 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		defer a.release()
 		r.Flags, r.Ops, r.Vals = a.flagBuf[len(a.flagBuf):], a.opBuf[len(a.opBuf):], a.valBuf[len(a.valBuf):]
 		spec.Parse(r, c.Args, false)
+		if len(c.Args) == 2 && (c.Args[1] == "--version" || c.Args[1] == "--help") {
+			// It only prints (or refuses the option): nothing to read.
+			r.Risk, r.RiskReads = "", false
+		}
 		a.flagBuf = grow(a.flagBuf, r.Flags)
 		a.opBuf = grow(a.opBuf, r.Ops)
 		a.valBuf = grow(a.valBuf, r.Vals)
 		c.Known, c.Flags, c.Ops, c.Sub = true, r.Flags[:len(r.Flags):len(r.Flags)], r.Ops[:len(r.Ops):len(r.Ops)], r.Sub
 		c.Vals = r.Vals[:len(r.Vals):len(r.Vals)]
+		c.Reads = readOnlyCall(&c, r)
 		a.Commands = append(a.Commands, c)
 		if len(c.Env) > 0 || r.Risk != "" {
 			a.envRisk(&a.Commands[len(a.Commands)-1], spec, r)
@@ -58,6 +66,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		// Words handed to another program (python x.py ARGS, go run PKG
 		// ARGS) may name a private file as surely as cat's operands do.
 		a.privateReads(r.Passed)
+		if len(r.Runs) > 0 {
+			a.add(env, r.Runs, depth, c.Prog+" "+strings.TrimSpace(r.Sub), pipe, stage)
+		}
 	} else {
 		c.Flags, c.Ops = genericWords(c.Prog, c.Args[1:])
 		a.Commands = append(a.Commands, c)
@@ -70,11 +81,24 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	if why := evaluatesNames(c.Prog, c.Args[1:]); why != "" {
 		setRisk(&a.Commands[len(a.Commands)-1], why)
+		a.evaluatedWords(c.Prog, c.Args[1:], depth)
+	}
+	if len(a.rebound) > 0 && !c.Dynamic {
+		if p, ok := a.rebound[c.Prog]; ok && via != "hash -p" {
+			// hash -p P NAME: NAME runs P, with NAME's words.
+			words := append([]string{p}, c.Args[1:]...)
+			a.add(env, words, depth, "hash -p", pipe, stage)
+		}
 	}
 	if setsVars[c.Prog] {
 		if name := assignsDangerous(c.Prog, c.Args[1:]); name != "" {
 			setRisk(&a.Commands[len(a.Commands)-1], c.Prog+" assigns "+name+", which changes which program later commands run or what they load")
 		}
+	}
+	if (c.Prog == "source" || c.Prog == ".") && len(c.Args) > 1 && IsDyn(c.Args[1]) {
+		// source <(cmd), source $F: the shell runs text warden cannot
+		// read.
+		a.computed("(the file "+c.Prog+" runs, computed at run time: "+Display(c.Args[1])+")", c.Prog)
 	}
 	if sourcesStdin(c.Prog, c.Args) && pipe >= 0 && stage > 0 {
 		a.pipedShell(len(a.Commands)-1, depth, pipe, stage)
@@ -117,7 +141,10 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	if info&kCd != 0 {
 		a.cdSeen = true
 	}
-	if info&kLookup != 0 && len(c.Args) > 1 {
+	if c.Prog == "hash" {
+		a.hashRebinds(c.Args[1:])
+	}
+	if info&kLookup != 0 && len(c.Args) > 1 && !(c.Prog == "shopt" && harmlessShopt(c.Args[1:])) && !(c.Prog == "hash" && lookupHash(c.Args[1:])) {
 		setRisk(&a.Commands[n], c.Prog+" can change which program a later command name runs")
 	}
 	if info&kShell != 0 && pipe >= 0 && stage > 0 && !hasC(c.Args) {
@@ -125,6 +152,11 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	if info&(kShell|kWrap|kSpecial) != 0 {
 		a.unwrap(c.Prog, c.Args, env, depth, pipe, stage)
+		if a.Commands[n].Risk == "" && pureWrapper(c.Prog, c.Args) {
+			// It only runs the command in its words, which is judged
+			// with all its words: bash -lc 'ls' is judged as ls.
+			a.Commands[n].Free = true
+		}
 	}
 	if info&kPatch != 0 && len(c.Args) > 1 {
 		a.patch(c.Args[1])
@@ -228,10 +260,12 @@ var progKinds = func() map[string]uint8 {
 	for n := range wrappers {
 		m[n] |= kWrap
 	}
-	for _, n := range []string{"eval", "find", "su", "trap", "alias"} {
+	for _, n := range []string{"eval", "find", "su", "trap", "alias", "script", "tmux", "hyperfine", "nix-shell", "sg", "expect", "gdb", "perf", "direnv", "zip"} {
 		m[n] |= kSpecial
 	}
-	for _, n := range []string{"alias", "hash", "enable", "shopt"} {
+	// alias is not among them: its value is analysed as the line it
+	// stands for (unwrap), a computed one is a computed command.
+	for _, n := range []string{"hash", "enable", "shopt"} {
 		m[n] |= kLookup
 	}
 	m["cd"] |= kCd
@@ -248,7 +282,7 @@ func Known(prog string) bool { return progs.Lookup(prog) != nil || free[prog] }
 
 // free lists the builtins that change nothing outside the shell: they need
 // no allow rule (a deny or ask rule still meets them).
-var free = map[string]bool{"cd": true, "pushd": true, "popd": true, "true": true, "false": true, ":": true,
+var free = map[string]bool{"type": true, "hash": true, "cd": true, "pushd": true, "popd": true, "true": true, "false": true, ":": true,
 	"test": true, "[": true, "set": true, "exit": true, "return": true, "read": true, "shift": true,
 	"unset": true, "dirs": true, "break": true, "continue": true}
 
@@ -366,7 +400,7 @@ func (a *Analysis) envRisk(c *Command, spec *progs.Spec, r *progs.Result) {
 		}
 	}
 	if r != nil && r.Risk != "" && c.Risk == "" {
-		c.Risk = r.Risk
+		c.Risk, c.RiskReads = r.Risk, r.RiskReads
 	}
 }
 
@@ -393,8 +427,8 @@ func (a *Analysis) tempDir(c *Command, name, val string) {
 }
 
 func setRisk(c *Command, why string) {
-	if c.Risk == "" {
-		c.Risk = why
+	if c.Risk == "" || c.RiskReads {
+		c.Risk, c.RiskReads = why, false
 	}
 }
 
@@ -675,6 +709,10 @@ func (a *Analysis) pipedShell(n, depth, pipe, stage int) {
 				a.line(s, depth+1, "pipe")
 				return
 			}
+			if p.Prog == "echo" {
+				a.partial(p.Ops, depth, "pipe")
+				return
+			}
 		}
 		break
 	}
@@ -873,4 +911,150 @@ func setsOption(words []string, letter byte, long string) bool {
 		}
 	}
 	return false
+}
+
+// shoptHarmless are the shopt options that change how words are globbed
+// or how errors end the shell, and nothing about which program a name
+// runs (expand_aliases is among them: an alias's value is analysed as a
+// line).
+var shoptHarmless = map[string]bool{"extglob": true, "nullglob": true, "globstar": true, "dotglob": true,
+	"nocaseglob": true, "failglob": true, "nocasematch": true, "lastpipe": true, "inherit_errexit": true,
+	"expand_aliases": true, "globasciiranges": true, "checkwinsize": true, "histappend": true}
+
+// harmlessShopt reports shopt words that only set, unset or print options
+// of shoptHarmless.
+func harmlessShopt(args []string) bool {
+	for _, w := range args {
+		switch {
+		case IsDyn(w):
+			return false
+		case w == "-s" || w == "-u" || w == "-q" || w == "-p":
+		case strings.HasPrefix(w, "-"):
+			return false
+		case !shoptHarmless[w]:
+			return false
+		}
+	}
+	return true
+}
+
+// pureWrapper reports a shell or wrapper whose words warden reads whole
+// and that does nothing but run the command they hold (judged on its
+// own): a shell with options it reads and a literal -c string (no
+// --rcfile), command, builtin, env with assignments and -i only, time
+// without -o, nice and timeout; command -v and -V only look a name up.
+func pureWrapper(prog string, args []string) bool {
+	if shells[prog] {
+		s := readShell(args)
+		if s.risk != "" || !s.hasC || IsDyn(s.cmd) || len(s.inits) > 0 {
+			return false
+		}
+		for _, w := range args[1:] {
+			if strings.HasPrefix(w, "--rcfile") || strings.HasPrefix(w, "--init-file") {
+				return false
+			}
+		}
+		return true
+	}
+	w := wrappers[prog]
+	if w == nil {
+		return false
+	}
+	rest, opts, unsure := skipOpts(args[1:], w)
+	if unsure || len(rest) == 0 {
+		return prog == "command" && !unsure && len(opts) > 0 && onlyOpts(opts, "-v", "-V")
+	}
+	switch prog {
+	case "command":
+		return onlyOpts(opts, "-p", "-v", "-V")
+	case "builtin":
+		return true
+	case "env":
+		return onlyOpts(opts, "-i")
+	case "time":
+		return onlyOpts(opts, "-p", "-f", "-v", "-q")
+	case "nice":
+		return onlyOpts(opts, "-n", "-NUM")
+	case "timeout":
+		return onlyOpts(opts, "-k", "-s", "--preserve-status", "--foreground", "-v")
+	}
+	return false
+}
+
+func onlyOpts(opts []wval, names ...string) bool {
+	for _, o := range opts {
+		found := false
+		for _, n := range names {
+			found = found || o.name == n
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupHash reports hash words that only look names up, print or forget
+// them: no -p PATH, which makes a name run PATH.
+func lookupHash(args []string) bool {
+	for _, w := range args {
+		if IsDyn(w) || w == "--" || strings.HasPrefix(w, "-") && strings.ContainsAny(w, "p") {
+			return false
+		}
+		if strings.HasPrefix(w, "-") && strings.Trim(w[1:], "rldt") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// evaluatedWords analyses the command substitutions in the words bash
+// evaluates as arithmetic or as a command (an array subscript named to
+// read, test -v, let, printf -v, mapfile -C's callback): in
+// read 'a[$(rm -rf x)]' bash runs rm -rf x. The command stays computed.
+func (a *Analysis) evaluatedWords(prog string, words []string, depth int) {
+	for i, w := range words {
+		if (prog == "mapfile" || prog == "readarray") && strings.HasPrefix(w, "-C") {
+			cb := strings.TrimPrefix(w, "-C")
+			if cb == "" && i+1 < len(words) {
+				cb = words[i+1]
+			}
+			if cb != "" && !IsDyn(cb) {
+				a.partialLine(cb, depth, prog+" -C")
+			}
+			continue
+		}
+		if IsDyn(w) || !strings.Contains(w, "$(") && !strings.Contains(w, "`") {
+			continue
+		}
+		// The word's text, read as the shell reads the subscript.
+		a.partialLine(": "+w, depth, prog)
+	}
+}
+
+// hashRebinds records hash -p PATH NAME...: each NAME then runs PATH.
+func (a *Analysis) hashRebinds(args []string) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !strings.HasPrefix(w, "-") || !strings.Contains(w, "p") || IsDyn(w) {
+			continue
+		}
+		p := w[strings.IndexByte(w, 'p')+1:]
+		if p == "" && i+1 < len(args) {
+			i++
+			p = args[i]
+		}
+		if p == "" || IsDyn(p) {
+			return
+		}
+		if a.rebound == nil {
+			a.rebound = map[string]string{}
+		}
+		for _, n := range args[i+1:] {
+			if !IsDyn(n) && !strings.HasPrefix(n, "-") {
+				a.rebound[n] = p
+			}
+		}
+		return
+	}
 }

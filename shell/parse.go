@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -23,6 +24,10 @@ func (a *Analysis) parse(src string, depth int, via string) {
 		return
 	}
 	w := walker{a: a, depth: depth, via: via, stages: map[*syntax.Stmt][2]int{}}
+	if strings.Contains(src, "((") || strings.Contains(src, "$[") {
+		w.eligible = knownNumbers(f)
+		w.known = map[string]bool{}
+	}
 	syntax.Walk(f, w.visit)
 }
 
@@ -32,10 +37,25 @@ type walker struct {
 	via    string
 	stages map[*syntax.Stmt][2]int // pipeline id and stage of pipeline stages
 	stack  []syntax.Node
+	// known are the variables the line set to a number at its top level
+	// in the statements walked so far, of those eligible (knownNumbers):
+	// arithmetic on them runs nothing.
+	known, eligible map[string]bool
 }
 
 func (w *walker) visit(n syntax.Node) bool {
 	if n == nil {
+		if st, ok := w.stack[len(w.stack)-1].(*syntax.Stmt); ok && len(w.eligible) > 0 && len(w.stack) == 2 {
+			// After a top-level NAME=NUMBER or NAME=$((...)): NAME holds
+			// a number from here on.
+			if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) == 0 {
+				for _, as := range call.Assigns {
+					if as.Name != nil && w.eligible[as.Name.Value] {
+						w.known[as.Name.Value] = true
+					}
+				}
+			}
+		}
 		w.stack = w.stack[:len(w.stack)-1]
 		return true
 	}
@@ -72,31 +92,34 @@ func (w *walker) visit(n syntax.Node) bool {
 		w.a.cdOther = true
 		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
 			w.assigned(wi.Name.Value)
+			if w.forLiteral(wi, n.Do) {
+				return false
+			}
 		}
-		if cl, ok := n.Loop.(*syntax.CStyleLoop); ok && (arithRisky(cl.Init) || arithRisky(cl.Cond) || arithRisky(cl.Post)) {
+		if cl, ok := n.Loop.(*syntax.CStyleLoop); ok && (w.arithRisky(cl.Init) || w.arithRisky(cl.Cond) || w.arithRisky(cl.Post)) {
 			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.ArithmExp:
-		if arithRisky(n.X) {
+		if w.arithRisky(n.X) {
 			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.ArithmCmd:
-		if arithRisky(n.X) {
+		if w.arithRisky(n.X) {
 			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.LetClause:
 		for _, x := range n.Exprs {
-			if arithRisky(x) {
+			if w.arithRisky(x) {
 				w.evaluates("arithmetic", arithRisk)
 				break
 			}
 		}
 	case *syntax.Assign:
-		if n.Index != nil && arithRisky(n.Index) {
+		if n.Index != nil && w.arithRisky(n.Index) {
 			w.evaluates("array subscript", subscriptRisk)
 		}
 	case *syntax.ArrayElem:
-		if n.Index != nil && arithRisky(n.Index) {
+		if n.Index != nil && w.arithRisky(n.Index) {
 			w.evaluates("array subscript", subscriptRisk)
 		}
 	case *syntax.BinaryTest:
@@ -128,9 +151,9 @@ func (w *walker) visit(n syntax.Node) bool {
 			// ${x@P} expands the value as a prompt, command substitutions
 			// included.
 			w.evaluates("prompt expansion", "${NAME@P} expands the value as a prompt string, which runs the command substitutions it holds")
-		case n.Index != nil && !allIndex(n.Index) && arithRisky(n.Index):
+		case n.Index != nil && !allIndex(n.Index) && w.arithRisky(n.Index):
 			w.evaluates("array subscript", subscriptRisk)
-		case n.Slice != nil && (arithRisky(n.Slice.Offset) || arithRisky(n.Slice.Length)):
+		case n.Slice != nil && (w.arithRisky(n.Slice.Offset) || w.arithRisky(n.Slice.Length)):
 			w.evaluates("arithmetic", arithRisk)
 		}
 	case *syntax.BinaryArithm:
@@ -162,7 +185,13 @@ func (w *walker) evaluates(what, why string) {
 // numbers and operators: a variable (by name or $NAME), whose value bash
 // evaluates as arithmetic in turn, a subscript, an expansion, a quoted
 // word. Arithmetic of numbers alone runs nothing.
-func arithRisky(x syntax.ArithmExpr) bool {
+func arithRisky(x syntax.ArithmExpr) bool { return arithRiskyKnown(x, nil) }
+
+// arithRisky is arithRisky with the variables the line set to a number
+// before (knownNumbers).
+func (w *walker) arithRisky(x syntax.ArithmExpr) bool { return arithRiskyKnown(x, w.known) }
+
+func arithRiskyKnown(x syntax.ArithmExpr, known map[string]bool) bool {
 	if x == nil {
 		return false
 	}
@@ -170,17 +199,43 @@ func arithRisky(x syntax.ArithmExpr) bool {
 	syntax.Walk(x, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Word:
-			if !numberWord(n) {
-				risky = true
+			if !numberWord(n) && !numericVar(n.Lit()) && !known[n.Lit()] {
+				if pe, ok := n.Parts[0].(*syntax.ParamExp); !ok || len(n.Parts) != 1 || !plainNumericParam(pe) && !knownParam(pe, known) {
+					risky = true
+				}
 			}
 			return false
 		case *syntax.ParamExp:
-			risky = true
+			if !plainNumericParam(n) && !knownParam(n, known) {
+				risky = true
+			}
 			return false
 		}
 		return !risky
 	})
 	return risky
+}
+
+// knownParam reports $NAME, a plain expansion of a variable the line set
+// to a number (knownNumbers).
+func knownParam(pe *syntax.ParamExp, known map[string]bool) bool {
+	return pe.Param != nil && known[pe.Param.Value] && pe.Index == nil && pe.Exp == nil && pe.Repl == nil &&
+		pe.Slice == nil && !pe.Excl && !pe.Length && !pe.Width && pe.Names == 0
+}
+
+// numericVars are variables bash itself sets to a number: their value
+// runs nothing in arithmetic (an assignment to one, which could hold
+// anything, is judged where it is made: integerVars).
+var numericVars = map[string]bool{"RANDOM": true, "SRANDOM": true, "LINENO": true, "SECONDS": true,
+	"EPOCHSECONDS": true, "BASHPID": true, "PPID": true, "UID": true, "EUID": true, "#": true, "?": true, "$": true, "!": true}
+
+func numericVar(name string) bool { return numericVars[name] }
+
+// plainNumericParam reports $RANDOM, ${#}, $? and the like: a plain
+// expansion of a numericVars variable.
+func plainNumericParam(pe *syntax.ParamExp) bool {
+	return pe.Param != nil && numericVars[pe.Param.Value] && pe.Index == nil && pe.Exp == nil && pe.Repl == nil &&
+		pe.Slice == nil && !pe.Excl && !pe.Length && !pe.Width && pe.Names == 0
 }
 
 // numberWord reports a word that is an arithmetic number: 42, 0x2a, 052,
@@ -272,7 +327,8 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	}
 	// Redirections: writes, and here-documents fed to a shell.
 	var hdoc string
-	hdocDyn := false
+	hdocDyn, hdocExp := false, false
+	var hdocWord string
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut, syntax.DplOut:
@@ -294,14 +350,14 @@ func (w *walker) stmt(s *syntax.Stmt) {
 				if t, dyn := word(r.Hdoc); !dyn {
 					hdoc = t
 				} else {
-					hdoc = printWord(r.Hdoc)
+					hdoc, hdocExp = printWord(r.Hdoc), true
 				}
 			}
 		case syntax.WordHdoc:
 			if t, dyn := word(r.Word); !dyn {
 				hdoc = t
 			} else {
-				hdocDyn = true
+				hdocDyn, hdocWord = true, Dyn+printWord(r.Word)
 			}
 		case syntax.RdrIn:
 			xs, computed := w.redirWords(r.Word)
@@ -350,8 +406,10 @@ func (w *walker) stmt(s *syntax.Stmt) {
 					env = append(env, t)
 				default:
 					// declare 'a[$(cmd)]=1': an array element, whose
-					// subscript bash evaluates.
+					// subscript bash evaluates: its command
+					// substitutions are analysed.
 					w.evaluates("array subscript", subscriptRisk)
+					w.a.evaluatedWords(d.Variant.Value, []string{t}, w.depth)
 				}
 			}
 		}
@@ -449,25 +507,19 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		if len(c.Args) == 0 || !(shells[c.Prog] && !hasC(c.Args) || sourcesStdin(c.Prog, c.Args)) {
 			continue
 		}
-		if hdoc != "" {
+		switch {
+		case hdoc != "" && hdocExp:
+			// The shell reads the body after its expansions: what their
+			// values hold is code too.
+			w.a.computed("(the here-document a shell runs, partly computed at run time)", "heredoc")
+			w.a.partialLine(hdoc, w.depth, "heredoc")
+		case hdoc != "":
 			w.a.line(hdoc, w.depth+1, "heredoc")
-		} else {
-			setRisk(c, "it runs commands computed at run time from its input")
+		default:
+			w.a.partial([]string{hdocWord}, w.depth, "heredoc")
 		}
 		return
 	}
-}
-
-func hasC(args []string) bool {
-	for _, a := range args[1:] {
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'c') >= 0 {
-			return true
-		}
-		if len(a) == 0 || a[0] != '-' {
-			return true // a script file operand
-		}
-	}
-	return false
 }
 
 func isFD(s string) bool {
@@ -635,6 +687,11 @@ func wordText(w *syntax.Word) (string, bool) {
 		}
 		switch {
 		case prefix == "" || prefix == "~":
+		case prefix == "~+" && len(w.Parts) == 1 || prefix == "~+" && strings.Contains(l.Value, "/"):
+			// ~+ is $PWD, the folder the command runs in: the path is
+			// relative to it, as ./ is (resolved after the line's cds).
+			b.WriteString(".")
+			w = &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: l.Value[len(prefix):]}}, w.Parts[1:]...)}
 		case prefix == "~+" || prefix == "~-" || strings.ContainsAny(prefix, "\\"):
 			dyn = true
 		default:
@@ -703,4 +760,144 @@ func printWord(w *syntax.Word) string {
 	printer.Print(&b, w)
 	printerMu.Unlock()
 	return b.String()
+}
+
+// forLiteral reads `for NAME in WORDS; do BODY; done` whose WORDS are
+// literal (globs included) by analysing BODY once for each word, with
+// NAME's expansions ("$NAME", ${NAME}) replaced by it: for f in src/*.go;
+// do wc -l "$f"; done is wc -l src/*.go. It reports false, and the loop
+// is read as before, when BODY could use NAME otherwise (in single
+// quotes, inside a longer double-quoted word, assigned or read again).
+func (w *walker) forLiteral(wi *syntax.WordIter, body []*syntax.Stmt) bool {
+	name := wi.Name.Value
+	if len(wi.Items) == 0 || len(wi.Items) > 16 || dangerousName(name) {
+		return false
+	}
+	var b strings.Builder
+	printerMu.Lock()
+	for _, st := range body {
+		printer.Print(&b, st)
+		b.WriteString("\n")
+	}
+	printerMu.Unlock()
+	src := b.String()
+	if strings.ContainsAny(src, "'\\") || strings.Contains(src, name+"=") || strings.Contains(src, "read") ||
+		strings.Contains(src, "for ") || strings.Contains(src, "select") || strings.Contains(src, "${"+name+":") ||
+		strings.Contains(src, "${#"+name) || strings.Contains(src, "${!") || strings.Contains(src, "declare") ||
+		strings.Contains(src, "local") || strings.Contains(src, "eval") || strings.Contains(src, "unset") {
+		return false
+	}
+	var items []string
+	for _, it := range wi.Items {
+		t, dyn := word(it)
+		if dyn || t == "" || strings.IndexFunc(t, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/*?-+=,:@%", r))
+		}) >= 0 {
+			return false
+		}
+		items = append(items, t)
+	}
+	ref := regexp.MustCompile(`\$(` + regexp.QuoteMeta(name) + `\b|\{` + regexp.QuoteMeta(name) + `\})`)
+	quoted := regexp.MustCompile(`"\$(` + regexp.QuoteMeta(name) + `\b|\{` + regexp.QuoteMeta(name) + `\})"`)
+	rest := quoted.ReplaceAllString(src, "")
+	if ref.MatchString(rest) && strings.Contains(rest, "\"") {
+		return false // inside a longer double-quoted word
+	}
+	for _, it := range items {
+		text := quoted.ReplaceAllLiteralString(src, it)
+		text = ref.ReplaceAllLiteralString(text, it)
+		before := w.a.Err
+		w.a.line(text, w.depth+1, "for "+name)
+		if w.a.Err != before {
+			return true // the error stands: the line is refused
+		}
+	}
+	return true
+}
+
+// knownNumbers returns the variables a line may come to know as numbers
+// (i=0; i=$((i+1))): each is assigned only by plain NAME=NUMBER or
+// NAME=$((...)) statements at the top level of the line (not in a list, a
+// pipeline, a subshell, a loop or a function), and the line has no builtin
+// that could assign it otherwise (read, declare, eval, source ...), no
+// computed command and no function. The walker knows a variable from the
+// end of the first such statement on: a line of top-level statements runs
+// in the order it is walked.
+func knownNumbers(f *syntax.File) map[string]bool {
+	known := map[string]bool{}
+	other := map[string]bool{}
+	top := map[*syntax.Stmt]bool{}
+	for _, st := range f.Stmts {
+		top[st] = true
+	}
+	bail := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if bail {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.FuncDecl, *syntax.DeclClause, *syntax.LetClause:
+			bail = true
+		case *syntax.ForClause:
+			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+				other[wi.Name.Value] = true
+			}
+		case *syntax.Stmt:
+			call, ok := n.Cmd.(*syntax.CallExpr)
+			if !ok {
+				return true
+			}
+			if len(call.Args) > 0 {
+				t, dyn := word(call.Args[0])
+				switch {
+				case dyn:
+					bail = true
+				case t == "read" || t == "mapfile" || t == "readarray" || t == "eval" || t == "source" || t == "." ||
+					t == "trap" || t == "printf" || t == "getopts" || t == "unset" || t == "export" || t == "declare" ||
+					t == "typeset" || t == "local" || t == "readonly" || t == "let" || t == "alias" || t == "set":
+					bail = true
+				}
+			}
+			for _, as := range call.Assigns {
+				if as.Name == nil {
+					continue
+				}
+				name := as.Name.Value
+				if !top[n] || len(call.Args) > 0 || as.Index != nil || as.Append || !numericValue(as.Value) || len(n.Redirs) > 0 {
+					other[name] = true
+				}
+			}
+		}
+		return true
+	})
+	if bail {
+		return nil
+	}
+	for _, st := range f.Stmts {
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) > 0 {
+			continue
+		}
+		for _, as := range call.Assigns {
+			if as.Name != nil && !other[as.Name.Value] && !dangerousName(as.Name.Value) {
+				known[as.Name.Value] = true
+			}
+		}
+	}
+	return known
+}
+
+// numericValue reports a value that is a literal number or one arithmetic
+// expansion $((...)).
+func numericValue(v *syntax.Word) bool {
+	if v == nil || len(v.Parts) != 1 {
+		return false
+	}
+	switch p := v.Parts[0].(type) {
+	case *syntax.Lit:
+		return numberWord(v) && !strings.ContainsAny(p.Value, "#@_")
+	case *syntax.ArithmExp:
+		return true
+	}
+	return false
 }

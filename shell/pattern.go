@@ -36,6 +36,10 @@ type stage struct {
 	vals  []progs.OptVal
 	ops   []string
 	open  bool
+	// dd: the pattern writes "--" after the program (git checkout --
+	// *): it matches only a command that has one (a computed word may
+	// be one, for deny and ask rules).
+	dd bool
 }
 
 // CompilePattern compiles a command pattern.
@@ -54,6 +58,7 @@ func CompilePattern(src string) (Pattern, error) {
 		if strings.Contains(toks[0], "/") && !systemProg(toks[0]) {
 			st.path = filepath.Clean(toks[0])
 		}
+		st.dd = slices.Contains(toks[1:], "--")
 		if spec := progs.Lookup(st.prog); spec != nil && !glob.HasMeta(st.prog) {
 			var r progs.Result
 			spec.Parse(&r, toks, true)
@@ -198,6 +203,9 @@ func (st *stage) match(c *Command, strict bool) bool {
 			dyn = true
 			break
 		}
+	}
+	if st.dd && !c.hasDD(strict) {
+		return false
 	}
 	// Flags the pattern needs.
 	for _, f := range st.flags {
@@ -350,4 +358,15 @@ func (c *Command) FirstOperand() (op string, dynamic bool) {
 		return "", false
 	}
 	return c.Ops[0], IsDyn(c.Ops[0])
+}
+
+// hasDD reports whether the command was written with "--" after the
+// program; a computed word may be one unless strict.
+func (c *Command) hasDD(strict bool) bool {
+	for _, w := range c.Args[1:] {
+		if w == "--" || !strict && IsDyn(w) {
+			return true
+		}
+	}
+	return false
 }

@@ -78,10 +78,17 @@ type Command struct {
 	// variable the table does not know, or one that runs another program.
 	Known bool
 	Risk  string
+	// RiskReads: Risk is only that a computed word could be an option
+	// that reads a file (progs.Result.RiskReads): no allow rule vouches
+	// for the command, but it is no computed command.
+	RiskReads bool
 	// System reports that the program is the one PATH finds in the system
 	// folders: written without a slash, or as a path in /bin, /usr/bin,
 	// /usr/local/bin, /sbin, /usr/sbin or /usr/local/sbin.
 	System bool
+	// Reads reports a command whose every word warden's tables know to
+	// only read and print (readOnly): with no Risk, its kind is safe.
+	Reads bool
 	// Free marks a builtin without side effects (cd, true, test, read,
 	// set -e, exit, ...): it needs no allow rule.
 	Free bool
@@ -157,6 +164,10 @@ type Analysis struct {
 	// there depends on the repository found from it, which the engine
 	// checks; any other change of folders makes such git a risk.
 	GitCd string
+	// CdFirst, when set, is the folder of the plain `cd DIR` a line
+	// starts with when every later command runs after it with && (cd src
+	// && make && cd ..): the line's relative paths are all in DIR.
+	CdFirst string
 	// Globs are the words written with an unquoted glob character
 	// (src/*.go, .gi?/config): bash replaces them with the files that
 	// match, so a path among them is checked as each file it matches.
@@ -188,7 +199,21 @@ type Analysis struct {
 	// privWords are the words privateReads recorded last.
 	privWords []string
 	noFast    bool // tests: always use the full parser
+	// callEnv are assignments the tool call itself makes for the command
+	// (a shell tool's env map): every command of the line inherits them,
+	// as if written before it (NAME=VALUE cmd).
+	callEnv []string
+	// rebound are the names hash -p made run another program (hash -p
+	// /bin/rm ls: ls runs /bin/rm).
+	rebound map[string]string
 }
+
+// SetCallEnv sets the assignments (NAME=VALUE) a tool call makes for the
+// command it runs (the env map of the Responses API's and Codex's
+// local_shell): every command of the line the next Analyze or AnalyzeArgv
+// reads inherits them, and they are judged as assignments written before
+// each command. Reset clears them.
+func (a *Analysis) SetCallEnv(env []string) { a.callEnv = env }
 
 func (a *Analysis) pushArg(w string) { a.buf = append(a.buf, w) }
 
@@ -265,10 +290,12 @@ func (a *Analysis) Reset() {
 	a.pipes = 0
 	a.nres = 0
 	a.cdSeen = false
-	a.cdPlain, a.cdOther, a.GitCd = 0, false, ""
+	a.cdPlain, a.cdOther, a.GitCd, a.CdFirst = 0, false, "", ""
 	a.braceWords = 0
 	a.nest = 0
 	a.privWords = nil
+	a.callEnv = nil
+	a.rebound = nil
 }
 
 // Analyze analyses a command line into a new Analysis.
@@ -280,10 +307,15 @@ func Analyze(line string) *Analysis {
 
 // Analyze analyses line into a, replacing what a held.
 func (a *Analysis) Analyze(line string) {
+	env := a.callEnv
 	a.Reset()
+	a.callEnv = env
 	a.line(line, 0, "")
 	if a.Err == nil && len(a.Commands) == 0 && strings.TrimSpace(line) == "" {
 		a.Err = errors.New("empty command")
+	}
+	if a.Err == nil && a.cdSeen {
+		a.cdChain(line, 0, "")
 	}
 	a.gitAfterCd()
 }
@@ -296,7 +328,7 @@ func (a *Analysis) gitAfterCd() {
 	if !a.cdSeen {
 		return
 	}
-	simple := a.cdPlain == 1 && !a.cdOther
+	simple := (a.cdPlain == 1 || a.CdFirst != "") && !a.cdOther
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		if !c.RunsGit || c.Risk != "" {
@@ -308,6 +340,9 @@ func (a *Analysis) gitAfterCd() {
 				if d != "." && d != "./" {
 					a.GitCd = d
 				}
+			}
+			if a.CdFirst != "" {
+				a.GitCd = a.CdFirst
 			}
 			continue
 		}
@@ -341,7 +376,9 @@ func (a *Analysis) newPipe() int {
 // ["bash", "-lc", "make test"]): the vector is one simple command, and
 // whatever it runs in turn is analysed as usual.
 func (a *Analysis) AnalyzeArgv(argv []string) {
+	env := a.callEnv
 	a.Reset()
+	a.callEnv = env
 	if len(argv) == 0 {
 		a.Err = errors.New("empty command")
 		return
@@ -349,5 +386,11 @@ func (a *Analysis) AnalyzeArgv(argv []string) {
 	args := make([]string, len(argv))
 	copy(args, argv)
 	a.add(nil, args, 0, "", -1, 0)
+	if a.Err == nil && a.cdSeen && shells[base(args[0])] && len(a.Commands) > 1 {
+		// ["bash", "-lc", "cd src && make && cd .."], as Codex sends it.
+		if s := readShell(args); s.hasC && s.risk == "" && !IsDyn(s.cmd) {
+			a.cdChain(s.cmd, 1, args[0]+" -c")
+		}
+	}
 	a.gitAfterCd()
 }

@@ -81,6 +81,33 @@ var wrappers = map[string]*wrapper{
 	"watch":    {abbrev: true, opts: "-b|--beep -c|--color -d[=]|--differences[=] -e|--errexit -g|--chgexit -q=|--equexit= -n=|--interval= -p|--precise -t|--no-title -w|--no-wrap -x|--exec -h|--help -v|--version"},
 	"xargs": {abbrev: true, opts: "-0|--null -a=|--arg-file= -d=|--delimiter= -E= -e[=]|--eof[=] -I= -i[=]|--replace[=] -L= -l[=]|--max-lines[=] -n=|--max-args= -o|--open-tty " +
 		"-P=|--max-procs= -p|--interactive --process-slot-var= -r|--no-run-if-empty -s=|--max-chars= --show-limits -t|--verbose -x|--exit --help --version"},
+	// Programs that run the command in their operands under some
+	// condition or measure (issue 31, class 7), read from their manuals
+	// and --help on Debian 12 (fakeroot 1.31, util-linux 2.38.1, moreutils
+	// 0.67, libfaketime 0.9.10, valgrind 3.19, ltrace 0.7.3, dbus 1.14,
+	// cpulimit 0.2, screen 4.9, direnv 2.32, GNU parallel 20221122,
+	// cross-env 7). An option not listed makes the command computed.
+	"fakeroot": {opts: "-l=|--lib= --faked= -s= -i= -u|--unknown-is-real -b= -h|--help -v|--version"},
+	"setpriv": {abbrev: true, opts: "-d|--dump --no-new-privs --ambient-caps= --inh-caps= --bounding-set= --clear-groups --groups= --init-groups --keep-groups " +
+		"--ruid= --euid= --reuid= --rgid= --egid= --regid= --securebits= --pdeathsig= --selinux-label= --apparmor-profile= --landlock-access= --landlock-rule= --reset-env -h|--help -V|--version"},
+	"prlimit": {abbrev: true, opts: "-c[=]|--core[=] -d[=]|--data[=] -e[=]|--nice[=] -f[=]|--fsize[=] -i[=]|--sigpending[=] -l[=]|--memlock[=] -m[=]|--rss[=] -n[=]|--nofile[=] " +
+		"-q[=]|--msgqueue[=] -r[=]|--rtprio[=] -s[=]|--stack[=] -t[=]|--cpu[=] -u[=]|--nproc[=] -v[=]|--as[=] -x[=]|--locks[=] -y[=]|--rttime[=] --noheadings --raw --verbose -o=|--output= -h|--help -V|--version"},
+	"unshare": {abbrev: true, opts: "-m[=]|--mount[=] -u[=]|--uts[=] -i[=]|--ipc[=] -n[=]|--net[=] -p[=]|--pid[=] -U[=]|--user[=] -C[=]|--cgroup[=] -T[=]|--time[=] -f|--fork " +
+		"--kill-child[=] --mount-proc[=] -r|--map-root-user -c|--map-current-user --map-user= --map-group= --map-users= --map-groups= --map-auto --propagation= --setgroups= " +
+		"-R=|--root= -w=|--wd= -S=|--setuid= -G=|--setgid= --monotonic= --boottime= -h|--help -V|--version"},
+	"chronic":  {opts: "-e -v"},
+	"ifne":     {opts: "-n"},
+	"faketime": {skipOps: 1, opts: "-m -f --exclude-monotonic -h|--help -v|--version"},
+	"valgrind": {opts: "--tool= --leak-check= --show-leak-kinds= --track-origins= -q|--quiet -v|--verbose -s --error-exitcode= --trace-children= --num-callers= " +
+		"--suppressions= --gen-suppressions= --read-var-info= --track-fds= --show-reachable= --undef-value-errors= --errors-for-leak-kinds= --max-stackframe= --main-stacksize= --help --version"},
+	"ltrace":           {opts: "-a= -A= -b -c -C -D= -e= -f -i -l= -L -n= -r -s= -S -t -tt -ttt -T -w= -x= -h|--help -V|--version"},
+	"dbus-run-session": {opts: "--config-file= --help --version"},
+	"cpulimit":         {abbrev: true, opts: "-l=|--limit= -c=|--cpu= -z|--lazy -i|--include-children -q|--quiet -v|--verbose -h|--help"},
+	"screen":           {opts: "-d -m -D -S= -L -a -A -U -q -O -t= -T= -h= -e= -f -fn -fa -l -ln -i"},
+	"parallel": {abbrev: true, opts: "-j=|--jobs=|-P= -k|--keep-order -q|--quote -v --dry-run --halt= --bar --progress --eta -n=|--max-args= -N= -X -m --xargs -0|--null " +
+		"--colsep=|-C= --tag --tagstring= --timeout= --retries= --delay= --line-buffer --group --ungroup|-u --will-cite --no-notice -r|--no-run-if-empty --plus --shuf -L=|--max-lines= --trim="},
+	"cross-env":       {assigns: true},
+	"cross-env-shell": {assigns: true},
 	// Multiplexers run the applet named by their first operand.
 	"busybox": {opts: "--list --list-full --install --show= --help"},
 	"toybox":  {opts: "--help --version"},
@@ -88,6 +115,20 @@ var wrappers = map[string]*wrapper{
 
 func init() {
 	for _, w := range wrappers {
+		w.build()
+	}
+}
+
+// newWrapper makes a wrapper description from its options (for the
+// programs runsLines reads).
+func newWrapper(opts string, abbrev, permute bool) *wrapper {
+	w := &wrapper{opts: opts, abbrev: abbrev, permute: permute}
+	w.build()
+	return w
+}
+
+func (w *wrapper) build() {
+	{
 		w.short, w.long = map[byte]*wopt{}, map[string]*wopt{}
 		for _, group := range strings.Fields(w.opts) {
 			o := &wopt{}
@@ -237,9 +278,14 @@ func given(opts []wval, names ...string) (val string, hasVal, ok bool) {
 // -exec command of find, the string given to eval.
 func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stage int) {
 	switch prog {
+	case "script", "tmux", "hyperfine", "nix-shell", "sg", "expect", "gdb", "perf", "direnv", "zip":
+		a.runsLines(prog, args, env, depth, pipe, stage)
+		return
 	case "eval":
 		if s, ok := joinLit(args[1:]); ok {
 			a.line(s, depth+1, "eval")
+		} else if len(args) > 1 {
+			a.partial(args[1:], depth, "eval")
 		}
 		return
 	case "find":
@@ -257,6 +303,8 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 		}
 		if len(ops) > 1 && !IsDyn(ops[0]) {
 			a.line(ops[0], depth+1, "trap")
+		} else if len(ops) > 1 {
+			a.partial(ops[:1], depth, "trap")
 		}
 		return
 	case "alias":
@@ -360,6 +408,23 @@ func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stag
 			a.line(line, depth+1, prog+" -S")
 			return
 		}
+	}
+	switch prog {
+	case "parallel":
+		a.parallel(rest, env, depth)
+		return
+	case "cross-env-shell":
+		// The words after the assignments are one shell line.
+		k := 0
+		for k < len(rest) && isAssign(rest[k]) {
+			k++
+		}
+		if s, ok := joinLit(rest[k:]); ok {
+			a.line(s, depth+1, prog)
+		} else if len(rest) > k {
+			a.partial(rest[k:], depth, prog)
+		}
+		return
 	}
 	if w.assigns || prog == "sudo" {
 		// env NAME=VALUE cmd: the assignments are the command's own.
@@ -475,36 +540,6 @@ func (a *Analysis) su(prog string, ops []string, opts []wval, env []string, dept
 		a.line(cmd, depth+1, prog+" -c")
 	default:
 		a.computed("(the shell "+prog+" runs)", prog)
-	}
-}
-
-// shellC handles sh -c 'string' and the like: the first operand after an
-// option cluster containing c is a command line.
-func (a *Analysis) shellC(args []string, depth int) {
-	for i := 1; i < len(args); i++ {
-		s := args[i]
-		if s == "--" || len(s) < 2 || s[0] != '-' || IsDyn(s) {
-			return
-		}
-		if strings.HasPrefix(s, "--") {
-			continue
-		}
-		if strings.IndexByte(s, 'c') >= 0 {
-			// The command string is the first non-option word after.
-			for j := i + 1; j < len(args); j++ {
-				if len(args[j]) > 1 && args[j][0] == '-' && !IsDyn(args[j]) {
-					continue
-				}
-				if !IsDyn(args[j]) {
-					a.line(args[j], depth+1, args[0]+" -c")
-				} else {
-					// sh -c "$x": the program is computed.
-					a.Commands = append(a.Commands, Command{Args: args[j : j+1 : j+1], Prog: args[j], Dynamic: true, Via: base(args[0]) + " -c", Pipe: -1})
-				}
-				return
-			}
-			return
-		}
 	}
 }
 

@@ -164,7 +164,7 @@ func initCoreutils() {
 		&Spec{Name: "grep egrep fgrep", Source: "GNU grep 3.8 (Debian 12), grep --help; BSD grep 2.6 (macOS) reads GREP_OPTIONS as options placed first; --include, --exclude and --exclude-dir match base names with fnmatch(3), without FNM_PERIOD", Operands: "- R...", Special: grepTree, Env: "GREP_OPTIONS=!",
 			Opts: "-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp -P|--perl-regexp -e=P|--regexp=P -f=Q|--file=Q -i|-y|--ignore-case --no-ignore-case -w|--word-regexp -x|--line-regexp -z|--null-data -s|--no-messages -v|--invert-match -V|--version --help -m=|--max-count= -b|--byte-offset -n|--line-number --line-buffered -H|--with-filename -h|--no-filename --label= -o|--only-matching -q|--quiet|--silent --binary-files= -a|--text -I -d=|--directories= -D=|--devices= -r|--recursive -R|--dereference-recursive --include= --exclude= --exclude-from=R --exclude-dir= -L|--files-without-match -l|--files-with-matches -c|--count -T|--initial-tab -Z|--null -A=|--after-context= -B=|--before-context= -C=|--context= -NUM --group-separator= --no-group-separator --color[=] --colour[=] -U|--binary", Digits: true},
 		&Spec{Name: "rg", Source: "ripgrep 13.0.0 (Debian 12), rg --help; RIPGREP_CONFIG_PATH names a file of options (--pre runs a program)", Operands: "- R...", Special: rgTree, Env: "RIPGREP_CONFIG_PATH=!",
-			Opts: "-e=P|--regexp=P -f=Q|--file=Q -A=|--after-context= -B=|--before-context= -C=|--context= -c|--count --count-matches --color= --colors= --column -E=|--encoding= -F|--fixed-strings -L|--follow -g=|--glob= --iglob= -h|--help --hidden -i|--ignore-case --ignore-file=R -l|--files-with-matches --files-without-match -M=|--max-columns= -m=|--max-count= --max-depth= --max-filesize= -n|--line-number -N|--no-line-number --no-heading --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-global --no-ignore-parent --no-messages -o|--only-matching -p|--pretty -q|--quiet -s|--case-sensitive -S|--smart-case --sort= --sortr= -t=|--type= -T=|--type-not= --type-list -u|--unrestricted -v|--invert-match -V|--version -w|--word-regexp -x|--line-regexp --json --files --trim --vimgrep -U|--multiline --multiline-dotall -P|--pcre2 -a|--text -z|--search-zip --pre=X --pre-glob= --heading --stats -0|--null --null-data --passthru -r=|--replace= --max-columns-preview -j=|--threads= --no-config --debug --trace"},
+			Opts: "-e=P|--regexp=P -f=Q|--file=Q -A=|--after-context= -B=|--before-context= -C=|--context= -c|--count --count-matches --color= --colors= --column -E=|--encoding= -F|--fixed-strings -L|--follow -g=|--glob= --iglob= -h|--help --hidden -i|--ignore-case --ignore-file=R -l|--files-with-matches --files-without-match -M=|--max-columns= -m=|--max-count= --max-depth= --max-filesize= -n|--line-number -N|--no-line-number --no-heading --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-global --no-ignore-parent --no-messages -o|--only-matching -p|--pretty -q|--quiet -s|--case-sensitive -S|--smart-case --sort= --sortr= -t=|--type= -T=|--type-not= --type-list -u|--unrestricted -v|--invert-match -V|--version -w|--word-regexp -x|--line-regexp --json --files --trim --vimgrep -U|--multiline --multiline-dotall -P|--pcre2 -a|--text -z|--search-zip:X --pre=X --pre-glob= --heading --stats -0|--null --null-data --passthru -r=|--replace= --max-columns-preview -j=|--threads= --no-config --debug --trace"},
 		&Spec{Name: "sed", Source: "GNU sed 4.9 (Debian 12), sed --help and info sed; the w/W/e commands and the s///w and s///e flags of a script write files or run commands; -i[SUFFIX] renames each file to its backup (SUFFIX, each * the file's name as given), options clustered (-ne, -ni.bak) or abbreviated (--expr, --in=)", Operands: "- R...", Special: sedScript,
 			Opts: "-n|--quiet|--silent --debug -e=P|--expression=P -f=Q|--file=Q --follow-symlinks -i[=]:I --in-place[=]:I -l=|--line-length= --posix -E|-r|--regexp-extended -s|--separate --sandbox -u|--unbuffered -z|--null-data" + commonGNU},
 		&Spec{Name: "awk gawk mawk", Source: "GNU Awk 5.2.1 (Debian 12), gawk --help and gawk(1); system(), | getline and print > file run programs and write files; @load and @include load code, @f() calls the function f names (system too), and ARGV, ARGC (or SYMTAB) name the files read", Operands: "- R...", Special: awkScript,
@@ -328,6 +328,9 @@ func sedScript(r *Result, _ []string) {
 		}
 		if sedRisky(s) {
 			r.risk("the sed script may write a file or run a command (w, W, e, r or R commands)")
+			if !sedEffects(r, s) {
+				r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(the files of a sed script warden cannot read)", Via: "sed"})
+			}
 		}
 	}
 }
@@ -355,7 +358,10 @@ func awkScript(r *Result, _ []string) {
 			r.risk("the awk program is computed at run time or read from a file")
 			continue
 		}
-		if strings.Contains(s, "system") || strings.ContainsAny(s, "|>") || strings.Contains(s, "getline") {
+		// A > or | outside print and printf compares or is logical.
+		n := len(r.Effects)
+		awkEffects(r, s)
+		if strings.Contains(s, "system") || strings.Contains(s, "getline") || len(r.Effects) > n || strings.Contains(s, "|&") {
 			r.risk("the awk program may run a command or write a file (system, |, >, getline)")
 		}
 		if strings.Contains(s, "@") || strings.Contains(s, "ARGV") || strings.Contains(s, "ARGC") || strings.Contains(s, "SYMTAB") {

@@ -64,6 +64,16 @@ func initGit() {
 			sub("clean", "-d -f|--force -i|--interactive -n|--dry-run -q|--quiet -e=|--exclude= -x -X", "-..."),
 			sub("merge", "--commit --no-commit --edit -e --no-edit --cleanup= --ff --no-ff --ff-only -S|--gpg-sign[=] --no-gpg-sign --log[=] --no-log --signoff --no-signoff --stat -n --no-stat --squash --no-squash --verify --no-verify -s=|--strategy= -X=|--strategy-option= --verify-signatures --no-verify-signatures --summary --no-summary -q|--quiet -v|--verbose --progress --no-progress --autostash --no-autostash --allow-unrelated-histories -m= -F=R|--file=R --into-name= --rerere-autoupdate --no-rerere-autoupdate --overwrite-ignore --abort --quit --continue", "-..."),
 			sub("rebase", "--onto= --keep-base --continue --abort --quit --apply -m|--merge --empty= --no-keep-empty --keep-empty --reapply-cherry-picks --no-reapply-cherry-picks --allow-empty-message --skip --edit-todo --show-current-patch -q|--quiet -v|--verbose --stat -n|--no-stat --no-verify --verify -s=|--strategy= -X=|--strategy-option= --rerere-autoupdate --no-rerere-autoupdate -S|--gpg-sign[=] --no-gpg-sign -C= --ignore-whitespace --whitespace= --committer-date-is-author-date --ignore-date|--reset-author-date --signoff -i|--interactive -r|--rebase-merges[=] --no-rebase-merges -x=S|--exec=S --root --autosquash --no-autosquash --autostash --no-autostash --reschedule-failed-exec --no-reschedule-failed-exec --update-refs --no-update-refs --fork-point --no-fork-point", "-..."),
+			// Commands that run a command they are given (issue 31, class 7):
+			// bisect run CMD ARGS, submodule foreach LINE, the filters of
+			// filter-branch, difftool -x; and commands that write (class 8).
+			{Name: "bisect", Source: strings.Replace(gitSrc, "%s", "bisect", 1), Words: true, Operands: "-..."},
+			{Name: "submodule", Source: strings.Replace(gitSrc, "%s", "submodule", 1), Words: true, Operands: "-..."},
+			sub("filter-branch", "--setup=S --subdirectory-filter= --env-filter=S --tree-filter=S --index-filter=S --parent-filter=S --msg-filter=S --commit-filter=S --tag-name-filter=S --prune-empty --original= -d=W -f|--force --state-branch=", "-..."),
+			sub("difftool", gitDiffOpts+" -x=S|--extcmd=S -t=|--tool= -y|--no-prompt --prompt -d|--dir-diff -g|--gui --no-gui --tool-help --symlinks --no-symlinks --trust-exit-code --no-trust-exit-code", "-..."),
+			sub("archive", "--format= -l|--list -v|--verbose --prefix= -o=W|--output=W --add-file=R --add-virtual-file= --worktree-attributes --mtime= --remote= --exec=X -0 -1 -2 -3 -4 -5 -6 -7 -8 -9", "-..."),
+			{Name: "bundle", Source: strings.Replace(gitSrc, "%s", "bundle", 1), Words: true, Operands: "-..."},
+			sub("am", "-s|--signoff -k|--keep --keep-non-patch --keep-cr --no-keep-cr -c|--scissors --no-scissors --quoted-cr= -m|--message-id --no-message-id -q|--quiet -u|--utf8 --no-utf8 -3|--3way --no-3way --rerere-autoupdate --no-rerere-autoupdate --ignore-space-change --ignore-whitespace --whitespace= -C= -p= --directory= --exclude= --include= --reject --patch-format= -i|--interactive --commit-date-is-author-date --ignore-date --skip -S|--gpg-sign[=] --no-gpg-sign --continue -r|--resolved --resolvemsg= --abort --quit --retry --show-current-patch[=] --allow-empty --empty=", "R..."),
 			sub("cherry-pick revert", "--continue --skip --quit --abort -e|--edit --cleanup= -x -r -m=|--mainline= -n|--no-commit -s|--signoff -S|--gpg-sign[=] --no-gpg-sign --ff --allow-empty --allow-empty-message --keep-redundant-commits --strategy= -X=|--strategy-option= --rerere-autoupdate --no-rerere-autoupdate", "-..."),
 			sub("init", "-q|--quiet --bare --object-format= --template=! --separate-git-dir=W -b=|--initial-branch= --shared[=]", "W"),
 			sub("clone", "-l|--local --no-hardlinks -s|--shared --reference= --reference-if-able= --dissociate -q|--quiet -v|--verbose --progress --server-option= -n|--no-checkout --reject-shallow --no-reject-shallow --bare --sparse --filter= --also-filter-submodules --mirror -o=|--origin= -b=|--branch= -u=X|--upload-pack=X --template=! -c=K|--config=K --depth= --shallow-since= --shallow-exclude= --single-branch --no-single-branch --no-tags --recurse-submodules[=] --shallow-submodules --no-shallow-submodules --remote-submodules --no-remote-submodules --separate-git-dir=W -j=|--jobs= --bundle-uri=", "- W"),
@@ -121,6 +131,12 @@ func initGit() {
 	// protected paths ask at least. Pathspecs they name are writes too.
 	for _, n := range []string{"checkout", "switch", "restore", "reset", "stash", "clean", "merge", "rebase", "pull", "cherry-pick", "revert"} {
 		table["git"].Sub(n).Special = gitWorktree
+	}
+	table["git"].Sub("bisect").Special = gitBisect
+	table["git"].Sub("submodule").Special = gitSubmodule
+	table["git"].Sub("bundle").Special = gitBundle
+	for _, n := range []string{"filter-branch", "am"} {
+		table["git"].Sub(n).Special = func(r *Result, _ []string) { gitRewrites(r, r.Sub) }
 	}
 	// git apply writes the files its patch names: computed writes, unless
 	// it only reports (--stat, --check, --numstat, --summary without --apply).
@@ -609,5 +625,93 @@ func gitPathspecFile(r *Result) {
 			e.Arg = Delete
 		}
 		r.Effects = append(r.Effects, e)
+	}
+}
+
+// gitRewrites records the files a command writes from commits or patches
+// warden cannot see (git am, git filter-branch, git bisect): a computed
+// write.
+func gitRewrites(r *Result, sub string) {
+	r.Effects = append(r.Effects, Effect{Arg: Write, Val: "\x00(files of the work tree git " + sub + " rewrites)", Via: "git " + sub})
+}
+
+// gitBisect: git bisect run CMD ARGS runs CMD at each step; every
+// subcommand but log, terms, visualize and view checks commits out.
+func gitBisect(r *Result, _ []string) {
+	ops := r.Ops[indexOf(r.Ops, "bisect")+1:]
+	if len(ops) == 0 {
+		return
+	}
+	switch ops[0] {
+	case "log", "terms", "visualize", "view", "help":
+		return
+	case "run":
+		if len(ops) > 1 {
+			r.Runs = append([]string(nil), ops[1:]...)
+		}
+	case "start", "bad", "good", "new", "old", "skip", "reset", "replay":
+	default:
+		r.risk("%s is not a git bisect subcommand warden knows", ops[0])
+		return
+	}
+	gitRewrites(r, "bisect")
+}
+
+// gitSubmodule: git submodule foreach [--recursive] LINE runs LINE in each
+// submodule; update runs what .gitmodules names for it (update = !CMD).
+func gitSubmodule(r *Result, _ []string) {
+	ops := r.Ops[indexOf(r.Ops, "submodule")+1:]
+	for len(ops) > 0 && (ops[0] == "--quiet" || ops[0] == "-q") {
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		return
+	}
+	switch ops[0] {
+	case "status", "summary":
+	case "foreach":
+		ops = ops[1:]
+		for len(ops) > 0 && (ops[0] == "--recursive" || ops[0] == "-q" || ops[0] == "--quiet") {
+			ops = ops[1:]
+		}
+		line := ""
+		for i, w := range ops {
+			if IsDyn(w) {
+				line = "\x00" + strings.Join(ops, " ")
+				break
+			}
+			if i > 0 {
+				line += " "
+			}
+			line += w
+		}
+		if line != "" {
+			r.Effects = append(r.Effects, Effect{Arg: Shell, Val: line, Via: "submodule foreach"})
+		}
+		r.risk("git submodule foreach runs its command in each submodule's repository, whose configuration warden does not read")
+	default:
+		r.risk("git submodule %s fetches, checks out or configures submodules, and may run the command .gitmodules names", ops[0])
+	}
+}
+
+// gitBundle: git bundle create FILE writes FILE.
+func gitBundle(r *Result, _ []string) {
+	ops := r.Ops[indexOf(r.Ops, "bundle")+1:]
+	if len(ops) == 0 {
+		return
+	}
+	switch ops[0] {
+	case "create":
+		for _, w := range ops[1:] {
+			if !strings.HasPrefix(w, "-") || IsDyn(w) {
+				r.Effects = append(r.Effects, Effect{Arg: Write, Val: w, Via: "git bundle create"})
+				return
+			}
+		}
+	case "verify", "list-heads":
+	case "unbundle":
+		gitRewrites(r, "bundle unbundle")
+	default:
+		r.risk("%s is not a git bundle subcommand warden knows", ops[0])
 	}
 }

@@ -248,13 +248,26 @@ var npxTools = map[string]bool{"prettier": true, "eslint": true, "tsc": true}
 // npxProgram reads the words npx hands to a program it has a table for.
 func npxProgram(r *Result, _ []string) {
 	if len(r.Ops) > 0 && len(r.Passed) == len(r.Ops)-1 {
+		runsCommand(r, r.Ops[0], r.Passed)
 		toolWords(r, r.Ops[0], r.Passed)
 	}
+}
+
+// runsCommand records the command a package runner runs (npx CMD, npm
+// exec CMD, pnpm exec CMD, uv run CMD) when it is not one of the tools
+// read with their own table: it is judged as a command of the line with
+// all its words (npm exec -- rm -rf x is rm -rf x).
+func runsCommand(r *Result, name string, words []string) {
+	if npxTools[name] {
+		return
+	}
+	r.Runs = append(append(make([]string, 0, len(words)+1), name), words...)
 }
 
 // npmExecProgram does the same for npm exec PROGRAM ARGS (npm x).
 func npmExecProgram(r *Result, _ []string) {
 	if len(r.Ops) > 1 {
+		runsCommand(r, r.Ops[1], r.Ops[2:])
 		toolWords(r, r.Ops[1], r.Ops[2:])
 	}
 }
@@ -271,6 +284,7 @@ func pnpmProgram(r *Result, _ []string) {
 	switch r.Ops[0] {
 	case "exec":
 		if len(r.Passed) > 0 {
+			runsCommand(r, r.Passed[0], r.Passed[1:])
 			toolWords(r, r.Passed[0], r.Passed[1:])
 		}
 		return

@@ -699,6 +699,7 @@ var cargoExtra = map[string]string{
 	"metadata": " --format-version= --no-deps --filter-platform=",
 	"tree":     " -e=|--edges= -i=|--invert= --prune= --depth= --prefix= --no-dedupe -d|--duplicates --charset= -f=|--format=",
 	"doc":      " --no-deps --document-private-items",
+	"fmt":      " --check --all --message-format=",
 }
 
 // cargoPassed reads the words after -- of a cargo subcommand: cargo test
@@ -873,6 +874,9 @@ func uvRunSpecial(r *Result, _ []string) {
 		if strings.HasPrefix(prog, "python3.") {
 			break
 		}
+		// Any other command runs as it is given, in the project's
+		// environment: judged with all its words.
+		r.Runs = append([]string(nil), words...)
 		return
 	}
 	if IsDyn(words[0]) {

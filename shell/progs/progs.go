@@ -6,8 +6,10 @@
 // The tables are data, one file per family of programs (coreutils.go,
 // git.go, lang.go, js.go, misc.go), each entry citing the version and the
 // manual or --help it was taken from; gitrepo.go says what of a git
-// repository a command prints, and fetched.go which package manager
-// commands fetch and run a package the call names. They are reviewed like code: an allow
+// repository a command prints, fetched.go which package manager
+// commands fetch and run a package the call names, awksed.go the
+// commands and files of awk and sed programs, and writes.go the files
+// subcommands write that their call does not name. They are reviewed like code: an allow
 // rule for a program is only as wide as its entry, because a call that uses
 // an option the entry does not list, or one that runs another program, is
 // never allowed by a rule (see Parse).
@@ -147,6 +149,9 @@ type Spec struct {
 	roles []Arg
 	rep   int // index of the repeating role, -1 if none
 	risky bool
+	// riskyWrite: one of its options writes, removes, runs a program or
+	// changes the folder (risky counts options that only read, too).
+	riskyWrite bool
 }
 
 var table = map[string]*Spec{}
@@ -166,6 +171,7 @@ var (
 		initJS,
 		initLangGo, initLangTools, initLangPython,
 		initMisc, initMiscSpecial,
+		initWrites,
 	}
 )
 
@@ -307,6 +313,7 @@ func (s *Spec) compile() error {
 			}
 			sort.Strings(sub.longs)
 			sub.risky = sub.risky || s.risky
+			sub.riskyWrite = sub.riskyWrite || s.riskyWrite
 		}
 		for _, n := range strings.Fields(sub.Name) {
 			s.subs[n] = sub
@@ -370,6 +377,14 @@ func (s *Spec) add(n string, o *Opt) error {
 	if o.Arg != Plain || o.Flag != NoEffect {
 		s.risky = true
 	}
+	switch o.Arg {
+	case Plain, Read, List, Pattern, PatFile, Pair, Pair2, AtFile:
+	default:
+		s.riskyWrite = true
+	}
+	if o.Flag != NoEffect {
+		s.riskyWrite = true
+	}
 	return nil
 }
 
@@ -399,11 +414,19 @@ type Result struct {
 	// Risk is why an allow rule cannot vouch for the call: an option or a
 	// variable the entry does not know, or one that runs another program.
 	// Empty when every word is known and harmless.
-	Risk    string
-	Effects []Effect
+	Risk string
+	// RiskReads: Risk is only that a word computed at run time could be
+	// an option that reads a file (the entry has no option that writes or
+	// runs): it keeps allow rules off, and is no computed command.
+	RiskReads bool
+	Effects   []Effect
 	// Passed are the words handed to another program (the arguments of
 	// the script python runs, of the package go run builds).
 	Passed []string
+	// Runs is a command the program runs as it is given, the program
+	// found as a shell finds it or in the project's tools (npm exec CMD,
+	// uv run CMD): the shell package judges it with all its words.
+	Runs []string
 	// Tree reports that the folders among the paths the program reads are
 	// read whole, with everything below them (grep -r, cp -r, tar -c):
 	// a private file inside such a folder is read. SkipHidden: entries
@@ -469,7 +492,9 @@ func (r *Result) Values(canon string) []string {
 func (r *Result) runs(sub *Spec, words []string, label, via string) {
 	var inner Result
 	sub.Parse(&inner, words, false)
-	if inner.Risk != "" {
+	if inner.Risk != "" && inner.RiskReads {
+		r.readRisk("%s: %s", label, inner.Risk)
+	} else if inner.Risk != "" {
 		r.risk("%s: %s", label, inner.Risk)
 	}
 	for _, e := range inner.Effects {
@@ -488,8 +513,15 @@ func (r *Result) runs(sub *Spec, words []string, label, via string) {
 }
 
 func (r *Result) risk(format string, a ...any) {
+	if r.Risk == "" || r.RiskReads {
+		r.Risk, r.RiskReads = fmt.Sprintf(format, a...), false
+	}
+}
+
+// readRisk is a risk that is only a read warden cannot see (RiskReads).
+func (r *Result) readRisk(format string, a ...any) {
 	if r.Risk == "" {
-		r.Risk = fmt.Sprintf(format, a...)
+		r.Risk, r.RiskReads = fmt.Sprintf(format, a...), true
 	}
 }
 
@@ -552,16 +584,20 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 			optLike = false
 		}
 		if !optLike {
-			if dyn && !afterDD && cur.risky && !cur.Words && !pattern {
+			if dyn && !afterDD && cur.riskyWrite && !cur.Words && !pattern {
 				r.risk("a word computed at run time (%s) could be an option of %s", w[1:], cur.label())
+			} else if dyn && !afterDD && cur.risky && !cur.Words && !pattern {
+				r.readRisk("a word computed at run time (%s) could be an option of %s that reads a file", w[1:], cur.label())
 			}
 			if len(cur.subs) > 0 && nops == 0 && !dyn {
 				if sub := cur.subs[w]; sub != nil {
 					if r.Sub != "" {
 						r.Sub += " "
 					}
-					r.Sub += w
-					r.Ops = append(r.Ops, w)
+					// The subcommand by its first name: npm t is npm
+					// test, for rules and for the entry's code.
+					r.Sub += firstName(sub.Name)
+					r.Ops = append(r.Ops, firstName(sub.Name))
 					cur, r.Spec = sub, sub
 					opStart = len(r.Ops)
 					nops = 0
@@ -821,6 +857,10 @@ func (s *Spec) apply(r *Result, o *Opt, name, val string, hasVal bool) {
 	switch o.Arg {
 	case Plain, Pattern:
 	case Exec, Shell:
+		if val == "cat" || val == "" {
+			// GIT_PAGER=cat, PAGER=: no program but cat runs.
+			return
+		}
 		r.risk("option %s of %s runs another program", name, s.label())
 		r.Effects = append(r.Effects, Effect{Arg: o.Arg, Val: val, Via: name})
 	case Unsafe:

@@ -1,0 +1,280 @@
+package shell
+
+import "strings"
+
+// Programs that run a command line or a command they are given in an
+// option or an operand (issue 31, class 7). Each is read from its manual
+// on Debian 12 (util-linux 2.38.1 script, tmux 3.3a, hyperfine 1.16,
+// nix 2.18 nix-shell, shadow 4.13 sg, expect 5.45, gdb 13, perf 6.1,
+// direnv 2.32, zip 3.0). What warden cannot read of them is a computed
+// command.
+var (
+	scriptOpts = newWrapper("-a|--append -c=|--command= -e|--return -f|--flush -q|--quiet -t[=]|--timing[=] -T=|--log-timing= -B=|--log-io= -I=|--log-in= "+
+		"-O=|--log-out= -m=|--logging-format= -E=|--echo= -o=|--output-limit= --force -h|--help -V|--version", true, true)
+	hyperfineOpts = newWrapper("-w=|--warmup= -m=|--min-runs= -M=|--max-runs= -r=|--runs= -s=|--setup= -p=|--prepare= -c=|--cleanup= --conclude= "+
+		"-P=|--parameter-scan= -D=|--parameter-step-size= -L=|--parameter-list= --style= -S=|--shell= -N -i|--ignore-failure --sort= -u=|--time-unit= "+
+		"--export-asciidoc= --export-csv= --export-json= --export-markdown= --export-orgmode= --show-output --output= --input= -n=|--command-name= -h|--help -V|--version", false, true)
+	perfStatOpts = newWrapper("-e=|--event= -a|--all-cpus -p=|--pid= -t=|--tid= -r=|--repeat= -o=|--output= --append -x=|--field-separator= -I=|--interval-print= "+
+		"-d|--detailed -v|--verbose -B|--big-num -n|--null -A|--no-aggr -C=|--cpu= -G=|--cgroup= -c|--scale -g|--call-graph -F=|--freq= -q|--quiet -s|--stat", false, false)
+	tmuxNewOpts = newWrapper("-A -d -D -E -P -X -k -a -b -h -v -Z -I -c= -e= -f= -F= -n= -s= -t= -x= -y= -l= -p=", false, false)
+)
+
+// The tmux commands that run no command line.
+var tmuxQuiet = map[string]bool{"ls": true, "list-sessions": true, "list-windows": true, "lsw": true, "list-panes": true, "lsp": true,
+	"attach": true, "attach-session": true, "a": true, "at": true, "kill-session": true, "kill-server": true, "kill-window": true, "killw": true,
+	"kill-pane": true, "killp": true, "has-session": true, "has": true, "display-message": true, "display": true, "capture-pane": true,
+	"capturep": true, "select-window": true, "selectw": true, "select-pane": true, "selectp": true, "detach": true, "detach-client": true,
+	"list-clients": true, "lsc": true, "rename-session": true, "rename": true, "rename-window": true, "renamew": true}
+
+// runsLines records what the programs above run.
+func (a *Analysis) runsLines(prog string, args, env []string, depth, pipe, stage int) {
+	line := func(s, via string) {
+		if IsDyn(s) {
+			a.partial([]string{s}, depth, via)
+			return
+		}
+		a.line(s, depth+1, via)
+	}
+	switch prog {
+	case "script":
+		rest, opts, unsure := skipOpts(args[1:], scriptOpts)
+		if unsure {
+			a.computed("(the command of script, whose options warden cannot read)", prog)
+		}
+		for _, o := range opts {
+			switch o.name {
+			case "-T", "-B", "-I", "-O":
+				a.addWrite(Write{Path: o.val, Op: "script " + o.name})
+			case "-t":
+				if o.hasVal {
+					a.addWrite(Write{Path: o.val, Op: "script -t"})
+				}
+			}
+		}
+		if len(rest) > 0 {
+			a.addWrite(Write{Path: rest[0], Op: "script"}) // the typescript
+		}
+		if cmd, _, ok := given(opts, "-c"); ok {
+			line(cmd, "script -c")
+			return
+		}
+		a.computed("(the shell script starts)", prog)
+	case "tmux":
+		i := 1
+		for ; i < len(args) && strings.HasPrefix(args[i], "-") && !IsDyn(args[i]); i++ {
+			switch args[i] {
+			case "-f", "-L", "-S", "-T":
+				i++
+			case "-c":
+				if i+1 < len(args) {
+					line(args[i+1], "tmux -c")
+				}
+				return
+			default:
+				if strings.Trim(args[i][1:], "2CDlNuvV") != "" {
+					a.computed("(the command of tmux, whose options warden cannot read)", prog)
+					return
+				}
+			}
+		}
+		if i >= len(args) || tmuxQuiet[args[i]] {
+			return
+		}
+		switch args[i] {
+		case "new", "new-session", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw":
+			rest, opts, unsure := skipOpts(args[i+1:], tmuxNewOpts)
+			if _, _, env := given(opts, "-e"); unsure || env {
+				a.computed("(the command of tmux "+args[i]+", whose options warden cannot read)", prog)
+				return
+			}
+			if s, ok := joinLit(rest); ok {
+				a.line(s, depth+1, "tmux "+args[i])
+			} else if len(rest) > 0 {
+				a.partial(rest, depth, "tmux "+args[i])
+			}
+		default:
+			a.computed("(the tmux command "+Display(args[i])+", which can run commands)", prog)
+		}
+	case "hyperfine":
+		rest, opts, unsure := skipOpts(args[1:], hyperfineOpts)
+		if unsure {
+			a.computed("(the commands of hyperfine, whose options warden cannot read)", prog)
+		}
+		for _, o := range opts {
+			switch o.name {
+			case "-s", "-p", "-c", "--conclude":
+				line(o.val, "hyperfine "+o.name)
+			case "-S":
+				if o.val != "none" && !shells[base(o.val)] {
+					a.computed("(the shell hyperfine -S runs)", prog)
+				}
+			case "--export-asciidoc", "--export-csv", "--export-json", "--export-markdown", "--export-orgmode":
+				a.addWrite(Write{Path: o.val, Op: "hyperfine " + o.name})
+			case "--output":
+				if o.val != "null" && o.val != "pipe" && o.val != "inherit" {
+					a.addWrite(Write{Path: o.val, Op: "hyperfine --output"})
+				}
+			}
+		}
+		for _, c := range rest {
+			line(c, "hyperfine")
+		}
+	case "nix-shell", "sg", "expect", "gdb":
+		a.runsText(prog, args, depth)
+	case "perf":
+		if len(args) < 2 {
+			return
+		}
+		switch args[1] {
+		case "stat", "record", "trace":
+			rest, opts, unsure := skipOpts(args[2:], perfStatOpts)
+			if unsure {
+				a.computed("(the command of perf "+args[1]+", whose options warden cannot read)", prog)
+				return
+			}
+			if o, has, ok := given(opts, "-o"); ok && has {
+				a.addWrite(Write{Path: o, Op: "perf -o"})
+			} else if args[1] == "record" {
+				a.addWrite(Write{Path: "perf.data", Op: "perf record"})
+			}
+			if len(rest) > 0 {
+				a.add(env, rest, depth, "perf "+args[1], pipe, stage)
+			}
+		}
+	case "direnv":
+		// direnv exec DIR CMD: DIR's .envrc is loaded, then CMD runs.
+		if len(args) > 1 && args[1] == "exec" {
+			if len(args) < 3 {
+				return
+			}
+			a.Dirs = append(a.Dirs, args[2])
+			a.cdSeen, a.cdOther = true, true
+			if len(args) > 3 {
+				a.add(env, args[3:], depth, "direnv exec", pipe, stage)
+			}
+		}
+	case "zip":
+		// zip -TT CMD (--unzip-command CMD) tests the archive with CMD,
+		// run by a shell.
+		for i := 1; i < len(args); i++ {
+			w := args[i]
+			switch {
+			case w == "-TT" || w == "--unzip-command":
+				if i+1 < len(args) {
+					line(args[i+1], "zip -TT")
+					i++
+				}
+			case strings.HasPrefix(w, "--unzip-command="):
+				line(strings.TrimPrefix(w, "--unzip-command="), "zip -TT")
+			case strings.HasPrefix(w, "-TT") && len(w) > 3:
+				line(w[3:], "zip -TT")
+			}
+		}
+	}
+}
+
+// gdbQuiet are gdb commands that only inspect the program it debugs.
+var gdbQuiet = map[string]bool{"bt": true, "backtrace": true, "where": true, "info": true, "print": true, "p": true,
+	"list": true, "l": true, "break": true, "b": true, "continue": true, "c": true, "next": true, "n": true,
+	"step": true, "s": true, "quit": true, "q": true, "frame": true, "f": true, "thread": true, "up": true, "down": true,
+	"x": true, "disassemble": true, "finish": true, "run": true, "r": true, "set": false}
+
+// runsText reads nix-shell --run, sg GROUP COMMAND, expect -c and gdb -ex.
+func (a *Analysis) runsText(prog string, args []string, depth int) {
+	switch prog {
+	case "nix-shell":
+		for i := 1; i+1 < len(args); i++ {
+			if args[i] == "--run" || args[i] == "--command" {
+				if IsDyn(args[i+1]) {
+					a.partial(args[i+1:i+2], depth, "nix-shell --run")
+				} else {
+					a.line(args[i+1], depth+1, "nix-shell --run")
+				}
+				return
+			}
+		}
+		a.computed("(the shell nix-shell starts, with the hooks of its expression)", prog)
+	case "sg":
+		// sg [-] GROUP [-c] COMMAND: run by /bin/sh -c.
+		ops := args[1:]
+		if len(ops) > 0 && ops[0] == "-" {
+			ops = ops[1:]
+		}
+		if len(ops) < 2 {
+			a.computed("(the shell sg starts)", prog)
+			return
+		}
+		ops = ops[1:]
+		if ops[0] == "-c" {
+			ops = ops[1:]
+		}
+		if s, ok := joinLit(ops); ok {
+			a.line(s, depth+1, "sg")
+		} else if len(ops) > 0 {
+			a.partial(ops, depth, "sg")
+		}
+	case "expect":
+		for _, w := range args[1:] {
+			if w == "-c" || w == "-i" || strings.HasPrefix(w, "-c") && !strings.HasPrefix(w, "--") || IsDyn(w) {
+				a.computed("(the Tcl commands expect runs, which can spawn any program)", prog)
+				return
+			}
+		}
+	case "gdb":
+		for i := 1; i < len(args); i++ {
+			w := strings.TrimPrefix(args[i], "-")
+			val, has := "", false
+			if n, v, ok := strings.Cut(w, "="); ok {
+				w, val, has = n, v, true
+			}
+			switch w {
+			case "ex", "iex", "eval-command", "init-eval-command":
+				if !has && i+1 < len(args) {
+					i++
+					val = args[i]
+				}
+				f := strings.Fields(Display(val))
+				// run passes its words through a shell.
+				if IsDyn(val) || len(f) == 0 || !gdbQuiet[f[0]] || (f[0] == "run" || f[0] == "r") && len(f) > 1 {
+					a.computed("(the gdb command "+Display(val)+", which can run shell commands)", prog)
+					return
+				}
+			case "x", "command", "ix", "init-command", "eval", "p", "pid":
+				if w == "x" || w == "command" || w == "ix" || w == "init-command" {
+					a.computed("(the gdb commands of a file, which can run shell commands)", prog)
+					return
+				}
+			}
+		}
+	}
+}
+
+// parallel reads GNU parallel's command: the words before ":::" (or
+// "::::", ":::+", "::::+") joined into a line its shell runs, with each
+// word holding a replacement string ({}, {1}, {.}) computed; without
+// command words, each input line is a command.
+func (a *Analysis) parallel(rest, env []string, depth int) {
+	cmd := rest
+	for i, w := range rest {
+		if strings.HasPrefix(w, ":::") {
+			cmd = rest[:i]
+			break
+		}
+	}
+	if len(cmd) == 0 {
+		a.computed("(the commands parallel reads from its input)", "parallel")
+		return
+	}
+	words := make([]string, 0, len(cmd)+1)
+	for _, w := range cmd {
+		if strings.Contains(w, "{") && !IsDyn(w) {
+			w = Dyn + w
+		}
+		words = append(words, w)
+	}
+	if s, ok := joinLit(words); ok {
+		a.line(s+" $PARALLEL_ARG", depth+1, "parallel")
+		return
+	}
+	a.partial(append(words, Dyn+"$PARALLEL_ARG"), depth, "parallel")
+}
