@@ -55,6 +55,13 @@ func TestReleaseAndNPMPackage(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
+	// The commit the release is built from (read first: the archive names
+	// the commit release.sh saw when it started).
+	commit, err := run(root, nil, "git", "rev-parse", "HEAD")
+	if err != nil {
+		t.Fatalf("git rev-parse: %v %s", err, commit)
+	}
+	commit = strings.TrimSpace(commit)[:12]
 	if out, err := run(root, nil, "bash", "scripts/release.sh", "--platforms", goos+"/"+goarch, "--out", dist, version); err != nil {
 		t.Fatalf("release.sh: %v\n%s", err, out)
 	}
@@ -87,11 +94,6 @@ func TestReleaseAndNPMPackage(t *testing.T) {
 			t.Errorf("archive has no %s%s: %v", top, n, names)
 		}
 	}
-	commit, err := run(root, nil, "git", "rev-parse", "HEAD")
-	if err != nil {
-		t.Fatalf("git rev-parse: %v %s", err, commit)
-	}
-	commit = strings.TrimSpace(commit)[:12]
 	out, err := run(tmp, nil, filepath.Join(unpacked, top, "warden"), "version")
 	if err != nil || !strings.Contains(out, "warden v"+version+" (commit "+commit+")") {
 		t.Errorf("archive's warden version: %v %q, want v%s and commit %s", err, out, version, commit)

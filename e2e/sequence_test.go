@@ -222,8 +222,16 @@ func TestHaltStopsMCPProxyAndOtherHosts(t *testing.T) {
 	}
 
 	var got []string
+	starts := 0
 	for _, r := range e.audit() {
+		if r.Tool == "warden_mcp_server_start" {
+			starts++ // each proxy run records its server's start (confined or not)
+			continue
+		}
 		got = append(got, r.Host+" "+string(r.Code))
+	}
+	if starts != 4 {
+		t.Errorf("the proxy's four runs recorded %d server starts, want 4", starts)
 	}
 	want := "mcp DEFAULT,mcp HALTED,gemini HALTED,opencode HALTED,mcp HALTED,mcp DEFAULT"
 	gotS := strings.Join(got, ",")
