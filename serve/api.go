@@ -18,6 +18,7 @@ import (
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/serve/web"
@@ -316,7 +317,10 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			resp.Decision = d
 		}
 	} else {
-		res, err := session.New(eng, s.store).Decide(r.Context(), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r), Agent: who(r.Context()).Name})
+		// The halts and grants this call reads may be the ones an
+		// earlier call read, checked where its decision is recorded
+		// (sqlstore.CachedReads).
+		res, err := session.New(eng, s.store).Decide(sqlstore.CachedReads(r.Context()), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r), Agent: who(r.Context()).Name})
 		if err != nil && r.Context().Err() != nil {
 			// The service is stopping (or the caller left) while the call
 			// waited: the deny is recorded with a context of its own.

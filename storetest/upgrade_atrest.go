@@ -66,8 +66,9 @@ func SecretsRedactedOnUpgrade(t *testing.T, open func() (warden.Store, *sql.DB))
 	if len(granted) < 10 {
 		t.Fatalf("%d calls granted, want most of the secret forms", len(granted))
 	}
-	// The store is at schema version 11, as an older warden left it.
-	if _, err := db.ExecContext(ctx, `DELETE FROM warden_schema WHERE version = 12`); err != nil {
+	// The store is at schema version 11, as an older warden left it
+	// (the migrations after 12 run again too: they may).
+	if _, err := db.ExecContext(ctx, `DELETE FROM warden_schema WHERE version >= 12`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -18,12 +18,20 @@ import (
 // in one transaction, each under a savepoint of its own (one that fails
 // is rolled back alone), and commits once. Under load, many decisions
 // share one disk sync; alone, a write waits for nobody.
+//
+// Where writers lock rows (PostgreSQL), Dialect.GroupWriters groups may
+// be under way at once, each in a goroutine and transaction of its own:
+// a group there waits on round trips to the server, not on its disk, and
+// groups of one process meet each other as groups of several replicas
+// do (sessions locked in the order of their ids, a call recorded
+// meanwhile found by the audit insert).
 type groupWriter struct {
 	mu      sync.Mutex
 	queue   []*writeReq
 	wake    chan struct{}
-	done    chan struct{}
-	running bool
+	quit    chan struct{} // closed by stop
+	loops   sync.WaitGroup
+	running int // goroutines started
 	stopped bool
 }
 
@@ -35,6 +43,7 @@ const groupTimeout = 30 * time.Second
 
 type writeReq struct {
 	ctx context.Context
+	st  *readStamp // what the call read with (CachedReads), or nil
 	id  string
 	fn  func(*warden.Session, bool) (*warden.DecisionRecord, error)
 	res chan writeRes
@@ -56,10 +65,15 @@ func (g *groupWriter) write(s *Store, r *writeReq) writeRes {
 		g.mu.Unlock()
 		return writeRes{err: fmt.Errorf("update session %q: the store is closed", r.id)}
 	}
-	if !g.running {
-		g.running = true
+	if g.running == 0 {
 		g.wake = make(chan struct{}, 1)
-		g.done = make(chan struct{})
+		g.quit = make(chan struct{})
+	}
+	if g.running < max(1, s.d.GroupWriters) {
+		// One more writer, while fewer than the dialect's run: the
+		// writes that come while every one is busy make the groups.
+		g.running++
+		g.loops.Add(1)
 		go g.loop(s)
 	}
 	g.queue = append(g.queue, r)
@@ -74,20 +88,20 @@ func (g *groupWriter) write(s *Store, r *writeReq) writeRes {
 // stop ends the writer once the waiting writes are done.
 func (g *groupWriter) stop() {
 	g.mu.Lock()
+	wasStopped := g.stopped
 	g.stopped = true
-	running := g.running
+	running := g.running > 0
 	g.mu.Unlock()
 	if running {
-		select {
-		case g.wake <- struct{}{}:
-		default:
+		if !wasStopped {
+			close(g.quit)
 		}
-		<-g.done
+		g.loops.Wait()
 	}
 }
 
 func (g *groupWriter) loop(s *Store) {
-	defer close(g.done)
+	defer g.loops.Done()
 	for {
 		g.mu.Lock()
 		n := min(len(g.queue), maxGroup)
@@ -102,7 +116,10 @@ func (g *groupWriter) loop(s *Store) {
 		if stopped {
 			return
 		}
-		<-g.wake
+		select {
+		case <-g.wake:
+		case <-g.quit:
+		}
 	}
 }
 
@@ -179,7 +196,7 @@ func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes)
 	}
 	defer done()
 	defer tx.Rollback()
-	g := &group{s: s, tx: tx, q: prepared{s, tx}}
+	g := &group{s: s, tx: tx, q: prepared{s, tx}, changes: -1}
 	ok, err := g.run(ctx, batch, res)
 	if err != nil || ok == 0 {
 		// Nothing of a failed write is kept.
@@ -202,6 +219,7 @@ type group struct {
 	audits   []pendingAudit
 	history  []historyOp
 	callIDs  map[string]bool // call ids recorded by this group
+	changes  int64           // the count of changes read in the group's transaction (-1: not yet)
 	// placeholders are the sessions this group inserted empty, to lock
 	// them (where writers lock rows); one no write of the group stored
 	// is deleted again.
@@ -384,6 +402,9 @@ func (g *group) read(ctx context.Context, ids []any) error {
 // grants it uses, and the check that its call was not decided before.
 // On an error nothing of it is kept.
 func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, error) {
+	if err := g.s.checkStale(ctx, g.q, r.st, &g.changes); err != nil {
+		return warden.Session{}, err
+	}
 	gs := g.sessions[r.id]
 	x := gs.x
 	dr, err := r.fn(&x, !gs.stored)

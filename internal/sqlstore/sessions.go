@@ -71,7 +71,7 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 			}()
 			return fn(x, created)
 		}
-		r := s.group.write(s, &writeReq{ctx: ctx, id: id, fn: safe})
+		r := s.group.write(s, &writeReq{ctx: ctx, st: stampOf(ctx), id: id, fn: safe})
 		if r.err == nil && r.rec.ID != 0 {
 			s.drainSpool(ctx)
 		}
@@ -113,6 +113,10 @@ func (s *Store) explain(err error) error {
 // writeDecision is one WriteDecision inside the transaction of q.
 func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
 	var rec warden.AuditRecord
+	changes := int64(-1)
+	if err := s.checkStale(ctx, q, stampOf(ctx), &changes); err != nil {
+		return warden.Session{}, rec, err
+	}
 	// The session is read (and locked) first: it exists for every call
 	// but its first, which then inserts it (one statement less a call).
 	lock := s.d.Rebind(`SELECT ` + sessionCols + ` FROM sessions WHERE id = ?` + s.d.ForUpdate)

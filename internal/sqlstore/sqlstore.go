@@ -45,6 +45,8 @@ type Store struct {
 	group groupWriter
 	// recent keeps sessions' decoded records for Recent.
 	recent recentCache
+	// rcache keeps the halts and grants decisions read (see CachedReads).
+	rcache readCache
 	// slots bounds the transactions under way at once where the
 	// connections are bounded (LimitConns); nil: no bound.
 	slots chan struct{}
@@ -111,6 +113,9 @@ func (s *Store) reopen(ctx context.Context, old *sql.DB) *sql.DB {
 	if err != nil {
 		db = sql.OpenDB(failing{err})
 	}
+	// Before the new database is in use: the counts of changes kept are
+	// the old one's.
+	s.rcache.reset()
 	s.stmtMu.Lock()
 	stmts := s.stmts
 	s.stmts = map[string]*sql.Stmt{}
@@ -387,6 +392,11 @@ type Dialect struct {
 	// that meets another writer (Retryable, or a call recorded meanwhile)
 	// writes each of its calls alone instead.
 	GroupCommit bool
+	// GroupWriters is how many groups may be under way at once (0: one).
+	// More than one only where writers lock rows (ForUpdate): a group
+	// that waits for the server's round trips leaves the next group to
+	// another transaction instead of holding it back.
+	GroupWriters int
 	// Retryable reports an error that another transaction caused (a
 	// deadlock, a serialization failure): the work may succeed again.
 	Retryable func(err error) bool
