@@ -53,6 +53,9 @@ type writeRes struct {
 	sess warden.Session
 	rec  warden.AuditRecord
 	err  error
+	// spool: the spool file had records waiting once the group was
+	// done (one look a group, see spoolWaiting).
+	spool bool
 }
 
 // write queues r and waits until the transaction that holds it has
@@ -139,7 +142,9 @@ func (s *Store) commitGroup(batch []*writeReq) {
 	defer cancel()
 	res := make([]writeRes, len(batch))
 	send := func() {
+		spool := s.spoolWaiting()
 		for i, r := range batch {
+			res[i].spool = spool
 			r.res <- res[i]
 		}
 	}

@@ -72,7 +72,7 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 			return fn(x, created)
 		}
 		r := s.group.write(s, &writeReq{ctx: ctx, st: stampOf(ctx), id: id, fn: safe})
-		if r.err == nil && r.rec.ID != 0 {
+		if r.err == nil && r.rec.ID != 0 && r.spool {
 			s.drainSpool(ctx)
 		}
 		return r.sess, r.rec, s.explain(r.err)

@@ -187,7 +187,11 @@ func (s *Store) Close() error {
 // connection, which may have to wait for a transaction to end that
 // itself waits for a statement.
 func (s *Store) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
-	db := s.pool(ctx)
+	return s.prepareIn(ctx, s.pool(ctx), q)
+}
+
+// prepareIn is prepare on db, the store's database as pool returned it.
+func (s *Store) prepareIn(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, error) {
 	s.stmtMu.Lock()
 	st := s.stmts[q]
 	cur := s.db.Load() == db
@@ -227,9 +231,16 @@ type prepared struct {
 }
 
 func (p prepared) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
-	st, err := p.s.prepare(ctx, q)
-	if err != nil || p.tx == nil {
-		return st, err
+	if p.tx == nil {
+		return p.s.prepare(ctx, q)
+	}
+	// A transaction's database was checked (pool) where it began, and
+	// the store's guard checks it again at its commit: no look at each
+	// statement. A statement of a database opened again meanwhile fails
+	// in the transaction of the old one (database/sql refuses it).
+	st, err := p.s.prepareIn(ctx, p.s.db.Load(), q)
+	if err != nil {
+		return nil, err
 	}
 	return p.tx.StmtContext(ctx, st), nil
 }
