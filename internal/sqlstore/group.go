@@ -201,7 +201,7 @@ func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes)
 	}
 	defer done()
 	defer tx.Rollback()
-	g := &group{s: s, tx: tx, q: prepared{s, tx}, changes: -1}
+	g := &group{s: s, tx: tx, q: prepared{s, tx}, changes: -1, cached: cachedIn(batch), gen: s.rcache.generation()}
 	ok, err := g.run(ctx, batch, res)
 	if err != nil || ok == 0 {
 		// Nothing of a failed write is kept.
@@ -225,6 +225,8 @@ type group struct {
 	history  []historyOp
 	callIDs  map[string]bool // call ids recorded by this group
 	changes  int64           // the count of changes read in the group's transaction (-1: not yet)
+	cached   bool            // a write of the group decided on a kept answer (cachedIn)
+	gen      uint64          // the cache's generation when the group began
 	// placeholders are the sessions this group inserted empty, to lock
 	// them (where writers lock rows); one no write of the group stored
 	// is deleted again.
@@ -381,14 +383,25 @@ func (g *group) load(ctx context.Context, batch []*writeReq) error {
 // in order. A session this group inserted empty stays new (not stored).
 func (g *group) read(ctx context.Context, ids []any) error {
 	return chunks(len(ids), func(i, j int) error {
-		q := g.s.d.Rebind(`SELECT ` + sessionCols + ` FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `) ORDER BY id` + g.s.d.ForUpdate)
+		// The count of changes comes along where a write needs it (see
+		// readcache.go), read in the same statement.
+		count := ""
+		if g.changes < 0 && g.cached {
+			count = changesCol
+		}
+		q := g.s.d.Rebind(`SELECT ` + sessionCols + count + ` FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `) ORDER BY id` + g.s.d.ForUpdate)
 		rows, err := g.q.QueryContext(ctx, q, ids[i:j]...)
 		if err != nil {
 			return fmt.Errorf("read sessions: %w", err)
 		}
 		defer rows.Close()
+		n := int64(-1)
+		var row scanner = rows
+		if count != "" {
+			row = withChanges{rows, &n}
+		}
 		for rows.Next() {
-			x, err := scanSession(rows)
+			x, err := scanSession(row)
 			if err != nil {
 				return fmt.Errorf("read sessions: %w", err)
 			}
@@ -398,6 +411,10 @@ func (g *group) read(ctx context.Context, ids []any) error {
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("read sessions: %w", err)
+		}
+		if n >= 0 {
+			g.changes = n
+			g.s.rcache.saw(n, g.gen)
 		}
 		return nil
 	})

@@ -144,6 +144,30 @@ func (c *readCache) generation() uint64 {
 // changesQuery reads the count of changes.
 const changesQuery = `SELECT n FROM changes WHERE id = 1`
 
+// changesCol is the count of changes as a column of another query: the
+// sessions a write reads (and locks) bring it along, one round trip less.
+const changesCol = `, (` + changesQuery + `)`
+
+// withChanges scans a row of a query with changesCol last: r's columns,
+// then the count into n.
+type withChanges struct {
+	r scanner
+	n *int64
+}
+
+func (w withChanges) Scan(dest ...any) error { return w.r.Scan(append(dest, w.n)...) }
+
+// cachedIn reports whether a write of the batch decided on a kept answer
+// (its write reads the count of changes).
+func cachedIn(batch []*writeReq) bool {
+	for _, r := range batch {
+		if r.st != nil && r.st.cached {
+			return true
+		}
+	}
+	return false
+}
+
 // changes reads the count of changes, in q's transaction when it has one.
 func (s *Store) changes(ctx context.Context, q prepared) (int64, error) {
 	var n int64
