@@ -297,14 +297,20 @@ func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int
 	if ok == 0 {
 		return 0, nil
 	}
-	if err := g.flushSessions(ctx); err != nil {
+	joint, err := g.flushJoint(ctx, res)
+	if err != nil {
 		return 0, err
 	}
-	if err := g.flushHistory(ctx); err != nil {
-		return 0, err
-	}
-	if err := g.flushAudit(ctx, res); err != nil {
-		return 0, err
+	if !joint {
+		if err := g.flushSessions(ctx); err != nil {
+			return 0, err
+		}
+		if err := g.flushHistory(ctx); err != nil {
+			return 0, err
+		}
+		if err := g.flushAudit(ctx, res); err != nil {
+			return 0, err
+		}
 	}
 	var unused []any
 	for id := range g.placeholders {
@@ -312,7 +318,7 @@ func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int
 			unused = append(unused, id)
 		}
 	}
-	err := chunks(len(unused), func(i, j int) error {
+	err = chunks(len(unused), func(i, j int) error {
 		_, err := g.q.ExecContext(ctx, g.s.d.Rebind(`DELETE FROM sessions WHERE id IN (?`+strings.Repeat(", ?", j-i-1)+`)`), unused[i:j]...)
 		return err
 	})
@@ -525,14 +531,24 @@ func (g *group) useGrants(ctx context.Context, ids []string) error {
 // flushSessions writes the group's sessions, stmtRows a statement.
 func (g *group) flushSessions(ctx context.Context) error {
 	return chunks(len(g.order), func(i, j int) error {
-		args := make([]any, 0, sessionColCount*(j-i))
-		for _, gs := range g.order[i:j] {
-			x := gs.x
-			args = append(args, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
-				b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
-				ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived), x.Agent)
+		q, args := g.sessionsUpsert(g.order[i:j], nil)
+		if _, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...); err != nil {
+			return fmt.Errorf("write sessions: %w", err)
 		}
-		q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(j-i, sessionColCount) + `
+		return nil
+	})
+}
+
+// sessionsUpsert is the statement that writes sessions, and its
+// arguments appended to args.
+func (g *group) sessionsUpsert(list []*groupSession, args []any) (string, []any) {
+	for _, gs := range list {
+		x := gs.x
+		args = append(args, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
+			b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
+			ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived), x.Agent)
+	}
+	q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(len(list), sessionColCount) + `
 			ON CONFLICT (id) DO UPDATE SET role = excluded.role, host = excluded.host,
 			parent = excluded.parent, depth = excluded.depth, first_tool = excluded.first_tool,
 			calls = excluded.calls, violations = excluded.violations, governance = excluded.governance,
@@ -540,11 +556,95 @@ func (g *group) flushSessions(ctx context.Context) error {
 			intent = excluded.intent, status = excluded.status, started_at = excluded.started_at,
 			last_seen = excluded.last_seen, ended_at = excluded.ended_at, archived = excluded.archived,
 			agent = excluded.agent`
-		if _, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...); err != nil {
-			return fmt.Errorf("write sessions: %w", err)
+	return q, args
+}
+
+// flushJoint writes the group's sessions, history entries and audit
+// records in one statement where the database runs an INSERT inside a
+// WITH clause of another (Dialect.ModifyingCTE: PostgreSQL) and each fits
+// in one (stmtRows rows), then trims the history: two round trips less a
+// group. It reports false, having written nothing, where it does not
+// apply; the tables are then written one after the other.
+func (g *group) flushJoint(ctx context.Context, res []writeRes) (bool, error) {
+	if !g.s.d.ModifyingCTE || len(g.audits) == 0 || len(g.audits) > stmtRows || len(g.order) > stmtRows {
+		return false, nil
+	}
+	var entries []warden.HistoryEntry
+	keep := 0
+	for _, op := range g.history {
+		switch {
+		case op.h != nil:
+			entries = append(entries, *op.h)
+		case keep == 0 || keep == op.keep:
+			keep = op.keep
+		default:
+			return false, nil // trims of different lengths: in turn (flushHistory)
 		}
-		return nil
-	})
+	}
+	if len(entries) > stmtRows {
+		return false, nil
+	}
+	q, args := g.sessionsUpsert(g.order, nil)
+	q = `WITH s AS (` + q + `)`
+	if len(entries) > 0 {
+		for _, h := range entries {
+			var err error
+			if args, err = g.s.historyRow(args, h); err != nil {
+				return false, err
+			}
+		}
+		q += `, h AS (INSERT INTO history (time, session, agent, action, result) VALUES ` + values(len(entries), 5) + `)`
+	}
+	for k := range g.audits {
+		r := &g.audits[k].rec
+		if r.Time.IsZero() {
+			r.Time = g.s.Now()
+		}
+		r.Time = tm(ts(r.Time))
+		if r.Args == nil {
+			r.Args = map[string]any{}
+		}
+		args = auditArgs(args, *r)
+	}
+	q += ` INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(g.audits), auditColCount)
+	if g.s.d.ForUpdate != "" {
+		q += ` ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING`
+	}
+	q += ` RETURNING id`
+	rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
+	if err != nil {
+		return false, fmt.Errorf("write sessions, history and audit: %w", err)
+	}
+	ids := make([]int64, 0, len(g.audits))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return false, fmt.Errorf("append audit: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("append audit: %w", err)
+	}
+	if len(ids) != len(g.audits) {
+		if g.s.d.ForUpdate != "" {
+			return false, errGroupConflict
+		}
+		return false, fmt.Errorf("append audit: %d records written of %d", len(ids), len(g.audits))
+	}
+	slices.Sort(ids)
+	for k, a := range g.audits {
+		a.rec.ID = ids[k]
+		res[a.i].rec = a.rec
+	}
+	if keep > 0 {
+		if _, err := g.s.archiveHistory(ctx, g.q, keep); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // flushHistory adds the group's history entries and trims the history.
