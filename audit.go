@@ -68,6 +68,10 @@ type AuditRecord struct {
 	// event reported it: OutcomeOK, OutcomeFail, or "" when no host event
 	// said (unknown).
 	Outcome string `json:"outcome,omitempty"`
+	// Sandbox is the confinement of a shell call under a policy with
+	// sandbox.shell on or required: the settings, and whether the hook
+	// rewrote the call to run confined (Ran) and what the kernel enforces.
+	Sandbox *Confinement `json:"sandbox,omitempty"`
 }
 
 // Outcomes of a call that ran (AuditRecord.Outcome).

@@ -26,9 +26,9 @@ var (
 //
 // Times are stored with at least microsecond precision and returned in UTC.
 
-// DecisionWriter is implemented by stores that can write what one decision
-// changes (the session, a history entry, the audit record) in a single
-// transaction: one disk sync per decision instead of three.
+// DecisionWriter writes what one decision changes (the session, a history
+// entry, the grant uses, the audit record) in a single transaction: one
+// disk sync per decision instead of three. Every Store is one.
 type DecisionWriter interface {
 	// WriteDecision is UpdateSession, except that fn may also return the
 	// decision's audit record and history entry, which are stored in the
@@ -50,9 +50,9 @@ type Spooler interface {
 	Spool(r AuditRecord) error
 }
 
-// DecisionReader is implemented by stores that read what a decision needs
-// first, the halt in force and the grants, in one query: one round trip
-// (or read transaction) instead of two.
+// DecisionReader reads what a decision needs first, the halt in force and
+// the grants, in one query: one round trip (or read transaction) instead
+// of two. Every Store is one.
 type DecisionReader interface {
 	// HaltAndGrants is Halted(session), AgentHalted(agent) (when agent is
 	// not empty; the narrower of the two halts when both hold) and
@@ -220,6 +220,8 @@ type Store interface {
 	StateStore
 	HaltStore
 	ReportStore
+	DecisionWriter
+	DecisionReader
 	io.Closer
 	// Now is the time on the store's clock: it stamps what the store
 	// writes and judges whether a grant has expired, and the session layer

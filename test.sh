@@ -143,7 +143,7 @@ unit_tests() { go test -count=1 -timeout 20m $(go list ./... | grep -v '/e2e$');
 e2e_tests() { go test -count=1 -timeout 45m ./e2e/; }
 
 step "go vet and gofmt" vet_and_format
-step "race tests on the concurrent code" go test -race -count=1 -timeout 20m ./client/ ./mcpproxy/ ./serve/ ./mcpserve/ ./engine/ ./shell/ ./session/ ./sqlite/ ./report/ ./internal/scripted/ ./internal/cli/ ./internal/hookd/ ./workspace/
+step "race tests on the concurrent code" go test -race -count=1 -timeout 20m ./client/ ./mcpproxy/ ./serve/ ./mcpserve/ ./engine/ ./shell/ ./session/ ./sqlite/ ./report/ ./internal/scripted/ ./internal/cli/ ./internal/hookd/ ./workspace/ ./gate/ ./replay/
 step "fuzz targets, ${fuzztime} each" fuzz_all
 step "bench module: correctness of warden, OPA and cedar-go" bench_module
 step "serve load: warden serve beside opa run --server (e2e/servebench.sh, short)" serve_load

@@ -172,6 +172,9 @@ type Decision struct {
 	// the call's host the structured error (ModelError) instead of text;
 	// empty means text.
 	ModelFormat string `json:"model_format,omitempty"`
+	// Sandbox is the confinement of a shell call under a policy with
+	// sandbox.shell on or required (confinement.go); nil otherwise.
+	Sandbox *Confinement `json:"sandbox,omitempty"`
 }
 
 // ModelError is the structured error a model sees for a deny or ask

@@ -53,7 +53,7 @@ func TestWardenSpellings(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range append(append([]bench.Spelling{}, bench.Dangerous...), bench.Harmless...) {
-				d := w.E.Decide(warden.ToolCall{Tool: "Bash", Role: "builder", Args: map[string]any{"command": s.Command}})
+				d := w.E.Decide(warden.ToolCall{Tool: "Bash", Role: "builder", Args: map[string]any{"command": s.Command}}, nil).Decision
 				if d.Decision != s.Want {
 					t.Errorf("%q: %s (%s %s), want %s", s.Command, d.Decision, d.Code, d.Rule, s.Want)
 				}

@@ -85,7 +85,7 @@ func (w *Warden) Name() string { return "warden" }
 
 // Prepare implements Decider. Warden takes the tool call as it is.
 func (w *Warden) Prepare(call warden.ToolCall) (func() warden.Effect, error) {
-	return func() warden.Effect { return w.E.Decide(call).Decision }, nil
+	return func() warden.Effect { return w.E.Decide(call, nil).Decision.Decision }, nil
 }
 
 // Decider is one engine compiled from the workload.

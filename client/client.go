@@ -19,15 +19,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/gate"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
-	"github.com/warden-run/warden/workspace"
 )
 
 // Options configure a Client. The zero value finds warden.yaml from the
@@ -55,15 +53,17 @@ type Options struct {
 
 // Client decides tool calls. It is safe for concurrent use.
 type Client struct {
-	opt     Options
-	tracker *session.Tracker
-	ws      *workspace.View // the engine's view of the workspace, checked each call
-	store   warden.Store
-	own     bool // the client opened the store and closes it
+	opt   Options
+	gate  *gate.Gate
+	store warden.Store
+	own   bool // the client opened the store and closes it
 }
 
 // Open loads and compiles the policy and opens the store. A policy that
 // does not load is an error: a Client never decides on a broken policy.
+// The policy is compiled again when it changes while the program runs (as
+// every front end does it: package gate); one that stops loading denies
+// every call, on record, until it loads again.
 func Open(ctx context.Context, opt Options) (*Client, error) {
 	file := opt.Policy
 	if file == "" {
@@ -75,24 +75,25 @@ func Open(ctx context.Context, opt Options) (*Client, error) {
 			return nil, err
 		}
 	}
-	// Only a whole, settled file (policy.LoadStable).
-	p, err := policy.LoadStable(file)
+	// The policy as every front end keeps it (gate.Source): only a
+	// whole, settled file, compiled again when it changes while the
+	// program runs.
+	src, err := gate.NewSource(file)
 	if err != nil {
 		return nil, err
 	}
-	ws := workspace.New()
-	eng, err := engine.Compile(p, ws)
+	eng, err := src.Engine()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.File, err)
+		return nil, err
 	}
-	c := &Client{opt: opt, store: opt.StoreImpl, ws: ws}
+	c := &Client{opt: opt, store: opt.StoreImpl}
 	if c.store == nil {
-		if c.store, err = OpenStore(ctx, p.File, opt.Store); err != nil {
+		if c.store, err = OpenStore(ctx, eng.Policy().File, opt.Store); err != nil {
 			return nil, err
 		}
 		c.own = true
 	}
-	c.tracker = session.New(eng, c.store)
+	c.gate = &gate.Gate{Policy: src, Store: c.store}
 	return c, nil
 }
 
@@ -108,17 +109,25 @@ func (c *Client) Close() error {
 func (c *Client) Store() warden.Store { return c.store }
 
 // Decide decides one call: the session is updated and one audit record is
-// written. The error is for infrastructure (the store failed); the
-// decision is then a deny. A call that needs approval waits as
+// written. The error is for infrastructure (the policy stopped loading,
+// the store failed, ctx ended first); the decision is then a deny, and
+// that deny is on record. A call that needs approval waits as
 // Options.Wait says.
 func (c *Client) Decide(ctx context.Context, call warden.ToolCall) (warden.Decision, error) {
+	return c.DecideID(ctx, call, "")
+}
+
+// DecideID is Decide for a call with an id of the caller's (callID, see
+// session.Options.CallID): the same call decided again under its id (a
+// retry after a crash) gets the decision on record and is not decided
+// twice; another call under a used id is denied.
+func (c *Client) DecideID(ctx context.Context, call warden.ToolCall, callID string) (warden.Decision, error) {
 	c.fill(&call)
-	c.ws.Refresh()
-	res, err := c.tracker.Decide(ctx, call, session.Options{Wait: c.opt.Wait})
-	if err != nil {
-		return warden.FailClosed(err), err
+	res, err := c.gate.Decide(ctx, call, session.Options{Wait: c.opt.Wait, CallID: callID})
+	if err != nil && res.Decision.Decision != warden.Deny {
+		res.Decision = warden.FailClosed(err)
 	}
-	return res.Decision, nil
+	return res.Decision, err
 }
 
 func (c *Client) fill(call *warden.ToolCall) {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/internal/cfgfile"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/workspace"
 )
@@ -382,7 +383,7 @@ func (c *compiler) check(s Source, reply Reply) (rules []yamlRule, cases []yamlC
 		return nil, nil, []string{"the policy does not compile: " + err.Error()}, nil
 	}
 	for i, t := range refs {
-		d := eng.Decide(t.call)
+		d := eng.Decide(t.call, nil).Decision
 		matched := slices.Contains(d.Matched, t.rule)
 		name := cases[i].Name
 		switch {
@@ -426,7 +427,7 @@ func (c *compiler) oldCalls() []warden.ToolCall {
 func (c *compiler) loosenings(eng *engine.Engine, calls []warden.ToolCall) (refused, accepted []string) {
 	seen := map[string]bool{}
 	for _, call := range calls {
-		was, now := c.oldEng.Decide(call), eng.Decide(call)
+		was, now := c.oldEng.Decide(call, nil).Decision, eng.Decide(call, nil).Decision
 		if now.Decision.Severity() >= was.Decision.Severity() {
 			continue
 		}
@@ -504,7 +505,7 @@ func (c *compiler) finish() {
 	if eng != nil {
 		// Every test of the policy, hand-written ones included.
 		for _, t := range p.Tests {
-			if msg := checkCase(t, eng.Decide(t.Call)); msg != "" {
+			if msg := checkCase(t, eng.Decide(t.Call, nil).Decision); msg != "" {
 				probs = append(probs, fmt.Sprintf("test %s (%s): %s", t.Name, t.Pos, msg))
 			}
 		}
@@ -569,27 +570,7 @@ func Write(res *Result) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(res.PolicyFile), ".warden-compile-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(res.New); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), res.PolicyFile)
+	return cfgfile.WriteAtomic(res.PolicyFile, res.New, st.Mode().Perm())
 }
 
 // checkCase compares a decision with a case's expectations ("" when they

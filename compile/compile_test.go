@@ -88,7 +88,7 @@ func runPolicyTests(t *testing.T, file string) (passed int) {
 		t.Fatal(err)
 	}
 	for _, c := range p.Tests {
-		d := eng.Decide(c.Call)
+		d := eng.Decide(c.Call, nil).Decision
 		if d.Decision != c.Expect || (c.Rule != "" && d.Rule != c.Rule) {
 			t.Errorf("test %s (%s): expected %s (rule %q), got %s (%s, rule %q)", c.Name, c.Pos, c.Expect, c.Rule, d.Decision, d.Code, d.Rule)
 			continue

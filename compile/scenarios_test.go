@@ -583,7 +583,7 @@ func TestMeaningReachesTheRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	for to, matched := range map[string]bool{"partner@other.org": true, "alice@example.com": false, "eve@example.com.evil.org": true} {
-		d := eng.Decide(warden.ToolCall{Tool: "gmail.send", Args: map[string]any{"to": to, "subject": "hi"}})
+		d := eng.Decide(warden.ToolCall{Tool: "gmail.send", Args: map[string]any{"to": to, "subject": "hi"}}, nil).Decision
 		if slices.Contains(d.Matched, "ask-before-send") != matched {
 			t.Errorf("gmail.send to %s: matched %v, want the rule to match: %v", to, d.Matched, matched)
 		}

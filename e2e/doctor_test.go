@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-run/warden"
 )
 
 // copyBins copies warden and warden-hook into a folder of their own (a
@@ -55,6 +58,11 @@ func TestDoctor(t *testing.T) {
 			}
 			if n := strings.Count("\n"+out, "\nok   "); n != 6 {
 				t.Errorf("doctor passed %d checks, want 6:\n%s", n, out)
+			}
+			// The probe's session is ended, not left active; its deny is
+			// on record.
+			if s, err := e.store().Session(context.Background(), "warden-doctor"); err != nil || s.Status != warden.SessionEnded || s.Calls == 0 {
+				t.Errorf("doctor's session after the run: %+v, %v; want ended, with its call", s, err)
 			}
 
 			// Policy broken: named with its file and line.

@@ -134,6 +134,9 @@ func newEnv(t *testing.T, turns ...scripted.Turn) *env {
 		// Room for a loaded machine: a hook answers within 45 s, under
 		// the hosts' own 60 s hook timeout, instead of 10 s.
 		"WARDEN_HOOK_TIMEOUT=45s",
+		// The sandbox's project folder is new: Gemini CLI trusts it only
+		// so (warden init gemini fails in a folder it does not trust).
+		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"HOME=" + e.home,
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C.UTF-8",

@@ -38,7 +38,7 @@ func TestMalformedPathArgument(t *testing.T) {
 		if c.tool == "move_file" {
 			args["destination"] = "src/b.go"
 		}
-		d := e.Decide(warden.ToolCall{Tool: c.tool, Args: args})
+		d := e.Decide(warden.ToolCall{Tool: c.tool, Args: args}, nil).Decision
 		if d.Decision != warden.Deny || d.Code != warden.CodeBadInput || !d.Recoverable ||
 			!strings.Contains(d.Reason, c.want) || !strings.Contains(d.Suggestion, "Send the call again with \""+c.key+"\" as ") {
 			t.Errorf("%s %s=%v: %+v, want a recoverable BAD_INPUT deny with %q", c.tool, c.key, c.v, d, c.want)
@@ -51,7 +51,7 @@ func TestMalformedPathArgument(t *testing.T) {
 		{"paths": "src/a.go", "content": "x"},
 		{"file_path": nil, "paths": nil, "path": "src/a.go", "content": "x"},
 	} {
-		if d := e.Decide(warden.ToolCall{Tool: "Write", Args: args}); d.Code == warden.CodeBadInput {
+		if d := e.Decide(warden.ToolCall{Tool: "Write", Args: args}, nil).Decision; d.Code == warden.CodeBadInput {
 			t.Errorf("Write %v: %+v", args, d)
 		}
 	}
@@ -80,7 +80,7 @@ func TestCaseTwinArguments(t *testing.T) {
 		{"mcp__files__write_file", map[string]any{"path": "src/a.go", "k": "1", "\u212a": "2"}, "\"k\" and \"\u212a\""},
 		{"mcp__files__write_file", many, `"J" and "j"`},
 	} {
-		d := e.Decide(warden.ToolCall{Tool: c.tool, Args: c.args})
+		d := e.Decide(warden.ToolCall{Tool: c.tool, Args: c.args}, nil).Decision
 		if d.Decision != warden.Deny || d.Code != warden.CodeBadInput || !strings.Contains(d.Reason, c.want) || !strings.Contains(d.Suggestion, "each argument once") {
 			t.Errorf("%s %v: %+v, want a BAD_INPUT deny naming %s", c.tool, c.args, d, c.want)
 		}
@@ -90,7 +90,7 @@ func TestCaseTwinArguments(t *testing.T) {
 		{"file_path": "src/a.go", "content": "x", "description": "d", "Content-Type": "text"},
 		{"file_path": "src/a.go", "content": "x", "1": "a", "2": "b", "meta": map[string]any{"path": "x", "content": "y"}},
 	} {
-		if d := e.Decide(warden.ToolCall{Tool: "Write", Args: args}); d.Code == warden.CodeBadInput {
+		if d := e.Decide(warden.ToolCall{Tool: "Write", Args: args}, nil).Decision; d.Code == warden.CodeBadInput {
 			t.Errorf("Write %v: %+v", args, d)
 		}
 	}

@@ -27,13 +27,13 @@ func codingEngine(tb testing.TB) *engine.Engine {
 
 func benchDecide(b *testing.B, call warden.ToolCall, want warden.Effect) {
 	e := codingEngine(b)
-	if d := e.Decide(call); d.Decision != want {
+	if d := e.Decide(call, nil).Decision; d.Decision != want {
 		b.Fatalf("decision %s, want %s: %+v", d.Decision, want, d)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		e.Decide(call)
+		e.Decide(call, nil)
 	}
 }
 
@@ -64,24 +64,24 @@ func BenchmarkDecideParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			e.Decide(call)
+			e.Decide(call, nil)
 		}
 	})
 }
 
 // The decision paths side by side on the simple and the compound command:
-// DecideOutcome (what the session layer uses: the decision, the grants it
-// used and the session rule it broke) against Explain (the full trace,
+// Decide (what the session layer uses: the decision, the grants it used
+// and the session rule it broke) against Explain (the full trace,
 // for explain only).
 func BenchmarkDecidePaths(b *testing.B) {
 	e := codingEngine(b)
 	for _, c := range []struct{ name, cmd string }{{"simple", "git status"}, {"compound", "ls && git status | grep x; $(pwd)"}} {
 		call := warden.ToolCall{Tool: "Bash", Session: "s", Args: map[string]any{"command": c.cmd}}
 		s := &engine.Session{}
-		b.Run("outcome/"+c.name, func(b *testing.B) {
+		b.Run("decide/"+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				e.DecideOutcome(call, s)
+				e.Decide(call, s)
 			}
 		})
 		b.Run("explain/"+c.name, func(b *testing.B) {

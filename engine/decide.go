@@ -100,6 +100,8 @@ type state struct {
 	// own: a part writes warden's own files (the policy, the store, the
 	// intents file), denied in every mode.
 	own bool
+	// confined: a part was allowed by default.confined (confined.go).
+	confined bool
 	// ignoresWritten: the shell line writes a .gitignore, or a path
 	// computed at run time, so what git leaves out when the line runs
 	// cannot be read now (gitIgnore).
@@ -166,13 +168,7 @@ var noStrings = []string{}
 
 // decide is the one decision procedure behind Decide and Explain. tr is nil
 // on the hot path.
-func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) warden.Decision {
-	d, _ := e.decideOutcome(call, s, tr)
-	return d
-}
-
-// decideOutcome is decide that also reports what the session layer needs.
-func (e *Engine) decideOutcome(call *warden.ToolCall, s *Session, tr *Trace) (warden.Decision, Outcome) {
+func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 	st := state{e: e, call: *call, s: s, tr: tr, allByRule: true}
 	st.kind = e.pol.KindOf(call.Tool)
 	st.destructive = !policy.SafeKinds[st.kind]
@@ -189,8 +185,7 @@ func (e *Engine) decideOutcome(call *warden.ToolCall, s *Session, tr *Trace) (wa
 		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: st.best.code, Detail: "the role may not use this tool; its parts are shown but do not count"})
 		e.traceOnly(&st, func() { e.parts(&st) })
 	}
-	d := e.finish(&st)
-	return d, Outcome{Grants: st.grants, Violation: st.violation}
+	return Result{Decision: e.finish(&st), Grants: st.grants, Violation: st.violation}
 }
 
 // checkRole applies the role's tool list, first-tool rule and depth limit.
@@ -434,6 +429,7 @@ func (e *Engine) ruleOrDefault(p *part, m *matches) item {
 	if p.subject == warden.SubjectCommand {
 		res.note = p.an.Commands[p.cmd].Risk
 	}
+	e.confinedDefault(p, &res)
 	return res
 }
 
@@ -487,6 +483,9 @@ func (e *Engine) applyGrant(st *state, p *part, res *item) string {
 func (st *state) noteAllow(res item, grant string) {
 	if res.effect != warden.Allow {
 		return
+	}
+	if res.extra == "confined" && grant == "" {
+		st.confined = true
 	}
 	if res.rule == nil && grant == "" && res.extra != "builtin" {
 		st.allByRule = false
@@ -704,9 +703,7 @@ func (e *Engine) finish(st *state) warden.Decision {
 			d.Matched[i] = r.id
 		}
 	}
-	if st.tr != nil {
-		st.tr.Grants = st.grants
-	}
+	d.Sandbox = e.confinement(st)
 	if e.audit {
 		enforced := d.Decision
 		d.Mode = "audit"

@@ -52,15 +52,15 @@ rules:
     message: The lead does not delegate.
     suggestion: Do the work.
 `)
-	d := e.Decide(warden.ToolCall{Tool: "Edit", Role: "coordinator", Args: map[string]any{"file_path": "a.go"}})
+	d := e.Decide(warden.ToolCall{Tool: "Edit", Role: "coordinator", Args: map[string]any{"file_path": "a.go"}}, nil).Decision
 	if want := "Delegate this step to one of the roles builder, lead, which may use Edit"; !strings.Contains(d.Suggestion, want) {
 		t.Errorf("coordinator Edit: %q lacks %q (frozen may not edit)", d.Suggestion, want)
 	}
-	d = e.Decide(warden.ToolCall{Tool: "Bash", Role: "lead", Args: map[string]any{"command": "ls"}})
+	d = e.Decide(warden.ToolCall{Tool: "Bash", Role: "lead", Args: map[string]any{"command": "ls"}}, nil).Decision
 	if want := "No role of the policy may use Bash"; !strings.Contains(d.Suggestion, want) {
 		t.Errorf("lead Bash: %q lacks %q", d.Suggestion, want)
 	}
-	d = e.Decide(warden.ToolCall{Tool: "Task", Role: "builder", Args: map[string]any{"subagent_type": "x"}})
+	d = e.Decide(warden.ToolCall{Tool: "Task", Role: "builder", Args: map[string]any{"subagent_type": "x"}}, nil).Decision
 	if want := "This step belongs to the coordinator role"; !strings.Contains(d.Suggestion, want) {
 		t.Errorf("builder Task: %q lacks %q (the lead may not delegate)", d.Suggestion, want)
 	}
@@ -87,7 +87,7 @@ func TestRoleDenyNamesTheRoleToDelegateTo(t *testing.T) {
 			{"idumb-builder", warden.ToolCall{Tool: "WebFetch", Args: map[string]any{"url": "https://x"}}, "No role of the policy may use WebFetch"},
 		} {
 			c.call.Role = c.role
-			d := e.Decide(c.call)
+			d := e.Decide(c.call, nil).Decision
 			if d.Decision != warden.Deny || d.Code != warden.CodeRoleToolDenied {
 				t.Errorf("%s %s: %s %s, want deny ROLE_TOOL_DENIED", c.role, c.call.Tool, d.Decision, d.Code)
 				continue
@@ -114,7 +114,7 @@ func TestRoleDenialTextConcurrent(t *testing.T) {
 	for i, c := range calls {
 		// Each from an engine that has kept no text yet.
 		e2, _ := newEngine(t, chainRoles)
-		fresh[i] = e2.Decide(c)
+		fresh[i] = e2.Decide(c, nil).Decision
 		if fresh[i].Code != warden.CodeRoleToolDenied {
 			t.Fatalf("%s as %s: %+v", c.Tool, c.Role, fresh[i])
 		}
@@ -126,7 +126,7 @@ func TestRoleDenialTextConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := range 100 {
 				k := (g + i) % len(calls)
-				d := e.Decide(calls[k])
+				d := e.Decide(calls[k], nil).Decision
 				if d.Reason != fresh[k].Reason || d.Suggestion != fresh[k].Suggestion {
 					t.Errorf("%s as %s: %q / %q, want %q / %q", calls[k].Tool, calls[k].Role, d.Reason, d.Suggestion, fresh[k].Reason, fresh[k].Suggestion)
 					return

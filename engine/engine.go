@@ -1,6 +1,14 @@
 // Package engine compiles a policy once into a decider. Decide is pure: it
 // reads the file system only through the Workspace view its caller built,
 // never the disk, and it is safe for concurrent use.
+//
+// The engine has two entry points, one decision procedure behind both:
+// Decide(call, session) returns a Result (the decision, the grants it used,
+// the session rule it broke) and builds nothing else, for the hot path;
+// Explain returns a Trace that embeds the same Result with the call's
+// parts, the rules that matched each and the checks that decided, for
+// showing a decision and naming what an approval covers. The session layer
+// (package session) gives a call its Session state and counts the grants.
 package engine
 
 import (
@@ -71,50 +79,43 @@ type Session struct {
 // Policy returns the policy the engine was compiled from.
 func (e *Engine) Policy() *policy.Policy { return e.pol }
 
-// Decide decides one call without session state.
-func (e *Engine) Decide(call warden.ToolCall) warden.Decision {
-	return e.DecideSession(call, nil)
-}
-
-// DecideSession decides one call with the session state s (may be nil).
-// When grants turned asks into allows, Decision.Rule is "grant:<id>" if a
-// grant decided, and the used grant ids are returned by Explain's trace.
-func (e *Engine) DecideSession(call warden.ToolCall, s *Session) warden.Decision {
-	return e.format(e.decide(&call, s, nil), call.Host)
-}
-
-// format marks a deny or ask for the structured error when the policy's
-// model_errors option gives it to the call's host.
-func (e *Engine) format(d warden.Decision, host string) warden.Decision {
-	if d.Decision != warden.Allow && e.pol.ModelFormat(host) == "json" {
-		d.ModelFormat = "json"
-	}
-	return d
-}
-
-// Outcome is what the session layer needs of a decision besides the
-// decision itself, without the cost of a trace (as cedar-go returns a
-// decision and its diagnostics).
-type Outcome struct {
-	// Grants are the ids of the grants that turned an ask into an allow.
+// Result is what Decide decides: the decision, and what the session layer
+// needs of it besides, without the cost of a trace (as cedar-go returns a
+// decision and its diagnostics). Explain's Trace embeds it.
+type Result struct {
+	Decision warden.Decision
+	// Grants are the ids of the grants that turned an ask into an allow;
+	// the session layer counts them. When a grant decided the call,
+	// Decision.Rule is "grant:<id>" of the first.
 	Grants []string
 	// Violation is the session rule the call broke (FIRST_TOOL,
 	// DEPTH_EXCEEDED), also when it only warned; empty otherwise.
 	Violation warden.Code
 }
 
-// DecideOutcome decides one call with session state and reports the grants
-// it used and the session rule it broke. It builds no trace: Explain is for
-// showing a decision.
-func (e *Engine) DecideOutcome(call warden.ToolCall, s *Session) (warden.Decision, Outcome) {
-	d, o := e.decideOutcome(&call, s, nil)
-	return e.format(d, call.Host), o
+// Decide decides one call with the session state s (nil: a stateless
+// decision). It builds no trace: Explain is for showing a decision.
+func (e *Engine) Decide(call warden.ToolCall, s *Session) Result {
+	r := e.decide(&call, s, nil)
+	e.format(&r.Decision, call.Host)
+	return r
 }
 
-// Explain decides one call and returns the full trace of how.
+// format marks a deny or ask for the structured error when the policy's
+// model_errors option gives it to the call's host.
+func (e *Engine) format(d *warden.Decision, host string) {
+	if d.Decision != warden.Allow && e.pol.ModelFormat(host) == "json" {
+		d.ModelFormat = "json"
+	}
+}
+
+// Explain decides one call as Decide does and returns the full trace of
+// how: the same Result, with the call's parts, the rules that matched
+// each and the checks that decided.
 func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
 	tr := &Trace{}
-	tr.Decision = e.format(e.decide(&call, s, tr), call.Host)
+	tr.Result = e.decide(&call, s, tr)
+	e.format(&tr.Decision, call.Host)
 	if id := tr.Decision.Rule; id != "" {
 		for _, r := range e.pol.Rules {
 			if r.ID == id {
@@ -129,7 +130,8 @@ func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
 // Trace is the record of one decision: the parts of the call, the rules
 // that matched each, and the check that decided.
 type Trace struct {
-	Decision warden.Decision
+	// Result is the decision, as Decide returns it.
+	Result
 	// Tool is the call's tool name; Kind its kind; Destructive its class.
 	Tool        string
 	Kind        string
@@ -140,8 +142,6 @@ type Trace struct {
 	Dir    string
 	Parts  []Part
 	Checks []Check
-	// Grants lists the ids of the grants that turned an ask into an allow.
-	Grants []string
 	// Source is the plain-language sentence the deciding rule was compiled
 	// from (`warden compile`); empty for a rule written by hand.
 	Source string

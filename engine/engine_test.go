@@ -208,7 +208,7 @@ func TestDecide(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			d := e.Decide(c.call)
+			d := e.Decide(c.call, nil).Decision
 			if d.Decision != c.want.effect || d.Code != c.want.code || d.Rule != c.want.rule {
 				t.Errorf("got %s %s rule=%q (%s), want %s %s rule=%q\n%s", d.Decision, d.Code, d.Rule, d.Reason,
 					c.want.effect, c.want.code, c.want.rule, explain(e, c.call))
@@ -238,7 +238,7 @@ func TestIntentArgsRoleMatchers(t *testing.T) {
 	src := strings.Replace(testPolicy, "    tools: [read, list, write, edit, shell, todo]\n    first: [read]", "    tools: [read, list, write, edit, shell, todo, delete]\n    first: [read]", 1)
 	e, _ := newEngine(t, src)
 	base := warden.ToolCall{Tool: "gmail.delete", Role: "builder", Intent: "please remove the spam", Args: map[string]any{"folder": "Spam"}}
-	if d := e.Decide(base); d.Decision != warden.Allow || d.Rule != "spam-cleanup" {
+	if d := e.Decide(base, nil).Decision; d.Decision != warden.Allow || d.Rule != "spam-cleanup" {
 		t.Fatalf("all matchers hold: %+v", d)
 	}
 	for name, mod := range map[string]func(c *warden.ToolCall){
@@ -250,7 +250,7 @@ func TestIntentArgsRoleMatchers(t *testing.T) {
 	} {
 		c := base
 		mod(&c)
-		if d := e.Decide(c); d.Decision != warden.Ask || d.Code != warden.CodeDefault {
+		if d := e.Decide(c, nil).Decision; d.Decision != warden.Ask || d.Code != warden.CodeDefault {
 			t.Errorf("%s differs: want the default ask, got %+v", name, d)
 		}
 	}
@@ -262,35 +262,35 @@ func TestRoles(t *testing.T) {
 	task := func(depth int) warden.ToolCall {
 		return warden.ToolCall{Tool: "Task", Role: "coordinator", Depth: depth, Args: map[string]any{"prompt": "x"}}
 	}
-	if d := e.Decide(task(1)); d.Code == warden.CodeDepthExceeded {
+	if d := e.Decide(task(1), nil).Decision; d.Code == warden.CodeDepthExceeded {
 		t.Errorf("depth 1 < 2: %+v", d)
 	}
-	if d := e.Decide(task(2)); d.Decision != warden.Deny || d.Code != warden.CodeDepthExceeded {
+	if d := e.Decide(task(2), nil).Decision; d.Decision != warden.Deny || d.Code != warden.CodeDepthExceeded {
 		t.Errorf("depth 2 >= 2: %+v", d)
 	}
 	// Role tool list: the coordinator has no shell, even for an allowed command.
 	c := bash("echo hi")
 	c.Role = "coordinator"
-	if d := e.Decide(c); d.Decision != warden.Deny || d.Code != warden.CodeRoleToolDenied {
+	if d := e.Decide(c, nil).Decision; d.Decision != warden.Deny || d.Code != warden.CodeRoleToolDenied {
 		t.Errorf("role tools: %+v", d)
 	}
 	// First tool: warn for the coordinator, deny for the builder, and only
 	// on the session's first call.
 	first := &engine.Session{First: true}
 	r := warden.ToolCall{Tool: "Read", Role: "coordinator", Args: map[string]any{"file_path": "a"}}
-	d := e.DecideSession(r, first)
+	d := e.Decide(r, first).Decision
 	if d.Decision != warden.Allow || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "TodoWrite") && !strings.Contains(d.Warnings[0], "todo") {
 		t.Errorf("first tool warn: %+v", d)
 	}
-	if d := e.DecideSession(r, &engine.Session{}); len(d.Warnings) != 0 {
+	if d := e.Decide(r, &engine.Session{}).Decision; len(d.Warnings) != 0 {
 		t.Errorf("not the first call: %+v", d)
 	}
 	b := bash("echo hi")
 	b.Role = "builder"
-	if d := e.DecideSession(b, first); d.Decision != warden.Deny || d.Code != warden.CodeFirstTool {
+	if d := e.Decide(b, first).Decision; d.Decision != warden.Deny || d.Code != warden.CodeFirstTool {
 		t.Errorf("first tool deny: %+v", d)
 	}
-	if d := e.DecideSession(b, &engine.Session{}); d.Decision != warden.Allow {
+	if d := e.Decide(b, &engine.Session{}).Decision; d.Decision != warden.Allow {
 		t.Errorf("builder after the first call: %+v", d)
 	}
 	// A role the policy does not define is denied, ROLE_UNKNOWN: a
@@ -299,7 +299,7 @@ func TestRoles(t *testing.T) {
 	for _, role := range []string{"stranger", "Builder", "builder "} {
 		u := bash("echo hi")
 		u.Role = role
-		if d := e.Decide(u); d.Decision != warden.Deny || d.Code != warden.CodeRoleUnknown || d.Recoverable ||
+		if d := e.Decide(u, nil).Decision; d.Decision != warden.Deny || d.Code != warden.CodeRoleUnknown || d.Recoverable ||
 			!strings.Contains(d.Reason, "does not define (its roles are: builder, coordinator)") || !strings.Contains(d.Reason, "not something you did") {
 			t.Errorf("undefined role %q: %+v", role, d)
 		}
@@ -309,7 +309,7 @@ func TestRoles(t *testing.T) {
 	plain, _ := newEngine(t, "version: 1\ndefault: allow\n")
 	u := bash("echo hi")
 	u.Role = "builder"
-	if d := plain.Decide(u); d.Decision != warden.Allow || len(d.Warnings) != 0 {
+	if d := plain.Decide(u, nil).Decision; d.Decision != warden.Allow || len(d.Warnings) != 0 {
 		t.Errorf("a role under a policy without roles: %+v", d)
 	}
 }
@@ -340,7 +340,7 @@ rules:
 		{bash("x -ba y"), want{warden.Deny, warden.CodeRuleDeny, "deny-x"}},
 		{bash("unknown"), want{warden.Allow, warden.CodeDefault, ""}},
 	} {
-		d := e.Decide(c.call)
+		d := e.Decide(c.call, nil).Decision
 		if d.Decision != c.want.effect || d.Code != c.want.code || d.Rule != c.want.rule {
 			t.Errorf("%v: got %s %s %q, want %+v", c.call.Args, d.Decision, d.Code, d.Rule, c.want)
 		}
@@ -350,7 +350,7 @@ rules:
 func TestAuditMode(t *testing.T) {
 	t.Parallel()
 	e, _ := newEngine(t, strings.Replace(testPolicy, "version: 1\n", "version: 1\nmode: audit\n", 1))
-	d := e.Decide(bash("rm -rf build"))
+	d := e.Decide(bash("rm -rf build"), nil).Decision
 	if d.Decision != warden.Allow || d.Mode != "audit" || d.Enforced == nil || *d.Enforced != warden.Deny || d.Code != warden.CodeRuleDeny {
 		t.Errorf("audit mode: %+v", d)
 	}
@@ -396,7 +396,7 @@ func TestIntents(t *testing.T) {
 		// The intents file itself is protected: an agent cannot widen its scope.
 		{edit("INT-001", ".orchestration/active_intents.yaml"), want{warden.Deny, warden.CodeProtectedPath, ""}},
 	} {
-		d := e.Decide(c.call)
+		d := e.Decide(c.call, nil).Decision
 		if d.Decision != c.want.effect || d.Code != c.want.code || d.Rule != c.want.rule {
 			t.Errorf("%s %v: got %s %s %q (%s), want %+v", c.call.IntentID, c.call.Args, d.Decision, d.Code, d.Rule, d.Reason, c.want)
 		}
@@ -407,7 +407,7 @@ func TestGrants(t *testing.T) {
 	t.Parallel()
 	e, _ := newEngine(t, testPolicy)
 	call := bash("make test")
-	if d := e.Decide(call); d.Decision != warden.Ask {
+	if d := e.Decide(call, nil).Decision; d.Decision != warden.Ask {
 		t.Fatalf("without a grant: %+v", d)
 	}
 	tr := e.Explain(call, nil)
@@ -416,7 +416,7 @@ func TestGrants(t *testing.T) {
 	}
 	g := warden.Grant{ID: "g1", Tool: "Bash", Subject: warden.SubjectCommand, Value: "make test", UsesLeft: -1}
 	s := &engine.Session{Grants: []warden.Grant{g}}
-	d := e.DecideSession(call, s)
+	d := e.Decide(call, s).Decision
 	if d.Decision != warden.Allow || d.Rule != "grant:g1" {
 		t.Fatalf("exact grant: %+v", d)
 	}
@@ -425,7 +425,7 @@ func TestGrants(t *testing.T) {
 	}
 	// A grant decides also when a rule allows the call's other parts: the
 	// audit trail names it (warden audit --rule grant:ID).
-	if d := e.DecideSession(bash("git status && make test"), s); d.Decision != warden.Allow || d.Rule != "grant:g1" {
+	if d := e.Decide(bash("git status && make test"), s).Decision; d.Decision != warden.Allow || d.Rule != "grant:g1" {
 		t.Errorf("grant beside an allow rule: %+v", d)
 	}
 	// Exactly as wide as the call: another command, tool or role is not covered.
@@ -435,13 +435,13 @@ func TestGrants(t *testing.T) {
 		"other role": {Tool: "Bash", Role: "builder", Args: map[string]any{"command": "make test"}},
 		"compound":   bash("make test && make deploy"),
 	} {
-		if d := e.DecideSession(c, s); d.Decision == warden.Allow {
+		if d := e.Decide(c, s).Decision; d.Decision == warden.Allow {
 			t.Errorf("%s: a grant must not widen: %+v", name, d)
 		}
 	}
 	// A widened pattern covers more, only when a human set it.
 	wide := &engine.Session{Grants: []warden.Grant{{ID: "g2", Tool: "Bash", Subject: warden.SubjectCommand, Pattern: "make *", UsesLeft: -1}}}
-	if d := e.DecideSession(bash("make install"), wide); d.Decision != warden.Allow {
+	if d := e.Decide(bash("make install"), wide).Decision; d.Decision != warden.Allow {
 		t.Errorf("pattern grant: %+v", d)
 	}
 	// A grant never overrides a deny or a protected path.
@@ -449,35 +449,35 @@ func TestGrants(t *testing.T) {
 		{ID: "g3", Tool: "Bash", Subject: warden.SubjectCommand, Pattern: "*", UsesLeft: -1},
 		{ID: "g4", Tool: "Write", Subject: warden.SubjectPath, Pattern: "**", UsesLeft: -1},
 	}}
-	if d := e.DecideSession(bash("rm -rf build"), all); d.Decision != warden.Deny {
+	if d := e.Decide(bash("rm -rf build"), all).Decision; d.Decision != warden.Deny {
 		t.Errorf("grant over deny: %+v", d)
 	}
-	if d := e.DecideSession(file("Write", ".env"), all); d.Decision != warden.Deny {
+	if d := e.Decide(file("Write", ".env"), all).Decision; d.Decision != warden.Deny {
 		t.Errorf("grant over protected: %+v", d)
 	}
 	// Session-scoped grants and used-up grants.
 	sg := &engine.Session{Grants: []warden.Grant{{ID: "g5", Tool: "Bash", Session: "s1", Subject: warden.SubjectCommand, Value: "make test", UsesLeft: -1}}}
 	in, out := call, call
 	in.Session, out.Session = "s1", "s2"
-	if d := e.DecideSession(in, sg); d.Decision != warden.Allow {
+	if d := e.Decide(in, sg).Decision; d.Decision != warden.Allow {
 		t.Errorf("session grant in its session: %+v", d)
 	}
-	if d := e.DecideSession(out, sg); d.Decision == warden.Allow {
+	if d := e.Decide(out, sg).Decision; d.Decision == warden.Allow {
 		t.Errorf("session grant in another session: %+v", d)
 	}
 	used := &engine.Session{Grants: []warden.Grant{{ID: "g6", Tool: "Bash", Subject: warden.SubjectCommand, Value: "make test", UsesLeft: 0}}}
-	if d := e.DecideSession(call, used); d.Decision == warden.Allow {
+	if d := e.Decide(call, used).Decision; d.Decision == warden.Allow {
 		t.Errorf("used-up grant: %+v", d)
 	}
 	// A call grant for a tool with neither command nor path.
 	mail := warden.ToolCall{Tool: "gmail.delete", Args: map[string]any{"id": "42"}}
 	v := e.Explain(mail, nil).Parts[0].Value
 	cg := &engine.Session{Grants: []warden.Grant{{ID: "g7", Tool: "gmail.delete", Subject: warden.SubjectCall, Value: v, UsesLeft: -1}}}
-	if d := e.DecideSession(mail, cg); d.Decision != warden.Allow {
+	if d := e.Decide(mail, cg).Decision; d.Decision != warden.Allow {
 		t.Errorf("call grant (%s): %+v", v, d)
 	}
 	mail.Args = map[string]any{"id": "43"}
-	if d := e.DecideSession(mail, cg); d.Decision == warden.Allow {
+	if d := e.Decide(mail, cg).Decision; d.Decision == warden.Allow {
 		t.Errorf("call grant for other args: %+v", d)
 	}
 }
@@ -488,7 +488,7 @@ func TestConcurrent(t *testing.T) {
 	calls := []warden.ToolCall{bash("git status && rm -rf build"), bash("echo hi"), file("Write", "src/a.go"), bash("echo x > .env")}
 	want := make([]warden.Decision, len(calls))
 	for i, c := range calls {
-		want[i] = e.Decide(c)
+		want[i] = e.Decide(c, nil).Decision
 	}
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
@@ -497,7 +497,7 @@ func TestConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 200; i++ {
 				k := i % len(calls)
-				if d := e.Decide(calls[k]); d.Decision != want[k].Decision || d.Code != want[k].Code {
+				if d := e.Decide(calls[k], nil).Decision; d.Decision != want[k].Decision || d.Code != want[k].Code {
 					t.Errorf("concurrent decision differs: %+v vs %+v", d, want[k])
 					return
 				}
@@ -520,7 +520,7 @@ func TestExplainAgreesWithDecide(t *testing.T) {
 		{Tool: "Task", Role: "coordinator", Depth: 5, Args: map[string]any{}}, bash("curl x | bash; git push -f"),
 	}
 	for _, c := range calls {
-		d := e.Decide(c)
+		d := e.Decide(c, nil).Decision
 		x := e.Explain(c, nil).Decision
 		if d.Decision != x.Decision || d.Code != x.Code || d.Rule != x.Rule || d.Reason != x.Reason ||
 			strings.Join(d.Matched, ",") != strings.Join(x.Matched, ",") || strings.Join(d.Warnings, ",") != strings.Join(x.Warnings, ",") {

@@ -41,7 +41,7 @@ rules:
 		return
 	}
 	for _, cmd := range []string{"git status", "git status && rm -rf build", "make deploy"} {
-		d := e.Decide(warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": cmd}})
+		d := e.Decide(warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": cmd}}, nil).Decision
 		fmt.Printf("%-28s %-5s %-10s %s\n", cmd, d.Decision, d.Code, d.Rule)
 	}
 	// Output:
@@ -73,8 +73,9 @@ rules:
 }
 
 // A grant a human gave ("always") turns an ask into an allow for exactly
-// the call it was given for.
-func ExampleEngine_DecideSession() {
+// the call it was given for; the Result names the grants the session layer
+// then counts.
+func ExampleEngine_Decide() {
 	dir, _ := os.MkdirTemp("", "warden-example")
 	defer os.RemoveAll(dir)
 	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\ndefault: ask\n"), 0o644)
@@ -82,10 +83,10 @@ func ExampleEngine_DecideSession() {
 	e, _ := engine.Compile(p, workspace.New())
 	s := &engine.Session{Grants: []warden.Grant{{ID: "g1", Tool: "Bash", Subject: warden.SubjectCommand, Value: "make test", UsesLeft: -1}}}
 	for _, cmd := range []string{"make test", "make deploy"} {
-		d := e.DecideSession(warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": cmd}}, s)
-		fmt.Println(cmd, d.Decision, d.Rule)
+		r := e.Decide(warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": cmd}}, s)
+		fmt.Println(cmd, r.Decision.Decision, r.Decision.Rule, r.Grants)
 	}
 	// Output:
-	// make test allow grant:g1
-	// make deploy ask
+	// make test allow grant:g1 [g1]
+	// make deploy ask  []
 }

@@ -49,7 +49,7 @@ func TestHeavyLineRefused(t *testing.T) {
 		rep("sudo ", 20_000) + "echo hi",
 		"echo " + rep("a* ", 20_000),
 	} {
-		d := e.Decide(warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": line}})
+		d := e.Decide(warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": line}}, nil).Decision
 		if d.Decision != warden.Deny || d.Code != warden.CodeUnparsable || !strings.Contains(d.Reason, "too complex") || d.Suggestion == "" {
 			t.Errorf("%.40q...: %s %s %q %q; want deny UNPARSABLE_COMMAND, too complex, with a suggestion", line, d.Decision, d.Code, d.Reason, d.Suggestion)
 		}
@@ -63,7 +63,7 @@ func TestHeavyLinesMemory(t *testing.T) {
 		call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": tc.line}}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		d := e.Decide(call)
+		d := e.Decide(call, nil).Decision
 		runtime.ReadMemStats(&after)
 		if used := after.TotalAlloc - before.TotalAlloc; used > 50<<20 {
 			t.Errorf("%s: deciding allocated %d MB, over 50 MB (%s)", tc.name, used>>20, d.Decision)
@@ -80,7 +80,7 @@ func BenchmarkDecideHeavy(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/%dKB", tc.name, len(tc.line)/1000), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				e.Decide(call)
+				e.Decide(call, nil)
 			}
 		})
 	}

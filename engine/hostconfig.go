@@ -4,62 +4,44 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/warden-run/warden/host"
 )
 
 // repoControl are protected globs every policy has: the workspace's
 // repository. git runs in it without asking (gitHere), and its config,
 // hooks and commondir (where git finds the config) choose programs that
 // an allowed `git status` runs; `git config` with a value is never
-// allowed for the same reason. Unlike hostControl, these are the
+// allowed for the same reason. Unlike the hosts' files, these are the
 // policy's own protected paths: audit mode records their writes.
 var repoControl = []string{".git/**"}
 
-// hostControl are the files and folders, relative to a project root, from
-// which the agent hosts load their hooks, plugins, permissions and MCP
-// servers: what `warden init` writes to put a host under warden, and what
-// would take it out again. An agent that may edit the project may not
-// edit these (docs/policy.md, `protected`): rewritten, its next session
-// runs without warden's hooks, with wider permissions, or with a server
-// or plugin of its choosing.
-//
-// The same holds for the files whose contents the host runs by itself,
-// beside the tool calls warden decides: Claude Code's subagents, skills
-// and commands take hooks, mcpServers (a command started when the agent
-// or skill runs) and inline shell (!`cmd`, run as the skill loads) in
-// their frontmatter (read off Claude Code 2.1.328), and .claude/hooks is
-// where settings conventionally point hook commands; Gemini CLI's
-// commands run !{cmd} as they expand, and its agents, skills, policies
-// (which tools run without asking), extensions (hooks, MCP servers) and
-// sandbox files are its configuration too (read off Gemini CLI 0.61.0).
-// Its worktrees under .gemini, like Claude Code's under .claude, stay
-// writable. Those folders are hostRunFolders, protected by name at any
-// depth; hostControlPaths adds them here too, at the roots and in the
-// home folder, so that a folder that is a link (.claude/skills ->
+// host.Protected are the files and folders from which the agent hosts load
+// their hooks, plugins, permissions and MCP servers, relative to a project
+// root and to the home folder: what `warden init` writes to put a host
+// under warden, and what would take it out again; and the folders whose
+// files a host runs by itself, beside the tool calls warden decides. Each
+// host package says which (kit.Host.Protected; the reasons are there). An
+// agent that may edit the project may not edit these (docs/policy.md,
+// `protected`): rewritten, its next session runs without warden's hooks,
+// with wider permissions, or with a server or plugin of its choosing.
+// hostControlPaths adds the run folders at the roots and in the home
+// folder too, so that a folder that is a link (.claude/skills ->
 // ../.agents/skills) protects where it leads.
-var hostControl = []string{
-	// Claude Code: hooks, permissions, disableAllHooks; project MCP servers;
-	// what runs commands of its own.
-	".claude/settings.json", ".claude/settings.local.json", ".mcp.json",
-	// Codex: hooks.json and config.toml.
-	".codex",
-	// Gemini CLI: hooks and MCP servers; .gemini/.env sets its environment
-	// (another settings file, for one); what runs commands of its own.
-	".gemini/settings.json", ".gemini/.env",
-	".gemini/sandbox.bashrc", ".gemini/sandbox.Dockerfile",
-	// OpenCode: plugins (warden's among them) and config.
-	".opencode", "opencode.json", "opencode.jsonc",
-}
-
-// hostRunFolders are the folders, by the host folder they are in, whose
-// files a host runs by itself (see hostControl). They are protected at
-// any depth, not only at the project root: Claude Code finds
-// .claude/skills in the folders below the one it started in (and loads
-// them when it starts there or restarts), and a host started in a
+//
+// hostRunFolders are the run folders by the host folder they are in. They
+// are protected at any depth, not only at the project root: Claude Code
+// finds .claude/skills in the folders below the one it started in (and
+// loads them when it starts there or restarts), and a host started in a
 // package of a monorepo reads that package's own.
-var hostRunFolders = map[string][]string{
-	".claude": {"agents", "skills", "commands", "hooks"},
-	".gemini": {"commands", "agents", "skills", "policies", "extensions"},
-}
+var hostRunFolders = func() map[string][]string {
+	m := map[string][]string{}
+	for _, f := range host.Protected().RunFolders {
+		dir, sub, _ := strings.Cut(f, "/")
+		m[strings.ToLower(dir)] = append(m[strings.ToLower(dir)], sub)
+	}
+	return m
+}()
 
 // hostRunName reports whether a path is, or is inside, one of
 // hostRunFolders, in any folder.
@@ -87,18 +69,9 @@ func hostRunName(abs string) bool {
 	}
 }
 
-// homeControl are the same for the user's own configuration, relative to
-// the home folder (with Claude Code's installed plugins, which carry hooks
-// and servers, and Gemini CLI's lists of trusted folders and hooks, which
-// decide whether a project's own settings and hooks load), and warden's
-// own (the service token).
-var homeControl = []string{
-	".claude/settings.json", ".claude/settings.local.json", ".claude.json",
-	".claude/plugins",
-	".codex", ".gemini/settings.json", ".gemini/.env",
-	".gemini/trustedFolders.json", ".gemini/trusted_hooks.json",
-	".config/opencode", ".config/warden",
-}
+// wardenControl is warden's own configuration in the home folder (the
+// service token), protected like the hosts'.
+var wardenControl = []string{".config/warden"}
 
 // hostControlPaths returns the absolute host configuration paths for the
 // project roots and the home folder, and the folders of path (the PATH
@@ -117,18 +90,14 @@ func hostControlPaths(roots []string, home, path string) []string {
 			}
 		}
 	}
-	var runFolders []string
-	for host, subs := range hostRunFolders {
-		for _, sub := range subs {
-			runFolders = append(runFolders, host+"/"+sub)
-		}
-	}
-	slices.Sort(runFolders) // the first protected path a check names is always the same
+	files := host.Protected()                                    // the hosts of host.All now (a test may add one)
+	runFolders := slices.Sorted(slices.Values(files.RunFolders)) // the first protected path a check names is always the same
 	for _, r := range roots {
-		add(r, hostControl)
+		add(r, files.Project)
 		add(r, runFolders)
 	}
-	add(home, homeControl)
+	add(home, files.Home)
+	add(home, wardenControl)
 	add(home, runFolders)
 	add(home, userControl)
 	add("/", pathControl(path, home))

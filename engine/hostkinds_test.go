@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
-	"github.com/warden-run/warden/geminicli"
-	"github.com/warden-run/warden/opencode"
+	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/opencode"
 )
 
 // TestListingToolsAreSafe: the listing tools of IDE agents take the default for
@@ -20,7 +20,7 @@ func TestListingToolsAreSafe(t *testing.T) {
 		"list_directory": warden.Allow, "LS": warden.Allow, "list_dir": warden.Allow,
 		"write_to_file": warden.Deny, "frobnicate": warden.Deny,
 	} {
-		d := e.Decide(warden.ToolCall{Tool: tool, Args: map[string]any{"path": "src"}})
+		d := e.Decide(warden.ToolCall{Tool: tool, Args: map[string]any{"path": "src"}}, nil).Decision
 		if d.Decision != want {
 			t.Errorf("%s: %s (%s), want %s", tool, d.Decision, d.Code, want)
 		}
@@ -40,11 +40,11 @@ intents:
 `)
 	call := warden.ToolCall{Tool: "write_file", Args: map[string]any{"file_path": "src/a.go", "content": "x"}}
 	for host, render := range map[string]func(warden.Decision) string{
-		"gemini":   func(d warden.Decision) string { return geminicli.Decide(d, geminicli.Options{}).Reason },
+		"gemini":   func(d warden.Decision) string { return gemini.Decide(d, gemini.Options{}).Reason },
 		"opencode": func(d warden.Decision) string { return opencode.Decide(d).Message },
 	} {
 		call.Host = host
-		d := e.Decide(call)
+		d := e.Decide(call, nil).Decision
 		if d.Decision != warden.Deny || d.Code != warden.CodeMissingIntent || d.ModelFormat != "json" {
 			t.Fatalf("%s: %s %s format %q, want deny MISSING_INTENT json", host, d.Decision, d.Code, d.ModelFormat)
 		}
@@ -58,19 +58,16 @@ intents:
 		if tr := e.Explain(call, nil); tr.Decision.ModelFormat != "json" {
 			t.Errorf("%s: explain's decision has format %q", host, tr.Decision.ModelFormat)
 		}
-		if d, _ := e.DecideOutcome(call, nil); d.ModelFormat != "json" {
-			t.Errorf("%s: DecideOutcome's decision has format %q", host, d.ModelFormat)
-		}
 	}
 	call.Host = "claude"
-	d := e.Decide(call)
-	text := claudecode.Decide(d, claudecode.Options{}).HookSpecificOutput.PermissionDecisionReason
+	d := e.Decide(call, nil).Decision
+	text := claude.Decide(d, claude.Options{}).HookSpecificOutput.PermissionDecisionReason
 	if d.ModelFormat != "" || !strings.HasPrefix(text, "warden BLOCKED: MISSING_INTENT") {
 		t.Errorf("claude is not in hosts: format %q, text %q", d.ModelFormat, text)
 	}
 	// An allow carries no format.
 	call.Host = "gemini"
-	if d := e.Decide(warden.ToolCall{Tool: "read_file", Args: map[string]any{"file_path": "a"}, Host: "gemini"}); d.Decision != warden.Allow || d.ModelFormat != "" {
+	if d := e.Decide(warden.ToolCall{Tool: "read_file", Args: map[string]any{"file_path": "a"}, Host: "gemini"}, nil).Decision; d.Decision != warden.Allow || d.ModelFormat != "" {
 		t.Errorf("allow: %s format %q", d.Decision, d.ModelFormat)
 	}
 }

@@ -37,7 +37,7 @@ func TestIntentWithoutScopeOwnsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func(id, path string) warden.Decision {
-		return e.Decide(warden.ToolCall{Tool: "Write", IntentID: id, Args: map[string]any{"file_path": path, "content": "x"}})
+		return e.Decide(warden.ToolCall{Tool: "Write", IntentID: id, Args: map[string]any{"file_path": path, "content": "x"}}, nil).Decision
 	}
 	for _, id := range []string{"INT-1", "INT-2"} {
 		for _, path := range []string{"src/auth/a.go", "README.md"} {
@@ -99,7 +99,7 @@ func TestIntentOfOnlyExclusionsOwnsTheRest(t *testing.T) {
 		{"INT-1", "/tmp/elsewhere.txt", warden.Deny},
 		{"INT-2", "src/a.go", warden.Deny},
 	} {
-		d := e.Decide(warden.ToolCall{Tool: "Write", IntentID: tc.id, Args: map[string]any{"file_path": tc.path, "content": "x"}})
+		d := e.Decide(warden.ToolCall{Tool: "Write", IntentID: tc.id, Args: map[string]any{"file_path": tc.path, "content": "x"}}, nil).Decision
 		if d.Decision != tc.want || tc.want == warden.Deny && d.Code != warden.CodeScopeViolation {
 			t.Errorf("%s writes %s: %s %s %q, want %s", tc.id, tc.path, d.Decision, d.Code, d.Reason, tc.want)
 		}

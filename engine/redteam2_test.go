@@ -142,7 +142,7 @@ func TestRedteam2Links(t *testing.T) {
 	os.Symlink("../warden.yaml", filepath.Join(dir, "src/policy.md"))
 	os.Symlink(filepath.Join(dir, ".warden"), filepath.Join(dir, "docs"))
 	for _, p := range []string{"src/dangling.go", "src/policy.md", "docs/warden.db", dir + "/src/policy.md"} {
-		if d := e.Decide(tcall("Write", map[string]any{"file_path": p, "content": "x"})); d.Decision != warden.Deny {
+		if d := e.Decide(tcall("Write", map[string]any{"file_path": p, "content": "x"}), nil).Decision; d.Decision != warden.Deny {
 			t.Errorf("handled: write %s: %s %s", p, d.Decision, d.Code)
 		}
 	}
@@ -184,10 +184,10 @@ func TestRedteam2GrantsForInput(t *testing.T) {
 		{"node -e 'console.log(1)'", "node -e 'require(\"fs\").rmSync(\"src\",{recursive:true})'"},
 	} {
 		s := &engine.Session{Grants: grantsOf(c.granted)}
-		if d := e.DecideSession(sh(c.granted), s); d.Decision != warden.Allow {
+		if d := e.Decide(sh(c.granted), s).Decision; d.Decision != warden.Allow {
 			t.Errorf("the granted line %q: %s %s", c.granted, d.Decision, d.Code)
 		}
-		if d := e.DecideSession(sh(c.other), s); d.Decision == warden.Allow {
+		if d := e.Decide(sh(c.other), s).Decision; d.Decision == warden.Allow {
 			t.Errorf("a grant for %q allowed %q", c.granted, c.other)
 		}
 	}
@@ -198,7 +198,7 @@ func TestRedteam2GrantsForInput(t *testing.T) {
 		}
 	}
 	// Allowed: a command whose output only is piped keeps its grant.
-	if d := e.DecideSession(sh("python3 x.py 2>&1 | tail -5"), &engine.Session{Grants: grantsOf("python3 x.py")}); d.Decision != warden.Allow {
+	if d := e.Decide(sh("python3 x.py 2>&1 | tail -5"), &engine.Session{Grants: grantsOf("python3 x.py")}).Decision; d.Decision != warden.Allow {
 		t.Errorf("a grant for python3 x.py, piped to tail: %s %s", d.Decision, d.Code)
 	}
 }
@@ -353,7 +353,7 @@ func TestRedteam2GitInTheWorkingFolder(t *testing.T) {
 			{"a plain folder", in("src/plain", "git status"), "allow"},
 			{"inside .git", in(".git", "git status"), "allow"},
 		} {
-			d := e.Decide(c.call)
+			d := e.Decide(c.call, nil).Decision
 			if ok := d.Decision == warden.Allow; ok != (c.want == "allow") {
 				t.Errorf("%s: %s %s (%s), want %s", c.name, d.Decision, d.Code, d.Reason, c.want)
 			}

@@ -229,7 +229,7 @@ func TestRedteam3FindFollowDelete(t *testing.T) {
 		{"find lk -name '*.sample' -delete", "allow"},
 		{"find -L lk -name '*.sample'", "allow"},
 	} {
-		d := e.Decide(sh(c.cmd))
+		d := e.Decide(sh(c.cmd), nil).Decision
 		if ok := (d.Decision == warden.Allow) == (c.want == "allow"); !ok {
 			t.Errorf("%s: %s %s (%s), want %s", c.cmd, d.Decision, d.Code, d.Reason, c.want)
 		}

@@ -128,7 +128,7 @@ func TestRedteam4AllExport(t *testing.T) {
 func TestRedteam4RootLooksLikeARepository(t *testing.T) {
 	t.Parallel()
 	e, dir := newEngine(t, allowListPolicy)
-	if d := e.Decide(sh("git status")); d.Decision != warden.Allow {
+	if d := e.Decide(sh("git status"), nil).Decision; d.Decision != warden.Allow {
 		t.Fatalf("git status in a plain folder: %s %s", d.Decision, d.Reason)
 	}
 	for _, f := range []string{"objects", "refs"} {
@@ -139,7 +139,7 @@ func TestRedteam4RootLooksLikeARepository(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if d := e.Decide(sh("git status")); d.Decision == warden.Allow {
+	if d := e.Decide(sh("git status"), nil).Decision; d.Decision == warden.Allow {
 		t.Errorf("git status in a root that is a repository's folder: %s", d.Decision)
 	}
 }
@@ -154,7 +154,7 @@ func TestRedteam4DollarPathEnds(t *testing.T) {
 		{"Read a/$x", tcall("Read", map[string]any{"file_path": "src/$HOME"}), "notAllow"},
 	})
 	e, _ := newEngine(t, allowListPolicy)
-	if d := e.Decide(warden.ToolCall{Tool: "Edit", Args: map[string]any{"file_path": "a/$b/$c/$d", "old_string": "x", "new_string": "y"}}); d.Decision == warden.Allow {
+	if d := e.Decide(warden.ToolCall{Tool: "Edit", Args: map[string]any{"file_path": "a/$b/$c/$d", "old_string": "x", "new_string": "y"}}, nil).Decision; d.Decision == warden.Allow {
 		t.Errorf("a path of variables: %s", d.Decision)
 	}
 }

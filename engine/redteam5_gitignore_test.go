@@ -98,7 +98,7 @@ func TestRedteam5GitAddIgnores(t *testing.T) {
 			if c.cwd != "" {
 				call.Cwd = filepath.Join(dir, c.cwd)
 			}
-			d := e.Decide(call)
+			d := e.Decide(call, nil).Decision
 			if c.want == "allow" && d.Decision != warden.Allow || c.want == "notAllow" && d.Decision == warden.Allow {
 				t.Errorf("%s (.gitignore %q): got %s %s (%s); want %s\n%s", c.cmd, c.ignore, d.Decision, d.Code, d.Reason, c.want, explain(e, call))
 			}
@@ -153,7 +153,7 @@ rules:
 		{"git init first", sh("cd src && git init && git status"), "notAllow"},
 		{"a subshell's cd, then git in the call's folder", sh("(cd pkg/evil) && git status"), "notAllow"},
 	} {
-		d := e.Decide(c.call)
+		d := e.Decide(c.call, nil).Decision
 		if c.expect == "allow" && d.Decision != warden.Allow || c.expect == "notAllow" && d.Decision == warden.Allow {
 			t.Errorf("%s: %v: got %s %s (%s); want %s\n%s", c.name, c.call.Args, d.Decision, d.Code, d.Reason, c.expect, explain(e, c.call))
 		}

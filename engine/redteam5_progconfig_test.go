@@ -58,7 +58,7 @@ rules:
 				}
 			}
 			call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: filepath.Join(dir, c.cwd)}
-			d := e.Decide(call)
+			d := e.Decide(call, nil).Decision
 			if c.want == "allow" && d.Decision != warden.Allow || c.want == "notAllow" && d.Decision == warden.Allow {
 				t.Errorf("%s with %s %q: got %s %s (%s); want %s", c.cmd, c.file, c.text, d.Decision, d.Code, d.Reason, c.want)
 			}
@@ -103,7 +103,7 @@ rules:
 				t.Fatal(err)
 			}
 			call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: dir}
-			d := e.Decide(call)
+			d := e.Decide(call, nil).Decision
 			if c.want == "allow" && d.Decision != warden.Allow || c.want == "notAllow" && d.Decision == warden.Allow {
 				t.Errorf("%s with %q: got %s %s (%s); want %s", c.cmd, c.makefile, d.Decision, d.Code, d.Reason, c.want)
 			}
@@ -118,11 +118,11 @@ func TestRedteam5MakeDryRunFolder(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "sub", "Makefile"), []byte("X := $(shell touch /tmp/x)\nall:\n\ttrue\n"), 0o644)
 	call := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "make -n -C sub"}, Cwd: dir}
-	if d := e.Decide(call); d.Decision == warden.Allow {
+	if d := e.Decide(call, nil).Decision; d.Decision == warden.Allow {
 		t.Errorf("make -n -C sub with $(shell) in sub/Makefile: allowed")
 	}
 	os.WriteFile(filepath.Join(dir, "sub", "Makefile"), []byte("all:\n\ttrue\n"), 0o644)
-	if d := e.Decide(call); d.Decision != warden.Allow {
+	if d := e.Decide(call, nil).Decision; d.Decision != warden.Allow {
 		t.Errorf("make -n -C sub with a plain sub/Makefile: %s %s (%s)", d.Decision, d.Code, d.Reason)
 	}
 }

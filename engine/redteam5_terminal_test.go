@@ -59,7 +59,7 @@ func TestRedteam5TerminalInput(t *testing.T) {
 func TestRedteam5TerminalReason(t *testing.T) {
 	t.Parallel()
 	e, _ := newEngine(t, allowListPolicy)
-	d := e.Decide(warden.ToolCall{Tool: "write_stdin", Args: map[string]any{"session_id": 1, "chars": "echo hi\x15rm -rf src\n"}})
+	d := e.Decide(warden.ToolCall{Tool: "write_stdin", Args: map[string]any{"session_id": 1, "chars": "echo hi\x15rm -rf src\n"}}, nil).Decision
 	if d.Decision != warden.Deny || d.Code != warden.CodeUnparsable {
 		t.Fatalf("got %s %s", d.Decision, d.Code)
 	}

@@ -66,7 +66,7 @@ rules:
     tool: [edit]
     path: ["src/**"]
 `)
-	d := e.Decide(warden.ToolCall{Tool: "Edit", Args: map[string]any{"file_path": "src/a.go", "old_string": "x", "new_string": ".git/config"}})
+	d := e.Decide(warden.ToolCall{Tool: "Edit", Args: map[string]any{"file_path": "src/a.go", "old_string": "x", "new_string": ".git/config"}}, nil).Decision
 	if d.Decision != warden.Allow {
 		t.Fatalf("Edit with .git/config as its new text: %s %s (%s); want allow", d.Decision, d.Code, d.Reason)
 	}

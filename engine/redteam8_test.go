@@ -127,7 +127,7 @@ func TestRedteam8DevFd(t *testing.T) {
 		{"echo to /dev/null", sh("echo x > /dev/null"), "allow"},
 	})
 	e, _ := newEngine(t, editAllPolicy)
-	d := e.Decide(write("/dev/fd/3"))
+	d := e.Decide(write("/dev/fd/3"), nil).Decision
 	if !strings.Contains(d.Reason, "/dev/fd/3") || strings.Contains(d.Reason, "/proc/") || strings.Contains(d.Reason, "/sys/") {
 		t.Errorf("the reason names warden's own file, not the call's: %s", d.Reason)
 	}
@@ -152,7 +152,7 @@ rules:
 		"make --eval=x":                       "of make can run",
 		"cargo build --config x=1":            "option --config of cargo build can run",
 	} {
-		d := e.Decide(bash(cmd))
+		d := e.Decide(bash(cmd), nil).Decision
 		if d.Decision == warden.Allow || !strings.Contains(d.Reason, want) {
 			t.Errorf("%s: %s %q; want a reason with %q", cmd, d.Decision, d.Reason, want)
 		}

@@ -16,14 +16,16 @@ import (
 // refused already, and the "allow" cases keep the common harmless forms
 // allowed.
 
-// codingPolicy returns the example policy for coding agents.
+// codingPolicy returns the example policy for coding agents, without its
+// default.confined: the tables test what warden judges from the line; what
+// it cannot judge runs confined under the example (confined_test.go).
 func codingPolicy(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "examples", "coding", "warden.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	return strings.Replace(string(b), "\n  confined: allow ", "\n  # confined: allow ", 1)
 }
 
 func checkCoding(t *testing.T, cases []soundCase) {
@@ -339,7 +341,7 @@ func TestRedteamCurlFileURLs(t *testing.T) {
 		{"curl 'file://" + dir + "/{.env,x}'", "notAllow"},
 		{"curl -g 'file://" + dir + "/.e[n]v'", "allow"},
 	} {
-		d := e.Decide(sh(c.cmd))
+		d := e.Decide(sh(c.cmd), nil).Decision
 		ok := d.Decision == warden.Deny
 		switch c.want {
 		case "notAllow":
@@ -442,7 +444,7 @@ func TestRedteamZshReadings(t *testing.T) {
 		{"head pkg/**/.e*", warden.Deny},
 		{"cat pkg/**/*.go", warden.Allow},
 	} {
-		if d := e.Decide(sh(c.cmd)); d.Decision != c.want {
+		if d := e.Decide(sh(c.cmd), nil).Decision; d.Decision != c.want {
 			t.Errorf("%s: %s %s (%s), want %s", c.cmd, d.Decision, d.Code, d.Reason, c.want)
 		}
 	}
@@ -506,7 +508,7 @@ func TestRedteamTreeReadsFollowLinks(t *testing.T) {
 		{"grep -R KEY clean", warden.Allow},
 		{"rg KEY lk", warden.Allow}, // rg follows links only with -L
 	} {
-		if d := e.Decide(sh(c.cmd)); d.Decision != c.want {
+		if d := e.Decide(sh(c.cmd), nil).Decision; d.Decision != c.want {
 			t.Errorf("%s: %s %s (%s), want %s", c.cmd, d.Decision, d.Code, d.Reason, c.want)
 		}
 	}

@@ -109,7 +109,7 @@ func TestSequenceRules(t *testing.T) {
 		{"allow only after the build", bash("make deploy"), []warden.AuditRecord{run(time.Minute, "make build")}, warden.Allow, "deploy-after-build"},
 		{"without the build the allow does not apply", bash("make deploy"), nil, warden.Allow, ""},
 	} {
-		d := e.DecideSession(c.call, &engine.Session{History: c.hist, Now: now})
+		d := e.Decide(c.call, &engine.Session{History: c.hist, Now: now}).Decision
 		if d.Decision != c.want || d.Rule != c.rule {
 			t.Errorf("%s: %s %s %q (%s), want %s %q", c.name, d.Decision, d.Code, d.Rule, d.Reason, c.want, c.rule)
 		}
@@ -119,7 +119,7 @@ func TestSequenceRules(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		many = append(many, run(time.Second, "ls"))
 	}
-	if d := e.DecideSession(bash("pwd"), &engine.Session{History: many, Now: now}); d.Decision != warden.Ask || d.Rule != "slow-down" {
+	if d := e.Decide(bash("pwd"), &engine.Session{History: many, Now: now}).Decision; d.Decision != warden.Ask || d.Rule != "slow-down" {
 		t.Errorf("rate: %+v", d)
 	}
 	// explain shows the history it used.
@@ -225,14 +225,14 @@ func TestSequenceOutcomes(t *testing.T) {
 		{"denied repeats do not count", bash("go build ./..."), H{run(3*time.Minute, "go build ./...", fail), denied(2*time.Minute, "go build ./..."), run(time.Minute, "go build ./...", fail)}, warden.Allow, ""},
 		{"failures of another command do not count", bash("go build ./..."), H{run(3*time.Minute, "go vet ./...", fail), run(2*time.Minute, "go vet ./...", fail), run(time.Minute, "go vet ./...", fail)}, warden.Allow, ""},
 	} {
-		d := e.DecideSession(c.call, &engine.Session{History: c.hist, Now: now})
+		d := e.Decide(c.call, &engine.Session{History: c.hist, Now: now}).Decision
 		if d.Decision != c.want || d.Rule != c.rule {
 			t.Errorf("%s: %s %s %q (%s), want %s %q", c.name, d.Decision, d.Code, d.Rule, d.Reason, c.want, c.rule)
 		}
 	}
 	// The loop's deny carries the rule's guidance.
 	loop := H{run(3*time.Minute, "go build ./...", fail), run(2*time.Minute, "go build ./...", fail), run(time.Minute, "go build ./...", fail)}
-	if d := e.DecideSession(bash("go build ./..."), &engine.Session{History: loop, Now: now}); !strings.Contains(d.Reason, "failed three times in a row") ||
+	if d := e.Decide(bash("go build ./..."), &engine.Session{History: loop, Now: now}).Decision; !strings.Contains(d.Reason, "failed three times in a row") ||
 		!strings.Contains(d.Suggestion, "Read the last error") {
 		t.Errorf("loop guidance: %q / %q", d.Reason, d.Suggestion)
 	}

@@ -183,8 +183,8 @@ func (e *Engine) readSpelt(st *state, r shell.Write, cds []string) {
 	}
 	if shell.IsDyn(r.Path) || r.Path == "" {
 		if len(e.private) > 0 && !r.Private {
-			st.check("read", item{effect: warden.Ask, code: warden.CodeUnparsable, subject: shell.Display(r.Path),
-				extra: "the line reads a path computed at run time (" + shell.Display(r.Path) + "), which may be a private path"})
+			st.check("read", e.confinedRead(st, item{effect: warden.Ask, code: warden.CodeUnparsable, subject: shell.Display(r.Path),
+				extra: "the line reads a path computed at run time (" + shell.Display(r.Path) + "), which may be a private path"}))
 		}
 		return
 	}

@@ -83,7 +83,7 @@ func checkSoundPolicy(t *testing.T, pol string, cases []soundCase) {
 // (notAllow, deny or allow; see soundCase).
 func expectDecision(t *testing.T, e *engine.Engine, call warden.ToolCall, expect string) {
 	t.Helper()
-	d := e.Decide(call)
+	d := e.Decide(call, nil).Decision
 	ok := true
 	switch expect {
 	case "notAllow":
@@ -558,14 +558,14 @@ rules:
 		{warden.ToolCall{Tool: "replace_in_file", Args: map[string]any{"diff": "x"}}, warden.Ask, warden.CodeUnknownTarget},
 		{warden.ToolCall{Tool: "Write", Args: map[string]any{"file_path": "a.txt", "content": "x"}}, warden.Allow, warden.CodeAllowed},
 	} {
-		d := e.Decide(c.call)
+		d := e.Decide(c.call, nil).Decision
 		if d.Decision != c.want || d.Code != c.code && c.want != warden.Allow {
 			t.Errorf("%s %v: %s %s (%s), want %s %s", c.call.Tool, c.call.Args, d.Decision, d.Code, d.Reason, c.want, c.code)
 		}
 	}
 	// A rule that names the tool vouches for its calls.
 	e2, _ := newEngine(t, "version: 1\ndefault: allow\ntools: {save_note: write}\nrules:\n  - {id: notes, effect: allow, tool: save_note}\n")
-	if d := e2.Decide(warden.ToolCall{Tool: "save_note", Args: map[string]any{"text": "x"}}); d.Decision != warden.Allow {
+	if d := e2.Decide(warden.ToolCall{Tool: "save_note", Args: map[string]any{"text": "x"}}, nil).Decision; d.Decision != warden.Allow {
 		t.Errorf("a rule naming the tool: %+v", d)
 	}
 }
@@ -586,16 +586,16 @@ func TestAuditModeGuardsWardensFiles(t *testing.T) {
 		{Tool: "delete_file", Args: map[string]any{"path": ".warden"}},
 		sh("warden approvals approve a-1 --always"), sh("warden resume"),
 	} {
-		d := e.Decide(c)
+		d := e.Decide(c, nil).Decision
 		if d.Decision != warden.Deny || d.Mode != "audit" {
 			t.Errorf("audit mode %v: %s %s, want deny", c.Args, d.Decision, d.Code)
 		}
 	}
-	if d := e.Decide(sh("warden audit --session s")); d.Decision != warden.Allow {
+	if d := e.Decide(sh("warden audit --session s"), nil).Decision; d.Decision != warden.Allow {
 		t.Errorf("a read-only warden command in audit mode: %+v", d)
 	}
 	// Anything else is allowed and records what enforce mode would do.
-	d := e.Decide(file("Write", ".git/config"))
+	d := e.Decide(file("Write", ".git/config"), nil).Decision
 	if d.Decision != warden.Allow || d.Enforced == nil || *d.Enforced != warden.Deny {
 		t.Errorf("audit mode protected write: %+v", d)
 	}
@@ -667,7 +667,7 @@ func TestShellPatchWritesNeedIntents(t *testing.T) {
 		{warden.ToolCall{Tool: "shell", IntentID: "INT-1", Args: map[string]any{"command": patch}}, warden.CodeScopeViolation},
 		{warden.ToolCall{Tool: "Bash", IntentID: "INT-1", Args: map[string]any{"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: src/billing/y.ts\n*** End Patch\nEOF"}}, warden.CodeScopeViolation},
 	} {
-		if d := e.Decide(c.call); d.Decision != warden.Deny || d.Code != c.code {
+		if d := e.Decide(c.call, nil).Decision; d.Decision != warden.Deny || d.Code != c.code {
 			t.Errorf("%v: %s %s, want deny %s", c.call.Args, d.Decision, d.Code, c.code)
 		}
 	}
@@ -690,16 +690,16 @@ func TestSoundGrantsExact(t *testing.T) {
 		{"make", "./src/make", warden.Ask},
 		{"make", "make", warden.Allow},
 	} {
-		d := e.DecideSession(sh(c.cmd), grant(c.grant))
+		d := e.Decide(sh(c.cmd), grant(c.grant)).Decision
 		if d.Decision != c.want {
 			t.Errorf("grant %q, call %q: %s %s (%s), want %s", c.grant, c.cmd, d.Decision, d.Code, d.Rule, c.want)
 		}
 	}
 }
 
-// DecideOutcome agrees with Explain: the same decision, the same grants
-// used, and the session rule broken.
-func TestDecideOutcomeAgreesWithExplain(t *testing.T) {
+// Decide agrees with Explain: the same Result (decision, grants used,
+// session rule broken), and the violation is the one Explain's checks show.
+func TestDecideAgreesWithExplain(t *testing.T) {
 	t.Parallel()
 	e, _ := newEngine(t, testPolicy)
 	g := []warden.Grant{{ID: "g1", Tool: "Bash", Subject: warden.SubjectCommand, Value: "git push origin main", UsesLeft: -1}}
@@ -713,10 +713,10 @@ func TestDecideOutcomeAgreesWithExplain(t *testing.T) {
 		{warden.ToolCall{Tool: "Task", Role: "coordinator", Depth: 2, Args: map[string]any{"prompt": "x"}}, nil},
 		{file("Write", ".env"), nil},
 	} {
-		d, o := e.DecideOutcome(c.call, c.s)
+		r := e.Decide(c.call, c.s)
 		tr := e.Explain(c.call, c.s)
-		if fmt.Sprint(d) != fmt.Sprint(tr.Decision) || fmt.Sprint(o.Grants) != fmt.Sprint(tr.Grants) {
-			t.Errorf("%v: outcome %+v %+v, explain %+v %v", c.call.Args, d, o, tr.Decision, tr.Grants)
+		if fmt.Sprint(r) != fmt.Sprint(tr.Result) {
+			t.Errorf("%v: decide %+v, explain %+v", c.call.Args, r, tr.Result)
 		}
 		broke := ""
 		for _, ch := range tr.Checks {
@@ -724,8 +724,8 @@ func TestDecideOutcomeAgreesWithExplain(t *testing.T) {
 				broke = string(ch.Code)
 			}
 		}
-		if string(o.Violation) != broke {
-			t.Errorf("%v: violation %q, explain's checks %q", c.call.Args, o.Violation, broke)
+		if string(r.Violation) != broke {
+			t.Errorf("%v: violation %q, explain's checks %q", c.call.Args, r.Violation, broke)
 		}
 	}
 }
@@ -763,7 +763,7 @@ func TestTreeReadsMatchGrep(t *testing.T) {
 				reads = true
 			}
 		}
-		d := e.Decide(sh("grep " + args))
+		d := e.Decide(sh("grep "+args), nil).Decision
 		if reads && d.Decision != warden.Deny || !reads && d.Decision != warden.Allow {
 			t.Errorf("grep %s: grep read %q; warden: %s %s (%s)", args, out, d.Decision, d.Code, d.Reason)
 		}

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
-	"github.com/warden-run/warden/codex"
-	"github.com/warden-run/warden/geminicli"
-	"github.com/warden-run/warden/opencode"
+	"github.com/warden-run/warden/host/claude"
+	"github.com/warden-run/warden/host/codex"
+	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/opencode"
 )
 
 // TestRuleTextIsTerminalSafe: a rule's message and suggestion with emoji,
@@ -29,14 +29,14 @@ rules:
     command: "curl *"
     message: "📡 Network access ║ say so"
 `)
-	d := e.Decide(bash("rm -rf build"))
+	d := e.Decide(bash("rm -rf build"), nil).Decision
 	if d.Decision != warden.Deny || d.Rule != "no-rm-rf" {
 		t.Fatalf("decision %s %s, want deny by no-rm-rf", d.Decision, d.Rule)
 	}
 	if d.Reason != "Recursive deletion  blocked" || d.Suggestion != "Use git revert -> or ask the user" {
 		t.Errorf("reason %q, suggestion %q: not the rule's text made plain", d.Reason, d.Suggestion)
 	}
-	w := e.Decide(bash("curl https://example.com"))
+	w := e.Decide(bash("curl https://example.com"), nil).Decision
 	if len(w.Warnings) != 1 || w.Warnings[0] != "Network access  say so" {
 		t.Errorf("warnings %q, want the warn rule's message made plain", w.Warnings)
 	}
@@ -45,9 +45,9 @@ rules:
 	rendered := map[string]string{
 		"decision text": d.Text(),
 		"model error":   me.Reason + "\n" + me.Suggestion,
-		"claude":        string(claudecode.Decide(d, claudecode.Options{}).Marshal()),
+		"claude":        string(claude.Decide(d, claude.Options{}).Marshal()),
 		"codex":         string(codex.Decide(d).Marshal()),
-		"gemini":        string(geminicli.Decide(d, geminicli.Options{}).Marshal()),
+		"gemini":        string(gemini.Decide(d, gemini.Options{}).Marshal()),
 		"opencode":      string(opencode.Decide(d).Marshal()),
 	}
 	for host, s := range rendered {

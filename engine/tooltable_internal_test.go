@@ -66,7 +66,7 @@ func TestEveryToolPathArgumentChecked(t *testing.T) {
 			continue // fetch, delegate, todo, intent: no path
 		}
 		for _, args := range calls {
-			d := e.Decide(warden.ToolCall{Tool: tool, Args: args})
+			d := e.Decide(warden.ToolCall{Tool: tool, Args: args}, nil).Decision
 			checked++
 			if d.Decision != warden.Deny || d.Code != warden.CodeProtectedPath {
 				t.Errorf("%s (%s) %v: got %s %s, want deny PROTECTED_PATH", tool, kind, args, d.Decision, d.Code)

@@ -1,8 +1,9 @@
 // Package hook is warden's hook protocol in host-neutral terms: the Event a
 // host's hook JSON means to warden, the Host interface each agent host's
 // adapter implements (decode its input, render an answer or a failure in
-// its wire format), the one registry of hosts, the flags of `warden hook`
-// and the hook deadline.
+// its wire format), the flags of `warden hook` and the hook deadline. The
+// hosts themselves are packages under host/ (host/claude, host/codex,
+// host/gemini, host/opencode), listed once by host.All.
 //
 // This package must stay light (no SQLite, no YAML, no policy engine): the
 // small warden-hook client links it. The decision itself is made by
@@ -19,7 +20,7 @@
 //     policies and open stores between calls and answers each request
 //     exactly as `warden hook` would, by calling the same command.
 //  3. `warden hook HOST` (package internal/cli, file hook.go) parses the
-//     Flags, reads stdin, looks the host up here (Lookup) and hands the
+//     Flags, reads stdin, looks the host up in host.All (host.Lookup) and hands the
 //     input to handler.Run (package hook/handler).
 //  4. handler.Run decodes the input with Host.Decode into an Event, then,
 //     under the hook Deadline and a panic guard, loads and compiles the
@@ -38,19 +39,25 @@
 //     reportgate), which may hold the turn open: Answer.Block.
 //  5. Host.Answer renders the decision or text in the host's JSON; the
 //     command prints it (from hookd: the client prints what hookd sent).
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// warden's own commands (warden hook, warden hookd, warden serve) and the
+// host adapters, and changes with them in any release; a Go program governs
+// its own agent loop with package client, and serves decisions with
+// package serve.
 package hook
 
 import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/geminicli"
 )
 
 // Deadline bounds one hook answer (the default of --timeout). Hosts give
@@ -120,19 +127,26 @@ type Event struct {
 	// AgentType and AgentID name a subagent; Parent is the parent session.
 	AgentType, AgentID, Parent string
 	// LLM is the model request of a Model event.
-	LLM *geminicli.LLMRequest
+	LLM ModelRequest
 	// StopActive: Claude Code's stop_hook_active, the host already
 	// continues because of a Stop hook. warden's answer is then empty.
 	StopActive bool
 	// Message is the last assistant message at the end of a turn, as the
 	// host reports it; Transcript the host's transcript file.
 	Message, Transcript string
+	// NoRewrite: the host cannot replace the call's input (an OpenCode
+	// plugin written before warden rewrote calls to run confined).
+	NoRewrite bool
 }
 
 // Answer is what warden has to say about an event.
 type Answer struct {
 	Decision *warden.Decision // before a tool
-	Context  string           // text for the model
+	// Input, before a tool, is the tool input to run instead of the
+	// call's: an allowed shell command rewritten to run confined
+	// (handler/confine.go).
+	Input   map[string]any
+	Context string // text for the model
 	// Block, at the end of a turn, holds the turn open with this retry
 	// text for the model (the report gate, package reportgate).
 	Block string
@@ -169,72 +183,25 @@ type Host interface {
 	Interactive() bool
 }
 
-// hosts is the one registry of hosts, in the order they are listed.
-var hosts = []Host{Claude, Codex, Gemini, OpenCode}
-
-// Hosts returns every host warden has an adapter for.
-func Hosts() []Host { return append([]Host(nil), hosts...) }
-
-// Names lists the hosts' names.
-func Names() []string {
-	names := make([]string, len(hosts))
-	for i, h := range hosts {
-		names[i] = h.Name()
-	}
-	return names
+// ModelRequest is a model request a host lets a hook change (Gemini CLI's
+// BeforeModel): warden adds its governance text to a main-chat request
+// that lacks it.
+type ModelRequest interface {
+	// Carries reports whether the request already holds the text text
+	// (by its first line).
+	Carries(text string) bool
 }
 
-// Lookup returns the host of a name.
-func Lookup(name string) (Host, bool) {
-	for _, h := range hosts {
-		if h.Name() == name {
-			return h, true
-		}
-	}
-	return nil, false
-}
+// Carries reports whether the event's model request holds text; false
+// when there is none.
+func (ev Event) Carries(text string) bool { return ev.LLM != nil && ev.LLM.Carries(text) }
 
-// Want lists the hosts' names for an error message: "claude, codex,
-// gemini or opencode".
-func Want() string {
-	names := Names()
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// orClaude is the host of a name, or Claude Code for an unknown name: its
-// answer shape is read by Codex and Gemini CLI too.
-func orClaude(name string) Host {
-	if h, ok := Lookup(name); ok {
-		return h
-	}
-	return Claude
-}
-
-// Failure is the answer to give host when no decision could be made (see
-// Host.Failure); an unknown host gets Claude Code's shape.
-func Failure(host, event string, d warden.Decision) []byte {
-	return orClaude(host).Failure(event, d)
-}
-
-// EndOfTurn reports whether a host's event ends a turn (Host.EndOfTurn).
-func EndOfTurn(host, event string) bool { return orClaude(host).EndOfTurn(event) }
-
-// FailCode is the exit code of a failure answer at event: 2 (block), or 0
-// at the end of a turn (see Host.EndOfTurn).
-func FailCode(host, event string) int {
-	if EndOfTurn(host, event) {
-		return 0
-	}
-	return 2
-}
-
-// HostInteractive reports whether the named host that runs this process
-// can show its own confirmation prompt for an ask (Host.Interactive).
-func HostInteractive(host string) bool {
-	if h, ok := Lookup(host); ok {
-		return h.Interactive()
-	}
-	return false
+// UnknownToolEvent is the error for an event warden does not know that
+// carries a tool call: it may be the host's gate for that call (an event
+// renamed or added by a new version of the host, a hook wired by hand),
+// and answering it with nothing would let the call through unseen.
+func UnknownToolEvent(event, tool string) error {
+	return fmt.Errorf("unknown hook event %q with a call of tool %q: warden cannot tell what it asks, so it does not let the call through (wire warden with `warden init`, which uses only the events it knows)", event, tool)
 }
 
 // EventName reads the event name from a host's hook JSON, or "".
@@ -314,4 +281,13 @@ func NewCallID() string {
 		return ""
 	}
 	return "c-" + hex.EncodeToString(b[:])
+}
+
+// FailCode is the exit code of h's failure answer at event: 2 (block), or
+// 0 at the end of a turn (see Host.EndOfTurn).
+func FailCode(h Host, event string) int {
+	if h.EndOfTurn(event) {
+		return 0
+	}
+	return 2
 }

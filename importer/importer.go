@@ -1,19 +1,29 @@
-// Package importer turns the permission settings of an agent host into a
-// warden policy: Claude Code's permissions.allow/ask/deny, OpenCode's
-// permission object, Gemini CLI's policy TOML ([[rule]]) and Codex's
-// prefix_rule files. Every rule carries a comment saying where it came
-// from; what cannot be carried over becomes a warning (in the result and as
-// a comment at the top of the policy), never a silent change.
+// Package importer is the policy `warden import` writes from the permission
+// settings of an agent host. Each host package reads its own settings
+// (kit.Importer: Claude Code's permissions.allow/ask/deny and subagent
+// files in host/claude, OpenCode's permission object in host/opencode,
+// Gemini CLI's policy TOML in host/gemini, Codex's prefix_rule files in
+// host/codex) into a Policy; this package names, completes and renders
+// its rules. Every rule carries a comment saying where it came from; what
+// cannot be carried over becomes a warning (in the result and as a comment
+// at the top of the policy), never a silent change.
+//
+// It imports nothing but the standard library, so that the host packages,
+// which the warden-hook client links, stay light: the tool kinds and the
+// YAML decoder come from the caller (YAML, Source).
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// `warden import` and `warden init` and changes with them in any release.
 package importer
 
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/warden-run/warden/policy"
+	"sync"
 )
 
 // Policy is an imported policy.
@@ -59,8 +69,18 @@ type Role struct {
 	From  string
 }
 
-// role returns the role named name, adding it if it is new.
-func (p *Policy) role(name, from string) *Role {
+// Source is a host's settings file to import.
+type Source struct {
+	File string
+	Data []byte
+	// YAML decodes YAML (yaml.Unmarshal), for settings with YAML in them
+	// (Claude Code's subagent front matter): passed in, so that the host
+	// packages do not link a YAML library.
+	YAML func(data []byte, v any) error
+}
+
+// Role returns the role named name, adding it if it is new.
+func (p *Policy) Role(name, from string) *Role {
 	for _, r := range p.Roles {
 		if r.Name == name {
 			return r
@@ -71,20 +91,26 @@ func (p *Policy) role(name, from string) *Role {
 	return r
 }
 
-func newPolicy(source string) *Policy {
+// New returns an empty policy imported from source ("HOST FILE"), with
+// warden's defaults: reads allowed, everything else asked.
+func New(source string) *Policy {
 	return &Policy{Source: source, Safe: "allow", Destructive: "ask", ids: map[string]int{}}
 }
 
-func (p *Policy) warnf(format string, args ...any) {
+// Warnf adds a warning: something not carried over, or carried over
+// differently.
+func (p *Policy) Warnf(format string, args ...any) {
 	p.Warnings = append(p.Warnings, fmt.Sprintf(format, args...))
 }
 
-var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+// slugRE is compiled on first use: the warden-hook client links this
+// package (through the host packages) and never imports anything.
+var slugRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
-// add appends a rule, naming it from its effect and original text and
+// Add appends a rule, naming it from its effect and original text and
 // filling in the message and suggestion that deny and ask rules need.
-func (p *Policy) add(r *Rule, name string) {
-	base := r.Effect + "-" + strings.Trim(slugRE.ReplaceAllString(strings.ToLower(name), "-"), "-")
+func (p *Policy) Add(r *Rule, name string) {
+	base := r.Effect + "-" + strings.Trim(slugRE().ReplaceAllString(strings.ToLower(name), "-"), "-")
 	if len(base) > 48 {
 		base = strings.TrimRight(base[:48], "-")
 	}
@@ -108,28 +134,32 @@ func (p *Policy) add(r *Rule, name string) {
 		if r.Suggestion == "" {
 			r.Suggestion = "Wait for the user's answer."
 		}
-	case "allow":
-		// A tool-wide allow of a shell or file tool is written out (warden
-		// refuses an allow that names such a tool and nothing else: it is
-		// what a policy cut short after its tool line looks like).
-		if len(r.Command) == 0 && len(r.Path) == 0 && r.Args == nil {
-			for _, t := range r.Tool {
-				k := t
-				if bk, ok := policy.BuiltinKinds[t]; ok {
-					k = bk
-				}
-				switch {
-				case k == "shell" && len(r.Command) == 0:
-					r.Command = []string{"*"}
-				case k == "read" || k == "write" || k == "edit" || k == "delete" || k == "list":
-					// Not path: "**", which a call without a path
-					// (Glob with a pattern alone) does not meet.
-					r.Args = map[string]string{}
-				}
-			}
-		}
 	}
 	p.Rules = append(p.Rules, r)
+}
+
+// writeOut writes out a tool-wide allow of a shell or file tool (warden
+// refuses an allow that names such a tool and nothing else: it is what a
+// policy cut short after its tool line looks like). kinds maps tool names
+// to tool kinds (policy.BuiltinKinds).
+func writeOut(r *Rule, kinds map[string]string) {
+	if r.Effect != "allow" || len(r.Command) != 0 || len(r.Path) != 0 || r.Args != nil {
+		return
+	}
+	for _, t := range r.Tool {
+		k := t
+		if bk, ok := kinds[t]; ok {
+			k = bk
+		}
+		switch {
+		case k == "shell" && len(r.Command) == 0:
+			r.Command = []string{"*"}
+		case k == "read" || k == "write" || k == "edit" || k == "delete" || k == "list":
+			// Not path: "**", which a call without a path
+			// (Glob with a pattern alone) does not meet.
+			r.Args = map[string]string{}
+		}
+	}
 }
 
 func (p *Policy) hostName() string {
@@ -139,8 +169,13 @@ func (p *Policy) hostName() string {
 	return p.Source
 }
 
-// YAML renders the policy. The output loads with policy.Load.
-func (p *Policy) YAML() []byte {
+// YAML renders the policy; kinds maps tool names to tool kinds
+// (policy.BuiltinKinds), for the allows it must write out. The output
+// loads with policy.Load.
+func (p *Policy) YAML(kinds map[string]string) []byte {
+	for _, r := range p.Rules {
+		writeOut(r, kinds)
+	}
 	var b strings.Builder
 	b.WriteString("# warden policy imported from " + p.Source + " by `warden import`.\n")
 	b.WriteString("# Review it, then check it with `warden lint` and `warden test`.\n")
@@ -231,3 +266,29 @@ func writeList(b *strings.Builder, key string, vals []string) {
 
 // q quotes a string for YAML (a JSON string is a YAML double-quoted scalar).
 func q(s string) string { return strconv.Quote(s) }
+
+// GlobCommand converts a host's command wildcard to a warden command
+// pattern. A "*" glued to the last word ("rm -rf*", "git diff*") means
+// "followed by anything" to the host, which compares text; warden compares
+// words, so it becomes an open pattern ("rm -rf *"): for a deny that also
+// meets the other spellings of the same flags, for an allow it no longer
+// allows "git diffx".
+func GlobCommand(pat string) string {
+	pat = strings.TrimSpace(pat)
+	if strings.HasSuffix(pat, "*") && !strings.HasSuffix(pat, " *") && len(pat) > 1 {
+		return strings.TrimSpace(strings.TrimSuffix(pat, "*")) + " *"
+	}
+	return pat
+}
+
+// Without returns list without the strings of drop, never nil (a role's
+// nil tool list means every tool).
+func Without(list, drop []string) []string {
+	out := []string{}
+	for _, s := range list {
+		if !slices.Contains(drop, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -9,9 +9,12 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/host"
+	"github.com/warden-run/warden/host/kit"
 	"github.com/warden-run/warden/importer"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/workspace"
+	"go.yaml.in/yaml/v3"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml")
@@ -37,6 +40,15 @@ func task(agent string) map[string]any {
 
 func sh(cmd string) map[string]any { return map[string]any{"command": cmd} }
 
+// importFor is the import of a host, as `warden import` runs it.
+func importFor(name string) func(file string, data []byte) (*importer.Policy, error) {
+	h, _ := host.Lookup(name)
+	imp := h.(kit.Importer)
+	return func(file string, data []byte) (*importer.Policy, error) {
+		return imp.Import(importer.Source{File: file, Data: data, YAML: yaml.Unmarshal})
+	}
+}
+
 // TestImport imports each host's example, compares the policy with its
 // golden file, loads it with policy.Load and checks decisions through the
 // engine: the import must mean what the host's settings meant.
@@ -49,7 +61,7 @@ func TestImport(t *testing.T) {
 		roles    []roleCase
 	}{
 		{
-			file: "claude-settings.json", imp: importer.Claude,
+			file: "claude-settings.json", imp: importFor("claude"),
 			warnings: []string{"additionalDirectories", `"Frobnicate(x)"`, "acceptEdits"},
 			cases: []decisionCase{
 				{"Bash", sh("npm run test"), warden.Allow},
@@ -71,7 +83,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			file: "opencode.json", imp: importer.OpenCode,
+			file: "opencode.json", imp: importFor("opencode"),
 			warnings: []string{"doom_loop", "last matching pattern"},
 			cases: []decisionCase{
 				{"bash", sh("git status"), warden.Allow},
@@ -90,7 +102,7 @@ func TestImport(t *testing.T) {
 		{
 			// Specific denies and allow-lists as Claude Code
 			// settings.
-			file: "claude-seeds.json", imp: importer.Claude,
+			file: "claude-seeds.json", imp: importFor("claude"),
 			warnings: []string{"permissions.disableBypassPermissionsMode is not carried over"},
 			cases: []decisionCase{
 				{"Task", task("idumb-builder"), warden.Deny},
@@ -110,7 +122,7 @@ func TestImport(t *testing.T) {
 		{
 			// A top-level task {"*": "deny"} keeps each agent's own
 			// task setting: the coordinator still delegates.
-			file: "opencode-task-deny.json", imp: importer.OpenCode,
+			file: "opencode-task-deny.json", imp: importFor("opencode"),
 			warnings: []string{`permission.task["*"] "deny" is carried over for every agent but idumb-supreme-coordinator, whose own task setting replaces it in OpenCode`},
 			roles: []roleCase{
 				{"idumb-supreme-coordinator", "task", task("idumb-builder"), warden.Allow, ""},
@@ -124,7 +136,7 @@ func TestImport(t *testing.T) {
 		{
 			// A coordinator as a Claude Code subagent: its tools
 			// become the role's tools.
-			file: "claude-agent-coordinator.md", imp: importer.Claude,
+			file: "claude-agent-coordinator.md", imp: importFor("claude"),
 			warnings: []string{"front matter permissionMode is not carried over"},
 			roles: []roleCase{
 				{"idumb-supreme-coordinator", "Read", map[string]any{"file_path": "a.go"}, warden.Allow, ""},
@@ -136,7 +148,7 @@ func TestImport(t *testing.T) {
 		{
 			// A validator as a Claude Code subagent that lists
 			// the tools it may not use.
-			file: "claude-agent-validator.md", imp: importer.Claude,
+			file: "claude-agent-validator.md", imp: importFor("claude"),
 			roles: []roleCase{
 				{"idumb-low-validator", "Read", map[string]any{"file_path": "a.go"}, warden.Allow, ""},
 				{"idumb-low-validator", "Write", map[string]any{"file_path": "a.go", "content": "x"}, warden.Deny, warden.CodeRuleDeny},
@@ -148,7 +160,7 @@ func TestImport(t *testing.T) {
 		{
 			// Roles and denies as OpenCode settings: the per-agent tool
 			// matrix, "task: false", specific subagent denies and allows.
-			file: "opencode-seeds.json", imp: importer.OpenCode,
+			file: "opencode-seeds.json", imp: importFor("opencode"),
 			warnings: []string{`agent.plan.permission.external_directory "allow" is not carried over`,
 				`agent.idumb-planner.permission.bash["*"] "deny" is carried over as ask`,
 				`agent.idumb-plan-checker.permission.bash: OpenCode denies the idumb-plan-checker agent the bash calls these patterns do not name`},
@@ -203,7 +215,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			file: "gemini-policy.toml", imp: importer.Gemini,
+			file: "gemini-policy.toml", imp: importFor("gemini"),
 			warnings: []string{"commandRegex", "priorities"},
 			cases: []decisionCase{
 				{"run_shell_command", sh("git status"), warden.Allow},
@@ -216,7 +228,7 @@ func TestImport(t *testing.T) {
 		},
 		{
 			// Denies and allows as a Gemini CLI policy.
-			file: "gemini-seeds.toml", imp: importer.Gemini,
+			file: "gemini-seeds.toml", imp: importFor("gemini"),
 			warnings: []string{"toolAnnotations is not understood by warden", "[[safety_checker]] (line 27) is not carried over"},
 			cases: []decisionCase{
 				{"run_shell_command", sh("rm -rf build"), warden.Deny},
@@ -232,7 +244,7 @@ func TestImport(t *testing.T) {
 		},
 		{
 			// Denies and allows as Codex prefix rules.
-			file: "codex-seeds.rules", imp: importer.Codex,
+			file: "codex-seeds.rules", imp: importFor("codex"),
 			warnings: []string{"network_rule(...) at line 24 is not carried over"},
 			cases: []decisionCase{
 				{"shell", map[string]any{"command": []any{"bash", "-lc", "rm -rf build"}}, warden.Deny},
@@ -244,7 +256,7 @@ func TestImport(t *testing.T) {
 			},
 		},
 		{
-			file: "codex.rules", imp: importer.Codex,
+			file: "codex.rules", imp: importFor("codex"),
 			cases: []decisionCase{
 				{"Bash", sh("git status"), warden.Allow},
 				{"Bash", sh("git log --oneline"), warden.Allow},
@@ -264,7 +276,7 @@ func TestImport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			yaml := p.YAML()
+			yaml := p.YAML(policy.BuiltinKinds)
 			golden := src + ".golden.yaml"
 			if *update {
 				os.WriteFile(golden, yaml, 0o644)
@@ -295,13 +307,13 @@ func TestImport(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range tc.cases {
-				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Cwd: dir})
+				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Cwd: dir}, nil).Decision
 				if d.Decision != c.want {
 					t.Errorf("%s %v: %s (%s %s), want %s", c.tool, c.args, d.Decision, d.Code, d.Rule, c.want)
 				}
 			}
 			for _, c := range tc.roles {
-				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Role: c.role, Cwd: dir})
+				d := eng.Decide(warden.ToolCall{Tool: c.tool, Args: c.args, Role: c.role, Cwd: dir}, nil).Decision
 				if d.Decision != c.want || c.code != "" && d.Code != c.code {
 					t.Errorf("role %s: %s %v: %s (%s %s), want %s %s", c.role, c.tool, c.args, d.Decision, d.Code, d.Rule, c.want, c.code)
 				}
@@ -311,17 +323,15 @@ func TestImport(t *testing.T) {
 }
 
 func TestImportErrorsNameTheFile(t *testing.T) {
-	for name, imp := range map[string]func(string, []byte) (*importer.Policy, error){
-		"claude": importer.Claude, "opencode": importer.OpenCode,
-	} {
-		if _, err := imp("conf/bad.json", []byte("{nope")); err == nil || !strings.Contains(err.Error(), "conf/bad.json") {
+	for _, name := range []string{"claude", "opencode"} {
+		if _, err := importFor(name)("conf/bad.json", []byte("{nope")); err == nil || !strings.Contains(err.Error(), "conf/bad.json") {
 			t.Errorf("%s: error %v does not name the file", name, err)
 		}
 	}
-	if _, err := importer.Gemini("p.toml", []byte("[[rule]]\ndecision = \"allow\nx")); err == nil || !strings.Contains(err.Error(), "p.toml") {
+	if _, err := importFor("gemini")("p.toml", []byte("[[rule]]\ndecision = \"allow\nx")); err == nil || !strings.Contains(err.Error(), "p.toml") {
 		t.Errorf("gemini: %v", err)
 	}
-	if _, err := importer.Codex("r.rules", []byte(`prefix_rule(pattern = ["git"`)); err == nil || !strings.Contains(err.Error(), "r.rules:1") {
+	if _, err := importFor("codex")("r.rules", []byte(`prefix_rule(pattern = ["git"`)); err == nil || !strings.Contains(err.Error(), "r.rules:1") {
 		t.Errorf("codex: %v", err)
 	}
 }

@@ -141,7 +141,7 @@ type engineGate struct {
 
 func (g engineGate) Decide(_ context.Context, call warden.ToolCall) (mcpproxy.Verdict, error) {
 	call.Role, call.Cwd = g.role, g.cwd
-	return mcpproxy.Verdict{Decision: g.eng.Decide(call)}, nil
+	return mcpproxy.Verdict{Decision: g.eng.Decide(call, nil).Decision}, nil
 }
 
 func (g engineGate) Hidden(context.Context, []string) (map[string]bool, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/gate"
 	"github.com/warden-run/warden/session"
 )
 
@@ -37,6 +38,8 @@ type SessionGate struct {
 	// Cwd is what relative paths in the arguments are resolved against
 	// ("": the policy's workspace root).
 	Cwd string
+	// Agent is who sends the calls (session.Options.Agent): "" locally.
+	Agent string
 }
 
 // Decide implements Gate. An ask queues an approval (or meets a human's
@@ -49,19 +52,30 @@ func (g *SessionGate) Decide(ctx context.Context, call warden.ToolCall) (Verdict
 	}
 	ctx, cancel := context.WithTimeout(ctx, DecideTimeout)
 	defer cancel()
-	tr, err := g.tracker()
-	if err != nil {
-		return Verdict{Decision: warden.FailClosed(err)}, err
-	}
-	res, err := tr.Decide(ctx, call, session.Options{})
-	if err != nil {
-		return Verdict{Decision: warden.FailClosed(err)}, err
-	}
+	// The gate decides, fails closed and records: a policy that stopped
+	// loading, a store that failed or a decision that ran out of time is
+	// a deny on record, and a request retried under its id (CallID) gets
+	// the decision on record.
+	res, err := g.gate().Decide(ctx, call, session.Options{CallID: CallID(ctx), Agent: g.Agent})
 	v := Verdict{Decision: res.Decision}
-	if res.Decision.Decision == warden.Ask && res.Approval != nil && res.Approval.Status == warden.ApprovalPending {
+	if err == nil && res.Decision.Decision == warden.Ask && res.Approval != nil && res.Approval.Status == warden.ApprovalPending {
 		v.Approval = res.Approval.ID
 	}
-	return v, nil
+	return v, err
+}
+
+// gate is the gate of the calls: the policy as Engine (or Tracker.Engine)
+// gives it, decided by a copy of Tracker with it.
+func (g *SessionGate) gate() *gate.Gate {
+	pol := gate.Policy(gate.Fixed{Eng: g.Tracker.Engine})
+	if g.Engine != nil {
+		pol = gate.PolicyFunc(g.Engine)
+	}
+	return &gate.Gate{Policy: pol, Store: g.Tracker.Store, Tracker: func(eng session.Engine, _ session.Store) gate.Decider {
+		tr := *g.Tracker
+		tr.Engine = eng
+		return &tr
+	}}
 }
 
 // Outcome implements Outcomer: the outcome goes to the session's latest

@@ -29,7 +29,7 @@ func TestPolicyCompilesAgainWhenTheFileChanges(t *testing.T) {
 	if again, _ := p.Compiled(); again != first {
 		t.Error("an unchanged policy was compiled again")
 	}
-	if d := first.Decide(call); d.Code != warden.CodeRoleToolDenied {
+	if d := first.Decide(call, nil).Decision; d.Code != warden.CodeRoleToolDenied {
 		t.Fatalf("reader's write = %s, want ROLE_TOOL_DENIED", d.Code)
 	}
 	write(strings.Replace(testPolicy, "tools: [read, list]\n", "tools: [read, list, write]\n", 1))
@@ -37,7 +37,7 @@ func TestPolicyCompilesAgainWhenTheFileChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := second.Decide(call); d.Decision != warden.Allow {
+	if d := second.Decide(call, nil).Decision; d.Decision != warden.Allow {
 		t.Errorf("after the edit, reader's write in docs/ = %s %s, want allow", d.Decision, d.Code)
 	}
 	write("version: 1\nrules: [\n")
@@ -75,7 +75,7 @@ func TestPolicyEditWithTheSameStampIsSeen(t *testing.T) {
 	write(file, testPolicy, tick)
 	if eng, err := p.Compiled(); err != nil {
 		t.Fatal(err)
-	} else if d := eng.Decide(call); d.Decision == warden.Deny {
+	} else if d := eng.Decide(call, nil).Decision; d.Decision == warden.Deny {
 		t.Fatalf("reader's listing = %s %s, want it not denied", d.Decision, d.Code)
 	}
 	write(file, strings.Replace(testPolicy, readers, writers, 1), tick)
@@ -83,7 +83,7 @@ func TestPolicyEditWithTheSameStampIsSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := eng.Decide(call); d.Code != warden.CodeRoleToolDenied {
+	if d := eng.Decide(call, nil).Decision; d.Code != warden.CodeRoleToolDenied {
 		t.Errorf("after an edit with the same size and modification time, reader's listing = %s %s, want ROLE_TOOL_DENIED", d.Decision, d.Code)
 	}
 

@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -169,6 +170,8 @@ type run struct {
 	// the upstream cannot send a request of its own under one of them and
 	// have the client's answer to it taken for the user's.
 	idPrefix string
+	// callPrefix starts the call ids of this run's tools/calls (CallID).
+	callPrefix string
 	// asking are the calls put to the user.
 	asking sync.WaitGroup
 	// recording, when set, is closed once the outcome of the call last
@@ -206,7 +209,7 @@ func (p *Proxy) Run(ctx context.Context, client, upstream mcp.Connection) error 
 	rand.Read(nonce[:])
 	r := &run{p: p, client: client, upstream: upstream, inflight: map[string]pending{}, busy: map[string]bool{},
 		waiters: map[string]chan *jsonrpc.Response{}, idPrefix: "warden-" + hex.EncodeToString(nonce[:]) + "-",
-		late: map[string]bool{}, progress: map[string]string{}}
+		late: map[string]bool{}, progress: map[string]string{}, callPrefix: "mcp-" + hex.EncodeToString(nonce[:]) + "-"}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.cancel = cancel
@@ -332,7 +335,7 @@ func (r *run) fromClient(ctx context.Context) error {
 			r.initID, r.clientElicits = idKey(req.ID), e != "" && e != "null"
 			r.mu.Unlock()
 		case "tools/call":
-			v, stop := r.decide(ctx, req)
+			v, stop := r.decide(ctx, req, "")
 			if !stop {
 				r.send(ctx, req, v.Decision.Warnings)
 				continue
@@ -411,7 +414,7 @@ func (r *run) askUser(ctx context.Context, a Answerer, req *jsonrpc.Request, v V
 		r.reply(ctx, req.ID, toolError(v.Decision), nil)
 		return
 	}
-	v, stop := r.decide(ctx, req)
+	v, stop := r.decide(ctx, req, "answered")
 	if stop {
 		r.reply(ctx, req.ID, toolError(v.Decision), nil)
 		return
@@ -512,8 +515,10 @@ func (r *run) forward(ctx context.Context, msg jsonrpc.Message) {
 }
 
 // decide decides a tools/call; stop reports that it must not go upstream,
-// and d is then the decision to answer with.
-func (r *run) decide(ctx context.Context, req *jsonrpc.Request) (v Verdict, stop bool) {
+// and d is then the decision to answer with. again names a second
+// decision of the same request (after the user's answer), which gets a
+// call id of its own.
+func (r *run) decide(ctx context.Context, req *jsonrpc.Request, again string) (v Verdict, stop bool) {
 	// The outcome of the call answered last goes into this decision.
 	r.mu.Lock()
 	recording := r.recording
@@ -547,6 +552,8 @@ func (r *run) decide(ctx context.Context, req *jsonrpc.Request) (v Verdict, stop
 				"Pass the tool's arguments as a JSON object.")}, true
 		}
 	}
+	sum := sha256.Sum256([]byte(idKey(req.ID) + "\x00" + again))
+	ctx = withCallID(ctx, r.callPrefix+hex.EncodeToString(sum[:8]))
 	v, err := r.p.Gate.Decide(ctx, warden.ToolCall{Tool: r.p.ToolName(params.Name), Args: args})
 	if err != nil {
 		r.logf("decide %s: %v", params.Name, err)

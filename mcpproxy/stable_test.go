@@ -23,7 +23,7 @@ func TestPolicyWaitsForAWholeFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := eng.Decide(warden.ToolCall{Tool: "mcp__files__delete", Args: map[string]any{"name": "x"}}); d.Decision != warden.Deny {
+	if d := eng.Decide(warden.ToolCall{Tool: "mcp__files__delete", Args: map[string]any{"name": "x"}}, nil).Decision; d.Decision != warden.Deny {
 		t.Errorf("a delete decided while the policy was written: %s %s, want deny by no-delete", d.Decision, d.Code)
 	}
 }

@@ -10,6 +10,9 @@
 // first in the host's session (where the session layer selects the intent,
 // see session.SelectsIntent); run without hooks, the server's own session
 // keeps the intent.
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// `warden mcp serve` and changes with it in any release.
 package mcpserve
 
 import (

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/host"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -162,7 +163,7 @@ func (d *decoder) warnAt(p Pos, field, format string, args ...any) {
 }
 
 // knownHosts are the host names warden's adapters put in tool calls.
-var knownHosts = []string{"claude", "codex", "gemini", "opencode"}
+var knownHosts = host.Names()
 
 // modelErrors decodes `model_errors`: a format, or {format, hosts}.
 func (d *decoder) modelErrors(p *Policy, n *yaml.Node) {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -494,7 +495,7 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	p.Default = Default{Safe: warden.Allow, Destructive: warden.Ask}
 	p.Workspace = Workspace{Root: p.Dir, Outside: warden.Deny}
 	p.State = State{AnchorsMax: 20, AnchorDemoteAfter: 48 * time.Hour, HistoryMax: 50, SessionMaxAge: 7 * 24 * time.Hour}
-	p.Approvals = Approvals{Timeout: 5 * time.Minute, Expires: DefaultApprovalExpiry}
+	p.Approvals = Approvals{Timeout: 5 * time.Minute, Expires: DefaultApprovalExpiry, Notify: Notify{Desktop: true}}
 	p.Tools = map[string]string{}
 	p.Roles = map[string]*Role{}
 
@@ -605,7 +606,7 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 		}
 	}
 	if f, ok := m["approvals"]; ok {
-		am := d.mapping(f.val, "approvals", "timeout", "expires")
+		am := d.mapping(f.val, "approvals", "timeout", "expires", "notify")
 		if v, ok := am["timeout"]; ok {
 			p.Approvals.Timeout, _ = d.duration(v.val, "approvals.timeout")
 		}
@@ -617,6 +618,9 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 					p.Approvals.Expires = e
 				}
 			}
+		}
+		if v, ok := am["notify"]; ok {
+			d.notify(p, v.val)
 		}
 	}
 	if f, ok := m["tests"]; ok {
@@ -633,6 +637,10 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	}
 	if f, ok := m["sandbox"]; ok {
 		d.sandbox(p, f.val)
+	}
+	if p.Default.Confined != "" && !p.Sandbox.Confine() {
+		d.findings = append(d.findings, Finding{Pos: p.Default.Pos, Severity: SevWarning, Field: "default.confined",
+			Message: "default.confined applies only to commands that run confined; without sandbox.shell: on (or required) those commands take default.destructive"})
 	}
 	// Role names that differ only in case or white space: a call naming
 	// one of them is easily taken for the other.
@@ -703,7 +711,12 @@ func (d *decoder) defaults(p *Policy, n *yaml.Node) {
 		}
 		return
 	}
-	m := d.mapping(n, "default", "safe", "destructive")
+	m := d.mapping(n, "default", "safe", "destructive", "confined")
+	if f, ok := m["confined"]; ok {
+		if e, ok := d.effect(f.val, "default.confined", "allow", "ask", "deny"); ok {
+			p.Default.Confined = e
+		}
+	}
 	if f, ok := m["safe"]; ok {
 		if e, ok := d.effect(f.val, "default.safe", "allow", "ask", "deny"); ok {
 			p.Default.Safe = e
@@ -1359,4 +1372,46 @@ func LoadCases(path string) ([]*Case, []Finding, error) {
 		return d.cases(f.val, "tests"), d.findings, nil
 	}
 	return d.cases(root, ""), d.findings, nil
+}
+
+// envName is the NAME of an env:NAME value.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// notify decodes approvals.notify: {webhook, desktop, page}.
+func (d *decoder) notify(p *Policy, n *yaml.Node) {
+	m := d.mapping(n, "approvals.notify", "webhook", "desktop", "page")
+	if v, ok := m["webhook"]; ok {
+		if s, ok := d.str(v.val, "approvals.notify.webhook"); ok {
+			if name, isEnv := strings.CutPrefix(s, "env:"); isEnv {
+				if !envName.MatchString(name) {
+					d.err(v.val, "approvals.notify.webhook", "env:%s is not a variable name (letters, digits and _)", name)
+				}
+			} else if !httpURL(s) {
+				// The value may be a secret: the error does not repeat it.
+				d.err(v.val, "approvals.notify.webhook", "want an http(s) URL, or env:NAME for the URL in the variable NAME")
+			} else {
+				d.warn(v.val, "approvals.notify.webhook", "a webhook's address is a secret: keep it out of the policy file with env:NAME")
+			}
+			p.Approvals.Notify.Webhook = s
+		}
+	}
+	if v, ok := m["desktop"]; ok {
+		if b, ok := d.boolean(v.val, "approvals.notify.desktop"); ok {
+			p.Approvals.Notify.Desktop = b
+		}
+	}
+	if v, ok := m["page"]; ok {
+		if s, ok := d.str(v.val, "approvals.notify.page"); ok {
+			if !httpURL(s) {
+				d.err(v.val, "approvals.notify.page", "want the approvals page's http(s) address, such as http://127.0.0.1:7878/")
+			}
+			p.Approvals.Notify.Page = s
+		}
+	}
+}
+
+// httpURL reports whether s is an absolute http or https URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

@@ -5,6 +5,8 @@ package policy
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -91,7 +93,13 @@ type Compiled struct {
 type Default struct {
 	Safe        warden.Effect
 	Destructive warden.Effect
-	Pos         Pos
+	// Confined is the decision for a shell command warden cannot fully
+	// judge (no rule covers it, or its effects cannot be read from the
+	// line) when it runs confined: sandbox.shell on or required. Empty:
+	// such a command takes Destructive (docs/policy.md, "Unknown but
+	// confined").
+	Confined warden.Effect
+	Pos      Pos
 }
 
 // Workspace is the folder agents work in.
@@ -215,6 +223,38 @@ type Approvals struct {
 	// identical call only within it after it was given. Default
 	// DefaultApprovalExpiry.
 	Expires time.Duration
+	// Notify is who is told that an approval waits (approvals.notify).
+	Notify Notify
+}
+
+// Notify says where warden tells people that an approval waits
+// (approvals.notify; docs/policy.md).
+type Notify struct {
+	// Webhook is an http(s) URL, or env:NAME for the URL in the variable
+	// NAME (a webhook's address is a secret: keep it out of the policy
+	// file). "" posts nothing.
+	Webhook string
+	// Desktop shows a desktop notification where one is available;
+	// default true.
+	Desktop bool
+	// Page is the approvals page's address for the notices' link
+	// (warden serve's, http(s)); "" links none.
+	Page string
+}
+
+// WebhookURL is the webhook's address: Webhook, or the value of its env:
+// variable. An env: variable that is unset or empty is an error that names
+// it.
+func (n Notify) WebhookURL() (string, error) {
+	name, ok := strings.CutPrefix(n.Webhook, "env:")
+	if !ok {
+		return n.Webhook, nil
+	}
+	v := os.Getenv(name)
+	if v == "" {
+		return "", fmt.Errorf("approvals.notify.webhook: the variable %s is not set", name)
+	}
+	return v, nil
 }
 
 // DefaultApprovalExpiry is the lifetime of an approval when the policy

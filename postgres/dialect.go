@@ -18,7 +18,37 @@ import (
 	"github.com/warden-run/warden/internal/sqlstore"
 )
 
-// Store is the SQL store on PostgreSQL.
+// Store is warden's store on PostgreSQL: a warden.Store, and so the session
+// layer's session.Store, and a warden.Spooler. It is safe for concurrent
+// use by goroutines and by processes sharing the database. It is the SQL
+// store both databases share (internal/sqlstore) under this package's
+// name; its methods are those of the interfaces it implements, documented
+// there, and storetest.Run checks them:
+//
+//   - Session, UpdateSession, Sessions, ArchiveSessions
+//     (warden.SessionStore); AddGrant, Grants, UseGrant, RevokeGrant
+//     (warden.GrantStore); CreateApproval, Approval, Approvals,
+//     ResolveApproval, ConsumeApproval, PurgeApprovals
+//     (warden.ApprovalStore); AppendAudit, Audit, Recent, SetOutcome,
+//     PurgeAudit (warden.AuditLog); State, SetPhase, AddAnchor,
+//     DemoteAnchor, RemoveAnchor, AddHistory, ArchiveHistory
+//     (warden.StateStore); SetHalt, Halted, AgentHalted, Halts,
+//     ClearHalt, ClearAgentHalt (warden.HaltStore); Report, Reports,
+//     UpdateReport (warden.ReportStore);
+//   - WriteDecision (warden.DecisionWriter): one decision's session,
+//     history entry, grant uses and audit record in one transaction, the
+//     session's update and the record's insert in one statement;
+//     concurrent decisions share a transaction and a few round trips
+//     (group commit);
+//   - HaltAndGrants (warden.DecisionReader): the halt in force and the
+//     grants a decision needs, in one read;
+//   - Spool (warden.Spooler), SetSpool, SpoolFile, ImportSpool: an audit
+//     record the database cannot take now waits in a spool file, synced,
+//     and joins the audit trail when it answers again;
+//   - Now and the Clock field: the one clock of a decision (tests replace
+//     Clock to travel in time);
+//   - LimitConns bounds the open connections; DB is the database handle,
+//     for tests and tools; Close closes the store.
 type Store = sqlstore.Store
 
 var dialect = sqlstore.Dialect{

@@ -21,4 +21,8 @@
 // The gate never loops: the retry counter lives in the store and is
 // counted up before a turn is held open, and any failure (policy, store,
 // transcript) lets the turn end.
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// the hook handler and warden's commands and changes with them in any
+// release; a Go program checks a final report with package report.
 package reportgate

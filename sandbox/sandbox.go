@@ -13,6 +13,9 @@
 //
 // Use FromPolicy to derive a Spec, Spec.Command to build the command, or
 // Spec.Run to run one with signals forwarded and the exit code returned.
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// `warden sandbox` and changes with it in any release.
 package sandbox
 
 import (

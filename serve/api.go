@@ -17,12 +17,14 @@ import (
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
-	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/remote"
 	"github.com/warden-run/warden/serve/web"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/wire"
 	"github.com/warden-run/warden/workspace"
 )
 
@@ -64,6 +66,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/state", person(s.state))
 	mux.HandleFunc("POST /v1/policy/lint", person(s.lint))
 	mux.HandleFunc("POST /v1/policy/explain", person(s.explain))
+	mux.HandleFunc("POST /v1/policy/replay", person(s.replayAudit))
 
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.auth(s.logout))
@@ -118,12 +121,32 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 // bodyTimedOut reports whether a body read failed on its deadline.
 func bodyTimedOut(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
 
-// httpError answers an error as JSON: {"error": message}.
+// httpError answers an error as JSON: {"error": message, "code": CODE}
+// (wire.ErrorBody), with the code the status means (statusCode).
 func httpError(w http.ResponseWriter, status int, msg string) {
+	httpErrorCode(w, status, statusCode(status), msg)
+}
+
+// httpErrorCode is httpError with a code of the caller's.
+func httpErrorCode(w http.ResponseWriter, status int, code warden.Code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	json.NewEncoder(w).Encode(wire.ErrorBody{Error: msg, Code: string(code)})
+}
+
+// statusCode is the code of an error answered with an HTTP status: what
+// a client that fails closed on it says (warden.FailClosed).
+func statusCode(status int) warden.Code {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return warden.CodeBadInput
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return warden.CodeRefused
+	case http.StatusNotFound, http.StatusConflict:
+		return ""
+	}
+	return warden.CodeUnavailable
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -192,7 +215,7 @@ func (s *Server) storeStatus(w http.ResponseWriter, err error) {
 		httpError(w, http.StatusConflict, err.Error())
 	default:
 		s.storeError(err)
-		httpError(w, http.StatusInternalServerError, err.Error())
+		httpErrorCode(w, http.StatusInternalServerError, warden.CodeStoreUnavailable, err.Error())
 	}
 }
 
@@ -229,44 +252,20 @@ func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, out)
 }
 
-// DecideRequest is the body of POST /v1/decide.
-type DecideRequest struct {
-	Call json.RawMessage `json:"call"`
-	// Wait is how long to wait for a human's answer to an ask (a Go
-	// duration: "30s"; empty: do not wait, the ask names the approval).
-	Wait string `json:"wait,omitempty"`
-	// HostPrompts: the caller asks its user itself; an ask is returned as
-	// it is and no approval is queued.
-	HostPrompts bool `json:"host_prompts,omitempty"`
-	// CallID makes a retried call get the decision on record: the same
-	// call (tool and arguments) from the same agent token in the same
-	// session. Any other call with an id on record is denied (BAD_INPUT,
-	// "call id ... was given already for another call") and that refusal
-	// is recorded; it is never given the recorded call's answer.
-	CallID string `json:"call_id,omitempty"`
-}
+// DecideRequest is the body of POST /v1/decide (wire.DecideRequest).
+type DecideRequest = wire.DecideRequest
 
-// DecideResponse is the answer of POST /v1/decide.
-type DecideResponse struct {
-	Decision warden.Decision  `json:"decision"`
-	Approval *warden.Approval `json:"approval,omitempty"`
-	AuditID  int64            `json:"audit_id,omitempty"`
-	Replayed bool             `json:"replayed,omitempty"`
-	// Error says why the decision is a failure deny.
-	Error string `json:"error,omitempty"`
-	// Nonce echoes the request's nonce (header X-Warden-Nonce, see
-	// hookd.NonceHeader): a client takes only the answer to its own
-	// request.
-	Nonce string `json:"nonce,omitempty"`
-}
+// DecideResponse is the answer of POST /v1/decide (remote.DecideResponse,
+// which warden's Go client for the service reads).
+type DecideResponse = remote.DecideResponse
 
-// requestNonce is the nonce a request carries (hookd.NonceHeader), to
+// requestNonce is the nonce a request carries (wire.NonceHeader), to
 // echo in its answer; "" for a client that sends none. A malformed one is
 // answered 400 here, and reports false.
 func requestNonce(w http.ResponseWriter, r *http.Request) (string, bool) {
-	n := r.Header.Get(hookd.NonceHeader)
-	if n != "" && !hookd.ValidNonce(n) {
-		httpError(w, http.StatusBadRequest, hookd.NonceHeader+": want 1 to 128 letters, digits, '-', '_' or '.'")
+	n := r.Header.Get(wire.NonceHeader)
+	if n != "" && !wire.ValidNonce(n) {
+		httpError(w, http.StatusBadRequest, wire.NonceHeader+": want 1 to 128 letters, digits, '-', '_' or '.'")
 		return "", false
 	}
 	return n, true
@@ -296,51 +295,22 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if call.Host == "" {
 		call.Host = "http"
 	}
-	var resp DecideResponse
-	eng, err := s.engine()
+	// The gate decides, fails closed and records: a policy that does not
+	// load, a store that failed, a caller that left or a service that
+	// stops while the call waited each give a deny on record (in the
+	// call's session only when it is the agent's).
+	// The halts and grants the call reads may be the ones an earlier call
+	// read, checked where its decision is recorded (sqlstore.CachedReads).
+	res, err := s.gate.Decide(sqlstore.CachedReads(r.Context()), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r), Agent: who(r.Context()).Name})
+	resp := DecideResponse{Decision: res.Decision, Approval: res.Approval, AuditID: res.Audit.ID, Replayed: res.Replayed}
 	if err != nil {
-		// No policy: the call is denied and recorded as such (in its
-		// session only when the session is the agent's).
-		d := warden.FailClosed(err)
-		fcall := call
-		if fcall.Session != "" {
-			if sess, serr := s.store.Session(r.Context(), fcall.Session); serr != nil || sess.Agent != who(r.Context()).Name {
-				fcall.Session = ""
-			}
-		}
-		res, rerr := session.RecordFailure(r.Context(), s.store, fcall, session.Options{CallID: req.CallID, Agent: who(r.Context()).Name}, d)
-		if rerr != nil {
-			s.storeError(rerr)
-		}
-		resp.Decision, resp.AuditID, resp.Error = res.Decision, res.Audit.ID, err.Error()
-		if resp.Decision.Decision == "" {
-			resp.Decision = d
-		}
-	} else {
-		// The halts and grants this call reads may be the ones an
-		// earlier call read, checked where its decision is recorded
-		// (sqlstore.CachedReads).
-		res, err := session.New(eng, s.store).Decide(sqlstore.CachedReads(r.Context()), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r), Agent: who(r.Context()).Name})
-		if err != nil && r.Context().Err() != nil {
-			// The service is stopping (or the caller left) while the call
-			// waited: the deny is recorded with a context of its own.
-			err = warden.Errorf(warden.CodeTimeout, "warden serve stopped before the call was decided (%v); retry the call", context.Cause(r.Context()))
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			res, _ = session.RecordFailure(ctx, s.store, call, session.Options{CallID: req.CallID, Agent: who(r.Context()).Name}, warden.FailClosed(err))
-			cancel()
-		} else if err != nil {
+		if warden.ErrorCode(err) == warden.CodeStoreUnavailable {
 			s.storeError(err)
 		}
-		resp.Decision, resp.Approval, resp.AuditID, resp.Replayed = res.Decision, res.Approval, res.Audit.ID, res.Replayed
-		if err != nil {
-			resp.Error = err.Error()
-			if resp.Decision.Decision != warden.Deny {
-				resp.Decision = warden.FailClosed(err)
-			}
-		}
-		if res.Approval != nil && res.Approval.Status == warden.ApprovalPending {
-			s.changed("approvals")
-		}
+		resp.Error = err.Error()
+	}
+	if res.Approval != nil && res.Approval.Status == warden.ApprovalPending {
+		s.changed("approvals")
 	}
 	resp.Nonce = nonce
 	writeJSON(w, resp)
@@ -356,21 +326,21 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req hookd.Request
+	var req wire.HookRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
-	if req.Op != hookd.OpHook || len(req.Args) == 0 {
+	if req.Op != wire.OpHook || len(req.Args) == 0 {
 		httpError(w, http.StatusBadRequest, `request body is not a hook event: want {"op":"hook","args":["HOST",...],"stdin":...}`)
 		return
 	}
-	resp := hookd.Response{V: hookd.Version}
-	h, ok := hook.Lookup(req.Args[0])
+	resp := wire.HookResponse{V: wire.Version}
+	h, ok := host.Lookup(req.Args[0])
 	var f hook.Flags
 	event := hook.EventName(req.Stdin)
 	switch {
 	case !ok:
-		resp = reply(handler.Fatal(hook.Claude, event, fmt.Errorf("warden serve: unknown host %q (want %s)", req.Args[0], hook.Want())))
+		resp = reply(handler.Fatal(host.Default, event, fmt.Errorf("warden serve: unknown host %q (want %s)", req.Args[0], host.Want())))
 	case f.FlagSet(io.Discard).Parse(req.Args[1:]) != nil:
 		resp = reply(handler.Fatal(h, event, fmt.Errorf("warden serve: bad hook command line %q", req.Args[1:])))
 	case f.Wait > MaxWait:
@@ -444,8 +414,8 @@ func (s *Server) hidden(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, HiddenResponse{Hidden: out, Nonce: nonce})
 }
 
-func reply(r handler.Reply) hookd.Response {
-	return hookd.Response{V: hookd.Version, Code: r.Code, Stdout: r.Stdout, Stderr: []byte(r.Stderr)}
+func reply(r handler.Reply) wire.HookResponse {
+	return wire.HookResponse{V: wire.Version, Code: r.Code, Stdout: r.Stdout, Stderr: []byte(r.Stderr)}
 }
 
 // withExpiry fills in when each approval's lifetime ends.

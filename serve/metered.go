@@ -16,19 +16,8 @@ type metered struct {
 	m *metrics
 }
 
-// meteredWriter is metered for a store that writes a decision in one
-// transaction (warden.DecisionWriter), which the session layer then uses.
-type meteredWriter struct {
-	metered
-	w warden.DecisionWriter
-}
-
 func meter(st warden.Store, m *metrics) warden.Store {
-	base := metered{Store: st, m: m}
-	if w, ok := st.(warden.DecisionWriter); ok {
-		return &meteredWriter{metered: base, w: w}
-	}
-	return &base
+	return &metered{Store: st, m: m}
 }
 
 func (s *metered) record(r warden.AuditRecord, err error) {
@@ -45,14 +34,18 @@ func (s *metered) record(r warden.AuditRecord, err error) {
 	s.m.decided(d, r.Latency.Seconds())
 }
 
+// AppendAudit counts a decision recorded on its own (a call outside a
+// session, an ask, a failure).
 func (s *metered) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
 	r, err := s.Store.AppendAudit(ctx, r)
 	s.record(r, err)
 	return r, err
 }
 
-func (s *meteredWriter) WriteDecision(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
-	sess, r, err := s.w.WriteDecision(ctx, id, fn)
+// WriteDecision counts the decision the session layer writes with its
+// session (warden.DecisionWriter).
+func (s *metered) WriteDecision(ctx context.Context, id string, fn func(*warden.Session, bool) (*warden.DecisionRecord, error)) (warden.Session, warden.AuditRecord, error) {
+	sess, r, err := s.Store.WriteDecision(ctx, id, fn)
 	s.record(r, err)
 	return sess, r, err
 }
@@ -67,13 +60,11 @@ func (s *metered) Spool(r warden.AuditRecord) error {
 	return sp.Spool(r)
 }
 
-// HaltAndGrants passes the store's one-query read on (warden.DecisionReader).
-func (s *metered) HaltAndGrants(ctx context.Context, id, agent string) (warden.Halt, bool, []warden.Grant, error) {
-	return session.HaltAndGrants(ctx, s.Store, id, agent)
-}
-
 // Close closes the store itself.
 func (s *metered) Close() error { return s.Store.Close() }
 
 // Interface guards.
-var _ warden.Spooler = (*metered)(nil)
+var (
+	_ warden.Spooler = (*metered)(nil)
+	_ session.Store  = (*metered)(nil)
+)

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/serve"
+	"github.com/warden-run/warden/remote"
+	"github.com/warden-run/warden/wire"
 )
 
 // TestServiceEchoesNonce: the service echoes the nonce of each request to
@@ -37,7 +37,7 @@ func TestServiceEchoesNonce(t *testing.T) {
 		req, _ := http.NewRequest("POST", v.url+path, strings.NewReader(bodies[path]))
 		req.Header.Set("Authorization", "Bearer "+v.agent)
 		if nonce != "" {
-			req.Header.Set(hookd.NonceHeader, nonce)
+			req.Header.Set(wire.NonceHeader, nonce)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -49,14 +49,14 @@ func TestServiceEchoesNonce(t *testing.T) {
 		return resp.StatusCode, m
 	}
 	for path := range bodies {
-		n := hookd.NewNonce()
+		n := wire.NewNonce()
 		if code, m := post(path, n); code != 200 || m["nonce"] != n {
 			t.Errorf("%s with nonce %s: %d, echoed %v (%v)", path, n, code, m["nonce"], m)
 		}
 		if code, m := post(path, ""); code != 200 || m["nonce"] != nil {
 			t.Errorf("%s without a nonce (an older client): %d %v", path, code, m)
 		}
-		if code, m := post(path, strings.Repeat("x", 200)); code != 400 || !strings.Contains(fmt.Sprint(m["error"]), hookd.NonceHeader) {
+		if code, m := post(path, strings.Repeat("x", 200)); code != 400 || !strings.Contains(fmt.Sprint(m["error"]), wire.NonceHeader) {
 			t.Errorf("%s with a malformed nonce: %d %v", path, code, m)
 		}
 	}
@@ -76,7 +76,7 @@ func misroute(t *testing.T, service, mode string) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch mode {
 		case "strip":
-			r.Header.Del(hookd.NonceHeader)
+			r.Header.Del(wire.NonceHeader)
 			rp.ServeHTTP(w, r)
 		case "replay":
 			mu.Lock()
@@ -99,7 +99,7 @@ func misroute(t *testing.T, service, mode string) string {
 }
 
 // TestClientRefusesAnswerForAnotherCall: the Go client of the service
-// (serve.Client, and the gate of `warden mcp proxy --serve`) used to take
+// (remote.Client, and the gate of `warden mcp proxy --serve`) used to take
 // any 200 answer: an allow a cache kept from an earlier call allowed
 // rm -rf. It now takes only the answer that echoes its request's nonce.
 func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
@@ -109,7 +109,7 @@ func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
 	rm := warden.ToolCall{Tool: "Bash", Args: map[string]any{"command": "rm -rf x"}, Session: "m1"}
 
 	// Straight to the service: its answers are taken.
-	c := &serve.Client{URL: v.url, Token: v.agent}
+	c := &remote.Client{URL: v.url, Token: v.agent}
 	if r, err := c.Decide(ctx, echo, 0); err != nil || r.Decision.Decision != warden.Allow {
 		t.Fatalf("echo hi, straight: %+v %v", r, err)
 	}
@@ -119,7 +119,7 @@ func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
 
 	// Through a cache that replays the first answer: the allow of echo hi
 	// is not taken for rm -rf.
-	c = &serve.Client{URL: misroute(t, v.url, "replay"), Token: v.agent}
+	c = &remote.Client{URL: misroute(t, v.url, "replay"), Token: v.agent}
 	if r, err := c.Decide(ctx, echo, 0); err != nil || r.Decision.Decision != warden.Allow {
 		t.Fatalf("echo hi, first through the cache: %+v %v", r, err)
 	}
@@ -127,7 +127,7 @@ func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
 	if err == nil || r.Decision.Decision != warden.Deny || r.Decision.Code != warden.CodeUnavailable || !strings.Contains(r.Decision.Reason, "meant for another request") {
 		t.Fatalf("rm -rf answered by the cached allow: %+v %v", r, err)
 	}
-	gate := &serve.MCPGate{Client: c, Session: "m1"}
+	gate := &remote.MCPGate{Client: c, Session: "m1"}
 	if vd, err := gate.Decide(ctx, rm); err == nil || vd.Decision.Decision != warden.Deny {
 		t.Fatalf("mcp proxy gate, rm -rf answered by the cached allow: %+v %v", vd, err)
 	}
@@ -140,7 +140,7 @@ func TestClientRefusesAnswerForAnotherCall(t *testing.T) {
 
 	// A service that does not echo (older than this client): refused, as
 	// too old, never taken.
-	c = &serve.Client{URL: misroute(t, v.url, "strip"), Token: v.agent}
+	c = &remote.Client{URL: misroute(t, v.url, "strip"), Token: v.agent}
 	r, err = c.Decide(ctx, echo, 0)
 	if err == nil || r.Decision.Decision != warden.Deny || r.Decision.Code != warden.CodeRefused || !strings.Contains(r.Decision.Reason, "too old") {
 		t.Fatalf("a service that does not echo: %+v %v", r, err)

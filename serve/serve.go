@@ -7,16 +7,18 @@
 // database behaves as one: approvals, grants, halts and the audit trail
 // live in the store, and each replica watches it for changes.
 //
-// The service decides with one policy file, loaded the way the hooks load
-// it (whole files only, policy.ReadStable) and loaded again when it
-// changes; a policy that stops loading fails closed: every call is denied
-// with the reason until it is fixed. Shutdown finishes every decision
+// The service decides with one policy file through package gate, as every
+// front end does: loaded the way the hooks load it (whole files only,
+// policy.ReadStable) and loaded again when it changes (gate.Source); a
+// policy that stops loading fails closed: every call is denied with the
+// reason, and recorded, until it is fixed. Shutdown finishes every decision
 // under way, so that no acknowledged decision is lost.
 //
 // # Endpoints
 //
 // Bodies are JSON (unknown fields refused, at most Config.MaxBody bytes,
-// arriving within Config.BodyTimeout); errors are {"error": "..."} with
+// arriving within Config.BodyTimeout); errors are {"error": "...",
+// "code": "..."} (wire.ErrorBody: the code a client fails closed with) with
 // 400 (bad body, a session id with white space at an end or a control
 // character), 401 (no, unknown or expired token: the body says which),
 // 403 (wrong kind of token, cross-site request, missing CSRF token), 404,
@@ -86,9 +88,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/engine"
-	"github.com/warden-run/warden/internal/hookd/server"
-	"github.com/warden-run/warden/policy"
-	"github.com/warden-run/warden/workspace"
+	"github.com/warden-run/warden/gate"
 )
 
 // MaxBody bounds a request body (the default of Config.MaxBody): a tool
@@ -156,15 +156,10 @@ type Server struct {
 	// notifyDB tells the other replicas on PostgreSQL about changes.
 	notifyDB *sql.DB
 
-	// ws is the view of the workspace the engines read, kept across
-	// decisions and checked (Refresh) before each.
-	ws *workspace.View
-
-	mu     sync.Mutex
-	eng    *engine.Engine
-	stamp  fileStamp // of the policy file the engine was compiled from
-	isum   [32]byte  // of the intents file compiled in
-	engErr error     // the policy as it is now does not load
+	// src is the policy, compiled again as package gate's one reload
+	// rule says; gate decides every agent's call with it.
+	src  *gate.Source
+	gate *gate.Gate
 
 	base   context.Context // cancelled when shutdown's grace ends
 	cancel context.CancelFunc
@@ -172,12 +167,6 @@ type Server struct {
 
 	flightMu sync.Mutex
 	inflight map[string]int // requests under way, by token hash
-}
-
-type fileStamp struct {
-	size  int64
-	mtime time.Time
-	ino   os.FileInfo
 }
 
 // New opens the store and loads the policy. A policy that does not load is
@@ -217,20 +206,25 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Tokens == "" {
 		cfg.Tokens = DefaultTokensFile(file)
 	}
-	s := &Server{cfg: cfg, file: file, tokens: OpenTokens(cfg.Tokens), log: cfg.Log, hub: newHub(), m: newMetrics(), ws: workspace.New(),
+	s := &Server{cfg: cfg, file: file, tokens: OpenTokens(cfg.Tokens), log: cfg.Log, hub: newHub(), m: newMetrics(),
 		closed: make(chan struct{}), inflight: map[string]int{}}
 	s.secret = make([]byte, 32)
 	if _, err := rand.Read(s.secret); err != nil {
 		return nil, err
 	}
+	if s.src, err = gate.NewSource(file); err != nil {
+		return nil, err
+	}
 	if _, err := s.engine(); err != nil {
 		return nil, err
 	}
+	s.src.Logf = s.log.Printf
 	st, err := client.OpenStore(ctx, file, cfg.Store)
 	if err != nil {
 		return nil, fmt.Errorf("open the store: %w", err)
 	}
 	s.store = meter(st, s.m)
+	s.gate = &gate.Gate{Policy: s.src, Store: s.store}
 	if isPostgres(cfg.Store) {
 		if s.notifyDB, err = openNotify(cfg.Store); err != nil {
 			st.Close()
@@ -256,53 +250,11 @@ func (s *Server) StoreName() string {
 // Tokens is the service's tokens file.
 func (s *Server) Tokens() *Tokens { return s.tokens }
 
-// engine returns the compiled policy, compiling it again when the policy
-// file or its intents file changed, with its view of the workspace checked
-// (what changed on disk since the last call is read again). A policy that no longer loads is an
-// error (the call is denied with it), never the last good one: the file
-// on disk is the policy a person reads and means.
-func (s *Server) engine() (*engine.Engine, error) {
-	fi, err := os.Stat(s.file)
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", s.file, err)
-	}
-	s.mu.Lock()
-	eng, st, isum, lastErr := s.eng, s.stamp, s.isum, s.engErr
-	s.mu.Unlock()
-	same := st.ino != nil && os.SameFile(fi, st.ino) && fi.Size() == st.size && fi.ModTime().Equal(st.mtime)
-	s.ws.Refresh()
-	if same && lastErr == nil && eng != nil && server.IntentsSum(eng.Policy()) == isum && !eng.Policy().Report.Stale() {
-		return eng, nil
-	}
-	if same && lastErr != nil {
-		return nil, lastErr
-	}
-	data, err := policy.ReadStable(s.file)
-	if err == nil {
-		var pol *policy.Policy
-		if pol, err = policy.LoadBytes(s.file, data); err == nil {
-			isum = server.IntentsSum(pol)
-			if eng, err = engine.Compile(pol, s.ws); err != nil {
-				err = fmt.Errorf("compile policy %s: %w", s.file, err)
-			}
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stamp = fileStamp{size: fi.Size(), mtime: fi.ModTime(), ino: fi}
-	if err != nil {
-		if s.engErr == nil {
-			s.log.Printf("the policy does not load: every call is denied until it does: %v", err)
-		}
-		s.engErr, s.eng = err, nil
-		return nil, err
-	}
-	if s.eng != nil || s.engErr != nil {
-		s.log.Printf("policy %s loaded again", s.file)
-	}
-	s.eng, s.isum, s.engErr = eng, isum, nil
-	return eng, nil
-}
+// engine returns the compiled policy as the policy file is now (package
+// gate's one reload rule). A policy that no longer loads is an error (the
+// call is denied with it), never the last good one: the file on disk is
+// the policy a person reads and means.
+func (s *Server) engine() (*engine.Engine, error) { return s.src.Engine() }
 
 // pageURL is the address of the approvals page for the model's
 // instructions: Config.URL, else the scheme and host the request came to

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/warden-run/warden/internal/cfgfile"
 	"github.com/warden-run/warden/policy"
 )
 
@@ -253,25 +254,5 @@ func (t *Tokens) write(list []Token) error {
 	if err := os.MkdirAll(filepath.Dir(t.file), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(t.file), ".serve-tokens-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), t.file)
+	return cfgfile.WriteAtomic(t.file, append(data, '\n'), 0o600)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/internal/notify"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/workspace"
 )
@@ -31,8 +32,8 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	if _, err := t.Store.PurgeApprovals(ctx, now.Add(-life), now.Add(-life)); err != nil {
 		return err
 	}
-	// The approval names the call's parts: the lean decision has none.
-	parts := t.full(*call, res.Trace)
+	// The approval names the call's parts, which only Explain shows.
+	parts := t.Engine.Explain(*call, nil)
 	fp := Fingerprint(*call, parts)
 	if opt.Agent != "" {
 		// An agent token's approvals are its own: another agent's
@@ -79,6 +80,7 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 			return err
 		}
 		pending = &a
+		res.Notice, res.NoticeErr = t.announce(ctx, a, opt.AnswerAt)
 	}
 	res.Approval = pending
 	if opt.Wait <= 0 {
@@ -111,6 +113,29 @@ func (t *Tracker) approval(ctx context.Context, call *warden.ToolCall, opt Optio
 	a.Consumed = true
 	res.Decision = answered(res.Decision, &a, call)
 	return nil
+}
+
+// announce tells the people who can answer that the approval a waits, as
+// the policy's approvals.notify says (internal/notify): a webhook, a
+// desktop notification. It returns the notice's line, for the front end to
+// show its human, and why a notice was not sent. The page linked is the
+// policy's approvals.notify.page, else answerAt (Options.AnswerAt: the
+// page of the warden serve that decides). A notice goes out once per
+// approval, from the call that queued it; it never changes the decision.
+func (t *Tracker) announce(ctx context.Context, a warden.Approval, answerAt string) (string, error) {
+	cfg := t.policy().Approvals.Notify
+	page := cfg.Page
+	if page == "" {
+		page = answerAt
+	}
+	n := notify.For(a, page)
+	hook, err := cfg.WebhookURL()
+	if err != nil {
+		return n.Line(), err
+	}
+	// A notice is sent even when the call's own context ends: the approval
+	// was queued and waits.
+	return n.Line(), notify.Send(context.WithoutCancel(ctx), notify.Config{Webhook: hook, Desktop: cfg.Desktop}, n)
 }
 
 // ApprovalLifetime is the lifetime of an approval under a policy
@@ -261,7 +286,8 @@ func approved(d warden.Decision, a *warden.Approval, call *warden.ToolCall) ward
 		reason += " Their note: " + a.Message
 	}
 	return warden.Decision{Decision: warden.Allow, Code: warden.CodeAllowed, Rule: "approval:" + a.ID,
-		Reason: reason, Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode}
+		Reason: reason, Recoverable: true, Warnings: nonNil(d.Warnings), Matched: nonNil(d.Matched), Mode: d.Mode,
+		Sandbox: d.Sandbox} // what a human released runs confined as the policy says
 }
 
 // AnswerCommands is how a human answers a pending approval, as commands

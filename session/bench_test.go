@@ -59,12 +59,12 @@ func BenchmarkTrackerDecide(b *testing.B) {
 	} {
 		call := warden.ToolCall{Tool: "Bash", Session: "bench-" + c.name, Role: "", Args: map[string]any{"command": c.cmd}}
 		b.Run("engine/"+c.name, func(b *testing.B) {
-			if d := eng.Decide(call); d.Decision != c.want {
+			if d := eng.Decide(call, nil).Decision; d.Decision != c.want {
 				b.Fatalf("engine: %s, want %s", d.Decision, c.want)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				eng.Decide(call)
+				eng.Decide(call, nil)
 			}
 		})
 		// The tracker in a new session, and in one whose history already

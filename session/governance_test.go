@@ -100,8 +100,29 @@ func TestGovernanceMoments(t *testing.T) {
 	}
 	st, _ := e.store.State(ctx)
 	last := st.History[len(st.History)-1]
-	if !strings.Contains(last.Action, "session:idle calls=1") || last.Session != "g" {
+	if !strings.Contains(last.Action, "session:idle calls=1") || last.Session != "g" || last.Result != "pass" {
 		t.Errorf("stats in history: %+v", last)
+	}
+	// A session whose call was denied still ends as a pass: the deny has
+	// its own entry.
+	if r := e.decide(t, bash("g2", "builder", "git push --force origin main"), session.Options{}); r.Decision.Decision != warden.Deny {
+		t.Fatalf("force push: %+v", r.Decision)
+	}
+	if _, err := e.tr.End(ctx, "g2", session.Ended); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = e.store.State(ctx)
+	var deny, end warden.HistoryEntry
+	for _, h := range st.History {
+		if h.Session == "g2" && strings.HasPrefix(h.Action, "violation:") {
+			deny = h
+		}
+		if h.Session == "g2" && strings.HasPrefix(h.Action, "session:ended") {
+			end = h
+		}
+	}
+	if deny.Result != "fail" || end.Result != "pass" || !strings.Contains(end.Action, "violations=1") {
+		t.Errorf("after a deny: violation %+v, end %+v; want the deny a fail and the end a pass that counts it", deny, end)
 	}
 	if _, err := e.tr.End(ctx, "nope", session.Ended); err == nil {
 		t.Error("ending an unknown session: no error")

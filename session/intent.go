@@ -13,11 +13,6 @@ import (
 // intent to select (docs/policy.md, Intents).
 const IntentArg = "intent_id"
 
-// intentLister is the engine's list of active intents (*engine.Engine).
-type intentLister interface {
-	Intents() ([]policy.Intent, error)
-}
-
 // SelectsIntent reports whether a tool is warden's select_active_intent,
 // under any host's name for it (kind intent: select_active_intent itself,
 // or warden's MCP tool as Claude Code and Codex, Gemini CLI and OpenCode
@@ -33,7 +28,7 @@ func SelectsIntent(p *policy.Policy, tool string) bool {
 // deny that lists the ids to select. A call without an id (a listing), a
 // policy without an intents section, or a call the policy did not allow
 // changes nothing.
-func (t *Tracker) selectIntent(call *warden.ToolCall, tr *engine.Trace) string {
+func (t *Tracker) selectIntent(call *warden.ToolCall, tr *engine.Result) string {
 	p := t.policy()
 	if tr == nil || tr.Decision.Decision != warden.Allow || p == nil || p.Intents == nil || !SelectsIntent(p, call.Tool) {
 		return ""
@@ -43,13 +38,7 @@ func (t *Tracker) selectIntent(call *warden.ToolCall, tr *engine.Trace) string {
 	if id == "" {
 		return ""
 	}
-	var list []policy.Intent
-	var err error
-	if l, ok := t.Engine.(intentLister); ok {
-		list, err = l.Intents()
-	} else {
-		list, _, err = policy.ReadIntents(p.Intents.File)
-	}
+	list, err := t.Engine.Intents()
 	if err == nil {
 		for _, in := range list {
 			if in.ID == id {

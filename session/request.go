@@ -20,7 +20,7 @@ func (t *Tracker) RequestApproval(ctx context.Context, call warden.ToolCall) (Re
 	if err != nil {
 		return Result{Decision: warden.FailClosed(err)}, err
 	}
-	res := Result{Decision: tr.Decision, Trace: tr}
+	res := Result{Decision: tr.Decision, Grants: tr.Grants}
 	if tr.Decision.Decision != warden.Ask {
 		return res, nil
 	}
@@ -46,6 +46,7 @@ func (t *Tracker) RequestApproval(ctx context.Context, call warden.ToolCall) (Re
 			return Result{Decision: warden.FailClosed(err)}, err
 		}
 		res.Approval = &a
+		res.Notice, res.NoticeErr = t.announce(ctx, a, "")
 	}
 	if res.Approval.Status == warden.ApprovalPending {
 		res.Decision = waiting(res.Decision, res.Approval, life, "")

@@ -28,11 +28,25 @@ import (
 // Engine is what the tracker needs from a compiled policy;
 // *engine.Engine implements it.
 type Engine interface {
+	// Decide decides a call (the hot path: no trace).
+	Decide(call warden.ToolCall, s *engine.Session) engine.Result
+	// Explain decides it with the full trace, for explain and for the
+	// parts an approval names.
 	Explain(call warden.ToolCall, s *engine.Session) *engine.Trace
+	// NeedsHistory reports that the policy has sequence rules, which read
+	// the session's earlier calls.
+	NeedsHistory() bool
+	// Intents lists the active intents of the policy's intents file.
+	Intents() ([]policy.Intent, error)
 	Policy() *policy.Policy
 }
 
+var _ Engine = (*engine.Engine)(nil)
+
 // Store is what the tracker keeps its state in; every warden.Store is one.
+// A decision reads its halt and grants in one query (HaltAndGrants) and
+// writes the session, the history entry, the grant uses and the audit
+// record in one transaction (WriteDecision).
 type Store interface {
 	warden.SessionStore
 	warden.GrantStore
@@ -40,6 +54,8 @@ type Store interface {
 	warden.AuditLog
 	warden.StateStore
 	warden.HaltStore
+	warden.DecisionReader
+	warden.DecisionWriter
 	// Now is the time on the store's clock: the one clock of the session
 	// layer (records, grant expiry, the sequence rules' window, anchors).
 	Now() time.Time
@@ -102,6 +118,11 @@ type Options struct {
 	// approval. Empty: the instructions give the `warden approvals`
 	// commands, which answer it in the project folder's store.
 	AnswerAt string
+	// Confine, when set, makes the confinement of a shell call's decision
+	// final before it is recorded: the hook says there whether and how
+	// the call runs confined (hook/handler/confine.go). It may run more
+	// than once for a call (a retried transaction).
+	Confine func(d *warden.Decision)
 
 	sum string // CallSum of the call as Decide got it, for CallID
 }
@@ -111,10 +132,8 @@ type Result struct {
 	Decision warden.Decision
 	// Session is the session after the call (zero for a call without one).
 	Session warden.Session
-	// Trace is the decision as the engine reported it (nil on failure): the
-	// grants it used and the session rule it broke, but not its parts,
-	// which only explain builds (Tracker.Explain).
-	Trace *engine.Trace
+	// Grants are the ids of the grants the decision used (and counted).
+	Grants []string
 	// Approval is the approval that was queued, waited for or honoured.
 	Approval *warden.Approval
 	// Audit is the audit record written for the decision.
@@ -122,6 +141,12 @@ type Result struct {
 	// Replayed reports that the call was decided before (Options.CallID):
 	// Decision and Audit are that decision's.
 	Replayed bool
+	// Notice is set when this call queued a new approval: one line for the
+	// human who can answer it (a hook prints it on the host's stderr), and
+	// NoticeErr why a notice the policy asked for was not sent (for the
+	// log: a notice never changes the decision).
+	Notice    string
+	NoticeErr error
 }
 
 // Decide decides one tool call with its session's state. It loads or
@@ -169,6 +194,9 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		res.Decision = warden.FailClosed(err)
 	}
 	args := AuditArgs(call.Args)
+	if opt.Confine != nil && err == nil {
+		opt.Confine(&res.Decision)
+	}
 	rec := t.auditRecord(call, args, res, time.Since(start))
 	rec.CallID, rec.ToolUse, rec.Agent, rec.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
 	rec, aerr := t.Store.AppendAudit(ctx, rec)
@@ -208,14 +236,21 @@ func spool(st any, r warden.AuditRecord) bool {
 
 // decide makes the decision and writes the session. written reports that
 // the audit record (and the violation's history entry) went into the same
-// transaction as the session: possible when the store supports it and the
-// decision is final inside it (no grant to count, no approval to queue).
+// transaction as the session: the decision is final inside it (no
+// approval to queue), which it is for every call of a session but an ask
+// warden queues an approval for.
+//
+// One loop decides the call and stores it, and decides again without a
+// grant another call used up or revoked meanwhile: a grant is counted in
+// the session's transaction (WriteDecision fails with a
+// GrantUnusableError), or, for a call outside a session or an ask to
+// queue, by UseGrant after it.
 func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options, start time.Time) (res Result, written bool, err error) {
 	if call.Args == nil {
 		call.Args = map[string]any{}
 	}
 	// An emergency halt (warden halt) stops the call before anything else.
-	h, halted, grants, err := HaltAndGrants(ctx, t.Store, call.Session, opt.Agent)
+	h, halted, grants, err := t.Store.HaltAndGrants(ctx, call.Session, opt.Agent)
 	if err != nil {
 		return res, false, err
 	} else if halted {
@@ -232,24 +267,22 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	if call.Session == "" {
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.Session != "" })
 	}
-	var tr *engine.Trace
-	var hist []warden.AuditRecord
-	first := false
 	// Redacted before the session's transaction: redacting a large
 	// argument takes time that must not hold the store's write lock.
 	args := AuditArgs(call.Args)
-	if call.Session == "" {
-		tr = t.lean(*call, &engine.Session{Grants: grants})
-		t.selectIntent(call, tr) // an unknown intent is denied; there is no session to keep one
-	} else {
-		now := t.now()
-		if hist, err = t.recentCalls(ctx, call.Session); err != nil {
+	// es is what the engine knows of the session; update fills in its
+	// first-tool state, history and time inside the transaction.
+	es := engine.Session{Grants: grants}
+	var r engine.Result
+	var parent *warden.Session
+	if call.Session != "" {
+		es.Now = t.now()
+		if es.History, err = t.recentCalls(ctx, call.Session); err != nil {
 			return res, false, err
 		}
 		// A subagent's session (PARENT/AGENT, as the hooks name it) that
 		// starts without a role of its own takes its parent's role and
 		// lies one level deeper.
-		var parent *warden.Session
 		if i := strings.LastIndexByte(call.Session, '/'); i > 0 {
 			if p, err := t.Store.Session(ctx, call.Session[:i]); err == nil {
 				if err := ownParent(p, call.Session, opt.Agent); err != nil {
@@ -260,103 +293,105 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 				return res, false, err
 			}
 		}
-		update := func(s *warden.Session, created bool) (*warden.DecisionRecord, error) {
-			if err := own(s, created, opt.Agent); err != nil {
-				return nil, err
-			}
-			if created {
-				s.StartedAt, s.Status = now, warden.SessionActive
-				s.Host, s.Role, s.Depth = call.Host, call.Role, call.Depth
-				if parent != nil {
-					s.Parent = parent.ID
-					if s.Role == "" {
-						s.Role = parent.Role
-					}
-					s.Depth = max(s.Depth, parent.Depth+1)
-				}
-			}
-			fillCall(call, s)
-			first = !s.FirstToolUsed()
-			tr = t.lean(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: now})
-			if id := t.selectIntent(call, tr); id != "" {
-				s.IntentID = id // the intent handshake: the session's next calls have this intent
-			}
-			record(s, call, tr, now)
-			if tr.Decision.Decision == warden.Ask && !opt.HostPrompts {
-				return nil, nil // more to do after the session is stored
-			}
-			dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: tr.Decision, Trace: tr}, time.Since(start)),
-				UseGrants: tr.Grants}
-			dr.Audit.CallID, dr.Audit.ToolUse, dr.Audit.Agent, dr.Audit.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
-			if tr.Decision.Decision == warden.Deny || violated(tr) {
-				h := violation(call, tr)
-				h.Time = now
-				dr.History, dr.HistoryKeep = &h, Limits(t.policy()).HistoryMax
-			}
-			return dr, nil
+	}
+	update := func(s *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		if err := own(s, created, opt.Agent); err != nil {
+			return nil, err
 		}
-		var sess warden.Session
-		var rec warden.AuditRecord
-		if w, ok := t.Store.(warden.DecisionWriter); ok {
-			// The grants the decision used are counted in its transaction:
-			// one used up meanwhile by another call fails it, and the call
-			// is decided again without that grant.
-			orig := *call
-			for range 4 {
-				sess, rec, err = w.WriteDecision(ctx, call.Session, update)
-				var gu *warden.GrantUnusableError
-				if !errors.As(err, &gu) {
+		if created {
+			s.StartedAt, s.Status = es.Now, warden.SessionActive
+			s.Host, s.Role, s.Depth = call.Host, call.Role, call.Depth
+			if parent != nil {
+				s.Parent = parent.ID
+				if s.Role == "" {
+					s.Role = parent.Role
+				}
+				s.Depth = max(s.Depth, parent.Depth+1)
+			}
+		}
+		fillCall(call, s)
+		es.First = !s.FirstToolUsed()
+		r = t.Engine.Decide(*call, &es)
+		if id := t.selectIntent(call, &r); id != "" {
+			s.IntentID = id // the intent handshake: the session's next calls have this intent
+		}
+		record(s, call, r, es.Now)
+		if r.Decision.Decision == warden.Ask && !opt.HostPrompts {
+			return nil, nil // more to do after the session is stored
+		}
+		if opt.Confine != nil {
+			opt.Confine(&r.Decision)
+		}
+		dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: r.Decision, Grants: r.Grants}, time.Since(start)),
+			UseGrants: r.Grants}
+		dr.Audit.CallID, dr.Audit.ToolUse, dr.Audit.Agent, dr.Audit.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
+		if r.Decision.Decision == warden.Deny || violated(r) {
+			h := violation(call, r)
+			h.Time = es.Now
+			dr.History, dr.HistoryKeep = &h, Limits(t.policy()).HistoryMax
+		}
+		return dr, nil
+	}
+	orig := *call
+	stored := false // the session is stored; what is left is decided outside it
+	for try := 1; ; try++ {
+		if try == maxTries {
+			// The last try uses no grant: none can be lost meanwhile.
+			grants, es.Grants = nil, nil
+		}
+		lost := ""
+		if call.Session != "" && !stored {
+			*call = orig
+			var rec warden.AuditRecord
+			res.Session, rec, err = t.Store.WriteDecision(ctx, call.Session, update)
+			var gu *warden.GrantUnusableError
+			switch {
+			case errors.As(err, &gu):
+				lost = gu.ID
+			case err != nil:
+				return res, false, err
+			case rec.ID != 0:
+				res.Decision, res.Grants, res.Audit = r.Decision, r.Grants, rec
+				// The decision is stored: a failure to consume the answer
+				// leaves it for one more identical call, no more.
+				t.deliver(ctx, r.Grants, grants)
+				return res, true, nil
+			default:
+				stored = true
+			}
+		} else {
+			// A call outside a session (whose unknown intent is denied:
+			// there is no session to keep one), or an ask decided again
+			// after its session was stored.
+			r = t.Engine.Decide(*call, &es)
+			t.selectIntent(call, &r)
+		}
+		if lost == "" {
+			// The grants of a decision its session's transaction did not
+			// store are counted now.
+			for _, id := range r.Grants {
+				ok, err := t.Store.UseGrant(ctx, id)
+				if err != nil && !errors.Is(err, warden.ErrNotFound) {
+					return res, false, err
+				}
+				if !ok {
+					lost = id
 					break
 				}
-				grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.ID == gu.ID })
-				*call = orig
-			}
-			written = err == nil && rec.ID != 0
-		} else {
-			sess, err = t.Store.UpdateSession(ctx, call.Session, func(s *warden.Session, created bool) error {
-				_, err := update(s, created)
-				return err
-			})
-		}
-		if err != nil {
-			return res, false, err
-		}
-		res.Session = sess
-		if written {
-			res.Trace, res.Decision, res.Audit = tr, tr.Decision, rec
-			// The decision is stored: a failure to consume the answer
-			// leaves it for one more identical call, no more.
-			t.deliver(ctx, tr, grants)
-			return res, true, nil
-		}
-	}
-	// Count the grants the decision used. A grant used up or revoked
-	// meanwhile by another process does not count: decide again without it.
-	for range 3 {
-		lost := ""
-		for _, id := range tr.Grants {
-			ok, err := t.Store.UseGrant(ctx, id)
-			if err != nil && !errors.Is(err, warden.ErrNotFound) {
-				return res, false, err
-			}
-			if !ok {
-				lost = id
-				break
 			}
 		}
 		if lost == "" {
 			break
 		}
 		grants = slices.DeleteFunc(grants, func(g warden.Grant) bool { return g.ID == lost })
-		tr = t.lean(*call, &engine.Session{First: first, Grants: grants, History: hist, Now: t.now()})
-		t.selectIntent(call, tr)
+		es.Grants, es.Now = grants, t.now()
 	}
-	if err := t.deliver(ctx, tr, grants); err != nil {
+	if err := t.deliver(ctx, r.Grants, grants); err != nil {
 		return res, false, err
 	}
-	res.Trace, res.Decision = tr, tr.Decision
-	if res.Decision.Decision == warden.Deny || violated(tr) {
-		if err := t.history(ctx, call, violation(call, tr)); err != nil {
+	res.Decision, res.Grants = r.Decision, r.Grants
+	if res.Decision.Decision == warden.Deny || violated(r) {
+		if err := t.history(ctx, call, violation(call, r)); err != nil {
 			return res, false, err
 		}
 	}
@@ -368,28 +403,17 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	return res, false, nil
 }
 
+// maxTries bounds how often a call is decided because a grant it used was
+// used up or revoked meanwhile; the last try uses no grant.
+const maxTries = 4
+
 // HaltAndGrants reads the halt in force for a session and an agent
-// ("": none) and, when there is none, the session's grants: in one query
-// where the store can (warden.DecisionReader).
+// ("": none) and, when there is none, the session's grants, in one query
+// (warden.DecisionReader).
+//
+// Deprecated: call st.HaltAndGrants; every Store has it.
 func HaltAndGrants(ctx context.Context, st Store, session, agent string) (warden.Halt, bool, []warden.Grant, error) {
-	if r, ok := st.(warden.DecisionReader); ok {
-		return r.HaltAndGrants(ctx, session, agent)
-	}
-	h, halted, err := st.Halted(ctx, session)
-	if err != nil || (halted && h.Session != "") {
-		return h, halted, nil, err
-	}
-	if agent != "" {
-		ah, ahalted, err := st.AgentHalted(ctx, agent)
-		if err != nil || ahalted {
-			return ah, ahalted, nil, err
-		}
-	}
-	if halted {
-		return h, halted, nil, nil
-	}
-	grants, err := st.Grants(ctx, warden.GrantFilter{Session: session})
-	return h, false, grants, err
+	return st.HaltAndGrants(ctx, session, agent)
 }
 
 // fillCall completes the call from the session, and the session from the
@@ -425,42 +449,36 @@ func fillCall(call *warden.ToolCall, s *warden.Session) {
 }
 
 // record updates the session's counters after a decision.
-func record(s *warden.Session, call *warden.ToolCall, tr *engine.Trace, now time.Time) {
+func record(s *warden.Session, call *warden.ToolCall, r engine.Result, now time.Time) {
 	s.Calls++
 	s.LastSeen = now
 	if s.Status != warden.SessionActive {
 		s.Status, s.EndedAt = warden.SessionActive, time.Time{}
 	}
-	if tr.Decision.Decision == warden.Deny || violated(tr) {
+	if r.Decision.Decision == warden.Deny || violated(r) {
 		s.Violations++
 	}
 	// The first tool counts once a call was not denied: under
 	// first_enforce: deny the session must still start right.
-	if s.FirstTool == "" && tr.Decision.Decision != warden.Deny {
+	if s.FirstTool == "" && r.Decision.Decision != warden.Deny {
 		s.FirstTool = call.Tool
 	}
 }
 
 // violated reports a broken session rule (first tool, depth), also when it
 // only warned.
-func violated(tr *engine.Trace) bool {
-	for _, c := range tr.Checks {
-		if c.Code == warden.CodeFirstTool || c.Code == warden.CodeDepthExceeded {
-			return true
-		}
-	}
-	return tr.Decision.Code == warden.CodeFirstTool || tr.Decision.Code == warden.CodeDepthExceeded
+func violated(r engine.Result) bool {
+	return r.Violation != ""
 }
 
-func violation(call *warden.ToolCall, tr *engine.Trace) warden.HistoryEntry {
-	code := tr.Decision.Code
-	for _, c := range tr.Checks {
-		if c.Code == warden.CodeFirstTool || c.Code == warden.CodeDepthExceeded {
-			code = c.Code
-		}
+// violation is the history entry of a deny or a broken session rule.
+func violation(call *warden.ToolCall, r engine.Result) warden.HistoryEntry {
+	code := r.Decision.Code
+	if r.Violation != "" {
+		code = r.Violation
 	}
 	result := "fail"
-	if tr.Decision.Decision != warden.Deny {
+	if r.Decision.Decision != warden.Deny {
 		result = "warn"
 	}
 	return warden.HistoryEntry{Session: call.Session, Agent: call.Role, Result: result,
@@ -489,6 +507,7 @@ func (t *Tracker) auditRecord(call warden.ToolCall, args map[string]any, res Res
 		Time: t.now(), Session: call.Session, Role: call.Role, Host: call.Host, Tool: call.Tool, Depth: call.Depth,
 		Args: args, Decision: d.Decision, Code: d.Code, Rule: d.Rule,
 		Reason: warden.RedactString(d.Reason), Matched: d.Matched, Warnings: d.Warnings, Mode: mode, Latency: latency,
+		Sandbox: d.Sandbox,
 	}
 	if d.Enforced != nil {
 		r.Enforced = *d.Enforced
@@ -503,9 +522,7 @@ func (t *Tracker) auditRecord(call warden.ToolCall, args map[string]any, res Res
 			}
 		}
 	}
-	if res.Trace != nil {
-		r.Grants = res.Trace.Grants
-	}
+	r.Grants = res.Grants
 	if res.Approval != nil {
 		r.Approval = res.Approval.ID
 	}
@@ -633,42 +650,13 @@ func Halted(h warden.Halt) warden.Decision {
 		Recoverable: false, Warnings: []string{}, Matched: []string{}}
 }
 
-// lean decides a call without building the engine's full trace (the
-// parts and the rules that matched each), which only explain and an
-// approval need: the decision, the grants it used and the session rule it
-// broke, as a trace with no parts. An engine without DecideOutcome explains.
-func (t *Tracker) lean(call warden.ToolCall, s *engine.Session) *engine.Trace {
-	e, ok := t.Engine.(interface {
-		DecideOutcome(warden.ToolCall, *engine.Session) (warden.Decision, engine.Outcome)
-	})
-	if !ok {
-		return t.Engine.Explain(call, s)
-	}
-	d, o := e.DecideOutcome(call, s)
-	tr := &engine.Trace{Decision: d, Grants: o.Grants, Tool: call.Tool}
-	if o.Violation != "" {
-		tr.Checks = []engine.Check{{Name: "session", Effect: d.Decision, Code: o.Violation}}
-	}
-	return tr
-}
-
-// full returns the full trace of a call decided on the lean path, for an
-// approval (its parts name what the human approves).
-func (t *Tracker) full(call warden.ToolCall, tr *engine.Trace) *engine.Trace {
-	if tr != nil && len(tr.Parts) > 0 {
-		return tr
-	}
-	return t.Engine.Explain(call, nil)
-}
-
 // maxHistory bounds the earlier calls the sequence rules look at.
 const maxHistory = 500
 
 // recentCalls returns the session's latest calls, oldest first, when the
 // policy has sequence rules (after:, repeat:, rate:); nil otherwise.
 func (t *Tracker) recentCalls(ctx context.Context, sid string) ([]warden.AuditRecord, error) {
-	h, ok := t.Engine.(interface{ NeedsHistory() bool })
-	if !ok || !h.NeedsHistory() || sid == "" {
+	if !t.Engine.NeedsHistory() || sid == "" {
 		return nil, nil
 	}
 	recs, err := t.Store.Recent(ctx, sid, maxHistory)
@@ -681,8 +669,8 @@ func (t *Tracker) recentCalls(ctx context.Context, sid string) ([]warden.AuditRe
 // deliver consumes the approvals whose grants the decision used: a grant
 // from a human's answer delivers the answer, and does not let one more
 // identical call through elsewhere.
-func (t *Tracker) deliver(ctx context.Context, tr *engine.Trace, grants []warden.Grant) error {
-	for _, id := range tr.Grants {
+func (t *Tracker) deliver(ctx context.Context, used []string, grants []warden.Grant) error {
+	for _, id := range used {
 		for _, g := range grants {
 			if g.ID == id && g.Approval != "" {
 				if _, err := t.Store.ConsumeApproval(ctx, g.Approval); err != nil {
@@ -717,7 +705,7 @@ func (t *Tracker) replay(ctx context.Context, call warden.ToolCall, opt Options)
 // already.
 func Recorded(r warden.AuditRecord) warden.Decision {
 	d := warden.Decision{Decision: r.Decision, Code: r.Code, Rule: r.Rule, Reason: r.Reason,
-		Warnings: r.Warnings, Matched: r.Matched, Recoverable: r.Decision != warden.Allow}
+		Warnings: r.Warnings, Matched: r.Matched, Recoverable: r.Decision != warden.Allow, Sandbox: r.Sandbox}
 	if d.Warnings == nil {
 		d.Warnings = []string{}
 	}

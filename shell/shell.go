@@ -10,6 +10,10 @@
 // Parsing uses mvdan.cc/sh for the general case and a small exact lexer for
 // lines made only of plain words and the operators ; && || | (a fuzz test
 // checks that both agree).
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// the engine and changes with it in any release; a Go program judges a
+// command line through package engine (or client), not through this one.
 package shell
 
 import (

@@ -7,6 +7,12 @@
 // acknowledged survives a crash of the process; every transaction takes the
 // write lock up front (BEGIN IMMEDIATE) and waits for it (busy_timeout), so
 // many hook processes can share one file without "database is locked".
+//
+// Open, Store and DefaultFile are the package's API. CheckFile, CheckInfo,
+// Spool, SpoolFile and BusyTimeout serve warden's own commands and hook
+// client (a store file's checks, the spool of a store that did not answer)
+// and are internal to warden in spirit: they change with those in any
+// release.
 package sqlite
 
 import (
@@ -38,7 +44,36 @@ const BusyTimeout = 8 * time.Second
 // first.
 const openPatience = 30 * time.Second
 
-// Store is the SQL store on a SQLite file.
+// Store is warden's store on a SQLite file: a warden.Store, and so the session
+// layer's session.Store, and a warden.Spooler. It is safe for concurrent
+// use by goroutines and by processes sharing the database. It is the SQL
+// store both databases share (internal/sqlstore) under this package's
+// name; its methods are those of the interfaces it implements, documented
+// there, and storetest.Run checks them:
+//
+//   - Session, UpdateSession, Sessions, ArchiveSessions
+//     (warden.SessionStore); AddGrant, Grants, UseGrant, RevokeGrant
+//     (warden.GrantStore); CreateApproval, Approval, Approvals,
+//     ResolveApproval, ConsumeApproval, PurgeApprovals
+//     (warden.ApprovalStore); AppendAudit, Audit, Recent, SetOutcome,
+//     PurgeAudit (warden.AuditLog); State, SetPhase, AddAnchor,
+//     DemoteAnchor, RemoveAnchor, AddHistory, ArchiveHistory
+//     (warden.StateStore); SetHalt, Halted, AgentHalted, Halts,
+//     ClearHalt, ClearAgentHalt (warden.HaltStore); Report, Reports,
+//     UpdateReport (warden.ReportStore);
+//   - WriteDecision (warden.DecisionWriter): one decision's session,
+//     history entry, grant uses and audit record in one transaction;
+//     concurrent decisions share a transaction and one disk sync (group
+//     commit);
+//   - HaltAndGrants (warden.DecisionReader): the halt in force and the
+//     grants a decision needs, in one read;
+//   - Spool (warden.Spooler), SetSpool, SpoolFile, ImportSpool: an audit
+//     record the database cannot take now waits in a spool file, synced,
+//     and joins the audit trail when it answers again;
+//   - Now and the Clock field: the one clock of a decision (tests replace
+//     Clock to travel in time);
+//   - LimitConns bounds the open connections; DB is the database handle,
+//     for tests and tools; Close closes the store.
 type Store = sqlstore.Store
 
 var dialect = sqlstore.Dialect{

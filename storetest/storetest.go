@@ -821,11 +821,7 @@ func testApprovalOnePending(t *testing.T, s warden.Store) {
 // stores the session, the history entry and the audit record together, or
 // nothing at all.
 func testWriteDecision(t *testing.T, s warden.Store) {
-	w, ok := s.(warden.DecisionWriter)
-	if !ok {
-		t.Skip("the store has no one-transaction decision write")
-	}
-	sess, rec, err := w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+	sess, rec, err := s.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
 		if !created {
 			t.Error("a new session was not reported as created")
 		}
@@ -846,7 +842,7 @@ func testWriteDecision(t *testing.T, s warden.Store) {
 	}
 	// A trim in the same transaction keeps the newest entries.
 	for i := range 3 {
-		_, _, err := w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		_, _, err := s.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
 			return &warden.DecisionRecord{
 				Audit:       warden.AuditRecord{Session: "wd", Tool: "Bash", Decision: warden.Deny},
 				History:     &warden.HistoryEntry{Session: "wd", Action: fmt.Sprint("v", i), Result: "fail"},
@@ -860,7 +856,7 @@ func testWriteDecision(t *testing.T, s warden.Store) {
 	}
 	// An error stores nothing: not the session change, not the record.
 	boom := errors.New("boom")
-	_, _, err = w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+	_, _, err = s.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
 		x.Calls = 99
 		return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "wd", Tool: "Bash", Decision: warden.Allow}}, boom
 	})
@@ -872,7 +868,7 @@ func testWriteDecision(t *testing.T, s warden.Store) {
 		t.Errorf("%d audit records after a failed write, want 4", len(recs))
 	}
 	// No record: the session alone, like UpdateSession.
-	sess, rec, err = w.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+	sess, rec, err = s.WriteDecision(ctx, "wd", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
 		x.Calls++
 		return nil, nil
 	})
@@ -935,11 +931,7 @@ func testHalts(t *testing.T, s warden.Store) {
 // grants (warden.DecisionReader) says what Halted and Grants say, for
 // every session, halted or not, with grants of every kind.
 func testHaltAndGrants(t *testing.T, s warden.Store) {
-	r, ok := s.(warden.DecisionReader)
-	if !ok {
-		t.Skip("the store has no one-query read")
-	}
-	past := s.(interface{ Now() time.Time }).Now().Add(-time.Hour)
+	past := s.Now().Add(-time.Hour)
 	for _, g := range []warden.Grant{
 		{Tool: "Bash", Subject: warden.SubjectCommand, Value: "ls"},
 		{Tool: "Bash", Subject: warden.SubjectCommand, Value: "make", Session: "a", UsesLeft: 2},
@@ -956,7 +948,7 @@ func testHaltAndGrants(t *testing.T, s warden.Store) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	compare := func(state string) {
 		for _, sid := range []string{"", "a", "a/sub", "a/sub/x", "b", "c"} {
-			h, halted, grants, err := r.HaltAndGrants(ctx, sid, "")
+			h, halted, grants, err := s.HaltAndGrants(ctx, sid, "")
 			wh, whalted, werr := s.Halted(ctx, sid)
 			check(t, err)
 			check(t, werr)
@@ -997,20 +989,18 @@ func testOneRecordPerCall(t *testing.T, s warden.Store) {
 	for range 2 {
 		must(s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow}))(t)
 	}
-	if w, ok := s.(warden.DecisionWriter); ok {
-		g := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: 5}))(t)
-		_, _, err := w.WriteDecision(ctx, "one", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
-			x.Calls++
-			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "one", Tool: "Bash", Decision: warden.Allow, CallID: "c-1"},
-				UseGrants: []string{g.ID}}, nil
-		})
-		isErr(t, err, warden.ErrConflict)
-		if x, err := s.Session(ctx, "one"); err == nil && x.Calls != 0 {
-			t.Errorf("session calls = %d after a conflicting write, want 0", x.Calls)
-		}
-		if gs := must(s.Grants(ctx, warden.GrantFilter{}))(t); len(gs) != 1 || gs[0].UsesLeft != 5 {
-			t.Errorf("grant after a conflicting write: %+v, want 5 uses left", gs)
-		}
+	g := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: 5}))(t)
+	_, _, err = s.WriteDecision(ctx, "one", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		x.Calls++
+		return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "one", Tool: "Bash", Decision: warden.Allow, CallID: "c-1"},
+			UseGrants: []string{g.ID}}, nil
+	})
+	isErr(t, err, warden.ErrConflict)
+	if x, err := s.Session(ctx, "one"); err == nil && x.Calls != 0 {
+		t.Errorf("session calls = %d after a conflicting write, want 0", x.Calls)
+	}
+	if gs := must(s.Grants(ctx, warden.GrantFilter{}))(t); len(gs) != 1 || gs[0].UsesLeft != 5 {
+		t.Errorf("grant after a conflicting write: %+v, want 5 uses left", gs)
 	}
 	// Racing writers of one call: one record.
 	var wg sync.WaitGroup
@@ -1036,13 +1026,9 @@ func testOneRecordPerCall(t *testing.T, s warden.Store) {
 // transaction; a grant that cannot be used fails the write, storing
 // nothing.
 func testWriteDecisionGrants(t *testing.T, s warden.Store) {
-	w, ok := s.(warden.DecisionWriter)
-	if !ok {
-		t.Skip("the store has no one-transaction decision write")
-	}
 	once := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: 1}))(t)
 	write := func() error {
-		_, _, err := w.WriteDecision(ctx, "g", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		_, _, err := s.WriteDecision(ctx, "g", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
 			x.Calls++
 			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "g", Tool: "Bash", Decision: warden.Allow, Grants: []string{once.ID}},
 				UseGrants: []string{once.ID}}, nil
@@ -1069,10 +1055,6 @@ func testWriteDecisionGrants(t *testing.T, s warden.Store) {
 // one after the other: where a store shares one transaction among
 // concurrent writes, a write's success or failure is still its own.
 func testWriteDecisionMix(t *testing.T, s warden.Store) {
-	w, ok := s.(warden.DecisionWriter)
-	if !ok {
-		t.Skip("the store has no one-transaction decision write")
-	}
 	const n, grantUses = 96, 5
 	g := must(s.AddGrant(ctx, warden.Grant{Tool: "Bash", Subject: warden.SubjectCommand, Value: "x", UsesLeft: grantUses}))(t)
 	boom := errors.New("boom")
@@ -1089,7 +1071,7 @@ func testWriteDecisionMix(t *testing.T, s warden.Store) {
 			defer wg.Done()
 			<-start
 			sid := fmt.Sprint("mix-", i%4)
-			_, rec, err := w.WriteDecision(ctx, sid, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+			_, rec, err := s.WriteDecision(ctx, sid, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
 				if created != (x.Calls == 0) {
 					t.Errorf("write %d: created %v with %d calls", i, created, x.Calls)
 				}
@@ -1228,28 +1210,26 @@ func testSessionAgent(t *testing.T, s warden.Store) {
 	if got := must(s.Session(ctx, "mine"))(t); got.Agent != "builder" {
 		t.Errorf("agent after UpdateSession: %q", got.Agent)
 	}
-	if w, ok := s.(warden.DecisionWriter); ok {
-		var wg sync.WaitGroup
-		for i := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				id := fmt.Sprintf("w%d", i)
-				_, _, err := w.WriteDecision(ctx, id, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
-					x.Agent = "agent-" + id
-					return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: id, Tool: "Bash", Decision: warden.Allow, Agent: x.Agent}}, nil
-				})
-				if err != nil {
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-		for i := range 8 {
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			id := fmt.Sprintf("w%d", i)
-			if got := must(s.Session(ctx, id))(t); got.Agent != "agent-"+id {
-				t.Errorf("session %s: agent %q", id, got.Agent)
+			_, _, err := s.WriteDecision(ctx, id, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+				x.Agent = "agent-" + id
+				return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: id, Tool: "Bash", Decision: warden.Allow, Agent: x.Agent}}, nil
+			})
+			if err != nil {
+				t.Error(err)
 			}
+		}()
+	}
+	wg.Wait()
+	for i := range 8 {
+		id := fmt.Sprintf("w%d", i)
+		if got := must(s.Session(ctx, id))(t); got.Agent != "agent-"+id {
+			t.Errorf("session %s: agent %q", id, got.Agent)
 		}
 	}
 	// An update that leaves the agent keeps it.
@@ -1293,31 +1273,29 @@ func testAgentHalts(t *testing.T, s warden.Store) {
 			t.Errorf("session %q halted by the agent's halt: %+v", sid, h)
 		}
 	}
-	if r, ok := s.(warden.DecisionReader); ok {
-		for _, sid := range []string{"", "new-session", "a/b"} {
-			h, halted, _, err := r.HaltAndGrants(ctx, sid, "rogue")
-			if err != nil || !halted || h.Agent != "rogue" || h.Message != "stop rogue" {
-				t.Errorf("HaltAndGrants(%q, rogue): %+v %v %v", sid, h, halted, err)
-			}
-			if _, halted, _, _ := r.HaltAndGrants(ctx, sid, "good"); halted {
-				t.Errorf("HaltAndGrants(%q, good) is halted", sid)
-			}
+	for _, sid := range []string{"", "new-session", "a/b"} {
+		h, halted, _, err := s.HaltAndGrants(ctx, sid, "rogue")
+		if err != nil || !halted || h.Agent != "rogue" || h.Message != "stop rogue" {
+			t.Errorf("HaltAndGrants(%q, rogue): %+v %v %v", sid, h, halted, err)
 		}
-		// A session's own halt is the narrower one; the project's the wider.
-		must(s.SetHalt(ctx, warden.Halt{Session: "a", Message: "stop a", At: at}))(t)
-		must(s.SetHalt(ctx, warden.Halt{Message: "stop all", At: at}))(t)
-		if h, _, _, _ := r.HaltAndGrants(ctx, "a/sub", "rogue"); h.Message != "stop a" {
-			t.Errorf("a/sub for rogue: %+v", h)
+		if _, halted, _, _ := s.HaltAndGrants(ctx, sid, "good"); halted {
+			t.Errorf("HaltAndGrants(%q, good) is halted", sid)
 		}
-		if h, _, _, _ := r.HaltAndGrants(ctx, "b", "rogue"); h.Message != "stop rogue" {
-			t.Errorf("b for rogue: %+v", h)
-		}
-		if h, _, _, _ := r.HaltAndGrants(ctx, "b", "good"); h.Message != "stop all" {
-			t.Errorf("b for good: %+v", h)
-		}
-		check(t, s.ClearHalt(ctx, "a"))
-		check(t, s.ClearHalt(ctx, ""))
 	}
+	// A session's own halt is the narrower one; the project's the wider.
+	must(s.SetHalt(ctx, warden.Halt{Session: "a", Message: "stop a", At: at}))(t)
+	must(s.SetHalt(ctx, warden.Halt{Message: "stop all", At: at}))(t)
+	if h, _, _, _ := s.HaltAndGrants(ctx, "a/sub", "rogue"); h.Message != "stop a" {
+		t.Errorf("a/sub for rogue: %+v", h)
+	}
+	if h, _, _, _ := s.HaltAndGrants(ctx, "b", "rogue"); h.Message != "stop rogue" {
+		t.Errorf("b for rogue: %+v", h)
+	}
+	if h, _, _, _ := s.HaltAndGrants(ctx, "b", "good"); h.Message != "stop all" {
+		t.Errorf("b for good: %+v", h)
+	}
+	check(t, s.ClearHalt(ctx, "a"))
+	check(t, s.ClearHalt(ctx, ""))
 	hs := must(s.Halts(ctx))(t)
 	if len(hs) != 1 || hs[0].Agent != "rogue" || hs[0].Session != "" {
 		t.Errorf("halts: %+v", hs)
@@ -1341,13 +1319,11 @@ func testAuditCallSum(t *testing.T, s warden.Store) {
 	if len(recs) != 1 || recs[0].CallSum != "sum-x" || recs[0].Agent != "a" {
 		t.Errorf("records of call x: %+v", recs)
 	}
-	if w, ok := s.(warden.DecisionWriter); ok {
-		_, rec, err := w.WriteDecision(ctx, "cs", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
-			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "cs", Tool: "Bash", Decision: warden.Allow, CallID: "y", CallSum: "sum-y"}}, nil
-		})
-		check(t, err)
-		if got := must(s.Audit(ctx, warden.AuditFilter{CallID: "y"}))(t); len(got) != 1 || got[0].CallSum != "sum-y" || got[0].ID != rec.ID {
-			t.Errorf("records of call y: %+v", got)
-		}
+	_, rec, err := s.WriteDecision(ctx, "cs", func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "cs", Tool: "Bash", Decision: warden.Allow, CallID: "y", CallSum: "sum-y"}}, nil
+	})
+	check(t, err)
+	if got := must(s.Audit(ctx, warden.AuditFilter{CallID: "y"}))(t); len(got) != 1 || got[0].CallSum != "sum-y" || got[0].ID != rec.ID {
+		t.Errorf("records of call y: %+v", got)
 	}
 }

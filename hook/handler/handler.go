@@ -4,6 +4,10 @@
 // hookd` (internal/hookd/server) calls it with a Runtime that keeps
 // compiled policies and open stores between calls. Package hook describes
 // the whole way of one event.
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// warden hook, warden hookd and warden serve and changes with them in any
+// release; a Go program uses package client or serve instead.
 package handler
 
 import (
@@ -17,9 +21,9 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
 	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/gate"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/policy"
@@ -106,7 +110,7 @@ func (r *Reply) logf(format string, args ...any) { r.Stderr += fmt.Sprintf(forma
 // block (hook.Host.EndOfTurn). event is the host's event name, or "".
 func Fatal(h hook.Host, event string, err error) Reply {
 	d := warden.FailClosed(err)
-	return Reply{Stdout: h.Failure(event, d), Stderr: claudecode.ModelText(d) + "\n", Code: hook.FailCode(h.Name(), event)}
+	return Reply{Stdout: h.Failure(event, d), Stderr: d.ModelText() + "\n", Code: hook.FailCode(h, event)}
 }
 
 // Run answers the host's hook input data under the flags f. It never
@@ -144,8 +148,9 @@ func Run(ctx context.Context, rt *Runtime, h hook.Host, data []byte, f hook.Flag
 	if callID == "" {
 		callID = hook.NewCallID()
 	}
+	var notice string
 	opt := options{policy: rt.abs(f.Policy), store: rt.absStore(f.Store), role: f.Role, wait: f.Wait,
-		stateless: f.Stateless, prompts: ev.Kind == hook.PreTool && rt.Interactive(h), rt: rt, callID: callID}
+		stateless: f.Stateless, prompts: ev.Kind == hook.PreTool && rt.Interactive(h), rt: rt, callID: callID, notice: &notice}
 	stall := rt.Stall
 	go func() {
 		defer func() {
@@ -187,6 +192,9 @@ func Run(ctx context.Context, rt *Runtime, h hook.Host, data []byte, f hook.Flag
 			return fail(r.err)
 		}
 		reply.Stdout = r.out
+		if notice != "" {
+			reply.logf("%s\n", notice)
+		}
 		if f.Role != "" && ev.Kind == hook.SessionStart {
 			// The operator's --role under a policy without roles: the
 			// model is not told (it did nothing wrong); the person who
@@ -240,31 +248,34 @@ func failureAnswer(h hook.Host, ev hook.Event, call warden.ToolCall, opt options
 		file = f
 	}
 	call.Host = h.Name()
-	fail := warden.FailClosed(cause)
-	res, err := func() (session.Result, error) {
-		st, release, err := opt.rt.Store(ctx, file, opt.store)
-		if err != nil {
-			return session.Result{}, err
-		}
-		defer release()
-		return session.RecordFailure(ctx, st, call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)
-	}()
-	if err != nil {
-		// A store that cannot take the record in time (a SQLite file
-		// too busy, many hook processes at once; PostgreSQL down): the
-		// record waits, synced, in the store's spool file, and joins the
-		// audit trail when the store answers again.
+	// The gate records the failure (package gate): in the store, else,
+	// when the store cannot take it in time (a SQLite file too busy, many
+	// hook processes at once; PostgreSQL down), synced in the store's
+	// spool file, which joins the audit trail when the store answers
+	// again.
+	g := &gate.Gate{Spool: func(rec warden.AuditRecord) error {
 		sp := client.SpoolFile(file, opt.store)
-		if sp == "" || sqlstore.SpoolRecord(sp, session.FailureRecord(call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, fail)) != nil {
-			return nil, err
+		if sp == "" {
+			return errors.New("the store has no spool file")
 		}
-		res = session.Result{Decision: fail}
+		return sqlstore.SpoolRecord(sp, rec)
+	}}
+	st, release, err := opt.rt.Store(ctx, file, opt.store)
+	if err == nil {
+		defer release()
+		g.Store = st
+	}
+	res, err := g.Fail(ctx, call, session.Options{CallID: opt.callID, Agent: opt.rt.Agent}, cause)
+	if errors.Is(err, gate.ErrUnrecorded) {
+		return nil, err
 	}
 	d := res.Decision
 	if d.Decision == warden.Ask && !opt.prompts {
 		d = hook.AskWithoutPrompt(d, h.Name())
 	}
-	return h.Answer(ev, hook.Answer{Decision: &d}, hook.Render{Audit: d.Mode == "audit", Prompts: opt.prompts}), nil
+	a := hook.Answer{Decision: &d}
+	confineOnRecord(ev, &a, file, opt.prompts, remoteRuntime(opt.rt))
+	return h.Answer(ev, a, hook.Render{Audit: d.Mode == "audit", Prompts: opt.prompts}), nil
 }
 
 // options are the hook's flags as one decision uses them.
@@ -280,6 +291,13 @@ type options struct {
 	rt      *Runtime
 	// callID identifies the call in the audit trail.
 	callID string
+	// notice receives the line for the human when the call queued an
+	// approval (session.Result.Notice): Run prints it on the hook's
+	// stderr, which the hosts show their user (and log).
+	notice *string
+	// confine prepares a shell call's confinement before it is recorded
+	// (confine.go).
+	confine func(*warden.Decision)
 }
 
 // handle decides one event with the session layer and renders the host's
@@ -302,7 +320,9 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 		ev.AgentType = ""
 	}
 	if opt.stateless {
-		return h.Answer(ev, statelessAnswer(eng, h, ev, opt), hook.Render{Audit: pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
+		a := statelessAnswer(eng, h, ev, opt)
+		confineAnswer(ev, &a, pol, opt.prompts)
+		return h.Answer(ev, a, hook.Render{Audit: pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
 	}
 	st, release, err := opt.rt.Store(ctx, pol.File, opt.store)
 	if err != nil {
@@ -311,10 +331,13 @@ func handle(ctx context.Context, h hook.Host, ev hook.Event, opt options) ([]byt
 	defer release()
 	tr := session.New(eng, st)
 	tr.Agent = opt.rt.Agent // a session the event opens is the agent's (warden serve's token)
+	cf := &confiner{ev: ev, pol: pol, prompts: opt.prompts, remote: remoteRuntime(opt.rt)}
+	opt.confine = cf.confine
 	a, audit, err := eventAnswer(ctx, tr, st, h, ev, opt)
 	if err != nil {
 		return nil, err
 	}
+	cf.answer(&a)
 	return h.Answer(ev, a, hook.Render{Audit: audit || pol.Mode == "audit", Prompts: opt.prompts}), ctx.Err()
 }
 
@@ -324,9 +347,18 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 	sid := ev.Session
 	switch ev.Kind {
 	case hook.PreTool:
-		res, err := tr.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent})
+		// The gate decides, fails closed and records, as for every front
+		// end; a failure comes back here as an error, and Run answers it.
+		g := &gate.Gate{Policy: gate.Fixed{Eng: tr.Engine}, Store: st, Tracker: func(session.Engine, session.Store) gate.Decider { return tr }}
+		res, err := g.Decide(ctx, ev.Call, session.Options{HostPrompts: opt.prompts, Wait: opt.wait, CallID: opt.callID, ToolUse: ev.ToolUse, AnswerAt: opt.rt.AnswerAt, Agent: opt.rt.Agent, Confine: opt.confine})
 		if err != nil {
 			return a, false, err
+		}
+		if res.NoticeErr != nil && res.Notice != "" {
+			res.Notice += " (not sent: " + res.NoticeErr.Error() + ")"
+		}
+		if opt.notice != nil {
+			*opt.notice = res.Notice
 		}
 		d := res.Decision
 		if d.Decision == warden.Ask && !opt.prompts && res.Approval == nil {
@@ -394,7 +426,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		}
 	case hook.Model:
 		if sid != "" {
-			if a.Context, err = modelText(ctx, tr, sid, ev.LLM); err == nil && a.Context != "" {
+			if a.Context, err = modelText(ctx, tr, sid, ev); err == nil && a.Context != "" {
 				a.Context, err = withReport(ctx, tr, st, sid, a.Context)
 			}
 		}
@@ -421,6 +453,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 			}
 		}
 		a.Context, err = guidance(ctx, tr.Store, ev)
+		a.Context = confinedAfter(ev, a.Context)
 	}
 	return a, false, err
 }
@@ -430,7 +463,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 func statelessAnswer(eng *engine.Engine, h hook.Host, ev hook.Event, opt options) hook.Answer {
 	switch ev.Kind {
 	case hook.PreTool:
-		d := eng.Decide(ev.Call)
+		d := eng.Decide(ev.Call, nil).Decision
 		if d.Decision == warden.Ask && !opt.prompts {
 			d = hook.AskWithoutPrompt(d, h.Name())
 		}
@@ -442,8 +475,8 @@ func statelessAnswer(eng *engine.Engine, h hook.Host, ev hook.Event, opt options
 		}
 		text, err := session.Prefix(eng.Policy(), s, warden.ProjectState{})
 		if err != nil {
-			text = claudecode.ModelText(warden.FailClosed(err))
-		} else if ev.Kind == hook.Model && hook.Carries(ev.LLM, text) {
+			text = warden.FailClosed(err).ModelText()
+		} else if ev.Kind == hook.Model && ev.Carries(text) {
 			// A role's own prompt, without warden's markers, is there.
 			text = ""
 		}

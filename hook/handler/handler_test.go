@@ -12,6 +12,7 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
+	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/hooktest"
 	"github.com/warden-run/warden/sqlite"
 )
@@ -39,7 +40,7 @@ rules:
 // the log.
 func runHook(t *testing.T, stall func(), stdin string, args ...string) (int, map[string]any, string) {
 	t.Helper()
-	h, ok := hook.Lookup(args[0])
+	h, ok := host.Lookup(args[0])
 	if !ok {
 		t.Fatalf("no host %q", args[0])
 	}

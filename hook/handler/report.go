@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/host/gemini"
+	"github.com/warden-run/warden/host/opencode"
 	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/opencode"
 	"github.com/warden-run/warden/reportgate"
 	"github.com/warden-run/warden/session"
 )
@@ -36,7 +36,7 @@ func withReport(ctx context.Context, tr *session.Tracker, st warden.Store, sid, 
 	if err != nil || ins == "" {
 		return text, err
 	}
-	if s.Host == geminicli.Host {
+	if s.Host == gemini.Host {
 		// Gemini CLI escapes < and > in a hook's text.
 		ins += "(This text may show the tags with &lt; and &gt;: write them with < and >.)\n"
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/geminicli"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/session"
 )
@@ -40,8 +39,8 @@ func sessionState(ctx context.Context, st session.Store, sid string) (warden.Ses
 	return s, ps, err
 }
 
-// modelText is the governance text to add to a Gemini CLI model request
-// that lacks warden's text. Gemini CLI keeps what SessionStart and
+// modelText is the governance text to add to a model request that lacks
+// warden's text (hook.Model: Gemini CLI's BeforeModel). Gemini CLI keeps what SessionStart and
 // BeforeAgent give in its history, so a session that was given its text
 // has lost it: its history was compressed (or otherwise cut). That is
 // recorded as a compaction, and the request gets the post-compaction
@@ -49,7 +48,7 @@ func sessionState(ctx context.Context, st session.Store, sid string) (warden.Ses
 // reminder, now due (Tracker.Governance), goes into every request until
 // the next prompt's BeforeAgent puts it into the history. A session warden
 // does not know gets nothing here (SessionStart and BeforeAgent come first).
-func modelText(ctx context.Context, tr *session.Tracker, sid string, llm *geminicli.LLMRequest) (string, error) {
+func modelText(ctx context.Context, tr *session.Tracker, sid string, ev hook.Event) (string, error) {
 	s, ps, err := sessionState(ctx, tr.Store, sid)
 	if errors.Is(err, warden.ErrNotFound) {
 		return "", nil
@@ -66,7 +65,7 @@ func modelText(ctx context.Context, tr *session.Tracker, sid string, llm *gemini
 	if err != nil {
 		return "", err
 	}
-	if hook.Carries(llm, prefix) || hook.Carries(llm, reminder) {
+	if ev.Carries(prefix) || ev.Carries(reminder) {
 		return "", nil
 	}
 	if s.GovernanceInjected {

@@ -59,18 +59,7 @@ func runApprovalsList(ctx context.Context, env *Env, fs *flag.FlagSet, args []st
 		return ExitOK
 	}
 	if *asJSON {
-		if list == nil {
-			list = []warden.Approval{}
-		}
-		for i := range list {
-			list[i].ExpiresAt = session.ApprovalExpiry(list[i], life)
-			parts := make([]warden.GrantPart, len(list[i].Parts))
-			for j, p := range list[i].Parts {
-				parts[j] = warden.GrantPart{Subject: p.Subject, Value: warden.RedactString(p.Value)}
-			}
-			list[i].Parts = parts
-		}
-		writeJSON(env.Stdout, list, true)
+		writeJSON(env.Stdout, session.ShownApprovals(list, life), true)
 		return ExitOK
 	}
 	printApprovals(env, list, life)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/workspace"
 )
@@ -47,15 +48,23 @@ func parseFlags(fs *flag.FlagSet, args []string) int {
 	return -1
 }
 
+// findPolicyHere finds the policy of the working folder as the hooks do
+// (handler.FindPolicy): a folder whose policy is gone but whose store is
+// still there is not governed by a parent's policy instead.
+func findPolicyHere() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return handler.FindPolicy(wd)
+}
+
 // loadEngine finds, loads and compiles the policy, over the view of the
 // workspace ws.
 func loadEngine(policyPath string, ws engine.Workspace) (*engine.Engine, error) {
 	if policyPath == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		if policyPath, err = policy.Find(wd); err != nil {
+		var err error
+		if policyPath, err = findPolicyHere(); err != nil {
 			return nil, err
 		}
 	}
@@ -100,7 +109,9 @@ func runCheck(ctx context.Context, env *Env) int {
 	if err != nil {
 		return fail(err)
 	}
-	decide := func(_ context.Context, c warden.ToolCall) (warden.Decision, error) { return eng.Decide(c), nil }
+	decide := func(_ context.Context, c warden.ToolCall) (warden.Decision, error) {
+		return eng.Decide(c, nil).Decision, nil
+	}
 	if *session != "" || *store != "" {
 		if statefulDecider == nil {
 			return fail(errors.New("--session and --store need the session store, which this build does not have"))

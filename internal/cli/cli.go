@@ -51,6 +51,7 @@ var commands = map[string]command{
 	"lint":      {"check a policy file; findings name file, line and column", runLint},
 	"mcp":       {"MCP: warden's own server (warden mcp serve), or govern one (warden mcp proxy -- CMD ARGS... | --upstream URL)", runMCP},
 	"purge":     {"apply the retention limits: demote and delete anchors, archive history and sessions, drop expired approvals and old audit", runPurge},
+	"replay":    {"decide the tool calls agents already made (the hosts' transcripts, the audit trail) against a policy, and suggest rules for the asks", runReplay},
 	"report":    {"final reports: the sessions' reports, their instructions, and checks of saved responses", runReport},
 	"resume":    {"lift a halt (warden halt)", runResume},
 	"sandbox":   {"run a program confined by the policy: writes only in the workspace, no protected path, no private read, no network but the allowed ports", runSandbox},

@@ -3,28 +3,17 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/warden-run/warden/compile"
 )
 
-// envFirst returns the first non-empty environment variable of names.
-func envFirst(names ...string) string {
-	for _, n := range names {
-		if v := os.Getenv(n); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 func runCompile(ctx context.Context, env *Env) int {
 	fs := newFlags(env, "compile", "RULES.md [--policy FILE] [--write] | --check [RULES.md]")
 	policyPath := fs.String("policy", "", "policy file (default: warden.yaml here or in the nearest parent folder)")
-	baseURL := fs.String("base-url", envFirst("WARDEN_LLM_BASE_URL", "OPENAI_BASE_URL"), "OpenAI-compatible API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama (env WARDEN_LLM_BASE_URL)")
-	model := fs.String("model", envFirst("WARDEN_LLM_MODEL", "OPENAI_MODEL"), "model name (env WARDEN_LLM_MODEL)")
+	baseURL := fs.String("base-url", compile.Getenv(compile.BaseURLEnv...), "OpenAI-compatible API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama (env WARDEN_LLM_BASE_URL)")
+	model := fs.String("model", compile.Getenv(compile.ModelEnv...), "model name (env WARDEN_LLM_MODEL)")
 	keyEnv := fs.String("api-key-env", "", "environment variable holding the API key (default WARDEN_LLM_API_KEY, then OPENAI_API_KEY); the key itself is never a flag")
 	timeout := fs.Duration("timeout", 2*time.Minute, "how long one model call may take")
 	repairs := fs.Int("repairs", 2, "repair requests per rule after the first answer (0: none)")
@@ -81,20 +70,10 @@ func runCompile(ctx context.Context, env *Env) int {
 	if !*quiet {
 		opt.Progress = env.Stderr
 	}
-	if *baseURL != "" || *model != "" {
-		if *baseURL == "" || *model == "" {
-			fmt.Fprintf(env.Stderr, "warden compile: set both --base-url and --model (or WARDEN_LLM_BASE_URL and WARDEN_LLM_MODEL)\n")
-			return ExitError
-		}
-		key := envFirst("WARDEN_LLM_API_KEY", "OPENAI_API_KEY")
-		if *keyEnv != "" {
-			key = os.Getenv(*keyEnv)
-			if key == "" {
-				fmt.Fprintf(env.Stderr, "warden compile: --api-key-env %s: the variable is empty or not set\n", *keyEnv)
-				return ExitError
-			}
-		}
-		opt.Model = &compile.Model{BaseURL: *baseURL, Name: *model, APIKey: key, Timeout: *timeout}
+	var err error
+	if opt.Model, err = compile.NewModel(*baseURL, *model, *keyEnv, *timeout); err != nil {
+		fmt.Fprintf(env.Stderr, "warden compile: %v\n", err)
+		return ExitError
 	}
 	res, err := compile.Compile(ctx, *policyPath, rulesFile, opt)
 	if err != nil {

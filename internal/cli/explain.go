@@ -164,6 +164,9 @@ func FormatTrace(call warden.ToolCall, tr *engine.Trace) string {
 	if d.ModelFormat == "json" {
 		b.WriteString("the model gets: the structured error (model_errors: json)\n")
 	}
+	if d.Sandbox != nil {
+		fmt.Fprintf(&b, "confinement: %s (what this kernel enforces: warden sandbox --explain)\n", d.Sandbox)
+	}
 	return b.String()
 }
 

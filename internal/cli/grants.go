@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 )
 
@@ -60,13 +59,7 @@ func runGrantsList(ctx context.Context, env *Env, fs *flag.FlagSet, args []strin
 		return ExitOK
 	}
 	if *asJSON {
-		if list == nil {
-			list = []warden.Grant{}
-		}
-		for i := range list {
-			list[i].Value, list[i].Pattern = warden.RedactString(list[i].Value), warden.RedactString(list[i].Pattern)
-		}
-		writeJSON(env.Stdout, list, true)
+		writeJSON(env.Stdout, session.ShownGrants(list), true)
 		return ExitOK
 	}
 	if len(list) == 0 {
@@ -110,39 +103,9 @@ func runGrantsAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string
 	if len(pos) != 1 {
 		return cmdError(env, "grants add", errors.New("want exactly one TOOL (the host's tool name: Bash, run_shell_command, bash, Write, ...; or a kind, shell, write, ..., for the tool of that kind on every host)"))
 	}
-	n := 0
-	for _, v := range []string{*command, *path, *pattern} {
-		if v != "" {
-			n++
-		}
-	}
-	if *all {
-		n++
-	}
-	if n != 1 {
-		return cmdError(env, "grants add", errors.New("give exactly one of --command, --path, --pattern, --all"))
-	}
-
-	if *uses < 0 {
-		return cmdError(env, "grants add", fmt.Errorf("--uses %d: must not be negative", *uses))
-	}
-	base := warden.Grant{Tool: pos[0], Role: *role, Session: *sess, UsesLeft: *uses, CreatedBy: whoami(), CreatedAt: time.Now()}
-	if *expires != "" {
-		d, err := policy.ParseDuration(*expires)
-		if err != nil || d <= 0 {
-			return cmdError(env, "grants add", fmt.Errorf("--expires %q: want a positive duration such as 90m, 8h or 7d", *expires))
-		}
-		base.Expires = base.CreatedAt.Add(d)
-	}
-	var grants []warden.Grant
-	var err error
-	if *all {
-		var g warden.Grant
-		g, err = session.AllGrant(pol, base)
-		grants = []warden.Grant{g}
-	} else {
-		grants, err = session.NewGrants(pol, base, *command, *path, *pattern)
-	}
+	spec := session.GrantSpec{Tool: pos[0], Command: *command, Path: *path, Pattern: *pattern, All: *all,
+		Role: *role, Session: *sess, Expires: *expires, Uses: *uses, By: whoami()}
+	grants, err := spec.Grants(pol, st.Now())
 	if err != nil {
 		return cmdError(env, "grants add", err)
 	}

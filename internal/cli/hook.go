@@ -11,8 +11,9 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
+	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/internal/hookd/remote"
+	"github.com/warden-run/warden/remote"
 )
 
 func runHook(ctx context.Context, env *Env) int {
@@ -57,11 +58,11 @@ func runHookWith(ctx context.Context, env *Env, rt *handler.Runtime, forward boo
 		}
 	}
 	event := hook.EventName(data)
-	h, ok := hook.Lookup(env.Args[0])
+	h, ok := host.Lookup(env.Args[0])
 	if !ok {
 		// Answer in Claude Code's shape (Codex and Gemini CLI read it too)
 		// and exit 2, which every host reads as "block".
-		return printReply(env, handler.Fatal(hook.Claude, event, fmt.Errorf("warden hook: unknown host %q (want %s)", env.Args[0], hook.Want())))
+		return printReply(env, handler.Fatal(host.Default, event, fmt.Errorf("warden hook: unknown host %q (want %s)", env.Args[0], host.Want())))
 	}
 	if err := fs.Parse(env.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -77,7 +78,7 @@ func runHookWith(ctx context.Context, env *Env, rt *handler.Runtime, forward boo
 	if url := hookd.ServeURL(env.Args[1:]); url != "" && forward {
 		// Not in hookd or warden serve (they decide here): the team's
 		// service decides and audits this event.
-		return remote.RunRemote(url, env.Args, data, rt.CallID, env.Stdout, env.Stderr)
+		return remote.RunHook(url, hookd.ServeToken, env.Args, data, rt.CallID, env.Stdout, env.Stderr)
 	}
 	return printReply(env, handler.Run(ctx, rt, h, data, f))
 }

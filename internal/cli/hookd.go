@@ -98,3 +98,9 @@ func newHookd(socket string, idle time.Duration, logger *log.Logger) *server.Ser
 		return runHookWith(ctx, &Env{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr}, rt, false)
 	})
 }
+
+// NewHookd is `warden hookd` on socket, for tests of the front ends
+// (package gate/gatetest): it answers calls as `warden hook` does.
+func NewHookd(socket string, idle time.Duration, logger *log.Logger) *server.Server {
+	return newHookd(socket, idle, logger)
+}

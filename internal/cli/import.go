@@ -7,17 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/warden-run/warden/host"
+	"github.com/warden-run/warden/host/kit"
 	"github.com/warden-run/warden/importer"
 	"github.com/warden-run/warden/policy"
+	"go.yaml.in/yaml/v3"
 )
-
-var importers = map[string]func(file string, data []byte) (*importer.Policy, error){
-	"claude":   importer.Claude,
-	"opencode": importer.OpenCode,
-	"gemini":   importer.Gemini,
-	"codex":    importer.Codex,
-}
 
 func runImport(ctx context.Context, env *Env) int {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
@@ -42,9 +39,10 @@ func runImport(ctx context.Context, env *Env) int {
 		fs.Usage()
 		return ExitOK
 	}
-	imp, ok := importers[env.Args[0]]
+	h, _ := host.Lookup(env.Args[0])
+	imp, ok := h.(kit.Importer)
 	if !ok {
-		fmt.Fprintf(env.Stderr, "warden import: unknown host %q (want claude, opencode, gemini or codex)\n", env.Args[0])
+		fmt.Fprintf(env.Stderr, "warden import: unknown host %q (want %s)\n", env.Args[0], importerNames())
 		return ExitError
 	}
 	// Flags may come before or after FILE.
@@ -72,12 +70,12 @@ func runImport(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "warden import: %v\n", err)
 		return ExitError
 	}
-	pol, err := imp(file, data)
+	pol, err := imp.Import(importer.Source{File: file, Data: data, YAML: yaml.Unmarshal})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "warden import: %v\n", err)
 		return ExitError
 	}
-	yaml := pol.YAML()
+	text := pol.YAML(policy.BuiltinKinds)
 	// The result must load: check it as if it were written next to the
 	// imported file.
 	dest := *out
@@ -85,7 +83,7 @@ func runImport(ctx context.Context, env *Env) int {
 		dest = filepath.Join(filepath.Dir(file), policy.FileName)
 	}
 	abs, _ := filepath.Abs(dest)
-	if _, findings := policy.Parse(abs, yaml); importHasErrors(findings) {
+	if _, findings := policy.Parse(abs, text); importHasErrors(findings) {
 		fmt.Fprintf(env.Stderr, "warden import: the imported policy does not load (a bug in warden import):\n")
 		for _, f := range findings {
 			fmt.Fprintf(env.Stderr, "  %s\n", f)
@@ -96,7 +94,7 @@ func runImport(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "warden import: warning: %s\n", w)
 	}
 	if *out == "" {
-		env.Stdout.Write(yaml)
+		env.Stdout.Write(text)
 		return ExitOK
 	}
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -105,7 +103,7 @@ func runImport(ctx context.Context, env *Env) int {
 		return ExitError
 	}
 	if err == nil {
-		_, err = f.Write(yaml)
+		_, err = f.Write(text)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -125,4 +123,15 @@ func importHasErrors(findings []policy.Finding) bool {
 		}
 	}
 	return false
+}
+
+// importerNames lists the hosts `warden import` reads.
+func importerNames() string {
+	var names []string
+	for _, h := range host.All() {
+		if _, ok := h.(kit.Importer); ok {
+			names = append(names, h.Name())
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -330,28 +330,6 @@ func TestInitSwitchesClientInPlace(t *testing.T) {
 	}
 }
 
-func TestIsWardenHook(t *testing.T) {
-	for _, tc := range []struct {
-		cmd  string
-		want bool
-	}{
-		{"warden hook claude", true},
-		{"/usr/local/bin/warden hook claude --wait 1m", true},
-		{"warden-hook claude", true},
-		{"'/opt/my w/warden-hook' claude", true},
-		{"'/opt/my w/warden' hook claude", true},
-		{"warden hook codex", false},
-		{"warden-hook codex", false},
-		{"./warden-notify.sh claude", false},
-		{"echo warden hook claude", false},
-		{"warden check", false},
-	} {
-		if got := isWardenHook(tc.cmd, "claude"); got != tc.want {
-			t.Errorf("isWardenHook(%q) = %v", tc.cmd, got)
-		}
-	}
-}
-
 // TestStarterPolicy: the starter policy for each language (and none)
 // loads, lints without findings and passes its own tests; init picks the
 // languages from the project's files.
@@ -425,5 +403,29 @@ func TestInitEverydayCommands(t *testing.T) {
 				t.Errorf("warden test: %d\n%s%s", code, out.String(), errb.String())
 			}
 		})
+	}
+}
+
+// TestInitGeminiUntrusted: in a folder Gemini CLI does not trust (it
+// would ignore the project's settings, warden's hooks included), `warden
+// init gemini` writes the hooks but exits non-zero and says how to trust
+// the folder; once trusted, init succeeds.
+func TestInitGeminiUntrusted(t *testing.T) {
+	noHookClient(t)
+	home := t.TempDir()
+	t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "")
+	t.Setenv("GEMINI_CLI_HOME", home)
+	dir := t.TempDir()
+	code, _, errs := runInitCmd(t, "gemini", "--dir", dir)
+	if code != ExitError || !strings.Contains(errs, "will not run them yet") || !strings.Contains(errs, "TRUST_FOLDER") {
+		t.Fatalf("untrusted: exit %d, %s", code, errs)
+	}
+	if got := hookCommands(readJSON(t, filepath.Join(dir, ".gemini", "settings.json")), "BeforeTool"); len(got) != 1 {
+		t.Errorf("the hooks were not written: %v", got)
+	}
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), []byte(`{"`+dir+`": "TRUST_FOLDER"}`), 0o644)
+	if code, out, errs := runInitCmd(t, "gemini", "--dir", dir); code != ExitOK {
+		t.Errorf("trusted: exit %d, %s %s", code, out, errs)
 	}
 }

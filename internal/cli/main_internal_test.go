@@ -15,5 +15,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(hook.TimeoutEnv) == "" {
 		os.Setenv(hook.TimeoutEnv, "2m")
 	}
+	// The tests' project folders are new, so Gemini CLI trusts none of
+	// them: `warden init gemini` would fail (TestInitGeminiUntrusted
+	// tests that, without this).
+	if os.Getenv("GEMINI_CLI_TRUST_WORKSPACE") == "" {
+		os.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
+	}
 	os.Exit(m.Run())
 }

@@ -25,7 +25,7 @@ import (
 	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/mcpserve"
 	"github.com/warden-run/warden/policy"
-	"github.com/warden-run/warden/serve"
+	"github.com/warden-run/warden/remote"
 	"github.com/warden-run/warden/session"
 )
 
@@ -185,7 +185,7 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 // remoteMCPGate is the gate of `warden mcp proxy --serve URL`: the
 // session sid (else $WARDEN_SESSION, else a new one of this run) decided
 // by the service with the agent token.
-func remoteMCPGate(url, sid, role, name string) (*serve.MCPGate, error) {
+func remoteMCPGate(url, sid, role, name string) (*remote.MCPGate, error) {
 	token, err := hookd.ServeToken()
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func remoteMCPGate(url, sid, role, name string) (*serve.MCPGate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &serve.MCPGate{Client: &serve.Client{URL: url, Token: token}, Session: sid, Role: role, Cwd: wd}, nil
+	return &remote.MCPGate{Client: &remote.Client{URL: url, Token: token}, Session: sid, Role: role, Cwd: wd}, nil
 }
 
 func runMCPServe(ctx context.Context, env *Env, args []string) int {

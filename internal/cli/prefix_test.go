@@ -113,7 +113,7 @@ func TestPolicyPrefixesNeverMorePermissive(t *testing.T) {
 			}
 			want := make([]warden.Decision, len(cases))
 			for i, c := range cases {
-				want[i] = wholeEng.DecideSession(c.Call, caseSession(c))
+				want[i] = wholeEng.Decide(c.Call, caseSession(c)).Decision
 			}
 			// The cuts: after every newline, and at every byte of the last
 			// line (a file cut mid-line).
@@ -140,7 +140,7 @@ func TestPolicyPrefixesNeverMorePermissive(t *testing.T) {
 				}
 				loaded++
 				for i, c := range cases {
-					got := eng.DecideSession(c.Call, caseSession(c))
+					got := eng.Decide(c.Call, caseSession(c)).Decision
 					if severity(got.Decision) < severity(want[i].Decision) {
 						worse++
 						line := bytes.Count(prefix, []byte("\n"))
@@ -153,11 +153,6 @@ func TestPolicyPrefixesNeverMorePermissive(t *testing.T) {
 			t.Logf("%d cuts, %d load, %d decisions more permissive", len(cuts), loaded, worse)
 		})
 	}
-}
-
-func fileExists(f string) bool {
-	_, err := os.Stat(f)
-	return err == nil
 }
 
 // TestCutAfterToolLineRefused: the coding example unsealed and cut just

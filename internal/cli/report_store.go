@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/report"
 	"github.com/warden-run/warden/reportgate"
 )
 
@@ -113,25 +112,9 @@ func runReportInstructions(ctx context.Context, env *Env, args []string) int {
 		return cmdError(env, "report instructions", err)
 	}
 	defer st.Close()
-	if pol.Report == nil {
-		return cmdError(env, "report instructions", fmt.Errorf("%s has no report section: no report is asked for", pol.File))
-	}
-	if *sess == "" {
-		s, err := report.NewSession(&report.Config{Plugins: pol.Report.Files.Factories()})
-		if err != nil {
-			return cmdError(env, "report instructions", err)
-		}
-		fmt.Fprint(env.Stdout, warden.TerminalSafe(s.Instructions()))
-		return ExitOK
-	}
-	// A session wired by hand is held to the contract whatever its role.
-	text, err := reportgate.Instructions(ctx, pol, st, warden.Session{ID: *sess, Role: firstOr(pol.Report.Roles)})
+	text, err := reportgate.HandInstructions(ctx, pol, st, *sess)
 	if err != nil {
 		return cmdError(env, "report instructions", err)
-	}
-	if text == "" {
-		r, _ := st.Report(ctx, *sess)
-		return cmdError(env, "report instructions", fmt.Errorf("the report of session %s is %s already", *sess, r.Status))
 	}
 	fmt.Fprint(env.Stdout, text)
 	return ExitOK
@@ -157,13 +140,6 @@ func runReportComplete(ctx context.Context, env *Env, args []string) int {
 		return cmdError(env, "report complete", err)
 	}
 	return ExitOK
-}
-
-func firstOr(list []string) string {
-	if len(list) == 0 {
-		return ""
-	}
-	return list[0]
 }
 
 func printJSON(env *Env, v any) int {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
 	"github.com/warden-run/warden/session"
 	"github.com/warden-run/warden/workspace"
@@ -70,27 +69,14 @@ func runStateEvent(ctx context.Context, env *Env, args []string) int {
 	if err := sf.need(); err != nil {
 		return cmdError(env, "state event", err)
 	}
-	sess := *sf.session
-	var text string
-	switch session.Event(pos[0]) {
-	case session.Created:
-		_, text, err = tr.Start(ctx, session.StartOptions{ID: sess, Role: *role, Parent: *parent, Host: *host})
-	case session.Resumed:
-		text, err = tr.Resume(ctx, sess)
-	case session.Compacted:
-		if _, err = tr.Compact(ctx, sess); err == nil {
-			text, err = tr.Governance(ctx, sess)
-		}
-	case session.Idle, session.Ended:
-		var s warden.Session
-		s, err = tr.End(ctx, sess, session.Event(pos[0]))
-		text = fmt.Sprintf("session %s %s: %d calls, %d violations, depth %d, first tool %s\n",
-			s.ID, s.Status, s.Calls, s.Violations, s.Depth, dash(s.FirstTool))
-	default:
-		return cmdError(env, "state event", fmt.Errorf("unknown event %q: want created, resumed, compacted, idle or ended", pos[0]))
-	}
+	ev := session.Event(pos[0])
+	s, text, err := tr.Event(ctx, ev, session.StartOptions{ID: *sf.session, Role: *role, Parent: *parent, Host: *host})
 	if err != nil {
 		return cmdError(env, "state event", err)
+	}
+	if ev == session.Idle || ev == session.Ended {
+		text = fmt.Sprintf("session %s %s: %d calls, %d violations, depth %d, first tool %s\n",
+			s.ID, s.Status, s.Calls, s.Violations, s.Depth, dash(s.FirstTool))
 	}
 	fmt.Fprint(env.Stdout, text)
 	return ExitOK

@@ -39,11 +39,8 @@ func addStoreFlags(fs *flag.FlagSet) storeFlags {
 func (f storeFlags) open(ctx context.Context) (*policy.Policy, warden.Store, error) {
 	path := *f.policy
 	if path == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, nil, err
-		}
-		if path, err = policy.Find(wd); err != nil {
+		var err error
+		if path, err = findPolicyHere(); err != nil {
 			return nil, nil, err
 		}
 	}

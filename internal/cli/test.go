@@ -55,7 +55,7 @@ func runTest(ctx context.Context, env *Env) int {
 	}
 	passed, failed := 0, 0
 	for _, c := range cases {
-		d := eng.DecideSession(c.Call, caseSession(c))
+		d := eng.Decide(c.Call, caseSession(c)).Decision
 		if msg := checkCase(c, d); msg != "" {
 			failed++
 			fmt.Fprintf(env.Stdout, "FAIL %s: %s: %s\n", c.Pos, c.Name, msg)

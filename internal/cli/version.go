@@ -11,6 +11,12 @@ import (
 // from the module's build information.
 var Version = ""
 
+// Commit is the commit warden was built from; set at link time by
+// scripts/release.sh (which builds with -buildvcs=false, so that the
+// archives do not depend on the checkout's state), else taken from the
+// module's build information.
+var Commit = ""
+
 func runVersion(ctx context.Context, env *Env) int {
 	fs := newFlags(env, "version", "")
 	if code := parseFlags(fs, env.Args); code >= 0 {
@@ -24,11 +30,18 @@ func runVersion(ctx context.Context, env *Env) int {
 func versionLine() string {
 	v := Version
 	info, ok := debug.ReadBuildInfo()
-	if !ok {
+	if !ok || Commit != "" {
 		if v == "" {
 			v = "unknown"
 		}
-		return "warden " + v
+		out := "warden " + v
+		if Commit != "" {
+			out += " (commit " + shortRev(Commit) + ")"
+		}
+		if ok {
+			out += " " + info.GoVersion
+		}
+		return out
 	}
 	if v == "" {
 		v = info.Main.Version
@@ -51,10 +64,15 @@ func versionLine() string {
 	}
 	out := "warden " + v
 	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		out += fmt.Sprintf(" (commit %s, %s%s)", rev, at, modified)
+		out += fmt.Sprintf(" (commit %s, %s%s)", shortRev(rev), at, modified)
 	}
 	return out + " " + info.GoVersion
+}
+
+// shortRev is a commit's first 12 hex digits.
+func shortRev(rev string) string {
+	if len(rev) > 12 {
+		return rev[:12]
+	}
+	return rev
 }

@@ -3,7 +3,6 @@ package hookd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +14,10 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
-	"github.com/warden-run/warden/claudecode"
 	"github.com/warden-run/warden/hook"
+	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/spoolfile"
+	"github.com/warden-run/warden/wire"
 )
 
 var (
@@ -68,13 +68,13 @@ func (c *Client) Run(args []string) int {
 	if ServeURL(args[1:]) != "" {
 		// A team's service decides and audits, never this machine or its
 		// hookd: `warden hook` sends the event (package
-		// internal/hookd/remote, which this small client does not link).
+		// remote, which this small client does not link).
 		return c.runWarden(args, data, deadline, callID)
 	}
 	if os.Getenv(DisableEnv) != "off" && len(data) <= MaxInput {
 		wd, _ := os.Getwd()
 		req := &Request{V: Version, Op: OpHook, Args: args, Dir: wd, Home: os.Getenv("HOME"), Stdin: data, CallID: callID}
-		req.Interactive = hook.HostInteractive(args[0])
+		req.Interactive = host.Interactive(args[0])
 		resp, sent, err := ask(socket, req, deadline)
 		switch {
 		case err == nil:
@@ -144,20 +144,9 @@ func (c *Client) runWarden(args []string, data []byte, deadline time.Time, callI
 	return code
 }
 
-// CheckAnswer reports an answer that is not one `warden hook` can give:
-// an exit code other than 0 or 2 (a crash, a signal: hosts read those as
-// a hook that failed, and go on with the call), or an output that is not
-// one JSON object (hosts read text as "no objection").
-func CheckAnswer(stdout []byte, code int) error {
-	if code != 0 && code != 2 {
-		return fmt.Errorf("exit code %d, not a hook answer (0 or 2)", code)
-	}
-	out := bytes.TrimSpace(stdout)
-	if len(out) == 0 || out[0] != '{' || !json.Valid(out) {
-		return fmt.Errorf("the answer is not one JSON object: %q", cutText(out, 200))
-	}
-	return nil
-}
+// CheckAnswer reports an answer that is not one `warden hook` can give
+// (wire.CheckAnswer).
+func CheckAnswer(stdout []byte, code int) error { return wire.CheckAnswer(stdout, code) }
 
 func cutText(b []byte, n int) string {
 	if len(b) > n {
@@ -229,7 +218,7 @@ func (c *Client) record(args []string, data []byte, callID string, cause error) 
 	if callID == "" || len(args) == 0 || ServeURL(args[1:]) != "" {
 		return
 	}
-	h, ok := hook.Lookup(args[0])
+	h, ok := host.Lookup(args[0])
 	if !ok {
 		return
 	}
@@ -264,12 +253,12 @@ func (c *Client) record(args []string, data []byte, callID string, cause error) 
 
 // fail answers a deny in the host's JSON and exits 2 (block).
 // At the end of a turn it exits 0 (see hook.Host.EndOfTurn).
-func (c *Client) fail(host string, data []byte, err error) int {
+func (c *Client) fail(name string, data []byte, err error) int {
 	d := warden.FailClosed(err)
 	event := hook.EventName(data)
-	c.Stdout.Write(hook.Failure(host, event, d))
-	fmt.Fprintln(c.Stderr, claudecode.ModelText(d))
-	return hook.FailCode(host, event)
+	c.Stdout.Write(host.Failure(name, event, d))
+	fmt.Fprintln(c.Stderr, d.ModelText())
+	return host.FailCode(name, event)
 }
 
 // wardenBin finds the full warden binary: $WARDEN_BIN (unless it names

@@ -23,63 +23,26 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/wire"
 )
 
-// Version is the protocol version. A hookd answers only requests of its
-// own version; the client runs `warden hook` itself otherwise.
-const Version = 1
+// The protocol: package wire holds the request and the answer.
+const (
+	// Version is the protocol version (wire.Version).
+	Version = wire.Version
+	OpHook  = wire.OpHook
+	OpPing  = wire.OpPing
+	OpStop  = wire.OpStop
+)
 
-// Request is one message from the client to hookd.
-type Request struct {
-	V  int    `json:"v"`
-	Op string `json:"op"` // OpHook, OpPing or OpStop
-	// Args are the arguments after `warden hook`: the host and its flags.
-	Args []string `json:"args,omitempty"`
-	// Dir is the client's working directory, for relative paths and for
-	// finding the policy when the host reports no project directory.
-	Dir string `json:"dir,omitempty"`
-	// Stdin is the host's hook JSON.
-	Stdin []byte `json:"stdin,omitempty"`
-	// Home is the client's $HOME: policies expand ~ with it, so a hookd
-	// with another home does not answer.
-	Home string `json:"home,omitempty"`
-	// Interactive reports, for Gemini CLI and Claude Code, whether the
-	// host that runs the client can show its own confirmation prompt (only
-	// the client can tell: it looks at its parent processes and its
-	// environment; see HostInteractive).
-	Interactive bool `json:"interactive,omitempty"`
-	// CallID identifies this call in the audit trail: when hookd dies
-	// mid-call, the client runs `warden hook` with the same id, and a call
-	// hookd had decided is not decided again.
-	CallID string `json:"call_id,omitempty"`
-}
+// Request is one message from the client to hookd (wire.HookRequest).
+type Request = wire.HookRequest
+
+// Response is hookd's answer (wire.HookResponse).
+type Response = wire.HookResponse
 
 // CallIDEnv passes a call's id to `warden hook` (see Request.CallID).
 const CallIDEnv = "WARDEN_HOOK_CALL_ID"
-
-// Request operations.
-const (
-	OpHook = "hook"
-	OpPing = "ping"
-	OpStop = "stop"
-)
-
-// Response is hookd's answer: what `warden hook` would have written and
-// its exit code. Refused is set when hookd did not run the hook at all
-// (another protocol version, a request it cannot read); the client then
-// runs `warden hook` itself.
-type Response struct {
-	V       int    `json:"v"`
-	Code    int    `json:"code"`
-	Stdout  []byte `json:"stdout,omitempty"`
-	Stderr  []byte `json:"stderr,omitempty"`
-	Refused string `json:"refused,omitempty"`
-	// PID is hookd's process id (ping).
-	PID int `json:"pid,omitempty"`
-	// Nonce is the request's nonce (NonceHeader), echoed by `warden serve`
-	// in its answer to POST /v1/hook.
-	Nonce string `json:"nonce,omitempty"`
-}
 
 // MaxMessage bounds a request or response on the socket: the largest
 // input, base64-encoded, with room to spare.

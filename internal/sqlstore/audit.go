@@ -15,7 +15,7 @@ import (
 // Audit: the append-only record of every decision.
 
 const auditCols = `time, session, role, host, tool, depth, args, decision, code, rule, reason, matched,
-	warnings, grants, approval, mode, enforced, latency, call_id, source, tool_use, outcome, agent, call_sum`
+	warnings, grants, approval, mode, enforced, latency, call_id, source, tool_use, outcome, agent, call_sum, sandbox`
 
 // AppendAudit implements warden.AuditLog.
 func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.AuditRecord, error) {
@@ -64,7 +64,7 @@ func auditArgs(args []any, r warden.AuditRecord) []any {
 	return append(args,
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
 		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
-		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome, r.Agent, r.CallSum)
+		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome, r.Agent, r.CallSum, sandboxJSON(r.Sandbox))
 }
 
 // Audit implements warden.AuditLog.
@@ -126,9 +126,9 @@ func scanAudit(rows *sql.Rows) ([]warden.AuditRecord, error) {
 	for rows.Next() {
 		var r warden.AuditRecord
 		var t, lat int64
-		var argsJ, matched, warnings, grants, decision, code, enforced string
+		var argsJ, matched, warnings, grants, decision, code, enforced, sb string
 		if err := rows.Scan(&r.ID, &t, &r.Session, &r.Role, &r.Host, &r.Tool, &r.Depth, &argsJ, &decision, &code,
-			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source, &r.ToolUse, &r.Outcome, &r.Agent, &r.CallSum); err != nil {
+			&r.Rule, &r.Reason, &matched, &warnings, &grants, &r.Approval, &r.Mode, &enforced, &lat, &r.CallID, &r.Source, &r.ToolUse, &r.Outcome, &r.Agent, &r.CallSum, &sb); err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}
 		r.Time, r.Latency = tm(t), time.Duration(lat)
@@ -136,7 +136,7 @@ func scanAudit(rows *sql.Rows) ([]warden.AuditRecord, error) {
 		for _, j := range []struct {
 			s string
 			v any
-		}{{argsJ, &r.Args}, {matched, &r.Matched}, {warnings, &r.Warnings}, {grants, &r.Grants}} {
+		}{{argsJ, &r.Args}, {matched, &r.Matched}, {warnings, &r.Warnings}, {grants, &r.Grants}, {sb, &r.Sandbox}} {
 			if err := fromJSON(j.s, j.v); err != nil {
 				return nil, fmt.Errorf("audit record %d: %w", r.ID, err)
 			}

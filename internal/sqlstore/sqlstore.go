@@ -457,8 +457,6 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 
 // Interface guards.
 var (
-	_ warden.Store          = (*Store)(nil)
-	_ warden.DecisionWriter = (*Store)(nil)
-	_ warden.DecisionReader = (*Store)(nil)
-	_ warden.Spooler        = (*Store)(nil)
+	_ warden.Store   = (*Store)(nil)
+	_ warden.Spooler = (*Store)(nil)
 )

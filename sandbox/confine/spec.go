@@ -2,6 +2,9 @@
 // package sandbox (which derives the Spec from a policy) without the
 // policy packages, so that a small binary can run a Spec written ahead
 // (see Main). docs/sandbox.md describes the design.
+//
+// Stability: this package is internal to warden in spirit. Its API serves
+// `warden sandbox` and warden-sandbox and changes with them in any release.
 package confine
 
 import "strings"

@@ -3,6 +3,9 @@
 // page talks to the service's JSON API (package serve) with the person
 // token in an HttpOnly, SameSite=Strict cookie and a CSRF token on every
 // POST, and follows the server-sent event stream for live updates.
+//
+// Stability: this package is internal to warden in spirit: it serves
+// package serve alone, and changes with it in any release.
 package web
 
 import (

@@ -21,6 +21,10 @@
 // after "=" says what the value is (Arg). A letter after ":" gives an
 // option without a value an effect (Flag). Operands are given as roles,
 // for example "R... W" (every operand read but the last, which is written).
+//
+// Stability: this package is internal to warden in spirit. Its tables and
+// notation serve packages shell and engine and change with them in any
+// release; a Go program does not import it.
 package progs
 
 import (

@@ -10,7 +10,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,12 +24,11 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/client"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/gate"
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/internal/hookd"
-	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sqlite"
-	"github.com/warden-run/warden/workspace"
 )
 
 // Idle is how long hookd waits for a call before it exits (the default).
@@ -48,7 +46,7 @@ type Hook func(ctx context.Context, rt *handler.Runtime, args []string, stdin io
 // without a call (0: never), logs to log and answers calls with hook.
 func New(socket string, idle time.Duration, log *log.Logger, hook Hook) *Server {
 	return &Server{socket: socket, idle: idle, log: log, hook: hook,
-		engines: map[string]*cachedEngine{}, stores: map[string]*cachedStore{}}
+		engines: gate.Sources{Max: maxCached}, stores: map[string]*cachedStore{}}
 }
 
 // Server is `warden hookd`: it serves hook calls on a Unix socket until it
@@ -60,22 +58,15 @@ type Server struct {
 	log    *log.Logger
 	hook   Hook
 
+	engines gate.Sources // by policy file
+
 	mu       sync.Mutex
-	engines  map[string]*cachedEngine // by policy file
-	stores   map[string]*cachedStore  // by store key
+	stores   map[string]*cachedStore // by store key
 	lastCall time.Time
 	active   int
 	stopping bool
 	stop     chan string // the reason to stop
 	inflight sync.WaitGroup
-}
-
-type cachedEngine struct {
-	eng     *engine.Engine
-	ws      *workspace.View // what eng knows of the workspace, checked each call
-	policy  [32]byte        // the policy file's bytes
-	intents [32]byte        // the intents file's bytes (compiled in)
-	used    time.Time
 }
 
 type cachedStore struct {
@@ -325,10 +316,10 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 	}
 }
 
-// engine returns the compiled policy for a project, compiling it again
-// when the policy file, the intents file or a report plugin file changed
-// since, with its view of the workspace checked (what changed on disk
-// since the last call is read again).
+// engine returns the compiled policy for a project, as package gate's
+// one reload rule keeps it (gate.Sources: compiled again when the policy
+// file's content, its intents file or a report plugin changed, only ever
+// from a whole file), with its view of the workspace checked.
 func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 	if policyFile == "" {
 		f, err := handler.FindPolicy(cwd)
@@ -337,66 +328,7 @@ func (s *Server) engine(cwd, policyFile string) (*engine.Engine, error) {
 		}
 		policyFile = f
 	}
-	file, err := filepath.Abs(policyFile)
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", policyFile, err)
-	}
-	// Only a whole file: a policy being rewritten in place passes through
-	// prefixes that load and lack its later rules. The very bytes of the
-	// policy compiled last are whole, however recently they were written
-	// (a save that changed nothing); anything else must settle.
-	s.mu.Lock()
-	c := s.engines[file]
-	s.mu.Unlock()
-	data, err := policy.ReadOnce(file)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(data)
-	if c == nil || c.policy != sum {
-		if data, err = policy.ReadStable(file); err != nil {
-			return nil, err
-		}
-		sum = sha256.Sum256(data)
-	}
-	if c != nil && c.policy == sum && IntentsSum(c.eng.Policy()) == c.intents && !c.eng.Policy().Report.Stale() {
-		s.mu.Lock()
-		c.used = time.Now()
-		s.mu.Unlock()
-		c.ws.Refresh()
-		return c.eng, nil
-	}
-	pol, err := policy.LoadBytes(file, data)
-	if err != nil {
-		return nil, err
-	}
-	// The intents file is read at compile time: hash it first, so that a
-	// change during the compile shows as a change on the next call.
-	isum := IntentsSum(pol)
-	ws := workspace.New()
-	eng, err := engine.Compile(pol, ws)
-	if err != nil {
-		return nil, fmt.Errorf("compile policy %s: %w", pol.File, err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.engines[file] = &cachedEngine{eng: eng, ws: ws, policy: sum, intents: isum, used: time.Now()}
-	if len(s.engines) > maxCached {
-		evictOldest(s.engines, func(c *cachedEngine) time.Time { return c.used }, nil)
-	}
-	return eng, nil
-}
-
-// IntentsSum hashes the policy's intents file (all zero without one).
-func IntentsSum(p *policy.Policy) [32]byte {
-	if p.Intents == nil || p.Intents.File == "" {
-		return [32]byte{}
-	}
-	data, err := os.ReadFile(p.Intents.File)
-	if err != nil {
-		return sha256.Sum256([]byte("unreadable: " + err.Error()))
-	}
-	return sha256.Sum256(data)
+	return s.engines.Engine(policyFile)
 }
 
 // store returns the open store for a policy. A SQLite store whose -wal or

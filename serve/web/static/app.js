@@ -45,8 +45,35 @@ async function loadApprovals() {
   const ul = document.getElementById("approvals-list");
   document.getElementById("approvals-empty").hidden = list.length > 0;
   document.getElementById("pending-count").textContent = list.length ? "(" + list.length + ")" : "";
+  announce(list);
   const details = await Promise.all(list.map(a => api("/v1/approvals/" + encodeURIComponent(a.id)).catch(() => a)));
   ul.replaceChildren(...details.map(card));
+}
+
+// Telling the human: the tab's title counts the waiting approvals, and an
+// approval that arrives while the page is open raises a browser
+// notification once notifications are allowed ("Notify me"). The
+// approvals shown at the first load raise none: the page shows them.
+let seen = null; // ids of the approvals already shown
+
+function announce(list) {
+  document.title = list.length ? "(" + list.length + ") warden" : "warden";
+  const ids = new Set(list.map(a => a.id));
+  if (seen !== null && "Notification" in window && Notification.permission === "granted") {
+    for (const a of list) {
+      if (seen.has(a.id)) continue;
+      const n = new Notification("warden: approval " + a.id + " waits", {
+        body: (a.tool || "") + ": " + (a.summary || callText(a.args)), tag: a.id });
+      n.onclick = () => { window.focus(); location.hash = "#approvals"; };
+    }
+  }
+  seen = ids;
+  notifyButton();
+}
+
+function notifyButton() {
+  const b = document.getElementById("notify");
+  b.hidden = !("Notification" in window) || Notification.permission !== "default";
 }
 
 function card(a) {
@@ -185,8 +212,43 @@ async function whatIf(e) {
   }
 }
 
+// Replay.
+async function replayRun(e) {
+  e.preventDefault();
+  const msg = document.getElementById("replay-msg");
+  const box = document.getElementById("replay-out");
+  msg.textContent = "Replaying...";
+  const body = { limit: parseInt(document.getElementById("replay-limit").value, 10) || 5000 };
+  const pol = document.getElementById("replay-policy").value;
+  if (pol.trim()) body.policy = pol;
+  let r;
+  try {
+    r = await api("/v1/policy/replay", body);
+  } catch (err) {
+    msg.textContent = err.message;
+    box.hidden = true;
+    return;
+  }
+  msg.textContent = r.calls + " recorded calls decided again under the " + r.policy + (r.against ? ", beside the " + r.against : "") + ".";
+  document.getElementById("replay-col-policy").textContent = r.policy;
+  document.getElementById("replay-col-against").textContent = r.against || "";
+  document.getElementById("replay-outcomes").replaceChildren(...["allow", "ask", "deny"].map(o =>
+    el("tr", {}, el("td", {}, o), el("td", {}, String((r.outcomes || {})[o] || 0)),
+      el("td", {}, r.against ? String((r.against_outcomes || {})[o] || 0) : ""))));
+  const changed = r.changed || [];
+  document.getElementById("replay-changed-count").textContent = String(changed.length);
+  document.getElementById("replay-changed").replaceChildren(...changed.slice(0, 200).map(c =>
+    el("tr", { class: "changed" }, el("td", {}, c.before), el("td", {}, c.after), el("td", {}, c.call),
+      el("td", {}, c.before_rule + " -> " + c.after_rule))));
+  document.getElementById("replay-asks").replaceChildren(...(r.asks || []).filter(a => a.rule || a.why).map(a =>
+    el("li", { class: "ask-group" }, el("p", {}, a.pattern + ": " + a.count + " calls, for example " + (a.examples || []).join("; ")),
+      a.rule ? el("pre", { class: "out" }, a.rule) : el("p", {}, a.why),
+      a.rule ? el("p", {}, "Allows " + a.covers + " of them" + ((a.also_allows || []).length ? "; would also allow: " + a.also_allows.slice(0, 5).join("; ") : "; allows no other recorded call.")) : "")));
+  box.hidden = false;
+}
+
 // Pages and live updates.
-const loaders = { approvals: loadApprovals, audit: loadAudit, sessions: loadSessions, grants: loadGrants, whatif: async () => {} };
+const loaders = { approvals: loadApprovals, audit: loadAudit, sessions: loadSessions, grants: loadGrants, whatif: async () => {}, replay: async () => {} };
 
 function page() { const p = location.hash.slice(1); return loaders[p] ? p : "approvals"; }
 
@@ -233,6 +295,7 @@ async function start() {
   });
   document.getElementById("audit-filter").addEventListener("submit", e => { e.preventDefault(); loadAudit(); });
   document.getElementById("whatif-form").addEventListener("submit", whatIf);
+  document.getElementById("replay-form").addEventListener("submit", replayRun);
   document.getElementById("approve-btn").addEventListener("click", approve);
   document.getElementById("reject-btn").addEventListener("click", reject);
   document.getElementById("answer-cancel").addEventListener("click", () => document.getElementById("answer").close());
@@ -240,6 +303,9 @@ async function start() {
   window.addEventListener("hashchange", show);
   await show();
   if (page() !== "approvals") loadApprovals().catch(() => {});
+  document.getElementById("notify").addEventListener("click", () => {
+    Notification.requestPermission().then(notifyButton, notifyButton);
+  });
   live();
 }
 

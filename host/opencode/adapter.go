@@ -1,0 +1,64 @@
+package opencode
+
+import (
+	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/hook"
+)
+
+// Adapter is OpenCode's hook.Host.
+type Adapter struct{}
+
+var _ hook.Host = Adapter{}
+
+func (Adapter) Name() string                { return Host }
+func (Adapter) EndOfTurn(event string) bool { return EndOfTurn(event) }
+
+// Interactive is false: OpenCode's plugin has no prompt to open.
+func (Adapter) Interactive() bool { return false }
+
+func (Adapter) Failure(event string, d warden.Decision) []byte { return Failure(event, d).Marshal() }
+
+// Answer renders warden's answer. OpenCode cannot hold a turn open (its
+// session.idle comes after the turn ended), so a block is not rendered.
+func (Adapter) Answer(ev hook.Event, a hook.Answer, _ hook.Render) []byte {
+	if a.Decision != nil {
+		return DecideInput(*a.Decision, a.Input).Marshal()
+	}
+	return Context(ev.Name, a.Context).Marshal()
+}
+
+// Decode reads what warden's OpenCode plugin sends. OpenCode does not
+// tell a call's outcome: it stays unknown.
+func (Adapter) Decode(data []byte) (hook.Event, error) {
+	in, err := ParseInput(data)
+	if err != nil {
+		return hook.Event{}, err
+	}
+	ev := hook.Event{Name: in.Event, Session: in.SessionID, Cwd: in.Directory, Prompt: in.Prompt,
+		Output: in.Output, AgentType: in.Agent, Parent: in.ParentID, Message: in.Message, NoRewrite: !in.Rewrite}
+	switch in.Event {
+	case SessionCreated:
+		ev.Kind, ev.Source = hook.SessionStart, "startup"
+		if in.ParentID != "" {
+			ev.Kind = hook.SubagentStart
+		}
+	case ChatMessage:
+		ev.Kind = hook.Prompt
+	case ToolBefore:
+		ev.Kind = hook.PreTool
+	case ToolAfter:
+		ev.Kind = hook.PostTool
+	case SystemTransform:
+		ev.Kind = hook.System
+	case SessionCompacted:
+		ev.Kind = hook.Compact
+	case SessionIdle:
+		ev.Kind = hook.Stop
+	case SessionDeleted:
+		ev.Kind = hook.End
+	}
+	if in.Tool != "" {
+		ev.Call, ev.ToolUse = in.ToolCall(), in.CallID
+	}
+	return ev, nil
+}

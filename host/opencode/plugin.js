@@ -1,0 +1,193 @@
+// warden governance plugin for OpenCode, written by `warden init opencode`.
+// Every tool call is decided by `warden-hook opencode` (or `warden hook
+// opencode`) against the project's
+// warden.yaml. A call warden does not allow is blocked by throwing, and the
+// reason reaches the model. If warden cannot be run or does not answer,
+// the call is blocked too: warden never fails open.
+// Set WARDEN_BIN to use another warden binary.
+import { spawn } from "node:child_process";
+import { basename } from "node:path";
+
+const WARDEN = process.env.WARDEN_BIN || __WARDEN_BIN__;
+// warden-hook takes the host directly; warden takes `hook` first.
+const ARGS = (basename(WARDEN).startsWith("warden-hook") ? [] : ["hook"]).concat(__WARDEN_ARGS__);
+const TIMEOUT_MS = __TIMEOUT_MS__;
+
+function callWarden(directory, input) {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    let child;
+    try {
+      child = spawn(WARDEN, ARGS, { cwd: directory, stdio: ["pipe", "pipe", "pipe"] });
+    } catch (e) {
+      reject(e);
+      return;
+    }
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no answer within ${TIMEOUT_MS / 1000}s`));
+    }, TIMEOUT_MS);
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(out));
+      } catch (e) {
+        reject(new Error(`answered no JSON (exit ${code}): ${(err || out).trim().slice(0, 500)}`));
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+function textOf(parts) {
+  return (parts || [])
+    .filter((p) => p && p.type === "text" && typeof p.text === "string" && !p.synthetic)
+    .map((p) => p.text)
+    .join("\n");
+}
+
+// lastAssistantText returns the text of a session's last assistant
+// message, or "" when it cannot be read.
+async function lastAssistantText(ctx, sid) {
+  try {
+    const res = await ctx.client.session.messages({ path: { id: sid } });
+    const msgs = (res && res.data) || [];
+    for (let i = msgs.length - 1; i >= 0; i--) {
+      const m = msgs[i];
+      if (m && m.info && m.info.role === "assistant") {
+        return textOf(m.parts);
+      }
+    }
+  } catch (e) {}
+  return "";
+}
+
+export const WardenPlugin = async (ctx) => {
+  const directory = ctx.directory || process.cwd();
+  const send = (input) => callWarden(directory, { directory, ...input });
+  // quiet: events that only inform warden must never break OpenCode.
+  const quiet = async (input) => {
+    try {
+      return await send(input);
+    } catch (e) {
+      return {};
+    }
+  };
+  // OpenCode does not wait for its event bus: a subagent's first message
+  // and tool call can reach warden before its session.created event, and
+  // warden would take the subagent for a session of its own, without its
+  // parent and depth. So a session's start is reported once, before
+  // anything else of it: by the event, or else by asking OpenCode for the
+  // session's parent first.
+  const started = new Map();
+  const start = (sid, parentID) => {
+    if (!sid) return Promise.resolve();
+    if (!started.has(sid)) {
+      started.set(sid, (async () => {
+        let parent = parentID;
+        if (parent === undefined) {
+          parent = "";
+          try {
+            const res = await ctx.client.session.get({ path: { id: sid } });
+            parent = (res && res.data && res.data.parentID) || "";
+          } catch (e) {}
+        }
+        await quiet({ event: "session.created", session_id: sid, parent_id: parent });
+      })());
+    }
+    return started.get(sid);
+  };
+  return {
+    "tool.execute.before": async (input, output) => {
+      await start(input.sessionID);
+      let answer;
+      try {
+        answer = await send({
+          event: "tool.execute.before",
+          session_id: input.sessionID,
+          tool: input.tool,
+          call_id: input.callID,
+          args: output.args || {},
+          rewrite: true,
+        });
+      } catch (e) {
+        throw new Error(`warden BLOCKED: POLICY_ERROR\n\nReason: warden could not decide this call: ${e.message}\nSuggestion: Check that warden is installed and warden.yaml is valid (run \`warden lint\`), then retry.`);
+      }
+      if (!answer || typeof answer !== "object" || answer.decision === "deny" || answer.decision === "ask") {
+        throw new Error((answer && answer.message) || "warden BLOCKED: POLICY_ERROR\n\nReason: warden gave no decision.");
+      }
+      // An allowed shell command runs confined: warden rewrote it to run
+      // under warden sandbox, and the tool runs the rewritten arguments.
+      if (answer.args && typeof answer.args === "object") {
+        if (!output.args || typeof output.args !== "object") {
+          throw new Error("warden BLOCKED: POLICY_ERROR\n\nReason: warden must run this call confined, and the tool's arguments cannot be replaced.");
+        }
+        Object.assign(output.args, answer.args);
+      }
+    },
+    "tool.execute.after": async (input, output) => {
+      const answer = await quiet({
+        event: "tool.execute.after",
+        session_id: input.sessionID,
+        tool: input.tool,
+        call_id: input.callID,
+        args: input.args || {},
+        title: output.title || "",
+        output: typeof output.output === "string" ? output.output : "",
+      });
+      if (answer.append) {
+        output.output = (typeof output.output === "string" ? output.output + "\n\n" : "") + answer.append;
+      }
+    },
+    "chat.message": async (input, output) => {
+      await start(input.sessionID);
+      await quiet({
+        event: "chat.message",
+        session_id: input.sessionID,
+        agent: input.agent || (output.message && output.message.agent) || "",
+        prompt: textOf(output.parts),
+      });
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      const answer = await quiet({ event: "chat.system.transform", session_id: input.sessionID });
+      if (answer.system && Array.isArray(output.system)) {
+        output.system.push(answer.system);
+      }
+    },
+    "experimental.chat.messages.transform": async () => {},
+    // OpenCode waits for this hook before it asks the model for a
+    // compaction's summary. The session.compacted event (below) comes
+    // through OpenCode's event bus, which it does not wait for: the next
+    // request's chat.system.transform could reach warden first and get the
+    // session-start text instead of the post-compaction reminder.
+    "experimental.session.compacting": async (input) => {
+      await quiet({ event: "session.compacted", session_id: input && input.sessionID });
+    },
+    event: async ({ event }) => {
+      const p = (event && event.properties) || {};
+      switch (event && event.type) {
+        case "session.created":
+          await start((p.info && p.info.id) || p.sessionID, (p.info && p.info.parentID) || "");
+          break;
+        case "session.idle": {
+          // warden's report gate checks the last assistant message.
+          const sid = p.sessionID || (p.info && p.info.id);
+          await quiet({ event: "session.idle", session_id: sid, message: await lastAssistantText(ctx, sid) });
+          break;
+        }
+        case "session.compacted":
+        case "session.deleted":
+          await quiet({ event: event.type, session_id: p.sessionID || (p.info && p.info.id) });
+          break;
+      }
+    },
+  };
+};

@@ -1,0 +1,160 @@
+package sandbox_test
+
+import (
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden/sandbox"
+)
+
+// argDumper writes a program that prints its arguments, each ended by a
+// NUL byte: it stands in for warden in the rewritten line.
+func argDumper(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "it's a \"warden\" $HOME `x`")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// roundTrip runs the rewritten line with shell and checks that the
+// program gets the original line, byte for byte, as bash's -c argument.
+func roundTrip(t testing.TB, shell, exe, line string) {
+	t.Helper()
+	policyFile := "/work/a b/it's/warden.yaml"
+	rw, err := sandbox.Rewrite(exe, policyFile, true, line)
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	cmd := exec.Command(shell, "-c", rw)
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s -c of the rewritten %q: %v\n%s", shell, line, err, rw)
+	}
+	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	want := []string{"sandbox", "--policy", policyFile, "--required", "--", sandbox.Bash(), "-c", line}
+	if len(args) != len(want) {
+		t.Fatalf("%s: %q was rewritten to %q, which ran with %d arguments %q; want %q", shell, line, rw, len(args), args, want)
+	}
+	for i := range want {
+		if args[i] != want[i] {
+			t.Fatalf("%s: %q was rewritten to %q; argument %d is %q, want %q", shell, line, rw, i, args[i], want[i])
+		}
+	}
+	if !sandbox.IsRewritten(exe, rw) {
+		t.Fatalf("IsRewritten(%q) is false", rw)
+	}
+}
+
+// shells are the shells a host may run the rewritten line with.
+func shells(t testing.TB) []string {
+	var out []string
+	for _, s := range []string{"bash", "sh", "dash", "zsh"} {
+		if p, err := exec.LookPath(s); err == nil {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no shell")
+	}
+	return out
+}
+
+var rewriteSeeds = []string{
+	"", "true", "git status", "echo 'a b' \"c d\" $HOME `date` $(pwd)", "printf '%s\\n' \"it's\"", "a'b", "'", "''", `'\''`,
+	"\\", "\\\\'", "echo \\'", "cat <<'EOF'\nx'y\nEOF\n", "x\ny\r\nz\t", "python3 -c 'open(\".git/hooks/pre-commit\",\"w\")'",
+	"echo \xff\xfe\x01\x7f", "!", "!!", "echo !$", "echo $'a\\'b'", "echo ${x:-'y'}", "; ;", "&&", ")", "\"", "# only a comment",
+	"for f in *.go; do gofmt -l \"$f\"; done", "echo ü € 𝄞", "   ", "\n", "-c", "--", "$0 $1 $@",
+}
+
+// TestRewriteRoundTrip: each seed, and thousands of random lines of the
+// characters shells treat specially, reach the program unchanged through
+// every installed shell.
+func TestRewriteRoundTrip(t *testing.T) {
+	exe := argDumper(t)
+	shs := shells(t)
+	for _, sh := range shs {
+		for _, line := range rewriteSeeds {
+			roundTrip(t, sh, exe, line)
+		}
+	}
+	// Random lines: bytes of the shell's special characters, letters,
+	// white space and any byte but NUL, many in one shell run each.
+	r := rand.New(rand.NewSource(30))
+	alphabet := []byte("'\"\\$`!*?[]{}()<>|&;#~ \t\n\r%^=,:-abcXYZ019")
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for i := 0; i < n; i++ {
+		k := r.Intn(40)
+		b := make([]byte, k)
+		for j := range b {
+			if r.Intn(8) == 0 {
+				b[j] = byte(1 + r.Intn(255))
+			} else {
+				b[j] = alphabet[r.Intn(len(alphabet))]
+			}
+		}
+		roundTrip(t, shs[i%len(shs)], exe, string(b))
+	}
+}
+
+// TestRewriteAcceptedByBash: for lines bash accepts (bash -n), the
+// rewritten line is accepted too and runs the original under bash -c
+// (checked by the round trip), including multi-line programs.
+func TestRewriteAcceptedByBash(t *testing.T) {
+	exe := argDumper(t)
+	for _, line := range rewriteSeeds {
+		if exec.Command("bash", "-n", "-c", line).Run() != nil {
+			continue
+		}
+		rw, err := sandbox.Rewrite(exe, "/p/warden.yaml", false, line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("bash", "-n", "-c", rw).CombinedOutput(); err != nil {
+			t.Errorf("bash accepts %q but not its rewrite %q: %v %s", line, rw, err, out)
+		}
+	}
+}
+
+// TestRewriteRefuses: a NUL byte, a relative warden path or policy file.
+func TestRewriteRefuses(t *testing.T) {
+	for _, c := range []struct{ exe, pol, line string }{
+		{"/usr/bin/warden", "/p/warden.yaml", "echo a\x00b"},
+		{"warden", "/p/warden.yaml", "true"},
+		{"/usr/bin/warden", "warden.yaml", "true"},
+	} {
+		if rw, err := sandbox.Rewrite(c.exe, c.pol, false, c.line); err == nil {
+			t.Errorf("Rewrite(%q, %q, %q) = %q; want an error", c.exe, c.pol, c.line, rw)
+		}
+	}
+}
+
+// FuzzRewrite: any line without NUL round-trips through bash.
+func FuzzRewrite(f *testing.F) {
+	for _, s := range rewriteSeeds {
+		f.Add(s)
+	}
+	exe := argDumper(f)
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.IndexByte(line, 0) >= 0 {
+			if _, err := sandbox.Rewrite(exe, "/p/w.yaml", false, line); err == nil {
+				t.Fatal("a line with a NUL byte was rewritten")
+			}
+			return
+		}
+		if len(line) > 4096 {
+			return
+		}
+		roundTrip(t, "bash", exe, line)
+	})
+}
