@@ -479,6 +479,13 @@ func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, er
 	return x, nil
 }
 
+// callRecorded finds an audit record by its call id (never ”): the
+// condition call_id <> ” lets SQLite use the partial index audit_call,
+// which a bound value alone does not (TestCallIDLookupsUseTheIndex): a
+// lookup read the whole audit table, once a decision now that every call
+// has an id.
+const callRecorded = `SELECT 1 FROM audit WHERE call_id = ? AND call_id <> ''`
+
 // fresh fails with warden.ErrConflict when the call was recorded before,
 // by this group or earlier.
 func (g *group) fresh(ctx context.Context, callID string) error {
@@ -488,7 +495,7 @@ func (g *group) fresh(ctx context.Context, callID string) error {
 	// (errGroupConflict), and a look now would only cost a round trip.
 	if !decided && g.s.d.ForUpdate == "" {
 		var one int
-		err := g.q.QueryRowContext(ctx, g.s.d.Rebind(`SELECT 1 FROM audit WHERE call_id = ?`), callID).Scan(&one)
+		err := g.q.QueryRowContext(ctx, g.s.d.Rebind(callRecorded), callID).Scan(&one)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("append audit: %w", err)
 		}
