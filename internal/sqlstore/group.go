@@ -479,11 +479,11 @@ func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, er
 	return x, nil
 }
 
-// callRecorded finds an audit record by its call id (never ”): the
-// condition call_id <> ” lets SQLite use the partial index audit_call,
-// which a bound value alone does not (TestCallIDLookupsUseTheIndex): a
-// lookup read the whole audit table, once a decision now that every call
-// has an id.
+// callRecorded finds an audit record by its call id, which is never
+// empty: the condition that call_id is not empty lets SQLite use the
+// partial index audit_call, which a bound value alone does not
+// (TestCallIDLookupsUseTheIndex): a lookup read the whole audit table,
+// once a decision now that every call has an id.
 const callRecorded = `SELECT 1 FROM audit WHERE call_id = ? AND call_id <> ''`
 
 // fresh fails with warden.ErrConflict when the call was recorded before,
