@@ -163,7 +163,15 @@ func (s *Store) commitGroup(batch []*writeReq) {
 				res[i] = writeRes{err: fmt.Errorf("update session %q: %w", r.id, err)}
 				continue
 			}
-			res[i].sess, res[i].rec, res[i].err = s.writeAlone(r.ctx, r.id, r.fn)
+			// A deadlock or serialization failure rolled the write back
+			// whole: it is tried again (groups under way at once, and
+			// other replicas, meet so).
+			for try := 0; ; try++ {
+				res[i].sess, res[i].rec, res[i].err = s.writeAlone(r.ctx, r.id, r.fn)
+				if res[i].err == nil || try == 3 || s.d.Retryable == nil || !s.d.Retryable(res[i].err) || r.ctx.Err() != nil {
+					break
+				}
+			}
 		}
 		send()
 	}
