@@ -60,7 +60,10 @@ var dialect = sqlstore.Dialect{
 	// Concurrent decisions share a transaction, a few round trips and
 	// one commit for many (see sqlstore.Dialect.GroupCommit).
 	GroupCommit: true,
-	Retryable:   retryable,
+	// A group waits mostly on round trips: several at once keep the
+	// server busy (see sqlstore.Dialect.GroupWriters).
+	GroupWriters: GroupWriters,
+	Retryable:    retryable,
 	// The server keeps the commit's order and writes it within a few
 	// wal_writer_delay periods, or with the next synchronous commit.
 	Unsynced: [2]string{"SET synchronous_commit TO off", "RESET synchronous_commit"},
@@ -128,6 +131,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	s.LimitConns(maxConns)
 	return s, nil
 }
+
+// GroupWriters is how many group commits of one store may be under way
+// at once: each holds a connection (of MaxConns) while it runs.
+const GroupWriters = 4
 
 // MaxConns is how many connections a store holds at most, unless its URL
 // says otherwise (pool_max_conns).

@@ -18,6 +18,7 @@ import (
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/host"
+	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/remote"
@@ -298,7 +299,9 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	// load, a store that failed, a caller that left or a service that
 	// stops while the call waited each give a deny on record (in the
 	// call's session only when it is the agent's).
-	res, err := s.gate.Decide(r.Context(), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r), Agent: who(r.Context()).Name})
+	// The halts and grants the call reads may be the ones an earlier call
+	// read, checked where its decision is recorded (sqlstore.CachedReads).
+	res, err := s.gate.Decide(sqlstore.CachedReads(r.Context()), call, session.Options{HostPrompts: req.HostPrompts, Wait: wait, CallID: req.CallID, AnswerAt: s.pageURL(r), Agent: who(r.Context()).Name})
 	resp := DecideResponse{Decision: res.Decision, Approval: res.Approval, AuditID: res.Audit.ID, Replayed: res.Replayed}
 	if err != nil {
 		if warden.ErrorCode(err) == warden.CodeStoreUnavailable {

@@ -170,6 +170,13 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		opt.sum = CallSum(opt.CallID, call)
 	}
 	res, written, err := t.decide(ctx, &call, opt, start)
+	if staleRead(err) {
+		// Decided on halts and grants the store kept, which changed
+		// before the decision could be recorded: nothing was; decide
+		// again on a fresh read (see staleRead).
+		call = given
+		res, written, err = t.decide(ctx, &call, opt, start)
+	}
 	if written {
 		// The audit record went with the session update.
 		return res, nil

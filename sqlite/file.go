@@ -53,7 +53,16 @@ import (
 //   - the pool never opens a connection to another file than its own, and
 //     a statement on a connection whose file was replaced, removed or
 //     truncated meanwhile (empty, or cut inside a page: its size) is
-//     refused, so no write reaches a replaced file through it;
+//     refused, so no write reaches a replaced file through it. Inside a
+//     transaction the file is checked where the transaction starts and
+//     again right before it commits, not at each statement: what the
+//     statements between wrote reaches the file only by the commit (in
+//     WAL mode, uncommitted pages are no part of the database), and a
+//     commit whose file was replaced since the transaction began is
+//     rolled back instead, so a decision read or written on a replaced
+//     file fails whole. That is no longer a window than a check at each
+//     statement left (from the last statement's check to the commit), and
+//     it is one stat a transaction instead of one a statement;
 //   - a store closed while its file is another one (a hookd or serve
 //     stopped right after the move) removes the old -wal and -shm too.
 // What remains: another process that opens the new file in the moment
@@ -226,6 +235,10 @@ func keepWAL(c driverConn) { c.FileControlPersistWAL("main", 1) }
 type conn struct {
 	driverConn
 	g *guard
+	// inTx: a transaction is open on the connection, its file checked
+	// when it began and checked again when it commits (see tx).
+	// database/sql uses a connection from one goroutine at a time.
+	inTx bool
 }
 
 // BeginTx refuses a transaction on a file that was replaced, removed or
@@ -234,7 +247,44 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err := c.g.check(); err != nil {
 		return nil, err
 	}
-	return c.driverConn.BeginTx(ctx, opts)
+	t, err := c.driverConn.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.inTx = true
+	return &tx{Tx: t, c: c}, nil
+}
+
+// check is the guard's check for a statement: outside a transaction
+// each statement may write, and is checked; inside one, the transaction's
+// start and commit are (see tx).
+func (c *conn) check() error {
+	if c.inTx {
+		return nil
+	}
+	return c.g.check()
+}
+
+// tx is a transaction of a guarded connection: its commit checks the
+// file again and rolls back, committing nothing, when it was replaced,
+// removed or truncated since the transaction began.
+type tx struct {
+	driver.Tx
+	c *conn
+}
+
+func (t *tx) Commit() error {
+	t.c.inTx = false
+	if err := t.c.g.check(); err != nil {
+		t.Tx.Rollback()
+		return err
+	}
+	return t.Tx.Commit()
+}
+
+func (t *tx) Rollback() error {
+	t.c.inTx = false
+	return t.Tx.Rollback()
 }
 
 // Begin is BeginTx with the default options.
@@ -253,7 +303,7 @@ func (c *conn) ResetSession(ctx context.Context) error {
 // ExecContext refuses a statement on a file that was replaced, removed or
 // truncated (see BeginTx): outside a transaction, it may be a write.
 func (c *conn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	if err := c.g.check(); err != nil {
+	if err := c.check(); err != nil {
 		return nil, err
 	}
 	return c.driverConn.ExecContext(ctx, q, args)
@@ -262,7 +312,7 @@ func (c *conn) ExecContext(ctx context.Context, q string, args []driver.NamedVal
 // QueryContext is ExecContext for a statement that returns rows (an
 // INSERT ... RETURNING writes too).
 func (c *conn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	if err := c.g.check(); err != nil {
+	if err := c.check(); err != nil {
 		return nil, err
 	}
 	return c.driverConn.QueryContext(ctx, q, args)
@@ -280,7 +330,7 @@ func (c *conn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error
 		st.Close()
 		return nil, fmt.Errorf("sqlite store %s: the driver's statement (%T) lacks a method warden uses", c.g.path, st)
 	}
-	return &stmt{driverStmt: ds, g: c.g}, nil
+	return &stmt{driverStmt: ds, c: c}, nil
 }
 
 // Prepare is PrepareContext without a context.
@@ -297,18 +347,18 @@ type driverStmt interface {
 // stmt is a prepared statement of a guarded pool.
 type stmt struct {
 	driverStmt
-	g *guard
+	c *conn // the connection it was prepared on, and runs on
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	if err := s.g.check(); err != nil {
+	if err := s.c.check(); err != nil {
 		return nil, err
 	}
 	return s.driverStmt.ExecContext(ctx, args)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	if err := s.g.check(); err != nil {
+	if err := s.c.check(); err != nil {
 		return nil, err
 	}
 	return s.driverStmt.QueryContext(ctx, args)
@@ -426,6 +476,10 @@ func dsn(abs, mode string) string {
 		q.Add("_pragma", "synchronous(FULL)")
 	}
 	q.Add("_pragma", "foreign_keys(1)")
+	// Statement journals (a multi-row insert inside the group commit's
+	// transaction keeps one, to undo itself alone) live in memory: in a
+	// temporary file they cost a write system call a page.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Set("_txlock", "immediate")
 	q.Set("mode", mode)
 	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()

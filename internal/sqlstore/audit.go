@@ -69,6 +69,21 @@ func auditArgs(args []any, r warden.AuditRecord) []any {
 
 // Audit implements warden.AuditLog.
 func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.AuditRecord, error) {
+	q, args := auditQuery(f)
+	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	out, err := scanAudit(rows)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// auditQuery is Audit's query for a filter, and its arguments.
+func auditQuery(f warden.AuditFilter) (string, []any) {
 	q := `SELECT id, ` + auditCols + ` FROM audit WHERE 1 = 1`
 	var args []any
 	add := func(cond string, v any) {
@@ -91,7 +106,8 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 		add(`rule = ?`, f.Rule)
 	}
 	if f.CallID != "" {
-		add(`call_id = ?`, f.CallID)
+		// call_id <> '' lets SQLite use the partial index audit_call.
+		add(`call_id = ? AND call_id <> ''`, f.CallID)
 	}
 	if f.Agent != "" {
 		add(`agent = ?`, f.Agent)
@@ -106,16 +122,7 @@ func (s *Store) Audit(ctx context.Context, f warden.AuditFilter) ([]warden.Audit
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	out, err := scanAudit(rows)
-	if err != nil {
-		return nil, err
-	}
-	slices.Reverse(out)
-	return out, nil
+	return q, args
 }
 
 // scanAudit reads the records of a query that selects id and auditCols,

@@ -18,12 +18,20 @@ import (
 // in one transaction, each under a savepoint of its own (one that fails
 // is rolled back alone), and commits once. Under load, many decisions
 // share one disk sync; alone, a write waits for nobody.
+//
+// Where writers lock rows (PostgreSQL), Dialect.GroupWriters groups may
+// be under way at once, each in a goroutine and transaction of its own:
+// a group there waits on round trips to the server, not on its disk, and
+// groups of one process meet each other as groups of several replicas
+// do (sessions locked in the order of their ids, a call recorded
+// meanwhile found by the audit insert).
 type groupWriter struct {
 	mu      sync.Mutex
 	queue   []*writeReq
 	wake    chan struct{}
-	done    chan struct{}
-	running bool
+	quit    chan struct{} // closed by stop
+	loops   sync.WaitGroup
+	running int // goroutines started
 	stopped bool
 }
 
@@ -35,6 +43,7 @@ const groupTimeout = 30 * time.Second
 
 type writeReq struct {
 	ctx context.Context
+	st  *readStamp // what the call read with (CachedReads), or nil
 	id  string
 	fn  func(*warden.Session, bool) (*warden.DecisionRecord, error)
 	res chan writeRes
@@ -44,6 +53,9 @@ type writeRes struct {
 	sess warden.Session
 	rec  warden.AuditRecord
 	err  error
+	// spool: the spool file had records waiting once the group was
+	// done (one look a group, see spoolWaiting).
+	spool bool
 }
 
 // write queues r and waits until the transaction that holds it has
@@ -56,10 +68,15 @@ func (g *groupWriter) write(s *Store, r *writeReq) writeRes {
 		g.mu.Unlock()
 		return writeRes{err: fmt.Errorf("update session %q: the store is closed", r.id)}
 	}
-	if !g.running {
-		g.running = true
+	if g.running == 0 {
 		g.wake = make(chan struct{}, 1)
-		g.done = make(chan struct{})
+		g.quit = make(chan struct{})
+	}
+	if g.running < max(1, s.d.GroupWriters) {
+		// One more writer, while fewer than the dialect's run: the
+		// writes that come while every one is busy make the groups.
+		g.running++
+		g.loops.Add(1)
 		go g.loop(s)
 	}
 	g.queue = append(g.queue, r)
@@ -74,20 +91,20 @@ func (g *groupWriter) write(s *Store, r *writeReq) writeRes {
 // stop ends the writer once the waiting writes are done.
 func (g *groupWriter) stop() {
 	g.mu.Lock()
+	wasStopped := g.stopped
 	g.stopped = true
-	running := g.running
+	running := g.running > 0
 	g.mu.Unlock()
 	if running {
-		select {
-		case g.wake <- struct{}{}:
-		default:
+		if !wasStopped {
+			close(g.quit)
 		}
-		<-g.done
+		g.loops.Wait()
 	}
 }
 
 func (g *groupWriter) loop(s *Store) {
-	defer close(g.done)
+	defer g.loops.Done()
 	for {
 		g.mu.Lock()
 		n := min(len(g.queue), maxGroup)
@@ -102,7 +119,10 @@ func (g *groupWriter) loop(s *Store) {
 		if stopped {
 			return
 		}
-		<-g.wake
+		select {
+		case <-g.wake:
+		case <-g.quit:
+		}
 	}
 }
 
@@ -122,7 +142,9 @@ func (s *Store) commitGroup(batch []*writeReq) {
 	defer cancel()
 	res := make([]writeRes, len(batch))
 	send := func() {
+		spool := s.spoolWaiting()
 		for i, r := range batch {
+			res[i].spool = spool
 			r.res <- res[i]
 		}
 	}
@@ -141,7 +163,15 @@ func (s *Store) commitGroup(batch []*writeReq) {
 				res[i] = writeRes{err: fmt.Errorf("update session %q: %w", r.id, err)}
 				continue
 			}
-			res[i].sess, res[i].rec, res[i].err = s.writeAlone(r.ctx, r.id, r.fn)
+			// A deadlock or serialization failure rolled the write back
+			// whole: it is tried again (groups under way at once, and
+			// other replicas, meet so).
+			for try := 0; ; try++ {
+				res[i].sess, res[i].rec, res[i].err = s.writeAlone(r.ctx, r.id, r.fn)
+				if res[i].err == nil || try == 3 || s.d.Retryable == nil || !s.d.Retryable(res[i].err) || r.ctx.Err() != nil {
+					break
+				}
+			}
 		}
 		send()
 	}
@@ -179,7 +209,7 @@ func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes)
 	}
 	defer done()
 	defer tx.Rollback()
-	g := &group{s: s, tx: tx, q: prepared{s, tx}}
+	g := &group{s: s, tx: tx, q: prepared{s, tx}, changes: -1, cached: cachedIn(batch), gen: s.rcache.generation()}
 	ok, err := g.run(ctx, batch, res)
 	if err != nil || ok == 0 {
 		// Nothing of a failed write is kept.
@@ -202,6 +232,9 @@ type group struct {
 	audits   []pendingAudit
 	history  []historyOp
 	callIDs  map[string]bool // call ids recorded by this group
+	changes  int64           // the count of changes read in the group's transaction (-1: not yet)
+	cached   bool            // a write of the group decided on a kept answer (cachedIn)
+	gen      uint64          // the cache's generation when the group began
 	// placeholders are the sessions this group inserted empty, to lock
 	// them (where writers lock rows); one no write of the group stored
 	// is deleted again.
@@ -272,14 +305,20 @@ func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int
 	if ok == 0 {
 		return 0, nil
 	}
-	if err := g.flushSessions(ctx); err != nil {
+	joint, err := g.flushJoint(ctx, res)
+	if err != nil {
 		return 0, err
 	}
-	if err := g.flushHistory(ctx); err != nil {
-		return 0, err
-	}
-	if err := g.flushAudit(ctx, res); err != nil {
-		return 0, err
+	if !joint {
+		if err := g.flushSessions(ctx); err != nil {
+			return 0, err
+		}
+		if err := g.flushHistory(ctx); err != nil {
+			return 0, err
+		}
+		if err := g.flushAudit(ctx, res); err != nil {
+			return 0, err
+		}
 	}
 	var unused []any
 	for id := range g.placeholders {
@@ -287,7 +326,7 @@ func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int
 			unused = append(unused, id)
 		}
 	}
-	err := chunks(len(unused), func(i, j int) error {
+	err = chunks(len(unused), func(i, j int) error {
 		_, err := g.q.ExecContext(ctx, g.s.d.Rebind(`DELETE FROM sessions WHERE id IN (?`+strings.Repeat(", ?", j-i-1)+`)`), unused[i:j]...)
 		return err
 	})
@@ -358,14 +397,25 @@ func (g *group) load(ctx context.Context, batch []*writeReq) error {
 // in order. A session this group inserted empty stays new (not stored).
 func (g *group) read(ctx context.Context, ids []any) error {
 	return chunks(len(ids), func(i, j int) error {
-		q := g.s.d.Rebind(`SELECT ` + sessionCols + ` FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `) ORDER BY id` + g.s.d.ForUpdate)
+		// The count of changes comes along where a write needs it (see
+		// readcache.go), read in the same statement.
+		count := ""
+		if g.changes < 0 && g.cached {
+			count = changesCol
+		}
+		q := g.s.d.Rebind(`SELECT ` + sessionCols + count + ` FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `) ORDER BY id` + g.s.d.ForUpdate)
 		rows, err := g.q.QueryContext(ctx, q, ids[i:j]...)
 		if err != nil {
 			return fmt.Errorf("read sessions: %w", err)
 		}
 		defer rows.Close()
+		n := int64(-1)
+		var row scanner = rows
+		if count != "" {
+			row = withChanges{rows, &n}
+		}
 		for rows.Next() {
-			x, err := scanSession(rows)
+			x, err := scanSession(row)
 			if err != nil {
 				return fmt.Errorf("read sessions: %w", err)
 			}
@@ -376,6 +426,10 @@ func (g *group) read(ctx context.Context, ids []any) error {
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("read sessions: %w", err)
 		}
+		if n >= 0 {
+			g.changes = n
+			g.s.rcache.saw(n, g.gen)
+		}
 		return nil
 	})
 }
@@ -384,6 +438,9 @@ func (g *group) read(ctx context.Context, ids []any) error {
 // grants it uses, and the check that its call was not decided before.
 // On an error nothing of it is kept.
 func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, error) {
+	if err := g.s.checkStale(ctx, g.q, r.st, &g.changes); err != nil {
+		return warden.Session{}, err
+	}
 	gs := g.sessions[r.id]
 	x := gs.x
 	dr, err := r.fn(&x, !gs.stored)
@@ -430,6 +487,13 @@ func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, er
 	return x, nil
 }
 
+// callRecorded finds an audit record by its call id, which is never
+// empty: the condition that call_id is not empty lets SQLite use the
+// partial index audit_call, which a bound value alone does not
+// (TestCallIDLookupsUseTheIndex): a lookup read the whole audit table,
+// once a decision now that every call has an id.
+const callRecorded = `SELECT 1 FROM audit WHERE call_id = ? AND call_id <> ''`
+
 // fresh fails with warden.ErrConflict when the call was recorded before,
 // by this group or earlier.
 func (g *group) fresh(ctx context.Context, callID string) error {
@@ -439,7 +503,7 @@ func (g *group) fresh(ctx context.Context, callID string) error {
 	// (errGroupConflict), and a look now would only cost a round trip.
 	if !decided && g.s.d.ForUpdate == "" {
 		var one int
-		err := g.q.QueryRowContext(ctx, g.s.d.Rebind(`SELECT 1 FROM audit WHERE call_id = ?`), callID).Scan(&one)
+		err := g.q.QueryRowContext(ctx, g.s.d.Rebind(callRecorded), callID).Scan(&one)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("append audit: %w", err)
 		}
@@ -482,14 +546,24 @@ func (g *group) useGrants(ctx context.Context, ids []string) error {
 // flushSessions writes the group's sessions, stmtRows a statement.
 func (g *group) flushSessions(ctx context.Context) error {
 	return chunks(len(g.order), func(i, j int) error {
-		args := make([]any, 0, sessionColCount*(j-i))
-		for _, gs := range g.order[i:j] {
-			x := gs.x
-			args = append(args, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
-				b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
-				ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived), x.Agent)
+		q, args := g.sessionsUpsert(g.order[i:j], nil)
+		if _, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...); err != nil {
+			return fmt.Errorf("write sessions: %w", err)
 		}
-		q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(j-i, sessionColCount) + `
+		return nil
+	})
+}
+
+// sessionsUpsert is the statement that writes sessions, and its
+// arguments appended to args.
+func (g *group) sessionsUpsert(list []*groupSession, args []any) (string, []any) {
+	for _, gs := range list {
+		x := gs.x
+		args = append(args, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
+			b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
+			ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived), x.Agent)
+	}
+	q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(len(list), sessionColCount) + `
 			ON CONFLICT (id) DO UPDATE SET role = excluded.role, host = excluded.host,
 			parent = excluded.parent, depth = excluded.depth, first_tool = excluded.first_tool,
 			calls = excluded.calls, violations = excluded.violations, governance = excluded.governance,
@@ -497,11 +571,95 @@ func (g *group) flushSessions(ctx context.Context) error {
 			intent = excluded.intent, status = excluded.status, started_at = excluded.started_at,
 			last_seen = excluded.last_seen, ended_at = excluded.ended_at, archived = excluded.archived,
 			agent = excluded.agent`
-		if _, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...); err != nil {
-			return fmt.Errorf("write sessions: %w", err)
+	return q, args
+}
+
+// flushJoint writes the group's sessions, history entries and audit
+// records in one statement where the database runs an INSERT inside a
+// WITH clause of another (Dialect.ModifyingCTE: PostgreSQL) and each fits
+// in one (stmtRows rows), then trims the history: two round trips less a
+// group. It reports false, having written nothing, where it does not
+// apply; the tables are then written one after the other.
+func (g *group) flushJoint(ctx context.Context, res []writeRes) (bool, error) {
+	if !g.s.d.ModifyingCTE || len(g.audits) == 0 || len(g.audits) > stmtRows || len(g.order) > stmtRows {
+		return false, nil
+	}
+	var entries []warden.HistoryEntry
+	keep := 0
+	for _, op := range g.history {
+		switch {
+		case op.h != nil:
+			entries = append(entries, *op.h)
+		case keep == 0 || keep == op.keep:
+			keep = op.keep
+		default:
+			return false, nil // trims of different lengths: in turn (flushHistory)
 		}
-		return nil
-	})
+	}
+	if len(entries) > stmtRows {
+		return false, nil
+	}
+	q, args := g.sessionsUpsert(g.order, nil)
+	q = `WITH s AS (` + q + `)`
+	if len(entries) > 0 {
+		for _, h := range entries {
+			var err error
+			if args, err = g.s.historyRow(args, h); err != nil {
+				return false, err
+			}
+		}
+		q += `, h AS (INSERT INTO history (time, session, agent, action, result) VALUES ` + values(len(entries), 5) + `)`
+	}
+	for k := range g.audits {
+		r := &g.audits[k].rec
+		if r.Time.IsZero() {
+			r.Time = g.s.Now()
+		}
+		r.Time = tm(ts(r.Time))
+		if r.Args == nil {
+			r.Args = map[string]any{}
+		}
+		args = auditArgs(args, *r)
+	}
+	q += ` INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(g.audits), auditColCount)
+	if g.s.d.ForUpdate != "" {
+		q += ` ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING`
+	}
+	q += ` RETURNING id`
+	rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
+	if err != nil {
+		return false, fmt.Errorf("write sessions, history and audit: %w", err)
+	}
+	ids := make([]int64, 0, len(g.audits))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return false, fmt.Errorf("append audit: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("append audit: %w", err)
+	}
+	if len(ids) != len(g.audits) {
+		if g.s.d.ForUpdate != "" {
+			return false, errGroupConflict
+		}
+		return false, fmt.Errorf("append audit: %d records written of %d", len(ids), len(g.audits))
+	}
+	slices.Sort(ids)
+	for k, a := range g.audits {
+		a.rec.ID = ids[k]
+		res[a.i].rec = a.rec
+	}
+	if keep > 0 {
+		if _, err := g.s.archiveHistory(ctx, g.q, keep); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // flushHistory adds the group's history entries and trims the history.

@@ -129,7 +129,18 @@ func (k kinded) Scan(dest ...any) error { return k.r.Scan(append([]any{k.k}, des
 // session's scopes and of the agent, and the session's grants in force, in
 // one query whose halt rows take the grant columns' places (k tells them
 // apart: 'h' a session's or the project's halt, 'a' the agent's).
+//
+// Under a context made by CachedReads, the answer may be one read before
+// (see readcache.go).
 func (s *Store) HaltAndGrants(ctx context.Context, session, agent string) (warden.Halt, bool, []warden.Grant, error) {
+	if st := stampOf(ctx); st != nil && session != "" {
+		return s.cachedHaltAndGrants(ctx, st, session, agent)
+	}
+	return s.haltAndGrants(ctx, session, agent)
+}
+
+// haltAndGrants is HaltAndGrants read from the database.
+func (s *Store) haltAndGrants(ctx context.Context, session, agent string) (warden.Halt, bool, []warden.Grant, error) {
 	q, args := haltScopes(`SELECT 'h' AS k, session AS id, message AS tool, by_whom AS role, '' AS session, '' AS subject, '' AS value,
 		'' AS pattern, at AS expires, 0 AS uses_left, 0 AS created_at, '' AS created_by, '' AS approval FROM halts WHERE agent = '' AND session = ?`, session)
 	if agent != "" {

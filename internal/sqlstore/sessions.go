@@ -71,8 +71,8 @@ func (s *Store) WriteDecision(ctx context.Context, id string, fn func(*warden.Se
 			}()
 			return fn(x, created)
 		}
-		r := s.group.write(s, &writeReq{ctx: ctx, id: id, fn: safe})
-		if r.err == nil && r.rec.ID != 0 {
+		r := s.group.write(s, &writeReq{ctx: ctx, st: stampOf(ctx), id: id, fn: safe})
+		if r.err == nil && r.rec.ID != 0 && r.spool {
 			s.drainSpool(ctx)
 		}
 		return r.sess, r.rec, s.explain(r.err)
@@ -115,9 +115,22 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 	var rec warden.AuditRecord
 	// The session is read (and locked) first: it exists for every call
 	// but its first, which then inserts it (one statement less a call).
-	lock := s.d.Rebind(`SELECT ` + sessionCols + ` FROM sessions WHERE id = ?` + s.d.ForUpdate)
+	// When the call decided on a kept answer (see readcache.go), the
+	// count of changes comes along, in the same statement.
+	st, gen := stampOf(ctx), s.rcache.generation()
+	changes, count := int64(-1), ""
+	if st != nil && st.cached {
+		count = changesCol
+	}
+	lock := s.d.Rebind(`SELECT ` + sessionCols + count + ` FROM sessions WHERE id = ?` + s.d.ForUpdate)
+	scan := func(r scanner) (warden.Session, error) {
+		if count != "" {
+			return scanSession(withChanges{r, &changes})
+		}
+		return scanSession(r)
+	}
 	created := false
-	x, err := scanSession(q.QueryRowContext(ctx, lock, id))
+	x, err := scan(q.QueryRowContext(ctx, lock, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		var res sql.Result
 		res, err = q.ExecContext(ctx, s.d.Rebind(`INSERT INTO sessions (id) VALUES (?) ON CONFLICT (id) DO NOTHING`), id)
@@ -129,10 +142,16 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 			return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
 		}
 		created = n == 1
-		x, err = scanSession(q.QueryRowContext(ctx, lock, id)) // checked below
+		x, err = scan(q.QueryRowContext(ctx, lock, id)) // checked below
 	}
 	if err != nil {
 		return warden.Session{}, rec, fmt.Errorf("update session %q: %w", id, err)
+	}
+	if changes >= 0 {
+		s.rcache.saw(changes, gen)
+	}
+	if err := s.checkStale(ctx, q, st, &changes); err != nil {
+		return warden.Session{}, rec, err
 	}
 	dr, err := fn(&x, created)
 	if err != nil {

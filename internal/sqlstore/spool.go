@@ -38,6 +38,16 @@ func (s *Store) SpoolFile() string { return s.spool }
 // again. A record whose CallID the store holds by then is dropped.
 func (s *Store) Spool(r warden.AuditRecord) error { return SpoolRecord(s.spool, r) }
 
+// spoolWaiting reports whether the spool file exists (records wait in
+// it): one stat.
+func (s *Store) spoolWaiting() bool {
+	if s.spool == "" {
+		return false
+	}
+	_, err := os.Stat(s.spool)
+	return err == nil
+}
+
 // drainSpool moves the records waiting in the spool file into the store,
 // when there is a file: after a write the store took, it answers again.
 // One drain at a time runs in a process.

@@ -45,6 +45,8 @@ type Store struct {
 	group groupWriter
 	// recent keeps sessions' decoded records for Recent.
 	recent recentCache
+	// rcache keeps the halts and grants decisions read (see CachedReads).
+	rcache readCache
 	// slots bounds the transactions under way at once where the
 	// connections are bounded (LimitConns); nil: no bound.
 	slots chan struct{}
@@ -111,6 +113,9 @@ func (s *Store) reopen(ctx context.Context, old *sql.DB) *sql.DB {
 	if err != nil {
 		db = sql.OpenDB(failing{err})
 	}
+	// Before the new database is in use: the counts of changes kept are
+	// the old one's.
+	s.rcache.reset()
 	s.stmtMu.Lock()
 	stmts := s.stmts
 	s.stmts = map[string]*sql.Stmt{}
@@ -182,7 +187,11 @@ func (s *Store) Close() error {
 // connection, which may have to wait for a transaction to end that
 // itself waits for a statement.
 func (s *Store) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
-	db := s.pool(ctx)
+	return s.prepareIn(ctx, s.pool(ctx), q)
+}
+
+// prepareIn is prepare on db, the store's database as pool returned it.
+func (s *Store) prepareIn(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, error) {
 	s.stmtMu.Lock()
 	st := s.stmts[q]
 	cur := s.db.Load() == db
@@ -222,9 +231,16 @@ type prepared struct {
 }
 
 func (p prepared) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
-	st, err := p.s.prepare(ctx, q)
-	if err != nil || p.tx == nil {
-		return st, err
+	if p.tx == nil {
+		return p.s.prepare(ctx, q)
+	}
+	// A transaction's database was checked (pool) where it began, and
+	// the store's guard checks it again at its commit: no look at each
+	// statement. A statement of a database opened again meanwhile fails
+	// in the transaction of the old one (database/sql refuses it).
+	st, err := p.s.prepareIn(ctx, p.s.db.Load(), q)
+	if err != nil {
+		return nil, err
 	}
 	return p.tx.StmtContext(ctx, st), nil
 }
@@ -387,6 +403,11 @@ type Dialect struct {
 	// that meets another writer (Retryable, or a call recorded meanwhile)
 	// writes each of its calls alone instead.
 	GroupCommit bool
+	// GroupWriters is how many groups may be under way at once (0: one).
+	// More than one only where writers lock rows (ForUpdate): a group
+	// that waits for the server's round trips leaves the next group to
+	// another transaction instead of holding it back.
+	GroupWriters int
 	// Retryable reports an error that another transaction caused (a
 	// deadlock, a serialization failure): the work may succeed again.
 	Retryable func(err error) bool
