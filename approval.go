@@ -3,7 +3,7 @@ package warden
 import "time"
 
 // Approval is a tool call that is waiting for, or got, a human's answer
-// (README, "Sessions, approvals, grants and audit"). It is recorded when a
+// (docs/sessions.md). It is recorded when a
 // decision is ask and the host has no prompt of its own.
 type Approval struct {
 	ID      string `json:"id"`

@@ -1,5 +1,5 @@
 // Package client is warden for Go programs that run their own agent loop
-// (README, "Govern a Go program's own agent loop"): it decides each tool
+// (docs/client.md): it decides each tool
 // call against a policy file before the program's executor runs it, with
 // the same session tracking, approvals and audit trail as the host hooks.
 //

@@ -277,6 +277,15 @@ func TestAnchorsAndOwnCallsDecided(t *testing.T) {
 	if text, isErr := call(t, f.cs, "list_anchors", nil); isErr || text != "There are no anchors." {
 		t.Fatalf("empty list (error %v): %q", isErr, text)
 	}
+	// add_anchor changes state (kind other), so under a policy that
+	// requires an intent for writes it needs one, as any tool warden does
+	// not know does.
+	if text, isErr := call(t, f.cs, "add_anchor", map[string]any{"text": "early"}); !isErr || !strings.Contains(text, "MISSING_INTENT") {
+		t.Fatalf("add_anchor without an intent (error %v): %s", isErr, text)
+	}
+	if text, isErr := call(t, f.cs, "select_active_intent", map[string]any{"intent_id": "INT-1"}); isErr {
+		t.Fatalf("select INT-1: %s", text)
+	}
 	text, isErr := call(t, f.cs, "add_anchor", map[string]any{"text": "The API is frozen until 2.0", "priority": "high"})
 	if isErr || !strings.Contains(text, "[HIGH] The API is frozen until 2.0") {
 		t.Fatalf("add (error %v): %s", isErr, text)
@@ -295,6 +304,9 @@ func TestAnchorsAndOwnCallsDecided(t *testing.T) {
 	// Without the rule that allows it, add_anchor is destructive: asked.
 	g := setup(t, testPolicy)
 	os.WriteFile(filepath.Join(g.dir, "warden.yaml"), []byte(strings.Replace(testPolicy, "mcp__warden__add_anchor", "mcp__warden__nothing", 1)), 0o644)
+	if text, isErr := call(t, g.cs, "select_active_intent", map[string]any{"intent_id": "INT-1"}); isErr {
+		t.Fatalf("select INT-1: %s", text)
+	}
 	text, isErr = call(t, g.cs, "add_anchor", map[string]any{"text": "remember me"})
 	if !isErr || !strings.Contains(text, "APPROVAL REQUIRED") {
 		t.Errorf("add_anchor under the default (error %v):\n%s", isErr, text)

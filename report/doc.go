@@ -1,5 +1,5 @@
 // Package report enforces an agent's output contract: a final report plus one
-// metadata block for each configured plugin (README, "Final reports with plugin metadata").
+// metadata block for each configured plugin (docs/reports.md).
 //
 // A model ends its work with blocks marked by tags that carry a per-session
 // random nonce, so that ordinary text never looks like a tag:
