@@ -171,6 +171,11 @@ var noStrings = []string{}
 // on the hot path.
 func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 	st := state{e: e, call: *call, s: s, tr: tr, allByRule: true}
+	if st.call.Role == "" {
+		// A session without a role follows the policy's default role
+		// (roles.default), its tool list and first tool included.
+		st.call.Role = e.pol.DefaultRole
+	}
 	st.kind = e.pol.KindOf(call.Tool)
 	st.destructive = !policy.SafeKinds[st.kind]
 	if tr != nil {

@@ -737,9 +737,18 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var defaultAt *yaml.Node
 	for _, name := range names {
 		f := m[name]
 		path := "roles." + name
+		if name == "default" && resolve(f.val).Kind == yaml.ScalarNode {
+			// roles.default: NAME names the role of a session without one
+			// (a mapping under default is a role called default).
+			if s, ok := d.str(f.val, path); ok {
+				p.DefaultRole, defaultAt = s, f.val
+			}
+			continue
+		}
 		r := &Role{Name: name, FirstEnforce: "warn", Pos: d.pos(f.key)}
 		rm := d.mapping(f.val, path, "description", "tools", "first", "first_enforce", "max_depth", "delegates", "prompt", "reminder")
 		if v, ok := rm["description"]; ok {
@@ -786,6 +795,14 @@ func (d *decoder) roles(p *Policy, n *yaml.Node) {
 			}
 		}
 		p.Roles[name] = r
+	}
+	if defaultAt != nil && p.Roles[p.DefaultRole] == nil {
+		known := make([]string, 0, len(p.Roles))
+		for n := range p.Roles {
+			known = append(known, n)
+		}
+		sort.Strings(known)
+		d.err(defaultAt, "roles.default", "no role is named %q (the roles: %s)", p.DefaultRole, strings.Join(known, ", "))
 	}
 }
 

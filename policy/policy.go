@@ -33,6 +33,9 @@ type Policy struct {
 	// Tools maps extra host tool names to kinds (shell, read, write, ...).
 	Tools map[string]string
 	Roles map[string]*Role
+	// DefaultRole is the role of a call whose session has none
+	// (roles.default: NAME); "" leaves such calls without a role.
+	DefaultRole string
 	Rules []*Rule
 	// Digest is the SHA-256 of the policy file's bytes as parsed: a
 	// command allowed under it and run later (warden sandbox

@@ -310,6 +310,12 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			}
 		}
 		fillCall(call, s)
+		if call.Role == "" {
+			// roles.default: the call (and its record) takes the policy's
+			// default role; the session keeps none, so a role the host
+			// names later (OpenCode's agent) still becomes its own.
+			call.Role = t.policy().DefaultRole
+		}
 		es.First = !s.FirstToolUsed()
 		r = t.Engine.Decide(*call, &es)
 		if id := t.selectIntent(call, &r); id != "" {
