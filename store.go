@@ -208,6 +208,9 @@ type StateStore interface {
 	// returns how many it archived. Archived entries are kept in the store
 	// but State no longer returns them.
 	ArchiveHistory(ctx context.Context, keep int) (int, error)
+	// ArchivedHistory returns the archived history entries, oldest first;
+	// limit > 0 keeps the newest limit of them.
+	ArchivedHistory(ctx context.Context, limit int) ([]HistoryEntry, error)
 }
 
 // Store is everything warden keeps between calls. sqlite.Store and

@@ -777,6 +777,15 @@ func testHistory(t *testing.T, s warden.Store) {
 	if n := must(s.ArchiveHistory(ctx, 3))(t); n != 0 {
 		t.Errorf("second archive: %d", n)
 	}
+	// The archived entries are kept, oldest first; a limit keeps the
+	// newest of them.
+	arch := must(s.ArchivedHistory(ctx, 0))(t)
+	if len(arch) != 4 || arch[0].Action != "a0" || arch[3].Action != "a3" || arch[0].Time.IsZero() || arch[0].Agent != "builder" {
+		t.Errorf("archived history = %+v", arch)
+	}
+	if arch := must(s.ArchivedHistory(ctx, 2))(t); len(arch) != 2 || arch[0].Action != "a2" || arch[1].Action != "a3" {
+		t.Errorf("archived history, limit 2 = %+v", arch)
+	}
 }
 
 func testApprovalOnePending(t *testing.T, s warden.Store) {

@@ -15,6 +15,9 @@ import (
 const stateUsage = `[--json]                      show phase, anchors, history and sessions
        warden state phase NAME                       set the project phase
        warden state sessions [--all] [--json]        list sessions
+       warden state history [--archived] [--limit N] [--json]
+                                                     the project history: the live entries, or with
+                                                     --archived those past state.history_max
        warden state event EVENT --session S [--role R] [--parent P] [--host H]
                                                      record created|resumed|compacted|idle|ended and print
                                                      the governance text due (prefix, resume note, reminder)
@@ -27,6 +30,7 @@ var stateSubcommands = map[string]func(ctx context.Context, env *Env, args []str
 	"":           runStateShow,
 	"phase":      runStatePhase,
 	"sessions":   runStateSessions,
+	"history":    runStateHistory,
 	"event":      runStateEvent,
 	"governance": runStateGovernance,
 	"prompt":     runStatePrompt,
@@ -40,7 +44,7 @@ func runState(ctx context.Context, env *Env) int {
 	}
 	run, ok := stateSubcommands[sub]
 	if !ok {
-		return cmdError(env, "state", fmt.Errorf("unknown subcommand %q (want phase, sessions, event, governance or prompt)", sub))
+		return cmdError(env, "state", fmt.Errorf("unknown subcommand %q (want phase, sessions, history, event, governance or prompt)", sub))
 	}
 	return run(ctx, env, args)
 }
@@ -167,10 +171,7 @@ func printState(env *Env, s warden.ProjectState, sessions []warden.Session) {
 	if len(s.History) == 0 {
 		fmt.Fprintln(env.Stdout, "  none")
 	}
-	for _, h := range s.History {
-		fmt.Fprintf(env.Stdout, "  %s  %-5s %s %s %s\n", h.Time.Local().Format("2006-01-02 15:04:05"), h.Result,
-			dash(h.Session), dash(h.Agent), h.Action)
-	}
+	printHistory(env, s.History)
 	fmt.Fprintln(env.Stdout, "\nSessions (most recent first):")
 	printSessions(env, sessions)
 }
@@ -191,4 +192,64 @@ func printSessions(env *Env, list []warden.Session) {
 			dash(s.FirstTool), s.Calls, s.Violations, age(s.LastSeen))
 	}
 	tw.Flush()
+}
+
+func printHistory(env *Env, list []warden.HistoryEntry) {
+	for _, h := range list {
+		fmt.Fprintf(env.Stdout, "  %s  %-5s %s %s %s\n", h.Time.Local().Format("2006-01-02 15:04:05"), h.Result,
+			dash(h.Session), dash(h.Agent), h.Action)
+	}
+}
+
+// runStateHistory is `warden state history`: the live history, or the
+// archived entries (those past state.history_max, which `warden state`
+// no longer shows).
+func runStateHistory(ctx context.Context, env *Env, args []string) int {
+	fs := newFlags(env, "state", stateUsage)
+	sf := addStoreFlags(fs)
+	archived := fs.Bool("archived", false, "the archived entries (past state.history_max), not the live ones")
+	limit := fs.Int("limit", 0, "only the newest N entries")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, _, st, code := sf.parseOpen(ctx, env, "state", fs, args)
+	if code >= 0 {
+		return code
+	}
+	defer st.Close()
+	if len(pos) > 0 {
+		return cmdError(env, "state history", fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	if *limit < 0 {
+		return cmdError(env, "state history", errors.New("--limit must be 0 (all) or more"))
+	}
+	var list []warden.HistoryEntry
+	what := "live"
+	if *archived {
+		var err error
+		if list, err = st.ArchivedHistory(ctx, *limit); err != nil {
+			return cmdError(env, "state history", err)
+		}
+		what = "archived"
+	} else {
+		s, err := st.State(ctx)
+		if err != nil {
+			return cmdError(env, "state history", err)
+		}
+		list = s.History
+		if *limit > 0 && len(list) > *limit {
+			list = list[len(list)-*limit:]
+		}
+	}
+	if *asJSON {
+		if list == nil {
+			list = []warden.HistoryEntry{}
+		}
+		writeJSON(env.Stdout, list, true)
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stdout, "History (%d %s entries, oldest first):\n", len(list), what)
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "  none")
+	}
+	printHistory(env, list)
+	return ExitOK
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/warden-run/warden"
 )
@@ -95,6 +96,33 @@ func (s *Store) historyRow(args []any, h warden.HistoryEntry) ([]any, error) {
 		h.Time = s.Now()
 	}
 	return append(args, ts(h.Time), h.Session, h.Agent, h.Action, h.Result), nil
+}
+
+// ArchivedHistory implements warden.StateStore.
+func (s *Store) ArchivedHistory(ctx context.Context, limit int) ([]warden.HistoryEntry, error) {
+	q := `SELECT id, time, session, agent, action, result FROM history WHERE archived = 1 ORDER BY id DESC`
+	var args []any
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := s.pool(ctx).QueryContext(ctx, s.d.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("archived history: %w", err)
+	}
+	defer rows.Close()
+	out := []warden.HistoryEntry{}
+	for rows.Next() {
+		var h warden.HistoryEntry
+		var t int64
+		if err := rows.Scan(&h.ID, &t, &h.Session, &h.Agent, &h.Action, &h.Result); err != nil {
+			return nil, fmt.Errorf("archived history: %w", err)
+		}
+		h.Time = tm(t)
+		out = append(out, h)
+	}
+	slices.Reverse(out)
+	return out, rows.Err()
 }
 
 // ArchiveHistory implements warden.StateStore.
