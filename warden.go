@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -175,6 +176,10 @@ type Decision struct {
 	// Sandbox is the confinement of a shell call under a policy with
 	// sandbox.shell on or required (confinement.go); nil otherwise.
 	Sandbox *Confinement `json:"sandbox,omitempty"`
+	// Guide, under the seed layout (policy model_errors.layout: seed), is
+	// the role, hierarchy and next steps a deny or ask also tells the
+	// model (Text renders them); nil otherwise.
+	Guide *Guide `json:"guide,omitempty"`
 }
 
 // ModelError is the structured error a model sees for a deny or ask
@@ -195,6 +200,9 @@ func (d Decision) ModelError() ModelError {
 // Text renders the decision as plain model-facing text: no emoji, no box
 // drawing, markdown headings at most (docs/policy.md, "What the model reads").
 func (d Decision) Text() string {
+	if d.Guide != nil && d.Decision != Allow {
+		return d.guideText()
+	}
 	var title string
 	switch d.Decision {
 	case Allow:
@@ -324,4 +332,54 @@ func CheckInput(data []byte) error {
 		return &Error{Code: CodeBadInput, Message: "the input is empty: warden expected a JSON object"}
 	}
 	return nil
+}
+
+// Guide is what a deny or an ask tells the model beside its reason under
+// the seed layout (policy model_errors.layout: seed): the agent's role, the
+// roles' hierarchy and the next steps.
+type Guide struct {
+	// Role is the agent's role and what it does ("builder: Edits code
+	// and runs commands."), or that it has none.
+	Role string `json:"role"`
+	// Hierarchy is the roles' chain of delegation on one line
+	// ("coordinator -> builder"); empty without roles.
+	Hierarchy string `json:"hierarchy,omitempty"`
+	// NextSteps are what to do now, in order.
+	NextSteps []string `json:"next_steps"`
+}
+
+// guideText renders a deny or ask in the seed layout: markdown headings
+// and bold labels at most, no emoji or box drawing.
+func (d Decision) guideText() string {
+	var title string
+	if d.Decision == Ask {
+		title = "APPROVAL REQUIRED"
+	} else {
+		title = "BLOCKED"
+	}
+	var b strings.Builder
+	b.WriteString("## " + title + ": " + string(d.Code) + "\n\n")
+	if d.Reason != "" {
+		b.WriteString("**Reason:** " + d.Reason + "\n")
+	}
+	if d.Rule != "" {
+		b.WriteString("**Rule:** " + d.Rule + "\n")
+	}
+	b.WriteString("**Agent Role:** " + d.Guide.Role + "\n")
+	if d.Guide.Hierarchy != "" {
+		b.WriteString("**Hierarchy:** " + d.Guide.Hierarchy + "\n")
+	}
+	if d.Suggestion != "" {
+		b.WriteString("**Suggestion:** " + d.Suggestion + "\n")
+	}
+	if len(d.Guide.NextSteps) > 0 {
+		b.WriteString("**Next Steps:**\n")
+		for i, s := range d.Guide.NextSteps {
+			b.WriteString(strconv.Itoa(i+1) + ". " + s + "\n")
+		}
+	}
+	for _, w := range d.Warnings {
+		b.WriteString("**Warning:** " + w + "\n")
+	}
+	return TerminalSafe(b.String())
 }

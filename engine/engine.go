@@ -97,15 +97,22 @@ type Result struct {
 // decision). It builds no trace: Explain is for showing a decision.
 func (e *Engine) Decide(call warden.ToolCall, s *Session) Result {
 	r := e.decide(&call, s, nil)
-	e.format(&r.Decision, call.Host)
+	e.format(&r.Decision, &call)
 	return r
 }
 
 // format marks a deny or ask for the structured error when the policy's
-// model_errors option gives it to the call's host.
-func (e *Engine) format(d *warden.Decision, host string) {
-	if d.Decision != warden.Allow && e.pol.ModelFormat(host) == "json" {
+// model_errors option gives it to the call's host, and gives it the seed
+// layout's guide when the policy asks for that layout.
+func (e *Engine) format(d *warden.Decision, call *warden.ToolCall) {
+	if d.Decision == warden.Allow {
+		return
+	}
+	if e.pol.ModelFormat(call.Host) == "json" {
 		d.ModelFormat = "json"
+	}
+	if e.pol.ModelErrors.Layout == "seed" {
+		d.Guide = e.guide(call, d)
 	}
 }
 
@@ -115,7 +122,7 @@ func (e *Engine) format(d *warden.Decision, host string) {
 func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
 	tr := &Trace{}
 	tr.Result = e.decide(&call, s, tr)
-	e.format(&tr.Decision, call.Host)
+	e.format(&tr.Decision, &call)
 	if id := tr.Decision.Rule; id != "" {
 		for _, r := range e.pol.Rules {
 			if r.ID == id {

@@ -199,7 +199,16 @@ func (d *decoder) modelErrors(p *Policy, n *yaml.Node) {
 		format(n, "model_errors")
 		return
 	}
-	m := d.mapping(n, "model_errors", "format", "hosts")
+	m := d.mapping(n, "model_errors", "format", "hosts", "layout")
+	if f, ok := m["layout"]; ok {
+		if s, ok := d.str(f.val, "model_errors.layout"); ok {
+			if s != "plain" && s != "seed" {
+				d.err(f.val, "model_errors.layout", "%q is not one of plain, seed", s)
+			} else {
+				p.ModelErrors.Layout = s
+			}
+		}
+	}
 	if f, ok := m["format"]; ok {
 		format(f.val, "model_errors.format")
 	}

@@ -67,6 +67,10 @@ type ModelErrors struct {
 	// Hosts lists the hosts (claude, codex, gemini, opencode, ...) that
 	// get Format; empty means every host.
 	Hosts []string
+	// Layout is "plain" (default) or "seed": a deny or ask also names the
+	// agent's role, the roles' hierarchy and numbered next steps, as the
+	// seed plans laid them out (docs/policy.md, "What the model reads").
+	Layout string
 }
 
 // ModelFormat returns the format for a call from host: "json" or "text".
