@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/doctor"
 	"github.com/warden-run/warden/policy"
 )
 
@@ -109,7 +110,7 @@ func runAudit(ctx context.Context, env *Env) int {
 func withoutProbes(recs []warden.AuditRecord) ([]warden.AuditRecord, int) {
 	out := recs[:0:0]
 	for _, r := range recs {
-		if r.Session == probeSession && r.Decision == warden.Deny {
+		if r.Session == doctor.ProbeSession && r.Decision == warden.Deny {
 			continue
 		}
 		out = append(out, r)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/doctor"
 	"github.com/warden-run/warden/internal/hooktest"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sqlite"
@@ -551,14 +552,14 @@ func TestHookRoleUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := roleCheck(pol, []string{"warden-hook", "claude", "--role", "bulider"}); err == nil || !strings.Contains(err.Error(), "its roles: builder") {
+	if _, err := doctor.RoleCheck(pol, []string{"warden-hook", "claude", "--role", "bulider"}); err == nil || !strings.Contains(err.Error(), "its roles: builder") {
 		t.Errorf("doctor, an undefined role: %v", err)
 	}
-	if note, err := roleCheck(pol, []string{"warden-hook", "claude", "--role=builder"}); err != nil || note != "" {
+	if note, err := doctor.RoleCheck(pol, []string{"warden-hook", "claude", "--role=builder"}); err != nil || note != "" {
 		t.Errorf("doctor, a defined role: %q %v", note, err)
 	}
 	pol.Roles = nil
-	if note, err := roleCheck(pol, []string{"warden-hook", "claude", "--role", "builder"}); err != nil || !strings.Contains(note, "defines no roles") {
+	if note, err := doctor.RoleCheck(pol, []string{"warden-hook", "claude", "--role", "builder"}); err != nil || !strings.Contains(note, "defines no roles") {
 		t.Errorf("doctor, a role under a policy without roles: %q %v", note, err)
 	}
 }

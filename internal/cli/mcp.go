@@ -157,8 +157,10 @@ func runMCPProxy(ctx context.Context, env *Env, args []string) int {
 	if *upURL != "" {
 		upConn, err = mcpproxy.HTTPUpstream(*upURL, http.Header(headers)).Connect(ctx)
 	} else {
-		var cmd *exec.Cmd // confined by the policy's sandbox (mcp_sandbox.go)
-		if cmd, err = mcpUpstream(ctx, env, store, *sf.policy, *sid, *role, *name, argv, *noSandbox); err == nil {
+		var cmd *exec.Cmd // confined by the policy's sandbox (mcpproxy.Upstream)
+		up := mcpproxy.Upstream{Argv: argv, Name: *name, Session: *sid, Role: *role, PolicyFile: *sf.policy, Store: store,
+			NoSandbox: *noSandbox, Exe: sandboxExe(), Log: env.Stderr}
+		if cmd, err = up.Command(ctx); err == nil {
 			cmd.Stderr = env.Stderr
 			upConn, err = mcpproxy.StartServer(cmd, *grace)
 		}

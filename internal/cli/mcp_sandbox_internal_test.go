@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/sandbox"
 )
 
@@ -149,11 +150,24 @@ func startRecords(t *testing.T, ws string) []warden.AuditRecord {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	recs, err := st.Audit(context.Background(), warden.AuditFilter{Tool: MCPServerStartTool})
+	recs, err := st.Audit(context.Background(), warden.AuditFilter{Tool: mcpproxy.ServerStartTool})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// confineHelper builds cmd/warden-sandbox (the confining program the
+// proxy's server runs through) and makes it the CLI's.
+func confineHelper(t *testing.T) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "warden-sandbox")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/warden-sandbox").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	old := sandboxExe
+	sandboxExe = func() string { return bin }
+	t.Cleanup(func() { sandboxExe = old })
 }
 
 // TestMCPProxyConfined: `warden mcp proxy -- CMD` runs a real stdio MCP

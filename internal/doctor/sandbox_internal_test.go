@@ -1,6 +1,6 @@
 //go:build linux
 
-package cli
+package doctor
 
 import (
 	"context"
@@ -21,20 +21,20 @@ func confineHelper(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/warden-sandbox").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	old := sandboxExe
-	sandboxExe = func() string { return bin }
-	t.Cleanup(func() { sandboxExe = old })
+	old := Exe
+	Exe = func() string { return bin }
+	t.Cleanup(func() { Exe = old })
 }
 
-func doctorSandboxIn(t *testing.T, yaml string) map[string]doctorCheck {
+func doctorSandboxIn(t *testing.T, yaml string) map[string]Check {
 	t.Helper()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "warden.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]doctorCheck{}
-	for _, c := range doctorSandbox(context.Background(), root) {
-		got[c.name] = c
+	got := map[string]Check{}
+	for _, c := range Sandbox(context.Background(), root) {
+		got[c.Name] = c
 	}
 	return got
 }
@@ -58,33 +58,33 @@ func TestDoctorSandbox(t *testing.T) {
 			"confine": "both refused",
 		}
 		for name, w := range want {
-			if c, ok := got[name]; !ok || !c.ok || !strings.Contains(c.text, w) {
+			if c, ok := got[name]; !ok || !c.OK || !strings.Contains(c.Text, w) {
 				t.Errorf("%s: %+v, want ok and %q", name, c, w)
 			}
 		}
-		if !strings.Contains(got["sandbox"].text, "TCP only to loopback ports [5432]") {
-			t.Errorf("sandbox: %q", got["sandbox"].text)
+		if !strings.Contains(got["sandbox"].Text, "TCP only to loopback ports [5432]") {
+			t.Errorf("sandbox: %q", got["sandbox"].Text)
 		}
 	})
 	t.Run("off", func(t *testing.T) {
 		got := doctorSandboxIn(t, "version: 1\n")
-		if c := got["sandbox"]; !c.ok || !strings.Contains(c.text, "sandbox.shell is off: allowed shell commands run unconfined") {
+		if c := got["sandbox"]; !c.OK || !strings.Contains(c.Text, "sandbox.shell is off: allowed shell commands run unconfined") {
 			t.Errorf("sandbox: %+v", c)
 		}
-		if c := got["confine"]; !c.ok {
+		if c := got["confine"]; !c.OK {
 			t.Errorf("confine: %+v", c)
 		}
 	})
 	t.Run("no user namespaces", func(t *testing.T) {
 		t.Setenv(sandbox.DisableEnv, "userns")
 		got := doctorSandboxIn(t, "version: 1\nsandbox: {shell: required}\n")
-		if c := got["kernel"]; !strings.Contains(c.text, "no user namespaces") {
+		if c := got["kernel"]; !strings.Contains(c.Text, "no user namespaces") {
 			t.Errorf("kernel: %+v", c)
 		}
-		if c := got["sandbox"]; c.ok || !strings.Contains(c.text, "user namespaces are not available") {
+		if c := got["sandbox"]; c.OK || !strings.Contains(c.Text, "user namespaces are not available") {
 			t.Errorf("sandbox: %+v, want a failure naming user namespaces", c)
 		}
-		if c := got["confine"]; c.ok || !strings.Contains(c.text, "no live proof") {
+		if c := got["confine"]; c.OK || !strings.Contains(c.Text, "no live proof") {
 			t.Errorf("confine: %+v, want no live proof", c)
 		}
 	})
@@ -95,10 +95,10 @@ func TestDoctorSandbox(t *testing.T) {
 		t.Run(mode+" without user namespaces", func(t *testing.T) {
 			t.Setenv(sandbox.DisableEnv, "userns")
 			got := doctorSandboxIn(t, "version: 1\nsandbox: {shell: "+mode+"}\n")
-			if c := got["sandbox"]; !c.ok {
+			if c := got["sandbox"]; !c.OK {
 				t.Errorf("sandbox: %+v", c)
 			}
-			if c := got["confine"]; !c.ok || !strings.Contains(c.text, "no live proof") {
+			if c := got["confine"]; !c.OK || !strings.Contains(c.Text, "no live proof") {
 				t.Errorf("confine: %+v, want ok and no live proof", c)
 			}
 		})
@@ -111,11 +111,11 @@ func TestDoctorSandbox(t *testing.T) {
 		if err := os.WriteFile(fake, []byte("#!/bin/sh\nshift 3\nexec \"$@\"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		old := sandboxExe
-		sandboxExe = func() string { return fake }
-		defer func() { sandboxExe = old }()
+		old := Exe
+		Exe = func() string { return fake }
+		defer func() { Exe = old }()
 		got := doctorSandboxIn(t, "version: 1\nsandbox: {shell: on}\n")
-		if c := got["confine"]; c.ok || !strings.Contains(c.text, "wrote to the protected policy file") {
+		if c := got["confine"]; c.OK || !strings.Contains(c.Text, "wrote to the protected policy file") {
 			t.Errorf("confine: %+v, want the failed refusal named", c)
 		}
 	})

@@ -1,4 +1,4 @@
-package cli
+package mcpproxy
 
 import (
 	"os/exec"

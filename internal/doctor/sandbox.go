@@ -1,4 +1,4 @@
-package cli
+package doctor
 
 import (
 	"bytes"
@@ -13,16 +13,22 @@ import (
 
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/sandbox"
+	"github.com/warden-run/warden/sandbox/confine"
 )
 
-// doctorSandbox reports the sandbox of the policy in root: what the
+// Exe is the confining program the live proof runs through (the helper
+// next to warden when installed, else warden itself): a variable for
+// tests, whose own binary is not warden.
+var Exe = confine.Helper
+
+// Sandbox reports the sandbox of the policy in root: what the
 // kernel offers (kernel), what a confined command gets under the policy
 // (sandbox), and a live proof (confine): a confined write to a protected
 // path and a confined read of a private path, both refused, in a scratch
 // workspace with the same mechanisms (nothing of the user's is written).
-func doctorSandbox(ctx context.Context, root string) []doctorCheck {
+func Sandbox(ctx context.Context, root string) []Check {
 	k := sandbox.Probe()
-	out := []doctorCheck{{"kernel", true, k.String()}}
+	out := []Check{{"kernel", true, k.String()}}
 	file, err := policy.Find(root)
 	if err != nil {
 		return out // the policy check says why
@@ -34,7 +40,7 @@ func doctorSandbox(ctx context.Context, root string) []doctorCheck {
 	mode := pol.Sandbox.Mode()
 	spec, err := sandbox.FromPolicy(pol, "")
 	if err != nil {
-		return append(out, doctorCheck{"sandbox", false, fmt.Sprintf("the confinement of %s cannot be derived: %v", file, err)})
+		return append(out, Check{"sandbox", false, fmt.Sprintf("the confinement of %s cannot be derived: %v", file, err)})
 	}
 	plan, perr := spec.Plan(k)
 	var text string
@@ -53,21 +59,21 @@ func doctorSandbox(ctx context.Context, root string) []doctorCheck {
 			text += "; not enforced here: " + strings.Join(plan.Warnings, "; ")
 		}
 	}
-	out = append(out, doctorCheck{"sandbox", ok, text})
+	out = append(out, Check{"sandbox", ok, text})
 	err = sandboxProof(ctx, k)
 	var np noProof
 	switch {
 	case err == nil:
-		return append(out, doctorCheck{"confine", true, "live: a confined write to a protected file (the policy) and a confined read of a private file (.env) were both refused"})
+		return append(out, Check{"confine", true, "live: a confined write to a protected file (the policy) and a confined read of a private file (.env) were both refused"})
 	case !pol.Sandbox.Confine():
 		// Nothing relies on the sandbox: said, not failed.
-		return append(out, doctorCheck{"confine", true, "sandbox.shell is off; " + err.Error()})
+		return append(out, Check{"confine", true, "sandbox.shell is off; " + err.Error()})
 	case errors.As(err, &np):
 		// Under on, commands run with what the kernel offers (the
 		// sandbox check says what); under required they do not run.
-		return append(out, doctorCheck{"confine", !pol.Sandbox.Required(), err.Error()})
+		return append(out, Check{"confine", !pol.Sandbox.Required(), err.Error()})
 	}
-	return append(out, doctorCheck{"confine", false, err.Error()})
+	return append(out, Check{"confine", false, err.Error()})
 }
 
 // noProof is the error of a live proof that could not be given (the
@@ -121,7 +127,7 @@ func sandboxProof(ctx context.Context, k sandbox.Kernel) error {
 	}
 	const done = "warden-doctor-probe-ran"
 	script := `printf 'tampered\n' >> "$1" 2>/dev/null; cat "$2" 2>/dev/null; echo ` + done
-	cmd, _, err := spec.Command(ctx, sandboxExe(), []string{"/bin/sh", "-c", script, "sh", polFile, filepath.Join(ws, ".env")})
+	cmd, _, err := spec.Command(ctx, Exe(), []string{"/bin/sh", "-c", script, "sh", polFile, filepath.Join(ws, ".env")})
 	if err != nil {
 		return fmt.Errorf("the live proof did not start: %v", err)
 	}
