@@ -146,8 +146,14 @@ async function loadAudit() {
   document.getElementById("audit-export").href = "/v1/audit/export?" + q;
   q.set("limit", "200");
   try {
-    const list = await api("/v1/audit?" + q);
+    let list = await api("/v1/audit?" + q);
     document.getElementById("audit-error").textContent = "";
+    // warden doctor's synthetic denies (session warden-doctor) prove the
+    // hook records; they are left out unless that session is asked for.
+    const all = list.length;
+    if (!q.get("session")) list = list.filter(r => !(r.session === "warden-doctor" && r.decision === "deny"));
+    document.getElementById("audit-hidden").textContent = all > list.length ?
+      (all - list.length) + " records of warden doctor's probes are not shown (filter on session warden-doctor to see them)." : "";
     list.reverse();
     document.getElementById("audit-rows").replaceChildren(...list.map(r => el("tr", {},
       el("td", {}, when(r.time)), el("td", {}, r.session || ""), el("td", {}, r.agent || ""), el("td", {}, r.host || ""), el("td", {}, r.tool),
