@@ -119,6 +119,24 @@ func TestServeNotifiesWaitingApproval(t *testing.T) {
 	if n["approval"] != id || n["rule"] != "ask-touch" || n["url"] != s.url+"/#approvals" || !strings.Contains(text, "touch notify.txt") {
 		t.Errorf("webhook notice: %v", got[0])
 	}
+
+	// warden doctor's probe (a deny in session warden-doctor) is left out
+	// of the audit view unless that session is asked for.
+	if d := s.decide(agent, map[string]any{"tool": "Bash", "args": map[string]any{"command": "curl https://x"}, "session": "warden-doctor"}, ""); d.Decision.Decision != warden.Deny {
+		t.Fatalf("the probe: %+v", d)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(s.url+"/#audit"),
+		chromedp.Poll[chromedp.Void](`document.getElementById("audit-hidden").textContent.length > 0`),
+	)
+	if err != nil {
+		t.Fatalf("the audit view: %v", err)
+	}
+	hidden, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("audit-hidden")))
+	rows, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("audit-rows").textContent`))
+	if !strings.Contains(hidden, "1 records of warden doctor's probes are not shown") || strings.Contains(rows, "warden-doctor") || !strings.Contains(rows, "notify.txt") {
+		t.Errorf("audit view: hidden %q, rows %q", hidden, rows)
+	}
 	if p := problems(); len(p) > 0 {
 		t.Errorf("the page logged problems:\n%s", strings.Join(p, "\n"))
 	}
