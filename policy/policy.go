@@ -36,7 +36,7 @@ type Policy struct {
 	// DefaultRole is the role of a call whose session has none
 	// (roles.default: NAME); "" leaves such calls without a role.
 	DefaultRole string
-	Rules []*Rule
+	Rules       []*Rule
 	// Digest is the SHA-256 of the policy file's bytes as parsed: a
 	// command allowed under it and run later (warden sandbox
 	// --policy-sha256) refuses to run under a policy changed since.
