@@ -45,7 +45,8 @@ func Rewrite(exe, policyFile, digest string, required bool, line string) (string
 		return "", errors.New("the command holds a NUL byte, which no program can be given as an argument")
 	}
 	var b strings.Builder
-	b.Grow(len(line) + len(exe) + len(policyFile) + 64)
+	b.Grow(len(line) + len(exe) + len(policyFile) + 96)
+	b.WriteString(envPrefix())
 	b.WriteString(Quote(exe))
 	b.WriteString(" sandbox --policy ")
 	b.WriteString(Quote(policyFile))
@@ -66,8 +67,21 @@ func Rewrite(exe, policyFile, digest string, required bool, line string) (string
 // IsRewritten reports whether line is already a rewritten line of the
 // warden binary exe (a call sent again with the rewritten input).
 func IsRewritten(exe, line string) bool {
-	return strings.HasPrefix(line, Quote(exe)+" sandbox --policy ")
+	return strings.HasPrefix(strings.TrimPrefix(line, envPrefix()), Quote(exe)+" sandbox --policy ")
 }
+
+// envPrefix runs warden sandbox through env with DisableEnv unset, so that
+// a variable the agent exported in a shell that persists between calls
+// (the API's bash tool keeps one) cannot take a mechanism away from the
+// confinement of its later commands; "" where there is no env program.
+var envPrefix = sync.OnceValue(func() string {
+	for _, p := range []string{"/usr/bin/env", "/bin/env"} {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return Quote(p) + " -u " + DisableEnv + " "
+		}
+	}
+	return ""
+})
 
 // Quote single-quotes s for a POSIX shell: the shell reads it back as
 // exactly s (s must not hold a NUL byte).
