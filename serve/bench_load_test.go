@@ -2,22 +2,13 @@ package serve_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/warden-run/warden/internal/pgtest"
-
-	"github.com/warden-run/warden/serve"
 )
 
 // BenchmarkDecideLoad is BenchmarkDecideHTTP at 16 and 64 concurrent
@@ -37,32 +28,8 @@ func BenchmarkDecideLoad(b *testing.B) {
 }
 
 func benchDecideLoad(b *testing.B, store string, clients int) {
-	dir := b.TempDir()
-	pf := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(pf, []byte(benchPolicy), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	cfg := serve.Config{Policy: pf, Log: log.New(io.Discard, "", 0), MaxPerToken: -1}
-	if store == "postgres" {
-		cfg.Store = pgtest.Schema(b)
-	}
-	s, err := serve.New(context.Background(), cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tok, err := s.Tokens().Add("bench", serve.KindAgent)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln, "", "") }()
-	defer func() { cancel(); <-done }()
-	u := "http://" + ln.Addr().String() + "/v1/decide"
+	sv := startBenchServe(b, store, -1)
+	u, tok := sv.url, sv.token
 	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}

@@ -2,20 +2,11 @@ package serve_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
-
-	"github.com/warden-run/warden/internal/pgtest"
-
-	"github.com/warden-run/warden/serve"
 )
 
 // benchPolicy is e2e's hook benchmark policy in short: an allow, a deny
@@ -48,32 +39,8 @@ var benchCommands = []string{"git status && echo done", "rm -rf build", "git pus
 func BenchmarkDecideHTTP(b *testing.B) {
 	for _, store := range []string{"sqlite", "postgres"} {
 		b.Run(store, func(b *testing.B) {
-			dir := b.TempDir()
-			pf := filepath.Join(dir, "warden.yaml")
-			if err := os.WriteFile(pf, []byte(benchPolicy), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			cfg := serve.Config{Policy: pf, Log: log.New(io.Discard, "", 0)}
-			if store == "postgres" {
-				cfg.Store = pgtest.Schema(b)
-			}
-			s, err := serve.New(context.Background(), cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			tok, err := s.Tokens().Add("bench", serve.KindAgent)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- s.Serve(ctx, ln, "", "") }()
-			defer func() { cancel(); <-done }()
-			u := "http://" + ln.Addr().String() + "/v1/decide"
+			sv := startBenchServe(b, store, 0)
+			u, tok := sv.url, sv.token
 			tr := &http.Transport{MaxIdleConnsPerHost: 64}
 			defer tr.CloseIdleConnections()
 			hc := &http.Client{Transport: tr}

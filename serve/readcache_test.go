@@ -5,18 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/client"
-	"github.com/warden-run/warden/internal/pgtest"
 	"github.com/warden-run/warden/serve"
 )
 
@@ -29,39 +23,16 @@ import (
 func TestDecideFollowsHaltsElsewhere(t *testing.T) {
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
-			dir := t.TempDir()
-			pf := filepath.Join(dir, "warden.yaml")
-			if err := os.WriteFile(pf, []byte(benchPolicy), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg := serve.Config{Policy: pf, Log: log.New(io.Discard, "", 0)}
-			if store == "postgres" {
-				cfg.Store = pgtest.Schema(t)
-			}
-			s, err := serve.New(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tok, err := s.Tokens().Add("agent", serve.KindAgent)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- s.Serve(ctx, ln, "", "") }()
-			defer func() { cancel(); <-done }()
+			sv := startBenchServe(t, store, 0)
+			pf, tok := sv.policy, sv.token
 			// The other process: a store of its own on the same database.
-			other, err := client.OpenStore(context.Background(), pf, cfg.Store)
+			other, err := client.OpenStore(context.Background(), pf, sv.store)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer other.Close()
 
-			u := "http://" + ln.Addr().String() + "/v1/decide"
+			u := sv.url
 			decide := func(session, command string) serve.DecideResponse {
 				body := fmt.Appendf(nil, `{"call":{"tool":"Bash","args":{"command":%q},"session":%q},"host_prompts":true}`, command, session)
 				req, _ := http.NewRequest("POST", u, bytes.NewReader(body))
