@@ -25,27 +25,9 @@ import (
 // a long-lived store (hookd's, serve's) whose queries fail; once the
 // server is back, the audit trail holds one record per answer.
 func TestPostgresOutageEveryAnswerRecorded(t *testing.T) {
-	proxy := pgtest.NewProxy(t, pgtest.Schema(t))
-	viaProxy := proxy.URL
-
-	cwd := project(t, hookTestPolicy)
-	file := filepath.Join(filepath.Dir(filepath.Dir(cwd)), "warden.yaml")
+	o := newOutage(t)
+	proxy, viaProxy, cwd, file, resident, tr := o.proxy, o.proxy.URL, o.cwd, o.file, o.store, o.tr
 	ctx := context.Background()
-	// A long-lived store, as hookd and warden serve hold one.
-	resident, err := client.OpenStore(ctx, file, viaProxy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resident.Close()
-	pol, err := policy.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.Compile(pol, workspace.Live())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := session.New(eng, resident)
 
 	answers := 0
 	hookCall := func(cmd string) (string, string) {
@@ -118,25 +100,9 @@ func TestPostgresOutageEveryAnswerRecorded(t *testing.T) {
 // answered (never an allow without a record), and once the store has
 // taken the spool in, the audit trail holds exactly one record per call.
 func TestPostgresOutageMidBurst(t *testing.T) {
-	proxy := pgtest.NewProxy(t, pgtest.Schema(t))
-	viaProxy := proxy.URL
-	cwd := project(t, hookTestPolicy)
-	file := filepath.Join(filepath.Dir(filepath.Dir(cwd)), "warden.yaml")
+	o := newOutage(t)
+	proxy, st, tr := o.proxy, o.store, o.tr
 	ctx := context.Background()
-	st, err := client.OpenStore(ctx, file, viaProxy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	pol, err := policy.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.Compile(pol, workspace.Live())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := session.New(eng, st)
 
 	const workers, perWorker = 8, 50
 	const total = workers * perWorker
@@ -207,4 +173,36 @@ func TestPostgresOutageMidBurst(t *testing.T) {
 		}
 		byCall[r.CallID] = r
 	}
+}
+
+// outage is a project whose PostgreSQL store is reached through a proxy
+// the test can stop, with a long-lived store and tracker on it (as hookd
+// and warden serve hold them).
+type outage struct {
+	proxy *pgtest.Proxy
+	cwd   string // a folder inside the project
+	file  string // the policy
+	store warden.Store
+	tr    *session.Tracker
+}
+
+func newOutage(t *testing.T) outage {
+	t.Helper()
+	o := outage{proxy: pgtest.NewProxy(t, pgtest.Schema(t)), cwd: project(t, hookTestPolicy)}
+	o.file = filepath.Join(filepath.Dir(filepath.Dir(o.cwd)), "warden.yaml")
+	st, err := client.OpenStore(context.Background(), o.file, o.proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	pol, err := policy.Load(o.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.Compile(pol, workspace.Live())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.store, o.tr = st, session.New(eng, st)
+	return o
 }
