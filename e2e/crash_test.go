@@ -27,13 +27,7 @@ import (
 // answered from its record by the `warden hook` the client falls back to,
 // not decided again), and a grant with one use is spent exactly once.
 func TestHookdKilledMidBurst(t *testing.T) {
-	dir := t.TempDir()
-	policy := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(policy, []byte(hookBenchPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Minute)
-	os.Chtimes(policy, old, old)
+	dir := settledProject(t)
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(dir, ".warden", "warden.db"))
 	if err != nil {

@@ -27,13 +27,7 @@ import (
 // taken into the store by the next call that opens it), so that the
 // audit trail holds one record per answer.
 func TestHookdStoppedCallRecordedByClient(t *testing.T) {
-	dir := t.TempDir()
-	policy := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(policy, []byte(hookBenchPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Minute)
-	os.Chtimes(policy, old, old)
+	dir := settledProject(t)
 	sockDir, err := os.MkdirTemp("", "whg-")
 	if err != nil {
 		t.Fatal(err)
@@ -146,13 +140,7 @@ func TestHookdStoppedCallRecordedByClient(t *testing.T) {
 // is locked). Once the lock is gone, the audit trail holds one record per
 // answer, and the record of the call says what the host was told.
 func TestHookdGivesUpRecords(t *testing.T) {
-	dir := t.TempDir()
-	policy := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(policy, []byte(hookBenchPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Minute)
-	os.Chtimes(policy, old, old)
+	dir := settledProject(t)
 	sockDir, err := os.MkdirTemp("", "whl-")
 	if err != nil {
 		t.Fatal(err)
@@ -236,4 +224,19 @@ func TestHookdGivesUpRecords(t *testing.T) {
 	if n != 1 || decision != string(warden.Deny) {
 		t.Errorf("the call hookd gave up on has %d records (%s %s), want one deny, as the host was told", n, decision, code)
 	}
+}
+
+// settledProject is a project folder with hookBenchPolicy, its time a
+// minute back, so that a hookd reads the policy at once rather than
+// waiting for a file written a moment ago to settle.
+func settledProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "warden.yaml")
+	if err := os.WriteFile(policy, []byte(hookBenchPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(policy, old, old)
+	return dir
 }
