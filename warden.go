@@ -348,8 +348,8 @@ type Guide struct {
 	NextSteps []string `json:"next_steps"`
 }
 
-// guideText renders a deny or ask in the seed layout: markdown headings
-// and bold labels at most, no emoji or box drawing.
+// guideText renders a deny or ask in the seed layout: a markdown heading,
+// plain labels and a numbered list, no emoji or box drawing.
 func (d Decision) guideText() string {
 	var title string
 	if d.Decision == Ask {
@@ -360,26 +360,26 @@ func (d Decision) guideText() string {
 	var b strings.Builder
 	b.WriteString("## " + title + ": " + string(d.Code) + "\n\n")
 	if d.Reason != "" {
-		b.WriteString("**Reason:** " + d.Reason + "\n")
+		b.WriteString("Reason: " + d.Reason + "\n")
 	}
 	if d.Rule != "" {
-		b.WriteString("**Rule:** " + d.Rule + "\n")
+		b.WriteString("Rule: " + d.Rule + "\n")
 	}
-	b.WriteString("**Agent Role:** " + d.Guide.Role + "\n")
+	b.WriteString("Agent Role: " + d.Guide.Role + "\n")
 	if d.Guide.Hierarchy != "" {
-		b.WriteString("**Hierarchy:** " + d.Guide.Hierarchy + "\n")
+		b.WriteString("Hierarchy: " + d.Guide.Hierarchy + "\n")
 	}
 	if d.Suggestion != "" {
-		b.WriteString("**Suggestion:** " + d.Suggestion + "\n")
+		b.WriteString("Suggestion: " + d.Suggestion + "\n")
 	}
 	if len(d.Guide.NextSteps) > 0 {
-		b.WriteString("**Next Steps:**\n")
+		b.WriteString("Next Steps:\n")
 		for i, s := range d.Guide.NextSteps {
 			b.WriteString(strconv.Itoa(i+1) + ". " + s + "\n")
 		}
 	}
 	for _, w := range d.Warnings {
-		b.WriteString("**Warning:** " + w + "\n")
+		b.WriteString("Warning: " + w + "\n")
 	}
 	return TerminalSafe(b.String())
 }

@@ -48,8 +48,8 @@ func TestSeedLayout(t *testing.T) {
 	}
 	d := e.Decide(warden.ToolCall{Tool: "Bash", Role: "coordinator", Args: map[string]any{"command": "ls"}}, nil).Decision
 	text := d.ModelText()
-	for _, want := range []string{"warden BLOCKED: ROLE_TOOL_DENIED", "**Agent Role:** coordinator: Plans and delegates.",
-		"**Hierarchy:** coordinator -> builder", "**Next Steps:**\n1. ", "Delegate this to builder, whose role may do it."} {
+	for _, want := range []string{"warden BLOCKED: ROLE_TOOL_DENIED", "Agent Role: coordinator: Plans and delegates.",
+		"Hierarchy: coordinator -> builder", "Next Steps:\n1. ", "Delegate this to builder, whose role may do it."} {
 		if !strings.Contains(text, want) {
 			t.Errorf("role tool deny lacks %q:\n%s", want, text)
 		}
@@ -60,9 +60,12 @@ func TestSeedLayout(t *testing.T) {
 	}
 	d = e.Decide(warden.ToolCall{Tool: "Bash", Role: "builder", Args: map[string]any{"command": "git push --force origin main"}}, nil).Decision
 	text = d.ModelText()
-	if !strings.Contains(text, "**Reason:** Force-pushing rewrites shared history.") || !strings.Contains(text, "1. Push without --force.") ||
-		!strings.Contains(text, "**Rule:** no-force") {
+	if !strings.Contains(text, "Reason: Force-pushing rewrites shared history.") || !strings.Contains(text, "1. Push without --force.") ||
+		!strings.Contains(text, "Rule: no-force") {
 		t.Errorf("rule deny:\n%s", text)
+	}
+	if strings.Contains(text, "**") {
+		t.Errorf("the text uses markdown beyond a heading:\n%s", text)
 	}
 	for _, r := range text {
 		if r > 0x2000 {
@@ -76,7 +79,7 @@ func TestSeedLayout(t *testing.T) {
 	p.ModelErrors.Layout = ""
 	e2, _ := engine.Compile(p, testView())
 	d = e2.Decide(warden.ToolCall{Tool: "Bash", Role: "coordinator", Args: map[string]any{"command": "ls"}}, nil).Decision
-	if d.Guide != nil || strings.Contains(d.ModelText(), "**Agent Role:**") {
+	if d.Guide != nil || strings.Contains(d.ModelText(), "Agent Role:") {
 		t.Errorf("without the layout: %s", d.ModelText())
 	}
 }
