@@ -11,8 +11,8 @@ import (
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/report"
-	"github.com/warden-run/warden/sqlite"
 	"github.com/warden-run/warden/spawn"
+	"github.com/warden-run/warden/sqlite"
 )
 
 var ctx = context.Background()
