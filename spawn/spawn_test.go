@@ -270,3 +270,37 @@ spawn:
 		t.Errorf("opencode follow-up: %+v", o)
 	}
 }
+
+// TestPolicySpawnKeys: report.spawn's defaults, its keys, and the errors
+// of a bad value or a plugin file whose spawn key names an unknown host or
+// role.
+func TestPolicySpawnKeys(t *testing.T) {
+	dir := t.TempDir()
+	load := func(text string) (*policy.Policy, error) {
+		file := filepath.Join(dir, "warden.yaml")
+		os.WriteFile(file, []byte("version: 1\nroles:\n  reviewer: {}\n"+text), 0o644)
+		return policy.Load(file)
+	}
+	p, err := load("report: {}\n")
+	if sp := p.Report.Spawn; err != nil || sp.MaxDepth != 1 || sp.MaxPerSession != 3 || sp.Hosts != nil || sp.Timeout != policy.DefaultSpawnTimeout {
+		t.Fatalf("defaults: %+v %v", p.Report.Spawn, err)
+	}
+	p, err = load("report:\n  spawn: {max_depth: 2, max_per_session: 5, hosts: [claude, codex], timeout: 10m}\n")
+	if err != nil || p.Report.Spawn.MaxDepth != 2 || p.Report.Spawn.MaxPerSession != 5 || strings.Join(p.Report.Spawn.Hosts, ",") != "claude,codex" || p.Report.Spawn.Timeout.Minutes() != 10 {
+		t.Fatalf("set: %+v %v", p.Report.Spawn, err)
+	}
+	os.WriteFile(filepath.Join(dir, "p.yaml"), []byte("name: p\nschema: {type: object}\nlong_instruction: l\nshort_instruction: s\nspawn: {host: cursor, prompt: x, role: admin}\n"), 0o644)
+	for text, want := range map[string]string{
+		"report:\n  spawn: {max_depth: -1}\n":       "report.spawn.max_depth: must be at least 0",
+		"report:\n  spawn: {max_per_session: 0}\n":  "report.spawn.max_per_session: must be at least 1",
+		"report:\n  spawn: {hosts: [cursor]}\n":     `unknown host "cursor" (want claude, codex, gemini or opencode)`,
+		"report:\n  spawn: {timeout: soon}\n":       `"soon" is not a duration`,
+		"report:\n  spawn: {max: 1}\n":              `unknown key "max"`,
+		"report:\n  plugins: [p.yaml]\n":            `spawn.host "cursor" is not a host`,
+		"report:\n  plugins: [p.yaml]\n  spawn: {}": `spawn.role "admin" is not defined under roles`,
+	} {
+		if _, err := load(text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+}
