@@ -10,6 +10,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/spawn"
 )
 
 const stateUsage = `[--json]                      show phase, anchors, history and sessions
@@ -84,6 +85,13 @@ func runStateShow(ctx context.Context, env *Env, args []string) int {
 	}
 	printHalts(env, halts)
 	printState(env, s, sessions)
+	// The follow-up sessions plugins started, when there are any.
+	if spawns, err := spawn.List(ctx, st, ""); err != nil {
+		return cmdError(env, "state", err)
+	} else if len(spawns) > 0 {
+		fmt.Fprintln(env.Stdout, "\nFollow-up sessions (started by report plugins):")
+		printSpawns(ctx, env, st, spawns)
+	}
 	return ExitOK
 }
 
