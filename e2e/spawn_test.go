@@ -184,6 +184,12 @@ func TestSpawnFollowUp(t *testing.T) {
 	out, err = e.warden("state")
 	check(err == nil && strings.Contains(out, "Follow-up sessions (started by report plugins):") && strings.Contains(out, follow.Child+" (") &&
 		strings.Contains(out, parent), "warden state: %v\n%s", err, out)
+	var state struct {
+		Spawns []spawnlist.Spawn `json:"spawns"`
+	}
+	out, err = e.warden("state", "--json")
+	check(err == nil && json.Unmarshal([]byte(out), &state) == nil && len(state.Spawns) == 2 && state.Spawns[0].Parent == parent,
+		"warden state --json: %v\n%s", err, out)
 	out, err = e.warden("state", "sessions")
 	check(err == nil && strings.Contains(out, follow.Child), "warden state sessions: %v\n%s", err, out)
 	var js []spawnlist.Spawn
