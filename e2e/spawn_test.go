@@ -15,14 +15,15 @@ import (
 )
 
 // spawnPolicy holds sessions to a final report with the plugin "support",
-// whose on-complete command asks for two follow-up sessions: one on Claude
-// Code, one on Gemini CLI, which report.spawn.hosts does not allow.
+// whose on-complete command asks for two follow-up sessions: one on the
+// host under test, one on Gemini CLI, which report.spawn.hosts does not
+// allow.
 const spawnPolicy = `version: 1
 report:
   plugins: [report/follow.yaml]
   spawn:
     max_depth: 1
-    hosts: [claude]
+    hosts: [claude, codex]
     timeout: 3m
 `
 
@@ -45,23 +46,44 @@ const followMarker = "FOLLOWUP-7f3a"
 
 const followScript = `#!/bin/sh
 cat > "$(dirname "$0")/../completion.json"
-echo '{"spawn": [{"host": "claude", "prompt": "` + followMarker + `: check that the refund reached the customer."}, {"host": "gemini", "prompt": "translate the answer"}]}'
+echo '{"spawn": [{"host": "HOST", "prompt": "` + followMarker + `: check that the refund reached the customer."}, {"host": "gemini", "prompt": "translate the answer"}]}'
 `
 
+// followHost is a host a follow-up runs on, with its shell tool's call.
+type followHost struct {
+	name  string
+	spec  hostSpec
+	setup func(e *env)
+	call  scripted.ToolCall
+}
+
 // TestSpawnFollowUp runs Claude Code, wired by `warden init claude`, with a
-// report plugin whose on-complete command asks for a follow-up session.
-// The first session ends with a valid report; warden hands it to the
-// plugin, starts `claude -p` with the plugin's prompt (a real Claude Code,
-// against the same model server), and refuses the request for a host the
+// report plugin whose on-complete command asks for a follow-up session on
+// a host (Claude Code itself, then Codex). The first session ends with a
+// valid report; warden hands it to the plugin, starts the host's headless
+// mode (`claude -p`, `codex exec`: a real host, against the same model
+// server) with the plugin's prompt, and refuses the request for a host the
 // policy does not allow. The follow-up's session is linked to its parent
 // (depth 1) by its session-start hook, its tool call is decided and
 // recorded like any other (a read, which the default allows), and it
-// exits 0. warden report spawns, warden
-// report show and warden state show the follow-up with its parent and
-// outcome, and the refusal with its reason.
+// exits 0. warden report spawns, warden report show and warden state show
+// the follow-up with its parent and outcome, and the refusal with its
+// reason.
 func TestSpawnFollowUp(t *testing.T) {
 	t.Parallel()
+	for _, h := range []followHost{
+		{name: "claude", spec: claudeSpec, setup: func(e *env) {},
+			call: scripted.ToolCall{Name: "Bash", Args: map[string]any{"command": "ls report", "description": "list the plugin folder"}}},
+		{name: "codex", spec: codexSpec, setup: func(e *env) { e.setupCodexAsUser() },
+			call: scripted.ToolCall{Name: "exec_command", Args: map[string]any{"cmd": "ls report"}}},
+	} {
+		t.Run(h.name, func(t *testing.T) { testSpawnFollowUp(t, h) })
+	}
+}
+
+func testSpawnFollowUp(t *testing.T, h followHost) {
 	bin := requireHost(t, claudeSpec)
+	followBin := requireHost(t, h.spec)
 	isFollow := scripted.Contains(followMarker)
 	e := newEnv(t,
 		scripted.Turn{Name: "report", Match: scripted.All(scripted.HasTools, scripted.Not(isFollow)),
@@ -71,19 +93,24 @@ func TestSpawnFollowUp(t *testing.T) {
 					"<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>"
 			}},
 		scripted.Turn{Name: "follow-up call", Match: scripted.All(scripted.HasTools, isFollow, scripted.Not(scripted.HasToolResult)),
-			ToolCalls: []scripted.ToolCall{{Name: "Bash", Args: map[string]any{"command": "ls report", "description": "list the plugin folder"}}}},
+			ToolCalls: []scripted.ToolCall{h.call}},
 		scripted.Turn{Name: "follow-up end", Match: scripted.All(scripted.HasTools, isFollow, scripted.HasToolResult),
 			Text: "The refund reached the customer."},
 	)
 	e.write("warden.yaml", spawnPolicy)
 	e.write("report/follow.yaml", followPlugin)
-	e.write("report/follow.sh", followScript)
+	e.write("report/follow.sh", strings.ReplaceAll(followScript, "HOST", h.name))
 	if err := os.Chmod(filepath.Join(e.project, "report", "follow.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The follow-up runs `claude` from PATH, as on a user's machine.
-	e.pathWith("claude", bin)
+	// The follow-up runs the host's program from PATH, as on a user's
+	// machine.
+	h.setup(e)
+	e.pathWith(h.name, followBin)
 	e.initHost("claude")
+	if h.name != "claude" {
+		e.initHost(h.name)
+	}
 
 	r := e.runClaude(bin, "Why was I charged twice?")
 	failed := false
@@ -139,7 +166,7 @@ func TestSpawnFollowUp(t *testing.T) {
 	parent := rs[0].Session
 	var follow, refused spawnlist.Spawn
 	for _, s := range list {
-		if s.Host == "claude" {
+		if s.Host == h.name {
 			follow = s
 		} else {
 			refused = s
@@ -155,20 +182,20 @@ func TestSpawnFollowUp(t *testing.T) {
 	// The model got the follow-up's prompt, and the follow-up ran its turns.
 	check(len(e.model.Unplayed()) == 0, "turns never played: %v", e.model.Unplayed())
 	res := e.lastResults()
-	check(len(res) == 1 && strings.Contains(res[0].Text, "follow.sh"), "the follow-up's tool call did not run: %+v", res)
+	check(len(res) >= 1 && strings.Contains(res[len(res)-1].Text, "follow.sh"), "the follow-up's tool call did not run: %+v", res)
 
 	// The follow-up's session: the host's own id, linked to its parent,
 	// one level deeper, governed: its call was decided and recorded.
 	child, err := st.Session(ctx, follow.Child)
-	check(err == nil && child.Parent == parent && child.Depth == 1 && child.Host == "claude" && child.Calls >= 1,
+	check(err == nil && child.Parent == parent && child.Depth == 1 && child.Host == h.name && child.Calls >= 1,
 		"the follow-up's session: %+v %v", child, err)
 	calls := 0
 	for _, a := range e.audit() {
-		if a.Session == follow.Child && a.Tool == "Bash" && a.Depth == 1 && a.Decision == warden.Allow {
+		if a.Session == follow.Child && (a.Tool == "Bash" || a.Tool == "exec_command") && a.Depth == 1 && a.Decision == warden.Allow {
 			calls++
 		}
 	}
-	check(calls == 1, "%d audit records of the follow-up's Bash call at depth 1, want 1", calls)
+	check(calls == 1, "%d audit records of the follow-up's shell call at depth 1, want 1", calls)
 
 	// The plugin got the completion of the first session.
 	var got map[string]any
