@@ -137,7 +137,7 @@ func (p *filePlugin) OnComplete(ctx context.Context, c Completion) error {
 		if err != nil {
 			errs = append(errs, err)
 		} else if more, err := ParseResult(out); err != nil {
-			errs = append(errs, fmt.Errorf("command %s: %w", p.f.OnComplete[0], err))
+			errs = append(errs, &ResultError{Plugin: p.f.Name, Err: fmt.Errorf("command %s: %w", p.f.OnComplete[0], err)})
 		} else {
 			reqs = append(reqs, more...)
 		}

@@ -142,6 +142,18 @@ func ParseResult(out []byte) ([]SpawnRequest, error) {
 	return reqs, nil
 }
 
+// ResultError is the error of a plugin file whose on-complete command
+// printed a result ParseResult refuses: nothing was asked for. A runtime
+// that keeps a record of follow-up sessions records it there too, so that
+// a request that never was one is not only in a log.
+type ResultError struct {
+	Plugin string
+	Err    error
+}
+
+func (e *ResultError) Error() string { return e.Err.Error() }
+func (e *ResultError) Unwrap() error { return e.Err }
+
 // strictJSON decodes one JSON value, refusing unknown fields and trailing
 // data.
 func strictJSON(data []byte, v any) error {

@@ -269,6 +269,38 @@ func (r *Runner) refuse(ctx context.Context, req report.SpawnRequest, cause erro
 	}
 }
 
+// Invalid records the results of err that asked for follow-up sessions
+// wrongly (report.ResultError: an on-complete output that is not a valid
+// result) as refusals of session parent's follow-ups, so that `warden
+// report spawns` shows them with the reason.
+func (r *Runner) Invalid(ctx context.Context, parent string, err error) {
+	for _, re := range resultErrors(err) {
+		r.refuse(ctx, report.SpawnRequest{Plugin: re.Plugin, Parent: parent}, warden.Errorf(warden.CodeBadInput, "%v", re.Err))
+	}
+}
+
+// resultErrors finds the report.ResultErrors in an error tree (errors.Join
+// and %w wrappers).
+func resultErrors(err error) []*report.ResultError {
+	if err == nil {
+		return nil
+	}
+	if re, ok := err.(*report.ResultError); ok {
+		return []*report.ResultError{re}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		var out []*report.ResultError
+		for _, e := range u.Unwrap() {
+			out = append(out, resultErrors(e)...)
+		}
+		return out
+	case interface{ Unwrap() error }:
+		return resultErrors(u.Unwrap())
+	}
+	return nil
+}
+
 // logFile creates the log of spawn id under .warden/spawn/.
 func (r *Runner) logFile(id string) (*os.File, error) {
 	dir := filepath.Join(r.Policy.Dir, ".warden", "spawn")

@@ -304,3 +304,41 @@ func TestPolicySpawnKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnInvalidResult: an on-complete command that prints a result
+// warden cannot read asks for nothing; Invalid records it as a refusal of
+// the parent's follow-ups, with the reason, next to the log's warning.
+func TestSpawnInvalidResult(t *testing.T) {
+	r, st, dir := setup(t, "")
+	session(t, st, "p", "", 0)
+	os.WriteFile(filepath.Join(dir, "bad.sh"), []byte("#!/bin/sh\necho '{\"spawn\": {\"host\": \"claude\", \"promt\": \"typo\"}}'\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "plugin.yaml"), []byte("name: bad\nschema: {type: object}\nlong_instruction: l\nshort_instruction: s\non_complete: {command: [./bad.sh]}\n"), 0o644)
+	files, err := report.LoadPlugins(dir, []string{"plugin.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := report.NewSession(&report.Config{Plugins: files.Factories(), SessionID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.Tags().Nonce
+	s.Turn([]byte("<warden-" + n + "-FINAL>\nDone.\n</warden-" + n + "-FINAL>\n<warden-" + n + `-META plugin="bad">{}</warden-` + n + "-META>"))
+	pend, err := s.Complete(report.WithSpawner(ctx, r.Spawner()), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := pend.Wait()
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `unknown field "promt"`) {
+		t.Fatalf("errors: %v", errs)
+	}
+	r.Invalid(ctx, "p", errors.Join(errs...))
+	r.Wait(ctx)
+	list, _ := spawn.List(ctx, st, "p")
+	if len(list) != 1 || list[0].Status != spawn.Refused || list[0].Plugin != "bad" || !strings.Contains(list[0].Reason, `BAD_INPUT: command `) ||
+		!strings.Contains(list[0].Outcome(), `unknown field "promt"`) {
+		t.Fatalf("list: %+v", list)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "args.txt")); err == nil {
+		t.Error("the host ran")
+	}
+}

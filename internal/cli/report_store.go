@@ -203,6 +203,7 @@ func runReportComplete(ctx context.Context, env *Env, args []string) int {
 	// them, waits for them and records how they ended (package spawn).
 	runner := &spawn.Runner{Policy: pol, Store: st, Logger: logger}
 	err = reportgate.RunComplete(report.WithSpawner(ctx, runner.Spawner()), pol, st, *sess, logger)
+	runner.Invalid(ctx, *sess, err)
 	if werr := runner.Wait(ctx); err == nil {
 		err = werr
 	}
