@@ -2,6 +2,10 @@ package policy
 
 import (
 	"fmt"
+	"slices"
+	"time"
+
+	"github.com/warden-run/warden/host"
 
 	"github.com/warden-run/warden/report"
 	"go.yaml.in/yaml/v3"
@@ -24,7 +28,37 @@ type Report struct {
 	// included; empty means every top-level session.
 	Roles   []string
 	Retries int
-	Pos     Pos
+	// Spawn bounds the follow-up sessions plugins start (package spawn);
+	// never nil after loading (the defaults when the policy says nothing).
+	Spawn *ReportSpawn
+	Pos   Pos
+}
+
+// ReportSpawn is the `report.spawn:` section: the limits of the follow-up
+// sessions a plugin may start when a report completes.
+type ReportSpawn struct {
+	// MaxDepth is the deepest delegation depth a follow-up session may
+	// have (its parent's depth plus one); 0 turns spawning off. A chain of
+	// follow-ups therefore ends.
+	MaxDepth int
+	// MaxPerSession bounds the follow-ups started from one session.
+	MaxPerSession int
+	// Hosts are the hosts a follow-up may run on; empty means every host.
+	Hosts []string
+	// Timeout bounds a follow-up session's run; it is killed after.
+	Timeout time.Duration
+}
+
+// The defaults of report.spawn.
+const (
+	DefaultSpawnMaxDepth      = 1
+	DefaultSpawnMaxPerSession = 3
+	DefaultSpawnTimeout       = 30 * time.Minute
+)
+
+// DefaultReportSpawn returns the limits of a policy that does not set them.
+func DefaultReportSpawn() *ReportSpawn {
+	return &ReportSpawn{MaxDepth: DefaultSpawnMaxDepth, MaxPerSession: DefaultSpawnMaxPerSession, Timeout: DefaultSpawnTimeout}
 }
 
 // DefaultReportRetries is how many times the gate holds a turn open when
@@ -47,11 +81,11 @@ func (r *Report) Applies(role string, depth int) bool {
 // so that lint reports a missing file, a schema that does not compile or a
 // path outside the project at the plugin's entry in the policy.
 func (d *decoder) report(p *Policy, n *yaml.Node) {
-	m := d.mapping(n, "report", "plugins", "required", "roles", "retries")
+	m := d.mapping(n, "report", "plugins", "required", "roles", "retries", "spawn")
 	if m == nil {
 		return
 	}
-	r := &Report{Required: true, Retries: DefaultReportRetries, Pos: d.pos(resolve(n))}
+	r := &Report{Required: true, Retries: DefaultReportRetries, Spawn: DefaultReportSpawn(), Pos: d.pos(resolve(n))}
 	if f, ok := m["plugins"]; ok {
 		r.Plugins = d.strs(f.val, "report.plugins")
 		names := map[string]string{}
@@ -95,7 +129,68 @@ func (d *decoder) report(p *Policy, n *yaml.Node) {
 	if f, ok := m["retries"]; ok && !r.Required {
 		d.warn(f.key, "report.retries", "retries has no effect with required: false (no turn is held open)")
 	}
+	if f, ok := m["spawn"]; ok {
+		d.reportSpawn(p, r.Spawn, f.val)
+	}
+	// A plugin file's spawn key names a host and a role the policy must
+	// know: a misspelt one is an error here, not a refusal at run time.
+	if f, ok := m["plugins"]; ok {
+		for _, pf := range r.Files {
+			sp := pf.Spawn
+			if sp == nil {
+				continue
+			}
+			j := slices.Index(r.Plugins, pf.Path)
+			item := itemNode(f.val, max(j, 0))
+			if _, ok := host.Lookup(sp.Host); !ok {
+				d.err(item, "report.plugins", "plugin file %s: spawn.host %q is not a host (want %s)", pf.Path, sp.Host, host.Want())
+			} else if len(r.Spawn.Hosts) > 0 && !contains(r.Spawn.Hosts, sp.Host) {
+				d.err(item, "report.plugins", "plugin file %s: spawn.host %q is not in report.spawn.hosts", pf.Path, sp.Host)
+			}
+			if sp.Role != "" && p.Roles[sp.Role] == nil {
+				d.err(item, "report.plugins", "plugin file %s: spawn.role %q is not defined under roles", pf.Path, sp.Role)
+			}
+			if r.Spawn.MaxDepth == 0 {
+				d.warn(item, "report.plugins", "plugin file %s asks for a follow-up session, but report.spawn.max_depth is 0: it is refused", pf.Path)
+			}
+		}
+	}
 	p.Report = r
+}
+
+// reportSpawn decodes `report.spawn:`.
+func (d *decoder) reportSpawn(p *Policy, s *ReportSpawn, n *yaml.Node) {
+	m := d.mapping(n, "report.spawn", "max_depth", "max_per_session", "hosts", "timeout")
+	if m == nil {
+		return
+	}
+	if f, ok := m["max_depth"]; ok {
+		if v, ok := d.integer(f.val, "report.spawn.max_depth", 0); ok {
+			s.MaxDepth = v
+		}
+	}
+	if f, ok := m["max_per_session"]; ok {
+		if v, ok := d.integer(f.val, "report.spawn.max_per_session", 1); ok {
+			s.MaxPerSession = v
+		}
+	}
+	if f, ok := m["hosts"]; ok {
+		s.Hosts = d.strs(f.val, "report.spawn.hosts")
+		for j, h := range s.Hosts {
+			if _, ok := host.Lookup(h); !ok {
+				d.err(itemNode(f.val, j), "report.spawn.hosts", "unknown host %q (want %s)", h, host.Want())
+			}
+		}
+	}
+	if f, ok := m["timeout"]; ok {
+		if v, ok := d.duration(f.val, "report.spawn.timeout"); ok {
+			if v <= 0 {
+				d.err(f.val, "report.spawn.timeout", "must be longer than 0")
+			} else {
+				s.Timeout = v
+			}
+		}
+	}
 }
 
 // Stale reports whether a plugin file changed on disk since the policy was

@@ -31,9 +31,15 @@ import (
 //	on_complete:                 # optional
 //	  command: [./notify.sh, --verbose]   # or one string, run by /bin/sh -c
 //	  timeout: 10s                        # default 30s
+//	spawn:                       # optional: a follow-up session after each completion
+//	  host: claude                        # claude, codex, gemini or opencode
+//	  prompt: "Check this answer: {{final_report}}"
+//	  role: reviewer                      # optional; default the parent's role
+//	  cwd: sub/folder                     # optional, relative to the project
 //
 // The on-complete command runs in the plugin file's folder and reads the
-// [Completion] as JSON on its standard input. A PluginFile is immutable after
+// [Completion] as JSON on its standard input. What it prints may ask for
+// follow-up sessions ([ParseResult]). A PluginFile is immutable after
 // loading and safe for concurrent use.
 type PluginFile struct {
 	// Path is the path as configured (relative, slash-separated); File is
@@ -46,6 +52,9 @@ type PluginFile struct {
 	Requirements Requirements
 	// OnComplete is the command to run, nil when there is none.
 	OnComplete []string
+	// Spawn is the follow-up session asked for after each completion, nil
+	// when there is none ([SpawnTemplate]).
+	Spawn *SpawnTemplate
 
 	content []byte
 	dir     string // absolute folder of the file, where OnComplete runs
@@ -113,12 +122,33 @@ func (p *filePlugin) Name() string               { return p.f.Name }
 func (p *filePlugin) Requirements() Requirements { return p.f.Requirements }
 
 // OnComplete runs the file's command, if any, with the completion as JSON on
-// its standard input. The command is killed when ctx ends.
+// its standard input, and asks for the follow-up sessions of the file's
+// spawn key and of the command's output ([CreateSession]). The command is
+// killed when ctx ends. A spawn that fails is an error of the call (logged
+// by the session); the others are still asked for.
 func (p *filePlugin) OnComplete(ctx context.Context, c Completion) error {
-	if len(p.f.OnComplete) == 0 {
-		return nil
+	var reqs []SpawnRequest
+	if p.f.Spawn != nil {
+		reqs = append(reqs, p.f.Spawn.Expand(c))
 	}
-	return runCommand(ctx, p.f.dir, p.f.OnComplete, c)
+	var errs []error
+	if len(p.f.OnComplete) > 0 {
+		out, err := runCommand(ctx, p.f.dir, p.f.OnComplete, c)
+		if err != nil {
+			errs = append(errs, err)
+		} else if more, err := ParseResult(out); err != nil {
+			errs = append(errs, &ResultError{Plugin: p.f.Name, Err: fmt.Errorf("command %s: %w", p.f.OnComplete[0], err)})
+		} else {
+			reqs = append(reqs, more...)
+		}
+	}
+	for _, r := range reqs {
+		r.Plugin, r.Parent = p.f.Name, c.SessionID
+		if err := CreateSession(ctx, r); err != nil {
+			errs = append(errs, fmt.Errorf("spawn a %s session: %w", r.Host, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // CheckPluginPath applies the path rules of plugin files: relative, without
@@ -202,9 +232,9 @@ func loadPlugin(dir, p string) (*PluginFile, error) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
-		case "name", "schema", "long_instruction", "short_instruction", "example", "on_complete":
+		case "name", "schema", "long_instruction", "short_instruction", "example", "on_complete", "spawn":
 		default:
-			return nil, fail(k.Line, "unknown field %q (known: name, schema, long_instruction, short_instruction, example, on_complete)", k.Value)
+			return nil, fail(k.Line, "unknown field %q (known: name, schema, long_instruction, short_instruction, example, on_complete, spawn)", k.Value)
 		}
 		if _, dup := fields[k.Value]; dup {
 			return nil, fail(k.Line, "field %q is given twice", k.Value)
@@ -267,7 +297,57 @@ func loadPlugin(dir, p string) (*PluginFile, error) {
 			return nil, err
 		}
 	}
+	if sp := fields["spawn"]; sp != nil {
+		if err := f.loadSpawn(sp, fail); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
+}
+
+// loadSpawn reads the spawn key. The host's name is checked by the
+// runtime (package report knows no hosts); here the fields, their types
+// and the prompt's placeholders.
+func (f *PluginFile) loadSpawn(n *yaml.Node, fail func(int, string, ...any) error) error {
+	if n.Kind != yaml.MappingNode {
+		return fail(n.Line, "field \"spawn\": want a mapping with host, prompt, role and cwd")
+	}
+	t := &SpawnTemplate{}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			return fail(k.Line, "field \"spawn.%s\" is given twice", k.Value)
+		}
+		seen[k.Value] = true
+		var dst *string
+		switch k.Value {
+		case "host":
+			dst = &t.Host
+		case "prompt":
+			dst = &t.Prompt
+		case "role":
+			dst = &t.Role
+		case "cwd":
+			dst = &t.Cwd
+		default:
+			return fail(k.Line, "unknown field \"spawn.%s\" (known: host, prompt, role, cwd)", k.Value)
+		}
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!str" && v.Tag != "" || strings.TrimSpace(v.Value) == "" {
+			return fail(v.Line, "field \"spawn.%s\": want a non-empty string", k.Value)
+		}
+		*dst = v.Value
+	}
+	for _, req := range []string{"host", "prompt"} {
+		if !seen[req] {
+			return fail(n.Line, "field \"spawn.%s\" is required", req)
+		}
+	}
+	if err := checkTemplate(t.Prompt); err != nil {
+		return fail(n.Line, "field \"spawn.prompt\": %v", err)
+	}
+	f.Spawn = t
+	return nil
 }
 
 func (f *PluginFile) loadOnComplete(on *yaml.Node, fail func(int, string, ...any) error) error {

@@ -28,6 +28,7 @@ import (
 	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/spawn"
 	"github.com/warden-run/warden/sqlite"
 	"github.com/warden-run/warden/workspace"
 )
@@ -47,6 +48,11 @@ type Runtime struct {
 	Store func(ctx context.Context, policyFile, storeURL string) (st warden.Store, release func(), err error)
 	// CallID identifies the call in the audit trail ("": a new one).
 	CallID string
+	// Spawn is the id of the follow-up session this host process was
+	// started as ($WARDEN_SPAWN, package spawn): the session that starts
+	// here is linked to its parent. Only a hook in the host's own process
+	// environment knows it (warden starts follow-ups with hookd off).
+	Spawn string
 	// Agent is who sent the event (session.Options.Agent): the agent
 	// token's name, for a remote hook.
 	Agent string
@@ -377,7 +383,21 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 				a.Context, err = tr.Governance(ctx, sid)
 			}
 		default: // startup, clear
-			_, a.Context, err = tr.Start(ctx, session.StartOptions{ID: sid, Role: opt.role, Host: h.Name()})
+			o := session.StartOptions{ID: sid, Role: opt.role, Host: h.Name()}
+			if opt.rt.Spawn != "" {
+				// A follow-up session a plugin asked for: its parent is the
+				// session that completed, its role the one it was asked
+				// with (or the parent's).
+				var linked bool
+				var parent, role string
+				if parent, role, linked, err = spawn.Link(ctx, st, opt.rt.Spawn, sid, h.Name()); err != nil {
+					return a, false, err
+				}
+				if linked {
+					o.Parent, o.Role = parent, role
+				}
+			}
+			_, a.Context, err = tr.Start(ctx, o)
 		}
 		if err == nil && ev.Source != "resume" {
 			a.Context, err = withReport(ctx, tr, st, sid, a.Context)

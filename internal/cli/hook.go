@@ -14,12 +14,15 @@ import (
 	"github.com/warden-run/warden/host"
 	"github.com/warden-run/warden/internal/hookd"
 	"github.com/warden-run/warden/remote"
+	"github.com/warden-run/warden/spawn"
 )
 
 func runHook(ctx context.Context, env *Env) int {
 	rt := handler.Local()
 	// warden-hook gives the id of a call hookd may have taken already.
 	rt.CallID = os.Getenv(hookd.CallIDEnv)
+	// A follow-up session warden started (package spawn) says so.
+	rt.Spawn = os.Getenv(spawn.Env)
 	return runHookWith(ctx, env, rt, true)
 }
 

@@ -23,9 +23,10 @@ const reportUsage = `Usage:
   warden report show SESSION [--json]
   warden report instructions [--session S]
   warden report complete --session S
+  warden report spawns [--session S] [--json]
   warden report check [--session S | --nonce N] [--plugins FILE[,FILE...]] [--dir DIR] [--prefix P] [--run-on-complete] [RESPONSE...]
   warden report filter --nonce N [--prefix P]
-  (ls, show, instructions, complete and check --session also take --policy FILE and --store URL)
+  (ls, show, instructions, complete, spawns and check --session also take --policy FILE and --store URL)
 
 ls lists the sessions' reports (the policy's report section holds agents to
 them at the end of each turn); show prints one, with its final report and
@@ -37,7 +38,13 @@ report, for agents wired by hand: with --session, with that session's nonce
 stores.
 
 complete hands a session's final report to the plugins' on-complete commands,
-once (the hook starts it on its own when a report becomes final).
+once (the hook starts it on its own when a report becomes final). It starts
+the follow-up sessions the plugins ask for, waits for them and records how
+they ended.
+
+spawns lists the follow-up sessions plugins asked for (of session S, or all):
+the parent, the host, the session the host started, and the outcome; a
+refused request says why.
 
 check reads a model's responses (one file per turn, or stdin) and prints the
 final report, each plugin's metadata, each validation result and the retry
@@ -69,6 +76,8 @@ func runReport(ctx context.Context, env *Env) int {
 		return runReportInstructions(ctx, env, args)
 	case "complete":
 		return runReportComplete(ctx, env, args)
+	case "spawns":
+		return runReportSpawns(ctx, env, args)
 	case "check":
 		return runReportCheck(ctx, env, args)
 	case "filter":

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/report"
 	"github.com/warden-run/warden/reportgate"
+	"github.com/warden-run/warden/spawn"
 )
 
 // The `warden report` subcommands on the store: ls, show, instructions,
@@ -94,7 +96,68 @@ func runReportShow(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stdout, "\nproblem (the last retry text):")
 		printContent(env.Stdout, r.Problem)
 	}
+	spawns, err := spawn.List(ctx, st, r.Session)
+	if err != nil {
+		return cmdError(env, "report show", err)
+	}
+	if len(spawns) > 0 {
+		fmt.Fprintln(env.Stdout, "\nfollow-up sessions:")
+		printSpawns(ctx, env, st, spawns)
+	}
 	return ExitOK
+}
+
+// runReportSpawns is `warden report spawns`.
+func runReportSpawns(ctx context.Context, env *Env, args []string) int {
+	fs := reportFlags(env, "spawns", "[--session S] [--json] [--policy FILE] [--store URL]")
+	sf := addStoreFlags(fs)
+	sess := fs.String("session", "", "only the follow-ups of this session")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code := parseReportFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return cmdError(env, "report spawns", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	_, st, err := sf.open(ctx)
+	if err != nil {
+		return cmdError(env, "report spawns", err)
+	}
+	defer st.Close()
+	list, err := spawn.List(ctx, st, *sess)
+	if err != nil {
+		return cmdError(env, "report spawns", err)
+	}
+	if *asJSON {
+		if list == nil {
+			list = []spawn.Spawn{}
+		}
+		return printJSON(env, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "no follow-up sessions")
+		return ExitOK
+	}
+	printSpawns(ctx, env, st, list)
+	return ExitOK
+}
+
+// printSpawns lists follow-up sessions: their parent, host, the session
+// the host started with its status, and the outcome.
+func printSpawns(ctx context.Context, env *Env, st warden.SessionStore, list []spawn.Spawn) {
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "  SPAWN\tPARENT\tHOST\tROLE\tSESSION\tOUTCOME\tSTARTED")
+	for _, s := range list {
+		child := dash(s.Child)
+		if s.Child != "" {
+			if c, err := st.Session(ctx, s.Child); err == nil {
+				child += " (" + c.Status + ")"
+			}
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, dash(s.Parent), s.Host, dash(s.Role), child,
+			oneLine(s.Outcome(), 100), s.Time.Local().Format(time.DateTime))
+	}
+	w.Flush()
 }
 
 func runReportInstructions(ctx context.Context, env *Env, args []string) int {
@@ -136,7 +199,15 @@ func runReportComplete(ctx context.Context, env *Env, args []string) int {
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := reportgate.RunComplete(ctx, pol, st, *sess, logger); err != nil {
+	// The plugins may ask for follow-up sessions: this process starts
+	// them, waits for them and records how they ended (package spawn).
+	runner := &spawn.Runner{Policy: pol, Store: st, Logger: logger}
+	err = reportgate.RunComplete(report.WithSpawner(ctx, runner.Spawner()), pol, st, *sess, logger)
+	runner.Invalid(ctx, *sess, err)
+	if werr := runner.Wait(ctx); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return cmdError(env, "report complete", err)
 	}
 	return ExitOK

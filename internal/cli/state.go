@@ -10,6 +10,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/session"
+	"github.com/warden-run/warden/spawn"
 )
 
 const stateUsage = `[--json]                      show phase, anchors, history and sessions
@@ -71,6 +72,11 @@ func runStateShow(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return cmdError(env, "state", err)
 	}
+	// The follow-up sessions report plugins started (package spawn).
+	spawns, err := spawn.List(ctx, st, "")
+	if err != nil {
+		return cmdError(env, "state", err)
+	}
 	if *asJSON {
 		if sessions == nil {
 			sessions = []warden.Session{}
@@ -79,11 +85,16 @@ func runStateShow(ctx context.Context, env *Env, args []string) int {
 			warden.ProjectState
 			Halts    []warden.Halt    `json:"halts"`
 			Sessions []warden.Session `json:"sessions"`
-		}{s, halts, sessions}, true)
+			Spawns   []spawn.Spawn    `json:"spawns,omitempty"`
+		}{s, halts, sessions, spawns}, true)
 		return ExitOK
 	}
 	printHalts(env, halts)
 	printState(env, s, sessions)
+	if len(spawns) > 0 {
+		fmt.Fprintln(env.Stdout, "\nFollow-up sessions (started by report plugins):")
+		printSpawns(ctx, env, st, spawns)
+	}
 	return ExitOK
 }
 
