@@ -1,0 +1,96 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/warden-run/warden/internal/scripted"
+)
+
+const levelsPolicy = `version: 1
+default: deny
+roles:
+  reviewer:
+    description: reads code and reports, never changes it
+    tools: [read, list]
+    first: [read]
+rules:
+  - id: allow-delegate
+    effect: allow
+    tool: delegate
+  - id: files
+    effect: allow
+    path: ["**"]
+governance:
+  levels:
+    0:
+      files: [docs/plan.md]
+    1:
+      sections: [rules]
+      state: []
+`
+
+// TestClaudeLevels: governance.levels on a real host. Claude Code's main
+// agent (depth 0) reads the whole session-start text with the phase and
+// the level's file; the subagent it starts with its Agent tool (depth 1,
+// told at SubagentStart) reads its level's share: the rules, without the
+// phase, the required first action or the file. The audit trail records
+// the subagent's call at depth 1.
+func TestClaudeLevels(t *testing.T) {
+	t.Parallel()
+	h := governedHosts[0]
+	bin := requireHost(t, h.spec)
+	main, sub := scripted.Contains("main-marker"), scripted.Contains("sub-marker")
+	e := newEnv(t)
+	e.write("warden.yaml", levelsPolicy)
+	e.write("docs/plan.md", "PLAN-MARKER: the parser ships first.\n")
+	notes := e.write("notes.txt", "some notes\n")
+	e.model.Add(
+		scripted.Turn{Name: "delegate", Match: main, ToolCalls: []scripted.ToolCall{{Name: "Agent", Args: map[string]any{
+			"description": "review the notes", "prompt": "sub-marker: read the notes", "subagent_type": "reviewer"}}}},
+		scripted.Turn{Name: "sub-read", Match: scripted.All(sub, scripted.Not(main)), ToolCalls: []scripted.ToolCall{{Name: "Read",
+			Args: map[string]any{"file_path": notes}}}},
+		scripted.Turn{Name: "sub-done", Match: scripted.All(sub, scripted.Not(main), scripted.MinToolResults(1)), Text: "Reviewed."},
+		scripted.Turn{Name: "final", Match: scripted.All(main, scripted.MinToolResults(1)), Text: "All done."},
+	)
+	e.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code\ntools: Read\n---\nYou review code.\n")
+	e.initHost("claude")
+	r := e.runClaude(bin, "main-marker: get the notes reviewed")
+	fail := e.played("claude", r)
+
+	// What each depth's requests carried.
+	var top, deep []string
+	for _, q := range e.model.Requests() {
+		switch q.Turn {
+		case "delegate", "final":
+			top = append(top, q.Text())
+		case "sub-read", "sub-done":
+			deep = append(deep, q.Text())
+		}
+	}
+	if len(top) == 0 || len(deep) == 0 {
+		fail("requests: %d of the main agent, %d of the subagent", len(top), len(deep))
+	}
+	for _, want := range []string{"Delegation depth: 0", "Current phase: init", "### File docs/plan.md", "PLAN-MARKER: the parser ships first."} {
+		if !strings.Contains(top[0], want) {
+			fail("the main agent's first request lacks %q", want)
+		}
+	}
+	for i, text := range deep {
+		for _, want := range []string{"You are: reviewer", "Delegation depth: 1", "You may use only these tools: read, list."} {
+			if !strings.Contains(text, want) {
+				fail("the subagent's request %d lacks %q", i, want)
+			}
+		}
+		for _, not := range []string{"PLAN-MARKER", "Current phase:", "### Required first action"} {
+			if strings.Contains(text, not) {
+				fail("the subagent's request %d has %q, which its level does not read", i, not)
+			}
+		}
+	}
+	got := e.roleAudit()
+	want := []string{"Agent allow ALLOWED  0", "Read allow ALLOWED reviewer 1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
