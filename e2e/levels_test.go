@@ -28,6 +28,9 @@ governance:
     1:
       sections: [rules]
       state: []
+    2:
+      sections: [first]
+      state: []
 `
 
 // TestClaudeLevels: governance.levels on a real host. Claude Code's main
@@ -90,6 +93,67 @@ func TestClaudeLevels(t *testing.T) {
 	}
 	got := e.roleAudit()
 	want := []string{"Agent allow ALLOWED  0", "Read allow ALLOWED reviewer 1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestClaudeLevelsNested: Claude Code lets a subagent start a subagent of
+// its own, and its SubagentStart names the main session only. warden finds
+// the subagent that delegated (the one whose Agent call is still open), so
+// the nested reviewer lies at depth 2, under the general-purpose subagent,
+// and reads level 2: its first action, not the rules of level 1 nor the
+// main agent's file.
+func TestClaudeLevelsNested(t *testing.T) {
+	t.Parallel()
+	h := governedHosts[0]
+	bin := requireHost(t, h.spec)
+	main, sub, nested := scripted.Contains("main-marker"), scripted.Contains("sub-marker"), scripted.Contains("nested-marker")
+	e := newEnv(t)
+	e.write("warden.yaml", levelsPolicy)
+	e.write("docs/plan.md", "PLAN-MARKER: the parser ships first.\n")
+	notes := e.write("notes.txt", "some notes\n")
+	e.model.Add(
+		scripted.Turn{Name: "delegate", Match: main, ToolCalls: []scripted.ToolCall{{Name: "Agent", Args: map[string]any{
+			"description": "plan", "prompt": "sub-marker: get it reviewed", "subagent_type": "general-purpose"}}}},
+		scripted.Turn{Name: "sub-delegate", Match: scripted.All(sub, scripted.Not(main)), ToolCalls: []scripted.ToolCall{{Name: "Agent", Args: map[string]any{
+			"description": "review", "prompt": "nested-marker: read the notes", "subagent_type": "reviewer"}}}},
+		scripted.Turn{Name: "nested-read", Match: scripted.All(nested, scripted.Not(sub)), ToolCalls: []scripted.ToolCall{{Name: "Read",
+			Args: map[string]any{"file_path": notes}}}},
+		scripted.Turn{Name: "nested-done", Match: scripted.All(nested, scripted.Not(sub), scripted.MinToolResults(1)), Text: "Reviewed."},
+		scripted.Turn{Name: "sub-done", Match: scripted.All(sub, scripted.Not(main), scripted.MinToolResults(1)), Text: "Sub done."},
+		scripted.Turn{Name: "final", Match: scripted.All(main, scripted.MinToolResults(1)), Text: "All done."},
+	)
+	e.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code\ntools: Read\n---\nYou review code.\n")
+	e.initHost("claude")
+	r := e.runClaude(bin, "main-marker: get the notes reviewed")
+	fail := e.played("claude", r)
+	var subText, nestedText string
+	for _, q := range e.model.Requests() {
+		switch q.Turn {
+		case "sub-delegate":
+			subText = q.Text()
+		case "nested-read":
+			nestedText = q.Text()
+		}
+	}
+	for _, want := range []string{"Delegation depth: 1", "### Rules"} {
+		if !strings.Contains(subText, want) {
+			fail("the subagent's request lacks %q", want)
+		}
+	}
+	for _, want := range []string{"You are: reviewer", "Delegation depth: 2", "Use read before any other tool."} {
+		if !strings.Contains(nestedText, want) {
+			fail("the nested subagent's request lacks %q", want)
+		}
+	}
+	for _, not := range []string{"### Rules", "PLAN-MARKER", "Current phase:"} {
+		if strings.Contains(nestedText, not) {
+			fail("the nested subagent's request has %q, which level 2 does not read", not)
+		}
+	}
+	got := e.roleAudit()
+	want := []string{"Agent allow ALLOWED  0", "Agent allow ALLOWED  1", "Read allow ALLOWED reviewer 2"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
