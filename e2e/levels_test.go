@@ -158,3 +158,65 @@ func TestClaudeLevelsNested(t *testing.T) {
 		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestOpenCodeLevels: OpenCode gives its subagent a session of its own,
+// whose system prompt warden fills on every request: the main agent's
+// requests carry level 0 (the file), the subagent's level 1 (the rules,
+// no phase, no file).
+func TestOpenCodeLevels(t *testing.T) {
+	t.Parallel()
+	h := governedHosts[3]
+	bin := requireHost(t, h.spec)
+	main, sub := scripted.Contains("main-marker"), scripted.Contains("sub-marker")
+	e := newEnv(t)
+	e.write("warden.yaml", levelsPolicy)
+	e.write("docs/plan.md", "PLAN-MARKER: the parser ships first.\n")
+	notes := e.write("notes.txt", "some notes\n")
+	e.model.Add(
+		scripted.Turn{Name: "delegate", Match: scripted.All(main, scripted.HasTools), ToolCalls: []scripted.ToolCall{{Name: "task", Args: map[string]any{
+			"description": "review the notes", "prompt": "sub-marker: read the notes", "subagent_type": "reviewer"}}}},
+		scripted.Turn{Name: "sub-read", Match: scripted.All(sub, scripted.Not(main), scripted.HasTools), ToolCalls: []scripted.ToolCall{{Name: "read",
+			Args: map[string]any{"filePath": notes}}}},
+		scripted.Turn{Name: "sub-done", Match: scripted.All(sub, scripted.Not(main), scripted.MinToolResults(1)), Text: "Reviewed."},
+		scripted.Turn{Name: "final", Match: scripted.All(main, scripted.MinToolResults(1)), Text: "All done."},
+	)
+	e.write(".opencode/agent/reviewer.md", "---\ndescription: Reviews code\nmode: subagent\n---\nYou review code.\n")
+	h.setup(e)
+	e.initHost("opencode")
+	r := h.run(e, bin, "main-marker: get the notes reviewed")
+	fail := e.played("opencode", r)
+	var top, deep []string
+	for _, q := range e.model.Requests() {
+		switch q.Turn {
+		case "delegate":
+			top = append(top, q.Text())
+		case "sub-read", "sub-done":
+			deep = append(deep, q.Text())
+		}
+	}
+	if len(top) == 0 || len(deep) == 0 {
+		fail("requests: %d of the main agent, %d of the subagent", len(top), len(deep))
+	}
+	for _, want := range []string{"Delegation depth: 0", "Current phase: init", "PLAN-MARKER: the parser ships first."} {
+		if !strings.Contains(top[0], want) {
+			fail("the main agent's request lacks %q", want)
+		}
+	}
+	for i, text := range deep {
+		for _, want := range []string{"You are: reviewer", "Delegation depth: 1", "You may use only these tools: read, list."} {
+			if !strings.Contains(text, want) {
+				fail("the subagent's request %d lacks %q", i, want)
+			}
+		}
+		for _, not := range []string{"PLAN-MARKER", "Current phase:", "### Required first action"} {
+			if strings.Contains(text, not) {
+				fail("the subagent's request %d has %q, which its level does not read", i, not)
+			}
+		}
+	}
+	got := e.roleAudit()
+	want := []string{"task allow ALLOWED  0", "read allow ALLOWED reviewer 1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
