@@ -250,20 +250,22 @@ func (p *Policy) privateFile(abs string) bool {
 			rel, inside = rel2, true
 		}
 	}
+	// As the engine does, a glob also matches the path in lower case
+	// (a file system that ignores case opens .ENV for .env).
 	for _, s := range p.Private {
 		s = expandHome(s)
-		g, err := glob.CompilePath(filepath.ToSlash(s))
-		if err != nil {
-			continue
-		}
-		if filepath.IsAbs(s) {
-			if g.Match(strings.TrimPrefix(filepath.ToSlash(abs), "/")) {
+		for _, fold := range []bool{false, true} {
+			pat, a, r := filepath.ToSlash(s), filepath.ToSlash(abs), filepath.ToSlash(rel)
+			if fold {
+				pat, a, r = strings.ToLower(pat), strings.ToLower(a), strings.ToLower(r)
+			}
+			g, err := glob.CompilePath(pat)
+			if err != nil {
+				continue
+			}
+			if filepath.IsAbs(s) && g.Match(strings.TrimPrefix(a, "/")) || !filepath.IsAbs(s) && inside && g.Match(r) {
 				return true
 			}
-			continue
-		}
-		if inside && g.Match(filepath.ToSlash(rel)) {
-			return true
 		}
 	}
 	return false

@@ -114,6 +114,7 @@ func TestLevelLint(t *testing.T) {
 		{"a file that does not exist", "    0:\n      files: [docs/plan.md, docs/gone.md]\n", 6, []string{"governance.levels.0.files[1]", "docs/gone.md does not exist"}},
 		{"a folder", "    0: {files: [docs]}\n", 5, []string{"governance.levels.0.files[0]", "docs is a folder"}},
 		{"a private file", "    0: {files: [.env]}\n", 5, []string{"governance.levels.0.files[0]", ".env is private"}},
+		{"a private file in other case", "    0: {files: [docs/.ENV]}\n", 5, []string{"governance.levels.0.files[0]", "docs/.ENV is private"}},
 		{"a file outside the workspace", "    0: {files: [" + filepath.Join(outside, "secret.md") + "]}\n", 5, []string{"is outside the workspace"}},
 		{"a link out of the workspace", "    0: {files: [docs/link.md]}\n", 5, []string{"docs/link.md is outside the workspace"}},
 		{"levels not a mapping", "    - 0\n", 5, []string{"governance.levels", "must be a mapping from a delegation depth"}},
@@ -123,7 +124,7 @@ func TestLevelLint(t *testing.T) {
 			// Lines 1 to 4 are version, private, governance and levels.
 			src := "private: [\"**/.env\"]\ngovernance:\n  levels:\n" + c.src
 			dir := t.TempDir()
-			for name, text := range map[string]string{"docs/plan.md": "plan", ".env": "KEY=1"} {
+			for name, text := range map[string]string{"docs/plan.md": "plan", ".env": "KEY=1", "docs/.ENV": "KEY=2"} {
 				p := filepath.Join(dir, name)
 				os.MkdirAll(filepath.Dir(p), 0o755)
 				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
