@@ -485,7 +485,7 @@ func IsKind(s string) bool { return contains(Kinds, s) }
 
 func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	m := d.mapping(root, "", "version", "mode", "default", "workspace", "protected", "private", "tools", "roles",
-		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report", "sandbox", "sealed", "end")
+		"rules", "intents", "state", "audit", "approvals", "tests", "compiled", "model_errors", "report", "sandbox", "sealed", "end", "governance")
 	if m == nil {
 		return
 	}
@@ -638,6 +638,9 @@ func (d *decoder) policy(p *Policy, root *yaml.Node) {
 	}
 	if f, ok := m["sandbox"]; ok {
 		d.sandbox(p, f.val)
+	}
+	if f, ok := m["governance"]; ok {
+		d.governance(p, f.val) // after workspace and private: its files are checked against them
 	}
 	if p.Default.Confined != "" && !p.Sandbox.Confine() {
 		d.findings = append(d.findings, Finding{Pos: p.Default.Pos, Severity: SevWarning, Field: "default.confined",

@@ -56,6 +56,9 @@ type Policy struct {
 	Report *Report
 	// Sandbox confines allowed shell commands (see Sandbox).
 	Sandbox Sandbox
+	// Governance says what each delegation depth reads at session start
+	// (see Governance).
+	Governance Governance
 }
 
 // ModelErrors is the `model_errors` option: the format of the text a model

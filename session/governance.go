@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
@@ -57,7 +59,41 @@ type Data struct {
 	Private     []string
 	Safe        string
 	Destructive string
+	// Level is the delegation level the session reads (the policy's
+	// governance.levels for its depth), nil when the policy lists none:
+	// the state it does not read is left out of the fields above, and
+	// Has and Reads say which sections and state it gets.
+	Level *policy.Level
+	// Files are the level's files: their text at session start, the names
+	// only in the reminder.
+	Files []FileText
+	// History are the project history's latest entries, for a level that
+	// reads history.
+	History []HistoryInfo
 }
+
+// FileText is a level's file as the session-start text carries it.
+type FileText struct {
+	Name string
+	Text string
+}
+
+// HistoryInfo is a project history entry as governance text shows it.
+type HistoryInfo struct {
+	When, Agent, Action, Result string
+}
+
+// historyShown is how many of the latest history entries a level that
+// reads history gets.
+const historyShown = 5
+
+// Has reports whether the session's level gets a section of the built-in
+// text (rules, hierarchy, first); without levels, every section.
+func (d Data) Has(section string) bool { return d.Level.Has(section) }
+
+// Reads reports whether the session's level reads a state key (phase,
+// anchors, intent, history, session).
+func (d Data) Reads(key string) bool { return d.Level.Reads(key) }
 
 // RoleInfo is one role in the hierarchy.
 type RoleInfo struct {
@@ -81,9 +117,9 @@ type RuleInfo struct {
 const prefixText = `## WARDEN GOVERNANCE
 
 You are: {{if .Role}}{{.Role}}{{with .Description}} ({{.}}){{end}}{{else}}an agent without a role{{end}}
-Current phase: {{.Phase}}
-Delegation depth: {{.Depth}}{{if .MaxDepth}} (limit {{.MaxDepth}}: you may not delegate at depth {{.MaxDepth}} or deeper){{end}}
-
+{{with .Phase}}Current phase: {{.}}
+{{end}}Delegation depth: {{.Depth}}{{if .MaxDepth}} (limit {{.MaxDepth}}: you may not delegate at depth {{.MaxDepth}} or deeper){{end}}
+{{if .Has "rules"}}
 ### Rules
 {{if .Tools}}- You may use only these tools: {{join .Tools ", "}}. Any other tool is denied.
 {{end}}{{range .Rules}}- {{upper .Effect}} {{.ID}}: {{.Message}}{{with .Suggestion}} Instead: {{.}}{{end}}
@@ -94,37 +130,49 @@ Delegation depth: {{.Depth}}{{if .MaxDepth}} (limit {{.MaxDepth}}: you may not d
 {{else}}- Calls no rule decides: reading and listing {{verb .Safe}}; shell commands, writes and other tools {{verb .Destructive}}.
 {{end}}{{end}}- A denied call says why and what to do instead: follow the suggestion, do not retry the same call.
 - A call that needs approval is held for a human: the answer names the approval and the commands the user runs to answer it. Stop, tell the user, and retry exactly the same call once they answered; do not work around it.
-{{if .Hierarchy}}
+{{end}}{{if and .Hierarchy (.Has "hierarchy")}}
 ### Hierarchy (who delegates to whom)
 {{.Chain}}
 {{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{if or .Description .Delegates}}:{{end}}{{with .Description}} {{.}}{{end}}{{with .Delegates}} Delegates to: {{join . ", "}}.{{end}}
-{{end}}{{end}}{{if .First}}
+{{end}}{{end}}{{if and .First (.Has "first")}}
 ### Required first action
 Use {{join .First " or "}} before any other tool.{{if eq .FirstEnforce "deny"}} Any other first call is denied.{{end}}
-{{end}}`
+{{end}}{{if .Level}}{{if .Anchors}}
+### Anchors (critical and high)
+{{range .Anchors}}- [{{upper .Priority}}] {{.Content}}
+{{end}}{{end}}{{with .IntentID}}
+Active intent: {{.}}
+{{end}}{{if .History}}
+### Recent project history
+{{range .History}}- {{.When}}{{with .Agent}} {{.}}{{end}}: {{.Action}}{{with .Result}} ({{.}}){{end}}
+{{end}}{{end}}{{range .Files}}
+### File {{.Name}}
+{{.Text}}
+{{end}}{{end}}`
 
 const reminderText = `## WARDEN REMINDER (after context compaction)
 
 You are: {{if .Role}}{{.Role}}{{with .Description}} ({{.}}){{end}}{{else}}an agent without a role{{end}}
-Current phase: {{.Phase}}
-{{with .Intent}}The user's latest request: {{.}}
-{{end}}
+{{with .Phase}}Current phase: {{.}}
+{{end}}{{with .Intent}}The user's latest request: {{.}}
+{{end}}{{if .Reads "anchors"}}
 ### Anchors (critical and high, they survived compaction)
 {{range .Anchors}}- [{{upper .Priority}}] {{.Content}}
 {{else}}- No active anchors
-{{end}}{{if .Hierarchy}}
+{{end}}{{end}}{{if and .Hierarchy (.Has "hierarchy")}}
 ### Hierarchy (who delegates to whom)
 {{.Chain}}
 {{range .Hierarchy}}- {{.Name}}{{if .You}} (you){{end}}{{if or .Description .Delegates}}:{{end}}{{with .Description}} {{.}}{{end}}{{with .Delegates}} Delegates to: {{join . ", "}}.{{end}}
-{{end}}{{end}}{{if .Tools}}
+{{end}}{{end}}{{if and .Tools (.Has "rules")}}
 You may use only: {{join .Tools ", "}}.
-{{end}}{{if .First}}Resume with {{join .First " or "}}.
+{{end}}{{if and .First (.Has "first")}}Resume with {{join .First " or "}}.
+{{end}}{{with .Files}}Files given at session start (read them again if you need them):{{range .}} {{.Name}}{{end}}
 {{end}}`
 
 const resumeText = `## WARDEN: SESSION RESUMED
 
-You are resuming session {{.Session}}{{if .Role}} as {{.Role}}{{end}}. Current phase: {{.Phase}}.
-So far: {{.Calls}} tool calls, {{.Violations}} violations.{{with .Intent}}
+You are resuming session {{.Session}}{{if .Role}} as {{.Role}}{{end}}.{{with .Phase}} Current phase: {{.}}.{{end}}
+{{if .Reads "session"}}So far: {{.Calls}} tool calls, {{.Violations}} violations.{{end}}{{with .Intent}}
 The user's latest request: {{.}}{{end}}
 {{if .Anchors}}
 ### Anchors
@@ -202,7 +250,73 @@ func NewData(p *policy.Policy, s warden.Session, st warden.ProjectState) Data {
 		}
 		d.Rules = append(d.Rules, RuleInfo{ID: r.ID, Effect: r.Effect, Message: r.Message, Suggestion: r.Suggestion})
 	}
+	d.level(p.LevelFor(s.Depth), st)
 	return d
+}
+
+// level leaves out of d the state the session's level does not read, and
+// adds what it reads beyond the built-in text: the history's latest
+// entries and the names of its files (render reads their text).
+func (d *Data) level(l *policy.Level, st warden.ProjectState) {
+	if l == nil {
+		return
+	}
+	d.Level = l
+	if !l.Reads("phase") {
+		d.Phase = ""
+	}
+	if !l.Reads("anchors") {
+		d.Anchors = nil
+	}
+	if !l.Reads("intent") {
+		d.Intent, d.IntentID = "", ""
+	}
+	if !l.Reads("session") {
+		d.Calls, d.Violations = 0, 0
+	}
+	if l.Reads("history") {
+		h := st.History
+		if len(h) > historyShown {
+			h = h[len(h)-historyShown:]
+		}
+		for _, e := range h {
+			d.History = append(d.History, HistoryInfo{When: e.Time.UTC().Format("2006-01-02 15:04"),
+				Agent: e.Agent, Action: warden.RedactString(e.Action), Result: warden.RedactString(e.Result)})
+		}
+	}
+	for _, f := range l.Files {
+		d.Files = append(d.Files, FileText{Name: f.Name})
+	}
+}
+
+// readLevelFiles fills in the text of the level's files, checked again as
+// the policy's loader checked them (a file that is gone, was made a link
+// out of the workspace or is private now fails the text; it never gives
+// the model what it may not read).
+func readLevelFiles(p *policy.Policy, d *Data) error {
+	if d.Level == nil {
+		return nil
+	}
+	for i, f := range d.Level.Files {
+		if err := p.CheckLevelFile(f); err != nil {
+			return fmt.Errorf("%s: governance.levels.%d.files: %w", f.Pos, d.Level.Depth, err)
+		}
+		fh, err := os.Open(f.Path)
+		if err != nil {
+			return fmt.Errorf("%s: governance.levels.%d.files: %w", f.Pos, d.Level.Depth, err)
+		}
+		data, err := io.ReadAll(io.LimitReader(fh, policy.LevelFileMax+1))
+		fh.Close()
+		if err != nil {
+			return fmt.Errorf("%s: governance.levels.%d.files: %w", f.Pos, d.Level.Depth, err)
+		}
+		text := strings.TrimRight(string(data), "\n")
+		if len(data) > policy.LevelFileMax {
+			text = strings.ToValidUTF8(string(data[:policy.LevelFileMax]), "") + "\n[the rest of " + f.Name + " is left out: read the file itself]"
+		}
+		d.Files[i].Text = warden.RedactString(text)
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {
@@ -238,13 +352,20 @@ func ResumeNote(p *policy.Policy, s warden.Session, st warden.ProjectState) (str
 // renders it once with sample data, so that a broken template is reported
 // when the policy is checked rather than at session start.
 func CheckTemplates(p *policy.Policy) error {
+	// At each level's depth too: a level leaves fields empty.
+	depths := []int{0}
+	for _, l := range p.Governance.Levels {
+		depths = append(depths, l.Depth)
+	}
 	for name := range p.Roles {
-		s := warden.Session{ID: "check", Role: name}
-		if _, err := Prefix(p, s, warden.ProjectState{}); err != nil {
-			return err
-		}
-		if _, err := Reminder(p, s, warden.ProjectState{}); err != nil {
-			return err
+		for _, depth := range depths {
+			s := warden.Session{ID: "check", Role: name, Depth: depth}
+			if _, err := Prefix(p, s, warden.ProjectState{}); err != nil {
+				return err
+			}
+			if _, err := Reminder(p, s, warden.ProjectState{}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -267,8 +388,14 @@ func render(p *policy.Policy, s warden.Session, st warden.ProjectState, field st
 			}
 		}
 	}
+	data := NewData(p, s, st)
+	if def == defaultPrefix {
+		if err := readLevelFiles(p, &data); err != nil {
+			return "", err
+		}
+	}
 	var b bytes.Buffer
-	if err := tpl.Execute(&b, NewData(p, s, st)); err != nil {
+	if err := tpl.Execute(&b, data); err != nil {
 		where := "built-in " + def.Name()
 		if tpl != def {
 			where = fmt.Sprintf("%s: role %q %s", p.Roles[s.Role].Pos, s.Role, field)

@@ -58,6 +58,9 @@ func (t *Tracker) Start(ctx context.Context, o StartOptions) (warden.Session, st
 		if err == nil && parent.Depth+1 > depth {
 			depth = parent.Depth + 1
 		}
+		// A subagent lies one level deeper than the main agent at least,
+		// even when warden never saw its parent start.
+		depth = max(depth, 1)
 		// A subagent whose type the policy does not name as a role takes
 		// its parent's role: it is never wider than its parent.
 		if err == nil && o.Role == "" {
@@ -75,6 +78,15 @@ func (t *Tracker) Start(ctx context.Context, o StartOptions) (warden.Session, st
 			s.Resumes++
 			if o.Role != "" {
 				s.Role = o.Role
+			}
+			// A session a call or a system prompt opened before the host
+			// reported its start as a subagent's: the start's parent and
+			// depth count (depth only deepens).
+			if depth > s.Depth {
+				s.Depth = depth
+			}
+			if s.Parent == "" {
+				s.Parent = o.Parent
 			}
 			if o.Intent != "" {
 				s.Intent = o.Intent

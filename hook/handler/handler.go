@@ -407,7 +407,12 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		// session; OpenCode gives it a session of its own.
 		child, parent := sid, ev.Parent
 		if ev.AgentID != "" {
-			child, parent = sid+"/"+ev.AgentID, sid
+			// The host names the main session only: the subagent may be
+			// a subagent's (session.Tracker.Delegator).
+			child = sid + "/" + ev.AgentID
+			if parent, err = tr.Delegator(ctx, sid); err != nil {
+				return a, false, err
+			}
 		}
 		if child != "" {
 			_, a.Context, err = tr.Start(ctx, session.StartOptions{ID: child, Parent: parent, Role: ev.AgentType, Host: h.Name()})

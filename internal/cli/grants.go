@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"text/tabwriter"
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/session"
 )
 
@@ -21,7 +23,8 @@ run_shell_command for Gemini CLI, bash for OpenCode; Write, Edit, write_file, ..
 that command line's simple commands, --path exactly that file, --pattern a command glob (shell
 tools) or a path glob (file tools), --all every call of a tool without commands (gmail.send).
 A grant turns an ask into an allow; it never overrides a deny, a protected path or a role's
-tool list. A TOOL that is neither a tool warden knows nor a kind is refused.`
+tool list. A TOOL that is neither a tool warden knows nor a kind is refused, unless an agent
+called it (the audit trail has a call of it).`
 
 // grantsSubcommands are the subcommands of `warden grants`, each with its
 // own flags.
@@ -105,7 +108,11 @@ func runGrantsAdd(ctx context.Context, env *Env, fs *flag.FlagSet, args []string
 	}
 	spec := session.GrantSpec{Tool: pos[0], Command: *command, Path: *path, Pattern: *pattern, All: *all,
 		Role: *role, Session: *sess, Expires: *expires, Uses: *uses, By: whoami()}
-	grants, err := spec.Grants(pol, st.Now())
+	gpol, err := calledTool(ctx, pol, st, pos[0])
+	if err != nil {
+		return cmdError(env, "grants add", err)
+	}
+	grants, err := spec.Grants(gpol, st.Now())
 	if err != nil {
 		return cmdError(env, "grants add", err)
 	}
@@ -164,4 +171,32 @@ func describeGrant(g warden.Grant) string {
 		s += ", until " + g.Expires.Local().Format(time.DateTime)
 	}
 	return s
+}
+
+// calledTool returns the policy to make a grant for tool under. A tool
+// that neither the policy nor the built-in table names, but that an agent
+// called (the audit trail has a record of it: seed 004's gmail.delete,
+// asked for and approved forever), is known all the same: the policy is
+// copied with the tool under tools:, with the kind every decision gives
+// it (KindOf: other). A name no agent called stays refused, so that a
+// slip (Bassh) is not stored as a grant that matches nothing.
+func calledTool(ctx context.Context, pol *policy.Policy, st warden.Store, tool string) (*policy.Policy, error) {
+	err := pol.ToolName(tool)
+	if err == nil {
+		return pol, nil
+	}
+	recs, aerr := st.Audit(ctx, warden.AuditFilter{Tool: tool, Limit: 1})
+	if aerr != nil {
+		return nil, aerr
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%w (no agent has called %s here either)", err, tool)
+	}
+	cp := *pol
+	cp.Tools = maps.Clone(pol.Tools)
+	if cp.Tools == nil {
+		cp.Tools = map[string]string{}
+	}
+	cp.Tools[tool] = pol.KindOf(tool)
+	return &cp, nil
 }
