@@ -81,6 +81,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -283,6 +284,7 @@ func (s *Server) csrfFor(tok string) string {
 // get Config.Grace, then are answered deny and recorded), and closes the
 // store. tlsCert and tlsKey, when set, serve HTTPS.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey string) error {
+	gcForService()
 	// No ReadTimeout: it would also end a request that waits for a human
 	// (its connection's read deadline cancels the request). The body has
 	// its own deadline (Config.BodyTimeout, see limits).
@@ -332,6 +334,25 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsCert, tlsKey str
 		err = nil
 	}
 	return err
+}
+
+// serviceGC is the garbage collector's target (GOGC) while the service
+// runs, unless GOGC is set: a request allocates some 40 KB that is
+// garbage once it is answered, and at the default 100 the collector took
+// 6% of a request's CPU (10% with its allocation assists) on a heap of a
+// few MB; at 400 it runs a quarter as often, the heap staying small.
+const serviceGC = 400
+
+var gcOnce sync.Once
+
+// gcForService sets the collector's target for the service (serviceGC),
+// once, where GOGC does not set it.
+func gcForService() {
+	gcOnce.Do(func() {
+		if os.Getenv("GOGC") == "" {
+			debug.SetGCPercent(serviceGC)
+		}
+	})
 }
 
 // Close closes the store of a server that never served.
