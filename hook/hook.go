@@ -138,6 +138,13 @@ type Event struct {
 	// NoRewrite: the host cannot replace the call's input (an OpenCode
 	// plugin written before warden rewrote calls to run confined).
 	NoRewrite bool
+	// ReportOnly, at a Stop: the host reports the turn's final text while
+	// it can still hold the turn (OpenCode's plugin, as the text
+	// completes): the report gate checks it and may hold the turn, and the
+	// session is not marked idle (its idle event follows). ReportChecked:
+	// the turn's final text was checked so already; the session is marked
+	// idle without another check.
+	ReportOnly, ReportChecked bool
 }
 
 // Answer is what warden has to say about an event.

@@ -432,7 +432,10 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		}
 	case hook.Stop:
 		if sid != "" {
-			if a.Block, err = reportStop(ctx, tr, st, h, ev, opt, sid); err == nil && a.Block == "" {
+			if !ev.ReportChecked {
+				a.Block, err = reportStop(ctx, tr, st, h, ev, opt, sid)
+			}
+			if err == nil && a.Block == "" && !ev.ReportOnly {
 				err = ignoreNotFound(tr.End(ctx, sid, session.Idle))
 			}
 		}

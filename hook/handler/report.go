@@ -71,10 +71,11 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 			fmt.Fprintf(os.Stderr, "warden hook %s: report on-complete for session %s: %v\n", h.Name(), sid, err)
 		}
 	}}
-	// OpenCode's plugin reports the last message when the session goes
-	// idle, but `opencode run` exits then: a retry could not reach the
-	// model, so the report is checked and kept, never held for.
-	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, CannotHold: h.Name() == opencode.Host})
+	// OpenCode's plugin reports the turn's final text as it completes
+	// (ReportOnly), when OpenCode can still ask the model again; its
+	// session.idle comes after the turn ended, and `opencode run` exits
+	// then: a report checked only there is kept, never held for.
+	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, CannotHold: h.Name() == opencode.Host && !ev.ReportOnly})
 	if err != nil || !v.Block {
 		return "", err
 	}

@@ -18,11 +18,14 @@ func (Adapter) Interactive() bool { return false }
 
 func (Adapter) Failure(event string, d warden.Decision) []byte { return Failure(event, d).Marshal() }
 
-// Answer renders warden's answer. OpenCode cannot hold a turn open (its
-// session.idle comes after the turn ended), so a block is not rendered.
+// Answer renders warden's answer. A held turn is rendered at
+// text.complete only: session.idle comes after the turn ended.
 func (Adapter) Answer(ev hook.Event, a hook.Answer, _ hook.Render) []byte {
 	if a.Decision != nil {
 		return DecideInput(*a.Decision, a.Input).Marshal()
+	}
+	if ev.Name == TextComplete {
+		return Output{Block: a.Block}.Marshal()
 	}
 	return Context(ev.Name, a.Context).Marshal()
 }
@@ -53,7 +56,9 @@ func (Adapter) Decode(data []byte) (hook.Event, error) {
 	case SessionCompacted:
 		ev.Kind = hook.Compact
 	case SessionIdle:
-		ev.Kind = hook.Stop
+		ev.Kind, ev.ReportChecked = hook.Stop, in.Checked
+	case TextComplete:
+		ev.Kind, ev.ReportOnly = hook.Stop, true
 	case SessionDeleted:
 		ev.Kind = hook.End
 	}

@@ -32,6 +32,10 @@ const (
 	SessionCreated   = "session.created"
 	SessionCompacted = "session.compacted"
 	SessionIdle      = "session.idle"
+	// TextComplete: an answer's text is complete and the answer calls no
+	// tool (the plugin's experimental.text.complete): the turn's final
+	// text, while OpenCode still holds the turn.
+	TextComplete = "text.complete"
 	SessionDeleted   = "session.deleted"
 	PermissionAsked  = "permission.asked"
 )
@@ -58,8 +62,12 @@ type Input struct {
 	// ParentID the parent session of a subagent session.
 	Agent    string `json:"agent,omitempty"`
 	ParentID string `json:"parent_id,omitempty"`
-	// session.idle: the text of the session's last assistant message.
+	// session.idle, text.complete: the text of the session's last
+	// assistant message.
 	Message string `json:"message,omitempty"`
+	// Checked, at session.idle: the plugin had the last assistant message
+	// checked at text.complete already.
+	Checked bool `json:"checked,omitempty"`
 	// Rewrite: the plugin assigns an answer's args into the call's
 	// (tool.execute.before); a plugin without it cannot run a call
 	// confined.
@@ -103,6 +111,10 @@ type Output struct {
 	System string `json:"system,omitempty"`
 	// Append is text the plugin appends to a tool's output.
 	Append string `json:"append,omitempty"`
+	// Block, at text.complete, is the report gate's retry text: the
+	// plugin adds it to the session as a user message, and OpenCode asks
+	// the model again before the turn ends.
+	Block string `json:"block,omitempty"`
 	// Args, for an allowed call, are assigned into the tool's arguments
 	// before it runs: the shell command rewritten to run confined
 	// (docs/sandbox.md).
@@ -143,9 +155,10 @@ func Context(event, text string) Output {
 	return Output{System: text}
 }
 
-// EndOfTurn reports whether event ends a turn (session.idle): the answer
-// there is always empty, failures included.
-func EndOfTurn(event string) bool { return event == SessionIdle }
+// EndOfTurn reports whether event ends a turn (session.idle, and
+// text.complete of the turn's final text): a failure there never holds the
+// turn.
+func EndOfTurn(event string) bool { return event == SessionIdle || event == TextComplete }
 
 // Failure renders an infrastructure failure: a deny before a tool, and a
 // system note elsewhere so the model knows why its tools are refused.

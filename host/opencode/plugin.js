@@ -54,20 +54,64 @@ function textOf(parts) {
     .join("\n");
 }
 
-// lastAssistantText returns the text of a session's last assistant
-// message, or "" when it cannot be read.
-async function lastAssistantText(ctx, sid) {
+// lastAssistant returns the id and text of a session's last assistant
+// message ({} when it cannot be read).
+async function lastAssistant(ctx, sid) {
   try {
     const res = await ctx.client.session.messages({ path: { id: sid } });
     const msgs = (res && res.data) || [];
     for (let i = msgs.length - 1; i >= 0; i--) {
       const m = msgs[i];
       if (m && m.info && m.info.role === "assistant") {
-        return textOf(m.parts);
+        return { id: m.info.id, text: textOf(m.parts) };
       }
     }
   } catch (e) {}
-  return "";
+  return {};
+}
+
+// turnText returns the text of assistant message mid of session sid as
+// it stands when its text part pid completes with text: the other text
+// parts as stored, this one (not stored yet) as given. tool reports that
+// the message calls a tool: then the turn goes on after the tool, and its
+// text is not the turn's final text.
+async function turnText(ctx, sid, mid, pid, text) {
+  const res = await ctx.client.session.message({ path: { id: sid, messageID: mid } });
+  const parts = (res && res.data && res.data.parts) || [];
+  const texts = [];
+  let tool = false;
+  let seen = false;
+  for (const p of parts) {
+    if (!p) continue;
+    if (p.type === "tool") tool = true;
+    if (p.id === pid) {
+      seen = true;
+      texts.push(text);
+    } else if (p.type === "text" && typeof p.text === "string" && !p.synthetic) {
+      texts.push(p.text);
+    }
+  }
+  if (!seen) texts.push(text);
+  return { tool, text: texts.join("\n") };
+}
+
+// lastUser returns the agent and model of a session's last user message:
+// a message warden adds to the session goes to the same agent and model.
+async function lastUser(ctx, sid) {
+  const res = await ctx.client.session.messages({ path: { id: sid } });
+  const msgs = (res && res.data) || [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const info = msgs[i] && msgs[i].info;
+    if (info && info.role === "user") {
+      const out = {};
+      if (info.agent) out.agent = info.agent;
+      if (info.model && info.model.providerID && info.model.modelID) {
+        out.model = { providerID: info.model.providerID, modelID: info.model.modelID };
+      }
+      return out;
+    }
+  }
+  return {};
 }
 
 export const WardenPlugin = async (ctx) => {
@@ -105,6 +149,10 @@ export const WardenPlugin = async (ctx) => {
     }
     return started.get(sid);
   };
+  // checked holds the assistant messages whose text warden's report gate
+  // checked as it completed (experimental.text.complete): their
+  // session.idle does not check them again.
+  const checked = new Set();
   return {
     "tool.execute.before": async (input, output) => {
       await start(input.sessionID);
@@ -163,6 +211,37 @@ export const WardenPlugin = async (ctx) => {
       }
     },
     "experimental.chat.messages.transform": async () => {},
+    // The end of a turn, while OpenCode still holds it: OpenCode waits for
+    // this hook when an answer's text is complete, and asks the model
+    // again while the session's last user message is newer than its last
+    // answer. So when warden's report gate holds the turn (the final
+    // report is missing or invalid, retries left), its retry text becomes
+    // a user message of the session (added without a reply of its own),
+    // and the model gets it before the session goes idle: `opencode run`
+    // does not exit in between. An answer that also calls a tool is not
+    // the end of the turn, and is not checked.
+    "experimental.text.complete": async (input, output) => {
+      const sid = input && input.sessionID;
+      const mid = input && input.messageID;
+      if (!sid || !mid || !output || typeof output.text !== "string") return;
+      let turn;
+      try {
+        turn = await turnText(ctx, sid, mid, input.partID, output.text);
+      } catch (e) {
+        return; // session.idle checks it then (without holding the turn)
+      }
+      if (turn.tool) return;
+      checked.add(mid);
+      await start(sid);
+      const answer = await quiet({ event: "text.complete", session_id: sid, message: turn.text });
+      if (typeof answer.block !== "string" || answer.block === "") return;
+      try {
+        await ctx.client.session.prompt({
+          path: { id: sid },
+          body: { noReply: true, ...(await lastUser(ctx, sid)), parts: [{ type: "text", text: answer.block, synthetic: true }] },
+        });
+      } catch (e) {}
+    },
     // OpenCode waits for this hook before it asks the model for a
     // compaction's summary. The session.compacted event (below) comes
     // through OpenCode's event bus, which it does not wait for: the next
@@ -180,7 +259,12 @@ export const WardenPlugin = async (ctx) => {
         case "session.idle": {
           // warden's report gate checks the last assistant message.
           const sid = p.sessionID || (p.info && p.info.id);
-          await quiet({ event: "session.idle", session_id: sid, message: await lastAssistantText(ctx, sid) });
+          const last = await lastAssistant(ctx, sid);
+          if (last.id && checked.has(last.id)) {
+            await quiet({ event: "session.idle", session_id: sid, checked: true });
+          } else {
+            await quiet({ event: "session.idle", session_id: sid, message: last.text });
+          }
           break;
         }
         case "session.compacted":
