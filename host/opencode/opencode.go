@@ -35,9 +35,9 @@ const (
 	// TextComplete: an answer's text is complete and the answer calls no
 	// tool (the plugin's experimental.text.complete): the turn's final
 	// text, while OpenCode still holds the turn.
-	TextComplete = "text.complete"
-	SessionDeleted   = "session.deleted"
-	PermissionAsked  = "permission.asked"
+	TextComplete    = "text.complete"
+	SessionDeleted  = "session.deleted"
+	PermissionAsked = "permission.asked"
 )
 
 // Plugin is the source of .opencode/plugin/warden.js.
