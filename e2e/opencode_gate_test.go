@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"context"
+	"strings"
+
 	"testing"
+
+	"github.com/warden-run/warden"
 
 	"github.com/warden-run/warden/internal/scripted"
 )
@@ -23,4 +28,94 @@ var opencodeReport = reportHost{name: "opencode", spec: opencodeSpec, main: scri
 func TestOpenCodeReportGate(t *testing.T) {
 	t.Parallel()
 	testReportGate(t, opencodeReport, wardenBin)
+}
+
+// TestOpenCodeReportGateLimits holds OpenCode to the retry limit and to
+// the end of the turn. A model that never reports gets the retry text
+// twice (the policy's retries), then the turn ends and `opencode run`
+// exits: the report is failed, with one audit record per held turn and
+// one for the failure. An answer with text and a tool call is not the
+// end of the turn: it is not checked, and the answer after the tool is.
+func TestOpenCodeReportGateLimits(t *testing.T) {
+	t.Parallel()
+	bin := requireHost(t, opencodeSpec)
+	setup := func(e *env) {
+		e.write("warden.yaml", reportPolicy)
+		e.reportPlugin()
+		e.setupOpenCode()
+		if out, err := e.warden("init", "opencode", "--bin", wardenBin); err != nil {
+			e.t.Fatalf("warden init opencode: %v\n%s", err, out)
+		}
+	}
+	mainRequests := func(e *env) int {
+		n := 0
+		for _, q := range e.model.Requests() {
+			if q.HasTools() {
+				n++
+			}
+		}
+		return n
+	}
+	finalReports := func(e *env) []string {
+		var got []string
+		for _, a := range e.audit() {
+			if a.Tool == "final_report" {
+				got = append(got, string(a.Decision)+" "+string(a.Code))
+			}
+		}
+		return got
+	}
+	t.Run("retry limit", func(t *testing.T) {
+		var turns []scripted.Turn
+		for _, name := range []string{"answer", "retry 1", "retry 2", "retry 3"} {
+			turns = append(turns, scripted.Turn{Name: name, Match: scripted.HasTools, Text: "I am done, no report today."})
+		}
+		e := newEnv(t, turns...)
+		setup(e)
+		r := e.runOpenCode(bin, "Why was I charged twice?")
+		if un := e.model.Unplayed(); r.err != nil || len(un) != 1 || un[0] != "retry 3" {
+			e.dump(r)
+			t.Fatalf("err=%v, unplayed turns %v, want [retry 3]: the turn was held more than twice, or less", r.err, un)
+		}
+		if n := strings.Count(r.stdout, "I am done, no report today."); n != 3 {
+			e.dump(r)
+			t.Errorf("opencode run printed %d answers, want 3 (it exited before a retry was answered)", n)
+		}
+		rs, err := e.store().Reports(context.Background(), warden.ReportFilter{})
+		if err != nil || len(rs) != 1 || rs[0].Status != warden.ReportFailed || rs[0].Retries != 2 || rs[0].Turns != 3 {
+			t.Fatalf("reports: %+v %v", rs, err)
+		}
+		if got := finalReports(e); strings.Join(got, ",") != "deny REPORT_INVALID,deny REPORT_INVALID,deny REPORT_INVALID" {
+			t.Errorf("final_report audit records: %v", got)
+		}
+		if e.exists("completed.jsonl") {
+			t.Error("on-complete ran for a failed report")
+		}
+	})
+	t.Run("text and a tool call", func(t *testing.T) {
+		e := newEnv(t,
+			scripted.Turn{Name: "look", Match: scripted.All(scripted.HasTools, scripted.Not(scripted.HasToolResult)),
+				Text:      "Let me look at the invoice first.",
+				ToolCalls: []scripted.ToolCall{{Name: "bash", Args: map[string]any{"command": "echo invoice 42", "description": "Show the invoice"}}}},
+			scripted.Turn{Name: "report", Match: scripted.All(scripted.HasTools, scripted.HasToolResult),
+				Reply: func(q *scripted.Request) string {
+					n := nonceOf(q)
+					return "<warden-" + n + "-FINAL>\nRefunded.\n</warden-" + n + "-FINAL>\n" +
+						"<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>"
+				}},
+		)
+		setup(e)
+		r := e.runOpenCode(bin, "Why was I charged twice?")
+		if r.err != nil || len(e.model.Unplayed()) != 0 || mainRequests(e) != 2 || e.modelSaw(retryMarker) {
+			e.dump(r)
+			t.Fatalf("err=%v, unplayed %v, %d main requests (want 2), retry text sent: %v", r.err, e.model.Unplayed(), mainRequests(e), e.modelSaw(retryMarker))
+		}
+		rs, err := e.store().Reports(context.Background(), warden.ReportFilter{})
+		if err != nil || len(rs) != 1 || rs[0].Status != warden.ReportFinal || rs[0].Retries != 0 || rs[0].Turns != 1 {
+			t.Fatalf("reports: %+v %v", rs, err)
+		}
+		if got := finalReports(e); strings.Join(got, ",") != "allow ALLOWED" {
+			t.Errorf("final_report audit records: %v", got)
+		}
+	})
 }
