@@ -95,6 +95,25 @@ type Turn struct {
 	// CannotHold: the host cannot hold the turn open (OpenCode's run):
 	// the report is checked and kept as when it is not required.
 	CannotHold bool
+	// Unknown: warden never saw the session start (its start hook was not
+	// wired or failed, or the store lost it). The report is checked all
+	// the same, failing closed: a session without a role is held to the
+	// contract when any role is, and the turn gets one audit record that
+	// says so, whatever the verdict.
+	Unknown bool
+}
+
+// unknownNote heads the audit reason of a turn of a session warden never
+// saw start.
+const unknownNote = "warden never saw this session start; its report was checked all the same"
+
+// applies reports whether the contract holds the turn's session.
+func applies(rp *policy.Report, in Turn) bool {
+	s := in.Session
+	if in.Unknown && s.Role == "" && s.Depth == 0 && rp != nil && len(rp.Roles) > 0 {
+		return true // its role is unknown: it may be one the contract holds
+	}
+	return rp.Applies(s.Role, s.Depth)
 }
 
 // Verdict is the gate's answer at the end of a turn.
@@ -139,7 +158,7 @@ func (g *Gate) logger() *slog.Logger {
 func (g *Gate) Stop(ctx context.Context, in Turn) (Verdict, error) {
 	rp := g.Policy.Report
 	s := in.Session
-	if !rp.Applies(s.Role, s.Depth) || s.ID == "" {
+	if !applies(rp, in) || s.ID == "" {
 		return Verdict{}, nil
 	}
 	var v Verdict
@@ -200,6 +219,9 @@ func (g *Gate) Stop(ctx context.Context, in Turn) (Verdict, error) {
 		return nil
 	})
 	if errors.Is(err, errUnchanged) {
+		if in.Unknown {
+			g.auditUnknown(ctx, in, r)
+		}
 		return Verdict{Report: r}, nil
 	}
 	if err != nil {
@@ -246,12 +268,35 @@ func (g *Gate) audit(ctx context.Context, in Turn, r warden.Report, turn *report
 		if r.Status == warden.ReportFailed {
 			rec.Reason = fmt.Sprintf("retry limit (%d) reached: %s", g.Policy.Report.Retries, rec.Reason)
 		}
+	case in.Unknown:
+		// Not required, or the host cannot hold the turn: let through.
+		rec.Decision, rec.Code, rec.Reason = warden.Allow, warden.CodeAllowed, "the turn ended without a valid report: "+problems(turn)
 	default:
 		return nil
+	}
+	if in.Unknown {
+		rec.Reason = unknownNote + ": " + rec.Reason
 	}
 	rec.Args = warden.RedactArgsCut(args, 4000)
 	_, err := g.Store.AppendAudit(ctx, rec)
 	return err
+}
+
+// auditUnknown records the turn of a session warden never saw start whose
+// report was final or failed already: nothing was checked again.
+func (g *Gate) auditUnknown(ctx context.Context, in Turn, r warden.Report) {
+	if r.Status == "" {
+		if got, err := g.Store.Report(ctx, in.Session.ID); err == nil {
+			r = got
+		}
+	}
+	rec := warden.AuditRecord{Session: in.Session.ID, Role: in.Session.Role, Host: in.Host, Depth: in.Session.Depth,
+		Tool: Tool, Mode: "enforce", Decision: warden.Allow, Code: warden.CodeAllowed,
+		Reason: unknownNote + ": the report is " + string(r.Status) + " already"}
+	rec.Args = warden.RedactArgsCut(map[string]any{"status": r.Status, "turn": r.Turns, "retries": r.Retries}, 4000)
+	if _, err := g.Store.AppendAudit(ctx, rec); err != nil {
+		g.logger().Warn("report: audit record failed", "session", in.Session.ID, "error", err)
+	}
 }
 
 // problems summarises a turn's verdict in one line.

@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -56,9 +57,20 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 	if pol.Report == nil || sid == "" {
 		return "", nil
 	}
+	// A session warden never saw start (its start hook is not wired, or
+	// failed) is checked all the same (reportgate.Turn.Unknown), with the
+	// role and depth the event gives.
 	s, err := st.Session(ctx, sid)
-	if err != nil {
-		return "", ignoreNotFound(s, err)
+	unknown := errors.Is(err, warden.ErrNotFound)
+	if unknown {
+		s = warden.Session{ID: sid, Host: h.Name(), Role: ev.AgentType}
+		if ev.AgentID != "" || ev.Parent != "" {
+			s.Depth = 1
+		} else if s.Role == "" {
+			s.Role = opt.role
+		}
+	} else if err != nil {
+		return "", err
 	}
 	msg := ev.Message
 	if msg == "" && ev.Transcript != "" {
@@ -75,7 +87,7 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 	// (ReportOnly), when OpenCode can still ask the model again; its
 	// session.idle comes after the turn ended, and `opencode run` exits
 	// then: a report checked only there is kept, never held for.
-	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, CannotHold: h.Name() == opencode.Host && !ev.ReportOnly})
+	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, CannotHold: h.Name() == opencode.Host && !ev.ReportOnly, Unknown: unknown})
 	if err != nil || !v.Block {
 		return "", err
 	}
