@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"testing"
@@ -118,4 +121,65 @@ func TestOpenCodeReportGateLimits(t *testing.T) {
 			t.Errorf("final_report audit records: %v", got)
 		}
 	})
+}
+
+// TestReportGateUnknownSession runs Claude Code with warden's Stop hook
+// alone (its SessionStart hook removed, as in a project wired by hand or
+// before warden's start hook was added): warden never sees the session
+// start, and the model is never told of the report. The end of its turn is
+// checked all the same: held with the report's format, then the model's
+// report is stored final; the audit trail says the session was never seen
+// starting.
+func TestReportGateUnknownSession(t *testing.T) {
+	t.Parallel()
+	h := reportHosts[0]
+	bin := requireHost(t, h.spec)
+	e := newEnv(t,
+		scripted.Turn{Name: "answer", Match: scripted.All(h.main, scripted.Not(scripted.Contains("-FINAL>"))), Text: "The duplicate is refunded."},
+		scripted.Turn{Name: "report", Match: scripted.All(h.main, scripted.Contains("you were not given its format before")),
+			Reply: func(q *scripted.Request) string {
+				n := nonceOf(q)
+				return "<warden-" + n + "-FINAL>\nRefunded.\n</warden-" + n + "-FINAL>\n" +
+					"<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>"
+			}},
+	)
+	e.write("warden.yaml", reportPolicy)
+	e.reportPlugin()
+	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init claude: %v\n%s", err, out)
+	}
+	file := filepath.Join(e.project, ".claude", "settings.json")
+	var settings map[string]any
+	data, err := os.ReadFile(file)
+	if err != nil || json.Unmarshal(data, &settings) != nil {
+		t.Fatalf("read %s: %v", file, err)
+	}
+	hooks, _ := settings["hooks"].(map[string]any)
+	if hooks["Stop"] == nil {
+		t.Fatalf("warden init claude wired no Stop hook: %s", data)
+	}
+	settings["hooks"] = map[string]any{"Stop": hooks["Stop"]}
+	e.writeJSON(file, settings)
+
+	r := h.run(e, bin, "Why was I charged twice?")
+	if r.err != nil || len(e.model.Unplayed()) != 0 {
+		e.dump(r)
+		t.Fatalf("claude: %v, unplayed %v", r.err, e.model.Unplayed())
+	}
+	if e.model.Requests()[0].Contains("-FINAL>") {
+		t.Fatal("the model got the report instructions at the start: the session was seen starting")
+	}
+	rs, err := e.store().Reports(context.Background(), warden.ReportFilter{})
+	if err != nil || len(rs) != 1 || rs[0].Status != warden.ReportFinal || rs[0].Retries != 1 || strings.TrimSpace(rs[0].FinalReport) != "Refunded." {
+		t.Fatalf("reports: %+v %v", rs, err)
+	}
+	var got []string
+	for _, a := range e.audit() {
+		if a.Tool == "final_report" && strings.HasPrefix(a.Reason, "warden never saw this session start") {
+			got = append(got, string(a.Decision)+" "+string(a.Code))
+		}
+	}
+	if strings.Join(got, ",") != "deny REPORT_INVALID,allow ALLOWED" {
+		t.Errorf("final_report audit records of the unknown session: %v", got)
+	}
 }
