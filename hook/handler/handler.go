@@ -445,7 +445,13 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		}
 	case hook.PostTool:
 		if ev.Call.Session != "" && ev.Call.Tool != "" {
-			if err = tr.Outcome(ctx, ev.Call.Session, ev.Call.Tool, !ev.Failed, ev.Output); err != nil {
+			// The history says what the host told: pass, fail, or unknown
+			// (never a pass for an outcome the host did not give).
+			outcome := ev.Outcome
+			if ev.Failed {
+				outcome = warden.OutcomeFail
+			}
+			if err = tr.RecordOutcome(ctx, ev.Call.Session, ev.Call.Tool, outcome, ev.Output); err != nil {
 				return a, false, err
 			}
 			if ev.Outcome != "" {

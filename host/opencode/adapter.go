@@ -30,8 +30,9 @@ func (Adapter) Answer(ev hook.Event, a hook.Answer, _ hook.Render) []byte {
 	return Context(ev.Name, a.Context).Marshal()
 }
 
-// Decode reads what warden's OpenCode plugin sends. OpenCode does not
-// tell a call's outcome: it stays unknown.
+// Decode reads what warden's OpenCode plugin sends. A call's outcome is
+// known for a shell command (its exit code) and a subagent (task, from its
+// text); it stays unknown for the other tools (Input.Outcome).
 func (Adapter) Decode(data []byte) (hook.Event, error) {
 	in, err := ParseInput(data)
 	if err != nil {
@@ -50,7 +51,7 @@ func (Adapter) Decode(data []byte) (hook.Event, error) {
 	case ToolBefore:
 		ev.Kind = hook.PreTool
 	case ToolAfter:
-		ev.Kind = hook.PostTool
+		ev.Kind, ev.Outcome = hook.PostTool, in.Outcome()
 	case SystemTransform:
 		ev.Kind = hook.System
 	case SessionCompacted:

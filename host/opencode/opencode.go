@@ -53,9 +53,11 @@ type Input struct {
 	Tool      string         `json:"tool,omitempty"`
 	CallID    string         `json:"call_id,omitempty"`
 	Args      map[string]any `json:"args,omitempty"`
-	// tool.execute.after: the tool's title and output text.
+	// tool.execute.after: the tool's title and output text, and a shell
+	// command's exit code (the bash tool's metadata.exit).
 	Title  string `json:"title,omitempty"`
 	Output string `json:"output,omitempty"`
+	Exit   *int   `json:"exit,omitempty"`
 	// chat.message: the user's text.
 	Prompt string `json:"prompt,omitempty"`
 	// Agent is the OpenCode agent (build, plan, or a subagent's name);

@@ -190,6 +190,7 @@ export const WardenPlugin = async (ctx) => {
         args: input.args || {},
         title: output.title || "",
         output: typeof output.output === "string" ? output.output : "",
+        exit: output.metadata && typeof output.metadata.exit === "number" ? output.metadata.exit : undefined,
       });
       if (answer.append) {
         output.output = (typeof output.output === "string" ? output.output + "\n\n" : "") + answer.append;
