@@ -25,6 +25,10 @@ type Store interface {
 // errUnchanged ends an UpdateReport that has nothing to store.
 var errUnchanged = errors.New("unchanged")
 
+// errTentative ends the UpdateReport of a tentative held turn: nothing is
+// stored.
+var errTentative = errors.New("tentative")
+
 // newSession builds the report session of a policy with a known nonce.
 func newSession(rp *policy.Report, nonce, sid string, logger *slog.Logger) (*report.Session, error) {
 	return report.NewSession(&report.Config{Nonce: nonce, Plugins: rp.Files.Factories(), SessionID: sid, Logger: logger})
@@ -95,6 +99,13 @@ type Turn struct {
 	// CannotHold: the host cannot hold the turn open (OpenCode's run):
 	// the report is checked and kept as when it is not required.
 	CannotHold bool
+	// Tentative: the end of the turn is not certain yet (OpenCode's
+	// plugin, as an answer's text completes: the answer may still go on
+	// with a tool call). A verdict that holds the turn is returned but not
+	// stored or recorded (a nonce drawn for the session is kept); the
+	// caller stores it with another Stop once the turn has ended. Any
+	// other verdict is stored as usual.
+	Tentative bool
 	// Unknown: warden never saw the session start (its start hook was not
 	// wired or failed, or the store lost it). The report is checked all
 	// the same, failing closed: a session without a role is held to the
@@ -163,11 +174,13 @@ func (g *Gate) Stop(ctx context.Context, in Turn) (Verdict, error) {
 	}
 	var v Verdict
 	var turn *report.Turn
+	tentative := false // a tentative held turn: only a new nonce is stored
 	r, err := g.Store.UpdateReport(ctx, s.ID, func(r *warden.Report, created bool) error {
-		v, turn = Verdict{}, nil
+		v, turn, tentative = Verdict{}, nil, false
 		if r.Status == warden.ReportFinal || r.Status == warden.ReportFailed {
 			return errUnchanged
 		}
+		orig := *r
 		fresh := r.Nonce == ""
 		if fresh {
 			// The session never got its instructions (it started before
@@ -216,8 +229,21 @@ func (g *Gate) Stop(ctx context.Context, in Turn) (Verdict, error) {
 			r.Status = warden.ReportFailed
 			r.Problem = fmt.Sprintf("The report was still not valid after %d retries; the turn ended without it.\n\n%s", r.Retries, reason)
 		}
+		if in.Tentative && v.Block {
+			tentative = true
+			if !fresh {
+				return errTentative
+			}
+			nonce := r.Nonce
+			*r = orig
+			r.Nonce, r.Status = nonce, warden.ReportPending
+		}
 		return nil
 	})
+	if tentative && (err == nil || errors.Is(err, errTentative)) {
+		v.Report = r
+		return v, nil
+	}
 	if errors.Is(err, errUnchanged) {
 		if in.Unknown {
 			g.auditUnknown(ctx, in, r)

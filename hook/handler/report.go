@@ -83,11 +83,16 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 			fmt.Fprintf(os.Stderr, "warden hook %s: report on-complete for session %s: %v\n", h.Name(), sid, err)
 		}
 	}}
-	// OpenCode's plugin reports the turn's final text as it completes
-	// (ReportOnly), when OpenCode can still ask the model again; its
-	// session.idle comes after the turn ended, and `opencode run` exits
-	// then: a report checked only there is kept, never held for.
-	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, CannotHold: h.Name() == opencode.Host && !ev.ReportOnly, Unknown: unknown})
+	// OpenCode's plugin reports an answer's text as it completes
+	// (text.complete), when OpenCode can still ask the model again but the
+	// answer may still go on with a tool call: a verdict that holds the
+	// turn is tentative there, and stored at turn.end, before the next
+	// model request, once the answer is known to have called no tool.
+	// Its session.idle comes after the turn ended, and `opencode run`
+	// exits then: a report checked only there is kept, never held for.
+	oc := h.Name() == opencode.Host
+	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, Unknown: unknown,
+		CannotHold: oc && !ev.ReportOnly, Tentative: oc && ev.Name == opencode.TextComplete})
 	if err != nil || !v.Block {
 		return "", err
 	}

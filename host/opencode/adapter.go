@@ -19,12 +19,13 @@ func (Adapter) Interactive() bool { return false }
 func (Adapter) Failure(event string, d warden.Decision) []byte { return Failure(event, d).Marshal() }
 
 // Answer renders warden's answer. A held turn is rendered at
-// text.complete only: session.idle comes after the turn ended.
+// text.complete and turn.end only: session.idle comes after the turn
+// ended.
 func (Adapter) Answer(ev hook.Event, a hook.Answer, _ hook.Render) []byte {
 	if a.Decision != nil {
 		return DecideInput(*a.Decision, a.Input).Marshal()
 	}
-	if ev.Name == TextComplete {
+	if ev.Name == TextComplete || ev.Name == TurnEnd {
 		return Output{Block: a.Block}.Marshal()
 	}
 	return Context(ev.Name, a.Context).Marshal()
@@ -58,7 +59,7 @@ func (Adapter) Decode(data []byte) (hook.Event, error) {
 		ev.Kind = hook.Compact
 	case SessionIdle:
 		ev.Kind, ev.ReportChecked = hook.Stop, in.Checked
-	case TextComplete:
+	case TextComplete, TurnEnd:
 		ev.Kind, ev.ReportOnly = hook.Stop, true
 	case SessionDeleted:
 		ev.Kind = hook.End

@@ -32,10 +32,15 @@ const (
 	SessionCreated   = "session.created"
 	SessionCompacted = "session.compacted"
 	SessionIdle      = "session.idle"
-	// TextComplete: an answer's text is complete and the answer calls no
-	// tool (the plugin's experimental.text.complete): the turn's final
-	// text, while OpenCode still holds the turn.
-	TextComplete    = "text.complete"
+	// TextComplete: an answer's text is complete and the answer has
+	// called no tool so far (the plugin's experimental.text.complete): the
+	// turn's final text, unless a tool call follows, while OpenCode still
+	// holds the turn. A verdict that holds the turn is tentative there.
+	TextComplete = "text.complete"
+	// TurnEnd: the answer of a tentatively held turn called no tool (the
+	// plugin's experimental.chat.messages.transform, before the next model
+	// request): the held turn is stored.
+	TurnEnd         = "turn.end"
 	SessionDeleted  = "session.deleted"
 	PermissionAsked = "permission.asked"
 )
@@ -113,9 +118,9 @@ type Output struct {
 	System string `json:"system,omitempty"`
 	// Append is text the plugin appends to a tool's output.
 	Append string `json:"append,omitempty"`
-	// Block, at text.complete, is the report gate's retry text: the
-	// plugin adds it to the session as a user message, and OpenCode asks
-	// the model again before the turn ends.
+	// Block, at text.complete and turn.end, is the report gate's retry
+	// text: the plugin adds it to the session as a user message, and
+	// OpenCode asks the model again before the turn ends.
 	Block string `json:"block,omitempty"`
 	// Args, for an allowed call, are assigned into the tool's arguments
 	// before it runs: the shell command rewritten to run confined
@@ -160,7 +165,9 @@ func Context(event, text string) Output {
 // EndOfTurn reports whether event ends a turn (session.idle, and
 // text.complete of the turn's final text): a failure there never holds the
 // turn.
-func EndOfTurn(event string) bool { return event == SessionIdle || event == TextComplete }
+func EndOfTurn(event string) bool {
+	return event == SessionIdle || event == TextComplete || event == TurnEnd
+}
 
 // Failure renders an infrastructure failure: a deny before a tool, and a
 // system note elsewhere so the model knows why its tools are refused.

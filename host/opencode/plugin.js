@@ -150,9 +150,15 @@ export const WardenPlugin = async (ctx) => {
     return started.get(sid);
   };
   // checked holds the assistant messages whose text warden's report gate
-  // checked as it completed (experimental.text.complete): their
+  // stored (at text.complete, or at turn.end for a held turn): their
   // session.idle does not check them again.
   const checked = new Set();
+  // held: per session, the retry message warden added at text.complete
+  // ({mid: the answer, uid: the user message, text: the answer's text})
+  // until the next model request tells whether the answer ended the turn;
+  // voided: the retry messages of answers that went on with a tool.
+  const held = new Map();
+  const voided = new Set();
   return {
     "tool.execute.before": async (input, output) => {
       await start(input.sessionID);
@@ -211,16 +217,22 @@ export const WardenPlugin = async (ctx) => {
         output.system.push(answer.system);
       }
     },
-    "experimental.chat.messages.transform": async () => {},
-    // The end of a turn, while OpenCode still holds it: OpenCode waits for
-    // this hook when an answer's text is complete, and asks the model
-    // again while the session's last user message is newer than its last
-    // answer. So when warden's report gate holds the turn (the final
-    // report is missing or invalid, retries left), its retry text becomes
-    // a user message of the session (added without a reply of its own),
-    // and the model gets it before the session goes idle: `opencode run`
-    // does not exit in between. An answer that also calls a tool is not
-    // the end of the turn, and is not checked.
+    // The end of a turn, while OpenCode still holds it. OpenCode waits for
+    // experimental.text.complete when an answer's text is complete, and
+    // asks the model again while the session's last user message is newer
+    // than its last answer. So when warden's report gate would hold the
+    // turn (the final report is missing or invalid, retries left), its
+    // retry text becomes a user message of the session (added without a
+    // reply of its own), and the model gets it before the session goes
+    // idle: `opencode run` does not exit in between.
+    //
+    // An answer may still call a tool after its text is complete (some
+    // providers stream the text first), and then the turn goes on. So
+    // the held turn is tentative until the next model request
+    // (experimental.chat.messages.transform): there, an answer without a
+    // tool call has ended the turn and warden stores the held turn
+    // (turn.end); the retry message of an answer that went on with a tool
+    // is taken out of every later request, and nothing was counted.
     "experimental.text.complete": async (input, output) => {
       const sid = input && input.sessionID;
       const mid = input && input.messageID;
@@ -232,16 +244,40 @@ export const WardenPlugin = async (ctx) => {
         return; // session.idle checks it then (without holding the turn)
       }
       if (turn.tool) return;
-      checked.add(mid);
       await start(sid);
       const answer = await quiet({ event: "text.complete", session_id: sid, message: turn.text });
-      if (typeof answer.block !== "string" || answer.block === "") return;
+      if (typeof answer.block !== "string" || answer.block === "") {
+        checked.add(mid); // stored already: final, failed, or not required
+        return;
+      }
       try {
-        await ctx.client.session.prompt({
+        const res = await ctx.client.session.prompt({
           path: { id: sid },
           body: { noReply: true, ...(await lastUser(ctx, sid)), parts: [{ type: "text", text: answer.block, synthetic: true }] },
         });
+        const uid = res && res.data && res.data.info && res.data.info.id;
+        if (uid) held.set(sid, { mid, uid, text: turn.text });
       } catch (e) {}
+    },
+    "experimental.chat.messages.transform": async (input, output) => {
+      const msgs = output && Array.isArray(output.messages) ? output.messages : null;
+      if (!msgs) return;
+      const idOf = (m) => m && m.info && m.info.id;
+      for (const [sid, h] of held) {
+        if (!msgs.some((m) => idOf(m) === h.uid)) continue; // another session's request
+        held.delete(sid);
+        const ans = msgs.find((m) => idOf(m) === h.mid);
+        if (ans && (ans.parts || []).some((p) => p && p.type === "tool")) {
+          voided.add(h.uid); // the answer went on with a tool: no end of turn
+          continue;
+        }
+        checked.add(h.mid);
+        const answer = await quiet({ event: "turn.end", session_id: sid, message: h.text });
+        if (typeof answer.block !== "string" || answer.block === "") voided.add(h.uid);
+      }
+      for (let i = msgs.length - 1; i >= 0; i--) {
+        if (voided.has(idOf(msgs[i]))) msgs.splice(i, 1);
+      }
     },
     // OpenCode waits for this hook before it asks the model for a
     // compaction's summary. The session.compacted event (below) comes
