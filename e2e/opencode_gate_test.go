@@ -30,7 +30,16 @@ var opencodeReport = reportHost{name: "opencode", spec: opencodeSpec, main: scri
 // answer before it exited.
 func TestOpenCodeReportGate(t *testing.T) {
 	t.Parallel()
-	testReportGate(t, opencodeReport, wardenBin)
+	t.Run("openai-compatible", func(t *testing.T) {
+		t.Parallel()
+		testReportGate(t, opencodeReport, wardenBin)
+	})
+	t.Run("anthropic", func(t *testing.T) {
+		t.Parallel()
+		h := opencodeReport
+		h.setup = func(e *env, bin string) { e.setupOpenCode(); e.anthropicOpenCode() }
+		testReportGate(t, h, wardenBin)
+	})
 }
 
 // TestOpenCodeReportGateLimits holds OpenCode to the retry limit and to
@@ -95,7 +104,36 @@ func TestOpenCodeReportGateLimits(t *testing.T) {
 			t.Error("on-complete ran for a failed report")
 		}
 	})
-	t.Run("text and a tool call", func(t *testing.T) {
+	for _, provider := range []string{"openai-compatible", "anthropic"} {
+		t.Run("text and a tool call/"+provider, func(t *testing.T) { testTextAndTool(t, bin, provider, setup, mainRequests, finalReports) })
+	}
+}
+
+// anthropicOpenCode points OpenCode at the model server through its
+// Anthropic provider, whose wire closes an answer's text before it streams
+// the tool call: the text is complete before OpenCode knows of the call.
+func (e *env) anthropicOpenCode() {
+	e.writeJSON("opencode.json", map[string]any{
+		"$schema": "https://opencode.ai/config.json",
+		"provider": map[string]any{
+			"anthropic": map[string]any{
+				"options": map[string]any{"baseURL": e.model.URL + "/v1", "apiKey": "test"},
+				"models":  map[string]any{"claude-scripted": map[string]any{"name": "claude-scripted"}},
+			},
+		},
+		"model":       "anthropic/claude-scripted",
+		"small_model": "anthropic/claude-scripted",
+		"autoupdate":  false,
+		"share":       "disabled",
+	})
+}
+
+// testTextAndTool: an answer with text and a tool call is not the end of
+// the turn, whichever comes first on the wire: no retry reaches the model,
+// nothing is counted, and the answer after the tool is the one checked.
+func testTextAndTool(t *testing.T, bin, provider string, setup func(*env), mainRequests func(*env) int, finalReports func(*env) []string) {
+	t.Parallel()
+	{
 		e := newEnv(t,
 			scripted.Turn{Name: "look", Match: scripted.All(scripted.HasTools, scripted.Not(scripted.HasToolResult)),
 				Text:      "Let me look at the invoice first.",
@@ -108,6 +146,9 @@ func TestOpenCodeReportGateLimits(t *testing.T) {
 				}},
 		)
 		setup(e)
+		if provider == "anthropic" {
+			e.anthropicOpenCode()
+		}
 		r := e.runOpenCode(bin, "Why was I charged twice?")
 		if r.err != nil || len(e.model.Unplayed()) != 0 || mainRequests(e) != 2 || e.modelSaw(retryMarker) {
 			e.dump(r)
@@ -120,7 +161,10 @@ func TestOpenCodeReportGateLimits(t *testing.T) {
 		if got := finalReports(e); strings.Join(got, ",") != "allow ALLOWED" {
 			t.Errorf("final_report audit records: %v", got)
 		}
-	})
+		if provider == "anthropic" && e.model.Requests()[1].Protocol != scripted.Anthropic {
+			t.Errorf("the model was asked over %s, want anthropic", e.model.Requests()[1].Protocol)
+		}
+	}
 }
 
 // TestReportGateUnknownSession runs Claude Code with warden's Stop hook
