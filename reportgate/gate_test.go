@@ -386,3 +386,47 @@ func TestGateUnknownSession(t *testing.T) {
 		}
 	})
 }
+
+// TestGateTentative: a tentative Stop (OpenCode, as an answer's text
+// completes) that would hold the turn returns the retry text but stores
+// and records nothing, except a nonce drawn for a session that had none;
+// the Stop that follows when the turn has ended gives the same text and
+// stores the held turn. A tentative Stop that would not hold stores its
+// verdict at once.
+func TestGateTentative(t *testing.T) {
+	pol, st, _ := project(t, section)
+	g := &reportgate.Gate{Policy: pol, Store: st}
+	nonce := start(t, pol, st, "t1")
+	in := reportgate.Turn{Session: warden.Session{ID: "t1"}, Host: "opencode", Message: final(nonce, "Refunded."), Tentative: true}
+	v, err := g.Stop(ctx, in)
+	if err != nil || !v.Block {
+		t.Fatalf("tentative, metadata missing: %+v %v", v, err)
+	}
+	if r, _ := st.Report(ctx, "t1"); r.Turns != 0 || r.Retries != 0 || r.FinalReport != "" {
+		t.Fatalf("a tentative hold stored %+v", r)
+	}
+	if got := finalReportAudit(t, st); len(got) != 0 {
+		t.Fatalf("a tentative hold was recorded: %q", got)
+	}
+	in.Tentative = false
+	v2, err := g.Stop(ctx, in)
+	if err != nil || !v2.Block || v2.Reason != v.Reason || v2.Report.Turns != 1 || v2.Report.Retries != 1 {
+		t.Fatalf("the stored hold: %+v %v (tentative text %q)", v2, err, v.Reason)
+	}
+	// The metadata next: final at once, even tentatively.
+	in.Message, in.Tentative = meta(nonce, `{"language": "en", "solved": true}`), true
+	if v, err = g.Stop(ctx, in); err != nil || v.Block || v.Report.Status != warden.ReportFinal {
+		t.Fatalf("tentative, complete: %+v %v", v, err)
+	}
+
+	// A session without a nonce: the tentative hold keeps the nonce of its
+	// retry text, and the stored turn uses it.
+	v, err = g.Stop(ctx, reportgate.Turn{Session: warden.Session{ID: "t2"}, Host: "opencode", Message: "Done.", Tentative: true})
+	m := nonceRe.FindStringSubmatch(v.Reason)
+	if err != nil || !v.Block || m == nil {
+		t.Fatalf("tentative, no nonce yet: %+v %v", v, err)
+	}
+	if r, err := st.Report(ctx, "t2"); err != nil || r.Nonce != m[1] || r.Turns != 0 {
+		t.Fatalf("the nonce of the tentative retry text is not kept: %+v %v", r, err)
+	}
+}
