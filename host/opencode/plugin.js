@@ -245,8 +245,13 @@ export const WardenPlugin = async (ctx) => {
       }
       if (turn.tool) return;
       await start(sid);
-      const answer = await quiet({ event: "text.complete", session_id: sid, message: turn.text });
-      if (typeof answer.block !== "string" || answer.block === "") {
+      let answer;
+      try {
+        answer = await send({ event: "text.complete", session_id: sid, message: turn.text });
+      } catch (e) {
+        return; // warden failed: session.idle checks it then (the turn ends)
+      }
+      if (!answer || typeof answer.block !== "string" || answer.block === "") {
         checked.add(mid); // stored already: final, failed, or not required
         return;
       }
@@ -272,8 +277,11 @@ export const WardenPlugin = async (ctx) => {
           continue;
         }
         checked.add(h.mid);
-        const answer = await quiet({ event: "turn.end", session_id: sid, message: h.text });
-        if (typeof answer.block !== "string" || answer.block === "") voided.add(h.uid);
+        try {
+          const answer = await send({ event: "turn.end", session_id: sid, message: h.text });
+          // Not held after all (the report changed meanwhile): no retry.
+          if (!answer || typeof answer.block !== "string" || answer.block === "") voided.add(h.uid);
+        } catch (e) {} // warden failed: the model still gets the retry text it was to get
       }
       for (let i = msgs.length - 1; i >= 0; i--) {
         if (voided.has(idOf(msgs[i]))) msgs.splice(i, 1);
