@@ -227,3 +227,55 @@ func TestReportGateUnknownSession(t *testing.T) {
 		t.Errorf("final_report audit records of the unknown session: %v", got)
 	}
 }
+
+// TestOpenCodeReportGateCompaction: OpenCode compacts in the middle of a
+// turn (a small context, as TestOpenCodeCompactReminder sets it); the
+// compaction's summary is an answer of OpenCode's compaction agent, not
+// the end of the turn: the gate does not check it and no retry reaches the
+// model. The turn's real last answer carries the report, which is final.
+func TestOpenCodeReportGateCompaction(t *testing.T) {
+	t.Parallel()
+	h := governedHosts[3]
+	bin := requireHost(t, h.spec)
+	compaction := scripted.Contains("You are a context summarization agent")
+	after := scripted.All(scripted.HasTools, scripted.Not(compaction), scripted.Contains("OPENCODE-SUMMARY-9d2f"))
+	big := scripted.ToolCall{Name: "bash", Args: map[string]any{"command": "touch work.txt",
+		"description": strings.Repeat("Create the work file for the task. ", 20)}}
+	e := newEnv(t,
+		scripted.Turn{Name: "summary", Match: compaction, Text: "OPENCODE-SUMMARY-9d2f: work.txt was created; report next."},
+		scripted.Turn{Name: "work", Match: scripted.All(scripted.HasTools, scripted.Not(compaction), scripted.Contains("marker-one")),
+			ToolCalls: []scripted.ToolCall{big}},
+		scripted.Turn{Name: "report", Match: after, Reply: func(q *scripted.Request) string {
+			n := nonceOf(q)
+			return "<warden-" + n + "-FINAL>\nwork.txt is there.\n</warden-" + n + "-FINAL>\n" +
+				"<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>"
+		}},
+	)
+	e.write("warden.yaml", governedPolicy+"report:\n  plugins: [report/support.yaml]\n  retries: 2\n")
+	e.reportPlugin()
+	e.setupOpenCode()
+	var cfg map[string]any
+	data, err := os.ReadFile(filepath.Join(e.project, "opencode.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &cfg)
+	}
+	model := jsonObject(cfg, "provider", "scripted", "models", "model")
+	if err != nil || model == nil {
+		t.Fatalf("opencode.json: %v\n%s", err, data)
+	}
+	model["limit"] = map[string]any{"context": 150, "output": 50}
+	e.writeJSON("opencode.json", cfg)
+	if out, err := e.warden("init", "opencode", "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init opencode: %v\n%s", err, out)
+	}
+	r := e.runOpenCode(bin, "marker-one: create work.txt, then report")
+	if r.err != nil || len(e.model.Unplayed()) != 0 || e.modelSaw(retryMarker) {
+		e.dump(r)
+		t.Fatalf("err=%v, unplayed %v, retry text sent: %v", r.err, e.model.Unplayed(), e.modelSaw(retryMarker))
+	}
+	rs, err := e.store().Reports(context.Background(), warden.ReportFilter{})
+	if err != nil || len(rs) != 1 || rs[0].Status != warden.ReportFinal || rs[0].Retries != 0 || rs[0].Turns != 1 {
+		e.dump(r)
+		t.Fatalf("reports: %+v %v", rs, err)
+	}
+}

@@ -73,13 +73,15 @@ async function lastAssistant(ctx, sid) {
 // turnText returns the text of assistant message mid of session sid as
 // it stands when its text part pid completes with text: the other text
 // parts as stored, this one (not stored yet) as given. tool reports that
-// the message calls a tool: then the turn goes on after the tool, and its
-// text is not the turn's final text.
+// the message calls a tool (then the turn goes on after the tool, and its
+// text is not the turn's final text), or is a compaction's summary.
 async function turnText(ctx, sid, mid, pid, text) {
   const res = await ctx.client.session.message({ path: { id: sid, messageID: mid } });
+  const info = (res && res.data && res.data.info) || {};
   const parts = (res && res.data && res.data.parts) || [];
   const texts = [];
-  let tool = false;
+  // A compaction's summary is no answer of a turn.
+  let tool = info.summary === true || info.agent === "compaction" || info.mode === "compaction";
   let seen = false;
   for (const p of parts) {
     if (!p) continue;
