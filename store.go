@@ -65,6 +65,9 @@ type DecisionReader interface {
 type DecisionRecord struct {
 	Audit   AuditRecord
 	History *HistoryEntry // nil: none
+	// MoreHistory are further entries, stored after History: a call that
+	// broke more than one rule has an entry for each.
+	MoreHistory []HistoryEntry
 	// HistoryKeep, when positive, archives all but the newest HistoryKeep
 	// live history entries, as ArchiveHistory does, in the same
 	// transaction.

@@ -35,8 +35,9 @@
 //     as the deny it is answered with. When the policy has a report
 //     section, the session-start and post-compaction texts carry the
 //     report instructions, and the end of a turn (Stop, SubagentStop,
-//     AfterAgent, session.idle) goes through the report gate (package
-//     reportgate), which may hold the turn open: Answer.Block.
+//     AfterAgent, OpenCode's text.complete, turn.end and session.idle)
+//     goes through the report gate (package reportgate), which may hold
+//     the turn open: Answer.Block.
 //  5. Host.Answer renders the decision or text in the host's JSON; the
 //     command prints it (from hookd: the client prints what hookd sent).
 //
@@ -138,6 +139,13 @@ type Event struct {
 	// NoRewrite: the host cannot replace the call's input (an OpenCode
 	// plugin written before warden rewrote calls to run confined).
 	NoRewrite bool
+	// ReportOnly, at a Stop: the host reports the turn's final text while
+	// it can still hold the turn (OpenCode's plugin, as the text
+	// completes): the report gate checks it and may hold the turn, and the
+	// session is not marked idle (its idle event follows). ReportChecked:
+	// the turn's final text was checked so already; the session is marked
+	// idle without another check.
+	ReportOnly, ReportChecked bool
 }
 
 // Answer is what warden has to say about an event.
@@ -174,7 +182,7 @@ type Host interface {
 	Failure(event string, d warden.Decision) []byte
 	// EndOfTurn reports whether an event ends a turn (Claude Code's and
 	// Codex's Stop and SubagentStop, Gemini CLI's AfterAgent, OpenCode's
-	// session.idle). A failure there is answered without context, without
+	// session.idle, text.complete and turn.end). A failure there is answered without context, without
 	// a block and with exit code 0: anything else makes the host ask the
 	// model again, at every stop.
 	EndOfTurn(event string) bool

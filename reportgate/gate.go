@@ -25,6 +25,10 @@ type Store interface {
 // errUnchanged ends an UpdateReport that has nothing to store.
 var errUnchanged = errors.New("unchanged")
 
+// errTentative ends the UpdateReport of a tentative held turn: nothing is
+// stored.
+var errTentative = errors.New("tentative")
+
 // newSession builds the report session of a policy with a known nonce.
 func newSession(rp *policy.Report, nonce, sid string, logger *slog.Logger) (*report.Session, error) {
 	return report.NewSession(&report.Config{Nonce: nonce, Plugins: rp.Files.Factories(), SessionID: sid, Logger: logger})
@@ -95,6 +99,32 @@ type Turn struct {
 	// CannotHold: the host cannot hold the turn open (OpenCode's run):
 	// the report is checked and kept as when it is not required.
 	CannotHold bool
+	// Tentative: the end of the turn is not certain yet (OpenCode's
+	// plugin, as an answer's text completes: the answer may still go on
+	// with a tool call). A verdict that holds the turn is returned but not
+	// stored or recorded (a nonce drawn for the session is kept); the
+	// caller stores it with another Stop once the turn has ended. Any
+	// other verdict is stored as usual.
+	Tentative bool
+	// Unknown: warden never saw the session start (its start hook was not
+	// wired or failed, or the store lost it). The report is checked all
+	// the same, failing closed: a session without a role is held to the
+	// contract when any role is, and the turn gets one audit record that
+	// says so, whatever the verdict.
+	Unknown bool
+}
+
+// unknownNote heads the audit reason of a turn of a session warden never
+// saw start.
+const unknownNote = "warden never saw this session start; its report was checked all the same"
+
+// applies reports whether the contract holds the turn's session.
+func applies(rp *policy.Report, in Turn) bool {
+	s := in.Session
+	if in.Unknown && s.Role == "" && s.Depth == 0 && rp != nil && len(rp.Roles) > 0 {
+		return true // its role is unknown: it may be one the contract holds
+	}
+	return rp.Applies(s.Role, s.Depth)
 }
 
 // Verdict is the gate's answer at the end of a turn.
@@ -139,16 +169,18 @@ func (g *Gate) logger() *slog.Logger {
 func (g *Gate) Stop(ctx context.Context, in Turn) (Verdict, error) {
 	rp := g.Policy.Report
 	s := in.Session
-	if !rp.Applies(s.Role, s.Depth) || s.ID == "" {
+	if !applies(rp, in) || s.ID == "" {
 		return Verdict{}, nil
 	}
 	var v Verdict
 	var turn *report.Turn
+	tentative := false // a tentative held turn: only a new nonce is stored
 	r, err := g.Store.UpdateReport(ctx, s.ID, func(r *warden.Report, created bool) error {
-		v, turn = Verdict{}, nil
+		v, turn, tentative = Verdict{}, nil, false
 		if r.Status == warden.ReportFinal || r.Status == warden.ReportFailed {
 			return errUnchanged
 		}
+		orig := *r
 		fresh := r.Nonce == ""
 		if fresh {
 			// The session never got its instructions (it started before
@@ -197,9 +229,25 @@ func (g *Gate) Stop(ctx context.Context, in Turn) (Verdict, error) {
 			r.Status = warden.ReportFailed
 			r.Problem = fmt.Sprintf("The report was still not valid after %d retries; the turn ended without it.\n\n%s", r.Retries, reason)
 		}
+		if in.Tentative && v.Block {
+			tentative = true
+			if !fresh {
+				return errTentative
+			}
+			nonce := r.Nonce
+			*r = orig
+			r.Nonce, r.Status = nonce, warden.ReportPending
+		}
 		return nil
 	})
+	if tentative && (err == nil || errors.Is(err, errTentative)) {
+		v.Report = r
+		return v, nil
+	}
 	if errors.Is(err, errUnchanged) {
+		if in.Unknown {
+			g.auditUnknown(ctx, in, r)
+		}
 		return Verdict{Report: r}, nil
 	}
 	if err != nil {
@@ -246,12 +294,35 @@ func (g *Gate) audit(ctx context.Context, in Turn, r warden.Report, turn *report
 		if r.Status == warden.ReportFailed {
 			rec.Reason = fmt.Sprintf("retry limit (%d) reached: %s", g.Policy.Report.Retries, rec.Reason)
 		}
+	case in.Unknown:
+		// Not required, or the host cannot hold the turn: let through.
+		rec.Decision, rec.Code, rec.Reason = warden.Allow, warden.CodeAllowed, "the turn ended without a valid report: "+problems(turn)
 	default:
 		return nil
+	}
+	if in.Unknown {
+		rec.Reason = unknownNote + ": " + rec.Reason
 	}
 	rec.Args = warden.RedactArgsCut(args, 4000)
 	_, err := g.Store.AppendAudit(ctx, rec)
 	return err
+}
+
+// auditUnknown records the turn of a session warden never saw start whose
+// report was final or failed already: nothing was checked again.
+func (g *Gate) auditUnknown(ctx context.Context, in Turn, r warden.Report) {
+	if r.Status == "" {
+		if got, err := g.Store.Report(ctx, in.Session.ID); err == nil {
+			r = got
+		}
+	}
+	rec := warden.AuditRecord{Session: in.Session.ID, Role: in.Session.Role, Host: in.Host, Depth: in.Session.Depth,
+		Tool: Tool, Mode: "enforce", Decision: warden.Allow, Code: warden.CodeAllowed,
+		Reason: unknownNote + ": the report is " + string(r.Status) + " already"}
+	rec.Args = warden.RedactArgsCut(map[string]any{"status": r.Status, "turn": r.Turns, "retries": r.Retries}, 4000)
+	if _, err := g.Store.AppendAudit(ctx, rec); err != nil {
+		g.logger().Warn("report: audit record failed", "session", in.Session.ID, "error", err)
+	}
 }
 
 // problems summarises a turn's verdict in one line.

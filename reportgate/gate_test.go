@@ -300,3 +300,133 @@ func TestLastMessage(t *testing.T) {
 		t.Error("a missing transcript is no error")
 	}
 }
+
+// finalReportAudit returns the gate's audit records as
+// "DECISION CODE: REASON" lines.
+func finalReportAudit(t *testing.T, st warden.Store) []string {
+	t.Helper()
+	recs, err := st.Audit(ctx, warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range recs {
+		if r.Tool == reportgate.Tool {
+			out = append(out, string(r.Decision)+" "+string(r.Code)+": "+r.Reason)
+		}
+	}
+	return out
+}
+
+// TestGateUnknownSession: a Stop for a session warden never saw start is
+// checked all the same. With a report required and none given, the turn
+// is held with the format (the session never got it); a valid report
+// next turn is final. Each turn has one audit record that says the
+// session was never seen starting. A session whose role is unknown is held
+// when the contract names roles (fail closed); a known role the contract
+// does not name is not.
+func TestGateUnknownSession(t *testing.T) {
+	t.Run("required", func(t *testing.T) {
+		pol, st, _ := project(t, section)
+		g := &reportgate.Gate{Policy: pol, Store: st}
+		in := reportgate.Turn{Session: warden.Session{ID: "ghost"}, Host: "claude", Message: "Done, no report.", Unknown: true}
+		v, err := g.Stop(ctx, in)
+		if err != nil || !v.Block || !strings.Contains(v.Reason, "you were not given its format before") {
+			t.Fatalf("an unknown session without a report: %+v %v", v, err)
+		}
+		nonce := nonceRe.FindStringSubmatch(v.Reason)
+		if nonce == nil {
+			t.Fatalf("the retry text has no format:\n%s", v.Reason)
+		}
+		in.Message = final(nonce[1], "Refunded.") + meta(nonce[1], `{"language": "en", "solved": true}`)
+		if v, err = g.Stop(ctx, in); err != nil || v.Block || v.Report.Status != warden.ReportFinal {
+			t.Fatalf("the report next turn: %+v %v", v, err)
+		}
+		got := finalReportAudit(t, st)
+		if len(got) != 2 || !strings.HasPrefix(got[0], "deny REPORT_INVALID: warden never saw this session start") ||
+			!strings.HasPrefix(got[1], "allow ALLOWED: warden never saw this session start") {
+			t.Errorf("audit records:\n%s", strings.Join(got, "\n"))
+		}
+		// A later Stop of the same (still unknown) session: one more record,
+		// nothing checked again.
+		if v, err = g.Stop(ctx, in); err != nil || v.Block || v.Changed {
+			t.Fatalf("after the final report: %+v %v", v, err)
+		}
+		if got = finalReportAudit(t, st); len(got) != 3 || !strings.Contains(got[2], "the report is final already") {
+			t.Errorf("audit records:\n%s", strings.Join(got, "\n"))
+		}
+	})
+	t.Run("not required", func(t *testing.T) {
+		pol, st, _ := project(t, section+"  required: false\n")
+		g := &reportgate.Gate{Policy: pol, Store: st}
+		v, err := g.Stop(ctx, reportgate.Turn{Session: warden.Session{ID: "ghost"}, Host: "claude", Message: "Done.", Unknown: true})
+		if err != nil || v.Block || !v.Changed || v.Report.Problem == "" {
+			t.Fatalf("not required: %+v %v", v, err)
+		}
+		if got := finalReportAudit(t, st); len(got) != 1 || !strings.HasPrefix(got[0], "allow ALLOWED: warden never saw this session start") {
+			t.Errorf("audit records:\n%s", strings.Join(got, "\n"))
+		}
+	})
+	t.Run("roles", func(t *testing.T) {
+		pol, st, _ := project(t, section+"  roles: [support]\nroles:\n  support: {}\n  coder: {}\n")
+		g := &reportgate.Gate{Policy: pol, Store: st}
+		v, err := g.Stop(ctx, reportgate.Turn{Session: warden.Session{ID: "ghost"}, Host: "claude", Message: "Done.", Unknown: true})
+		if err != nil || !v.Block {
+			t.Fatalf("an unknown session of unknown role: %+v %v", v, err)
+		}
+		v, err = g.Stop(ctx, reportgate.Turn{Session: warden.Session{ID: "ghost2", Role: "coder"}, Host: "claude", Message: "Done.", Unknown: true})
+		if err != nil || v.Block || v.Changed {
+			t.Fatalf("an unknown session of a role the contract does not name: %+v %v", v, err)
+		}
+		// A known session without a role is not held when the contract
+		// names roles (as before).
+		v, err = g.Stop(ctx, reportgate.Turn{Session: warden.Session{ID: "known"}, Host: "claude", Message: "Done."})
+		if err != nil || v.Block || v.Changed {
+			t.Fatalf("a known session without a role: %+v %v", v, err)
+		}
+	})
+}
+
+// TestGateTentative: a tentative Stop (OpenCode, as an answer's text
+// completes) that would hold the turn returns the retry text but stores
+// and records nothing, except a nonce drawn for a session that had none;
+// the Stop that follows when the turn has ended gives the same text and
+// stores the held turn. A tentative Stop that would not hold stores its
+// verdict at once.
+func TestGateTentative(t *testing.T) {
+	pol, st, _ := project(t, section)
+	g := &reportgate.Gate{Policy: pol, Store: st}
+	nonce := start(t, pol, st, "t1")
+	in := reportgate.Turn{Session: warden.Session{ID: "t1"}, Host: "opencode", Message: final(nonce, "Refunded."), Tentative: true}
+	v, err := g.Stop(ctx, in)
+	if err != nil || !v.Block {
+		t.Fatalf("tentative, metadata missing: %+v %v", v, err)
+	}
+	if r, _ := st.Report(ctx, "t1"); r.Turns != 0 || r.Retries != 0 || r.FinalReport != "" {
+		t.Fatalf("a tentative hold stored %+v", r)
+	}
+	if got := finalReportAudit(t, st); len(got) != 0 {
+		t.Fatalf("a tentative hold was recorded: %q", got)
+	}
+	in.Tentative = false
+	v2, err := g.Stop(ctx, in)
+	if err != nil || !v2.Block || v2.Reason != v.Reason || v2.Report.Turns != 1 || v2.Report.Retries != 1 {
+		t.Fatalf("the stored hold: %+v %v (tentative text %q)", v2, err, v.Reason)
+	}
+	// The metadata next: final at once, even tentatively.
+	in.Message, in.Tentative = meta(nonce, `{"language": "en", "solved": true}`), true
+	if v, err = g.Stop(ctx, in); err != nil || v.Block || v.Report.Status != warden.ReportFinal {
+		t.Fatalf("tentative, complete: %+v %v", v, err)
+	}
+
+	// A session without a nonce: the tentative hold keeps the nonce of its
+	// retry text, and the stored turn uses it.
+	v, err = g.Stop(ctx, reportgate.Turn{Session: warden.Session{ID: "t2"}, Host: "opencode", Message: "Done.", Tentative: true})
+	m := nonceRe.FindStringSubmatch(v.Reason)
+	if err != nil || !v.Block || m == nil {
+		t.Fatalf("tentative, no nonce yet: %+v %v", v, err)
+	}
+	if r, err := st.Report(ctx, "t2"); err != nil || r.Nonce != m[1] || r.Turns != 0 {
+		t.Fatalf("the nonce of the tentative retry text is not kept: %+v %v", r, err)
+	}
+}

@@ -254,6 +254,30 @@ func orNone(s string) string {
 // post-tool-use event) in the project history: "outcome:TOOL", with result
 // pass or fail and a short, redacted detail.
 func (t *Tracker) Outcome(ctx context.Context, id, tool string, ok bool, detail string) error {
+	outcome := warden.OutcomeOK
+	if !ok {
+		outcome = warden.OutcomeFail
+	}
+	return t.RecordOutcome(ctx, id, tool, outcome, detail)
+}
+
+// HistoryResult is the history result of a call's outcome: pass for
+// warden.OutcomeOK, fail for OutcomeFail, and unknown where the host did
+// not tell (an unknown outcome is never recorded as a pass).
+func HistoryResult(outcome string) string {
+	switch outcome {
+	case warden.OutcomeOK:
+		return "pass"
+	case warden.OutcomeFail:
+		return "fail"
+	}
+	return "unknown"
+}
+
+// RecordOutcome is Outcome with the outcome as the host reported it
+// (warden.OutcomeOK, OutcomeFail, or "" unknown): the history's result is
+// HistoryResult's.
+func (t *Tracker) RecordOutcome(ctx context.Context, id, tool, outcome, detail string) error {
 	now := t.now()
 	s, err := t.update(ctx, id, func(s *warden.Session, created bool) error {
 		if created {
@@ -265,10 +289,7 @@ func (t *Tracker) Outcome(ctx context.Context, id, tool string, ok bool, detail 
 	if err != nil {
 		return err
 	}
-	result := "pass"
-	if !ok {
-		result = "fail"
-	}
+	result := HistoryResult(outcome)
 	action := "outcome:" + tool
 	if detail = strings.Join(strings.Fields(warden.RedactString(detail)), " "); detail != "" {
 		if len(detail) > 120 {

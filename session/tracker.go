@@ -332,9 +332,11 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			UseGrants: r.Grants}
 		dr.Audit.CallID, dr.Audit.ToolUse, dr.Audit.Agent, dr.Audit.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
 		if r.Decision.Decision == warden.Deny || violated(r) {
-			h := violation(call, r)
-			h.Time = es.Now
-			dr.History, dr.HistoryKeep = &h, Limits(t.policy()).HistoryMax
+			hs := violations(call, r)
+			for i := range hs {
+				hs[i].Time = es.Now
+			}
+			dr.History, dr.MoreHistory, dr.HistoryKeep = &hs[0], hs[1:], Limits(t.policy()).HistoryMax
 		}
 		return dr, nil
 	}
@@ -397,8 +399,10 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	}
 	res.Decision, res.Grants = r.Decision, r.Grants
 	if res.Decision.Decision == warden.Deny || violated(r) {
-		if err := t.history(ctx, call, violation(call, r)); err != nil {
-			return res, false, err
+		for _, h := range violations(call, r) {
+			if err := t.history(ctx, call, h); err != nil {
+				return res, false, err
+			}
 		}
 	}
 	if res.Decision.Decision == warden.Ask && !opt.HostPrompts {
@@ -477,18 +481,28 @@ func violated(r engine.Result) bool {
 	return r.Violation != ""
 }
 
-// violation is the history entry of a deny or a broken session rule.
-func violation(call *warden.ToolCall, r engine.Result) warden.HistoryEntry {
-	code := r.Decision.Code
-	if r.Violation != "" {
-		code = r.Violation
-	}
+// violations are the history entries of a deny or a broken session rule,
+// one for each rule the call broke (as seed 000 records a first-tool
+// violation and the deny of the same call apart): the session rule (first
+// tool, depth), then the deny's own code when it is another. Each is a
+// fail when the call was denied, a warn when it was let through.
+func violations(call *warden.ToolCall, r engine.Result) []warden.HistoryEntry {
 	result := "fail"
 	if r.Decision.Decision != warden.Deny {
 		result = "warn"
 	}
-	return warden.HistoryEntry{Session: call.Session, Agent: call.Role, Result: result,
-		Action: "violation:" + strings.ToLower(string(code)) + ":" + call.Tool}
+	entry := func(code warden.Code) warden.HistoryEntry {
+		return warden.HistoryEntry{Session: call.Session, Agent: call.Role, Result: result,
+			Action: "violation:" + strings.ToLower(string(code)) + ":" + call.Tool}
+	}
+	var out []warden.HistoryEntry
+	if r.Violation != "" {
+		out = append(out, entry(r.Violation))
+	}
+	if r.Decision.Decision == warden.Deny && r.Decision.Code != r.Violation {
+		out = append(out, entry(r.Decision.Code))
+	}
+	return out
 }
 
 // history appends an entry and archives what is over the limit.

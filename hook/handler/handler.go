@@ -457,7 +457,10 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		}
 	case hook.Stop:
 		if sid != "" {
-			if a.Block, err = reportStop(ctx, tr, st, h, ev, opt, sid); err == nil && a.Block == "" {
+			if !ev.ReportChecked {
+				a.Block, err = reportStop(ctx, tr, st, h, ev, opt, sid)
+			}
+			if err == nil && a.Block == "" && !ev.ReportOnly {
 				err = ignoreNotFound(tr.End(ctx, sid, session.Idle))
 			}
 		}
@@ -467,7 +470,13 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		}
 	case hook.PostTool:
 		if ev.Call.Session != "" && ev.Call.Tool != "" {
-			if err = tr.Outcome(ctx, ev.Call.Session, ev.Call.Tool, !ev.Failed, ev.Output); err != nil {
+			// The history says what the host told: pass, fail, or unknown
+			// (never a pass for an outcome the host did not give).
+			outcome := ev.Outcome
+			if ev.Failed {
+				outcome = warden.OutcomeFail
+			}
+			if err = tr.RecordOutcome(ctx, ev.Call.Session, ev.Call.Tool, outcome, ev.Output); err != nil {
 				return a, false, err
 			}
 			if ev.Outcome != "" {

@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -56,9 +57,20 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 	if pol.Report == nil || sid == "" {
 		return "", nil
 	}
+	// A session warden never saw start (its start hook is not wired, or
+	// failed) is checked all the same (reportgate.Turn.Unknown), with the
+	// role and depth the event gives.
 	s, err := st.Session(ctx, sid)
-	if err != nil {
-		return "", ignoreNotFound(s, err)
+	unknown := errors.Is(err, warden.ErrNotFound)
+	if unknown {
+		s = warden.Session{ID: sid, Host: h.Name(), Role: ev.AgentType}
+		if ev.AgentID != "" || ev.Parent != "" {
+			s.Depth = 1
+		} else if s.Role == "" {
+			s.Role = opt.role
+		}
+	} else if err != nil {
+		return "", err
 	}
 	msg := ev.Message
 	if msg == "" && ev.Transcript != "" {
@@ -71,10 +83,16 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 			fmt.Fprintf(os.Stderr, "warden hook %s: report on-complete for session %s: %v\n", h.Name(), sid, err)
 		}
 	}}
-	// OpenCode's plugin reports the last message when the session goes
-	// idle, but `opencode run` exits then: a retry could not reach the
-	// model, so the report is checked and kept, never held for.
-	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, CannotHold: h.Name() == opencode.Host})
+	// OpenCode's plugin reports an answer's text as it completes
+	// (text.complete), when OpenCode can still ask the model again but the
+	// answer may still go on with a tool call: a verdict that holds the
+	// turn is tentative there, and stored at turn.end, before the next
+	// model request, once the answer is known to have called no tool.
+	// Its session.idle comes after the turn ended, and `opencode run`
+	// exits then: a report checked only there is kept, never held for.
+	oc := h.Name() == opencode.Host
+	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, Unknown: unknown,
+		CannotHold: oc && !ev.ReportOnly, Tentative: oc && ev.Name == opencode.TextComplete})
 	if err != nil || !v.Block {
 		return "", err
 	}

@@ -18,17 +18,22 @@ func (Adapter) Interactive() bool { return false }
 
 func (Adapter) Failure(event string, d warden.Decision) []byte { return Failure(event, d).Marshal() }
 
-// Answer renders warden's answer. OpenCode cannot hold a turn open (its
-// session.idle comes after the turn ended), so a block is not rendered.
+// Answer renders warden's answer. A held turn is rendered at
+// text.complete and turn.end only: session.idle comes after the turn
+// ended.
 func (Adapter) Answer(ev hook.Event, a hook.Answer, _ hook.Render) []byte {
 	if a.Decision != nil {
 		return DecideInput(*a.Decision, a.Input).Marshal()
 	}
+	if ev.Name == TextComplete || ev.Name == TurnEnd {
+		return Output{Block: a.Block}.Marshal()
+	}
 	return Context(ev.Name, a.Context).Marshal()
 }
 
-// Decode reads what warden's OpenCode plugin sends. OpenCode does not
-// tell a call's outcome: it stays unknown.
+// Decode reads what warden's OpenCode plugin sends. A call's outcome is
+// known for a shell command (its exit code) and a subagent (task, from its
+// text); it stays unknown for the other tools (Input.Outcome).
 func (Adapter) Decode(data []byte) (hook.Event, error) {
 	in, err := ParseInput(data)
 	if err != nil {
@@ -47,13 +52,15 @@ func (Adapter) Decode(data []byte) (hook.Event, error) {
 	case ToolBefore:
 		ev.Kind = hook.PreTool
 	case ToolAfter:
-		ev.Kind = hook.PostTool
+		ev.Kind, ev.Outcome = hook.PostTool, in.Outcome()
 	case SystemTransform:
 		ev.Kind = hook.System
 	case SessionCompacted:
 		ev.Kind = hook.Compact
 	case SessionIdle:
-		ev.Kind = hook.Stop
+		ev.Kind, ev.ReportChecked = hook.Stop, in.Checked
+	case TextComplete, TurnEnd:
+		ev.Kind, ev.ReportOnly = hook.Stop, true
 	case SessionDeleted:
 		ev.Kind = hook.End
 	}

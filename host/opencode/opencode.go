@@ -32,8 +32,17 @@ const (
 	SessionCreated   = "session.created"
 	SessionCompacted = "session.compacted"
 	SessionIdle      = "session.idle"
-	SessionDeleted   = "session.deleted"
-	PermissionAsked  = "permission.asked"
+	// TextComplete: an answer's text is complete and the answer has
+	// called no tool so far (the plugin's experimental.text.complete): the
+	// turn's final text, unless a tool call follows, while OpenCode still
+	// holds the turn. A verdict that holds the turn is tentative there.
+	TextComplete = "text.complete"
+	// TurnEnd: the answer of a tentatively held turn called no tool (the
+	// plugin's experimental.chat.messages.transform, before the next model
+	// request): the held turn is stored.
+	TurnEnd         = "turn.end"
+	SessionDeleted  = "session.deleted"
+	PermissionAsked = "permission.asked"
 )
 
 // Plugin is the source of .opencode/plugin/warden.js.
@@ -49,17 +58,23 @@ type Input struct {
 	Tool      string         `json:"tool,omitempty"`
 	CallID    string         `json:"call_id,omitempty"`
 	Args      map[string]any `json:"args,omitempty"`
-	// tool.execute.after: the tool's title and output text.
+	// tool.execute.after: the tool's title and output text, and a shell
+	// command's exit code (the bash tool's metadata.exit).
 	Title  string `json:"title,omitempty"`
 	Output string `json:"output,omitempty"`
+	Exit   *int   `json:"exit,omitempty"`
 	// chat.message: the user's text.
 	Prompt string `json:"prompt,omitempty"`
 	// Agent is the OpenCode agent (build, plan, or a subagent's name);
 	// ParentID the parent session of a subagent session.
 	Agent    string `json:"agent,omitempty"`
 	ParentID string `json:"parent_id,omitempty"`
-	// session.idle: the text of the session's last assistant message.
+	// session.idle, text.complete: the text of the session's last
+	// assistant message.
 	Message string `json:"message,omitempty"`
+	// Checked, at session.idle: the plugin had the last assistant message
+	// checked at text.complete already.
+	Checked bool `json:"checked,omitempty"`
 	// Rewrite: the plugin assigns an answer's args into the call's
 	// (tool.execute.before); a plugin without it cannot run a call
 	// confined.
@@ -103,6 +118,10 @@ type Output struct {
 	System string `json:"system,omitempty"`
 	// Append is text the plugin appends to a tool's output.
 	Append string `json:"append,omitempty"`
+	// Block, at text.complete and turn.end, is the report gate's retry
+	// text: the plugin adds it to the session as a user message, and
+	// OpenCode asks the model again before the turn ends.
+	Block string `json:"block,omitempty"`
 	// Args, for an allowed call, are assigned into the tool's arguments
 	// before it runs: the shell command rewritten to run confined
 	// (docs/sandbox.md).
@@ -143,9 +162,12 @@ func Context(event, text string) Output {
 	return Output{System: text}
 }
 
-// EndOfTurn reports whether event ends a turn (session.idle): the answer
-// there is always empty, failures included.
-func EndOfTurn(event string) bool { return event == SessionIdle }
+// EndOfTurn reports whether event ends a turn (session.idle, and
+// text.complete of the turn's final text): a failure there never holds the
+// turn.
+func EndOfTurn(event string) bool {
+	return event == SessionIdle || event == TextComplete || event == TurnEnd
+}
 
 // Failure renders an infrastructure failure: a deny before a tool, and a
 // system note elsewhere so the model knows why its tools are refused.

@@ -54,20 +54,66 @@ function textOf(parts) {
     .join("\n");
 }
 
-// lastAssistantText returns the text of a session's last assistant
-// message, or "" when it cannot be read.
-async function lastAssistantText(ctx, sid) {
+// lastAssistant returns the id and text of a session's last assistant
+// message ({} when it cannot be read).
+async function lastAssistant(ctx, sid) {
   try {
     const res = await ctx.client.session.messages({ path: { id: sid } });
     const msgs = (res && res.data) || [];
     for (let i = msgs.length - 1; i >= 0; i--) {
       const m = msgs[i];
       if (m && m.info && m.info.role === "assistant") {
-        return textOf(m.parts);
+        return { id: m.info.id, text: textOf(m.parts) };
       }
     }
   } catch (e) {}
-  return "";
+  return {};
+}
+
+// turnText returns the text of assistant message mid of session sid as
+// it stands when its text part pid completes with text: the other text
+// parts as stored, this one (not stored yet) as given. tool reports that
+// the message calls a tool (then the turn goes on after the tool, and its
+// text is not the turn's final text), or is a compaction's summary.
+async function turnText(ctx, sid, mid, pid, text) {
+  const res = await ctx.client.session.message({ path: { id: sid, messageID: mid } });
+  const info = (res && res.data && res.data.info) || {};
+  const parts = (res && res.data && res.data.parts) || [];
+  const texts = [];
+  // A compaction's summary is no answer of a turn.
+  let tool = info.summary === true || info.agent === "compaction" || info.mode === "compaction";
+  let seen = false;
+  for (const p of parts) {
+    if (!p) continue;
+    if (p.type === "tool") tool = true;
+    if (p.id === pid) {
+      seen = true;
+      texts.push(text);
+    } else if (p.type === "text" && typeof p.text === "string" && !p.synthetic) {
+      texts.push(p.text);
+    }
+  }
+  if (!seen) texts.push(text);
+  return { tool, text: texts.join("\n") };
+}
+
+// lastUser returns the agent and model of a session's last user message:
+// a message warden adds to the session goes to the same agent and model.
+async function lastUser(ctx, sid) {
+  const res = await ctx.client.session.messages({ path: { id: sid } });
+  const msgs = (res && res.data) || [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const info = msgs[i] && msgs[i].info;
+    if (info && info.role === "user") {
+      const out = {};
+      if (info.agent) out.agent = info.agent;
+      if (info.model && info.model.providerID && info.model.modelID) {
+        out.model = { providerID: info.model.providerID, modelID: info.model.modelID };
+      }
+      return out;
+    }
+  }
+  return {};
 }
 
 export const WardenPlugin = async (ctx) => {
@@ -105,6 +151,16 @@ export const WardenPlugin = async (ctx) => {
     }
     return started.get(sid);
   };
+  // checked holds the assistant messages whose text warden's report gate
+  // stored (at text.complete, or at turn.end for a held turn): their
+  // session.idle does not check them again.
+  const checked = new Set();
+  // held: per session, the retry message warden added at text.complete
+  // ({mid: the answer, uid: the user message, text: the answer's text})
+  // until the next model request tells whether the answer ended the turn;
+  // voided: the retry messages of answers that went on with a tool.
+  const held = new Map();
+  const voided = new Set();
   return {
     "tool.execute.before": async (input, output) => {
       await start(input.sessionID);
@@ -142,6 +198,7 @@ export const WardenPlugin = async (ctx) => {
         args: input.args || {},
         title: output.title || "",
         output: typeof output.output === "string" ? output.output : "",
+        exit: output.metadata && typeof output.metadata.exit === "number" ? output.metadata.exit : undefined,
       });
       if (answer.append) {
         output.output = (typeof output.output === "string" ? output.output + "\n\n" : "") + answer.append;
@@ -162,7 +219,76 @@ export const WardenPlugin = async (ctx) => {
         output.system.push(answer.system);
       }
     },
-    "experimental.chat.messages.transform": async () => {},
+    // The end of a turn, while OpenCode still holds it. OpenCode waits for
+    // experimental.text.complete when an answer's text is complete, and
+    // asks the model again while the session's last user message is newer
+    // than its last answer. So when warden's report gate would hold the
+    // turn (the final report is missing or invalid, retries left), its
+    // retry text becomes a user message of the session (added without a
+    // reply of its own), and the model gets it before the session goes
+    // idle: `opencode run` does not exit in between.
+    //
+    // An answer may still call a tool after its text is complete (some
+    // providers stream the text first), and then the turn goes on. So
+    // the held turn is tentative until the next model request
+    // (experimental.chat.messages.transform): there, an answer without a
+    // tool call has ended the turn and warden stores the held turn
+    // (turn.end); the retry message of an answer that went on with a tool
+    // is taken out of every later request, and nothing was counted.
+    "experimental.text.complete": async (input, output) => {
+      const sid = input && input.sessionID;
+      const mid = input && input.messageID;
+      if (!sid || !mid || !output || typeof output.text !== "string") return;
+      let turn;
+      try {
+        turn = await turnText(ctx, sid, mid, input.partID, output.text);
+      } catch (e) {
+        return; // session.idle checks it then (without holding the turn)
+      }
+      if (turn.tool) return;
+      await start(sid);
+      let answer;
+      try {
+        answer = await send({ event: "text.complete", session_id: sid, message: turn.text });
+      } catch (e) {
+        return; // warden failed: session.idle checks it then (the turn ends)
+      }
+      if (!answer || typeof answer.block !== "string" || answer.block === "") {
+        checked.add(mid); // stored already: final, failed, or not required
+        return;
+      }
+      try {
+        const res = await ctx.client.session.prompt({
+          path: { id: sid },
+          body: { noReply: true, ...(await lastUser(ctx, sid)), parts: [{ type: "text", text: answer.block, synthetic: true }] },
+        });
+        const uid = res && res.data && res.data.info && res.data.info.id;
+        if (uid) held.set(sid, { mid, uid, text: turn.text });
+      } catch (e) {}
+    },
+    "experimental.chat.messages.transform": async (input, output) => {
+      const msgs = output && Array.isArray(output.messages) ? output.messages : null;
+      if (!msgs) return;
+      const idOf = (m) => m && m.info && m.info.id;
+      for (const [sid, h] of held) {
+        if (!msgs.some((m) => idOf(m) === h.uid)) continue; // another session's request
+        held.delete(sid);
+        const ans = msgs.find((m) => idOf(m) === h.mid);
+        if (ans && (ans.parts || []).some((p) => p && p.type === "tool")) {
+          voided.add(h.uid); // the answer went on with a tool: no end of turn
+          continue;
+        }
+        checked.add(h.mid);
+        try {
+          const answer = await send({ event: "turn.end", session_id: sid, message: h.text });
+          // Not held after all (the report changed meanwhile): no retry.
+          if (!answer || typeof answer.block !== "string" || answer.block === "") voided.add(h.uid);
+        } catch (e) {} // warden failed: the model still gets the retry text it was to get
+      }
+      for (let i = msgs.length - 1; i >= 0; i--) {
+        if (voided.has(idOf(msgs[i]))) msgs.splice(i, 1);
+      }
+    },
     // OpenCode waits for this hook before it asks the model for a
     // compaction's summary. The session.compacted event (below) comes
     // through OpenCode's event bus, which it does not wait for: the next
@@ -180,7 +306,12 @@ export const WardenPlugin = async (ctx) => {
         case "session.idle": {
           // warden's report gate checks the last assistant message.
           const sid = p.sessionID || (p.info && p.info.id);
-          await quiet({ event: "session.idle", session_id: sid, message: await lastAssistantText(ctx, sid) });
+          const last = await lastAssistant(ctx, sid);
+          if (last.id && checked.has(last.id)) {
+            await quiet({ event: "session.idle", session_id: sid, checked: true });
+          } else {
+            await quiet({ event: "session.idle", session_id: sid, message: last.text });
+          }
           break;
         }
         case "session.compacted":

@@ -451,6 +451,13 @@ func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, er
 	if dr != nil && dr.History != nil && dr.History.Action == "" {
 		return warden.Session{}, errors.New("add history: action is empty")
 	}
+	if dr != nil {
+		for _, h := range dr.MoreHistory {
+			if h.Action == "" {
+				return warden.Session{}, errors.New("add history: action is empty")
+			}
+		}
+	}
 	if dr != nil && dr.Audit.CallID != "" {
 		if err := g.fresh(dr.Audit.CallID); err != nil {
 			return warden.Session{}, err
@@ -471,6 +478,9 @@ func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, er
 	if dr != nil {
 		if dr.History != nil {
 			h := *dr.History
+			g.history = append(g.history, historyOp{h: &h})
+		}
+		for _, h := range dr.MoreHistory {
 			g.history = append(g.history, historyOp{h: &h})
 		}
 		if dr.HistoryKeep > 0 {

@@ -188,6 +188,11 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 				return warden.Session{}, rec, err
 			}
 		}
+		for _, h := range dr.MoreHistory {
+			if err := s.addHistory(ctx, q, h); err != nil {
+				return warden.Session{}, rec, err
+			}
+		}
 		if dr.HistoryKeep > 0 {
 			if _, err := s.archiveHistory(ctx, q, dr.HistoryKeep); err != nil {
 				return warden.Session{}, rec, err
