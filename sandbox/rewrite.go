@@ -124,11 +124,15 @@ func IsRewritten(exe, line string) bool {
 }
 
 // Unwrap returns the original line of a line that is exactly a rewrite
-// of the warden binary exe, in either form, and nothing more: what a
+// of the warden binary exe or of the runner (warden-sandbox; "": the one
+// next to exe), in either form, and nothing more: what a
 // call sent again with the rewritten input runs. A line with anything
 // after the rewrite, or not built as Rewrite and RewriteSpec build it, is
 // not one.
-func Unwrap(exe, line string) (string, bool) {
+func Unwrap(exe, runner, line string) (string, bool) {
+	if runner == "" {
+		runner = filepath.Join(filepath.Dir(exe), confine.HelperName)
+	}
 	rest, ok := strings.CutPrefix(line, envPrefix())
 	if !ok {
 		return "", false
@@ -155,7 +159,7 @@ func Unwrap(exe, line string) (string, bool) {
 		if word(" --policy-sha256 ") && !quoted() {
 			return "", false
 		}
-	case word(Quote(filepath.Join(filepath.Dir(exe), confine.HelperName)) + " --spec "):
+	case word(Quote(runner) + " --spec "):
 		if !quoted() || !word(" --spec-sha256 ") || !quoted() {
 			return "", false
 		}

@@ -39,7 +39,7 @@ func roundTrip(t testing.TB, shell, exe, line string) {
 	if !sandbox.IsRewritten(exe, rw) {
 		t.Fatalf("IsRewritten(%q) is false", rw)
 	}
-	if got, ok := sandbox.Unwrap(exe, rw); !ok || got != line {
+	if got, ok := sandbox.Unwrap(exe, "", rw); !ok || got != line {
 		t.Fatalf("Unwrap(%q) = %q, %v; want %q", rw, got, ok, line)
 	}
 	// The lean runner's form, on a spec file written ahead.
@@ -56,11 +56,11 @@ func roundTrip(t testing.TB, shell, exe, line string) {
 	if !sandbox.IsRewritten(exe, rw) {
 		t.Fatalf("IsRewritten(%q) is false", rw)
 	}
-	if got, ok := sandbox.Unwrap(exe, rw); !ok || got != line {
+	if got, ok := sandbox.Unwrap(exe, "", rw); !ok || got != line {
 		t.Fatalf("Unwrap(%q) = %q, %v; want %q", rw, got, ok, line)
 	}
 	// Anything after a rewrite makes it not one.
-	if _, ok := sandbox.Unwrap(exe, rw+"; cat ~/.ssh/id_rsa"); ok {
+	if _, ok := sandbox.Unwrap(exe, "", rw+"; cat ~/.ssh/id_rsa"); ok {
 		t.Fatalf("Unwrap accepted a rewrite with a command after it: %q", rw)
 	}
 }

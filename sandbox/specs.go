@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/warden-run/warden/internal/glob"
@@ -188,6 +189,7 @@ func (c *walkCache) walk(root string, pro, priv []glob.Path, ro, hide *pathSet) 
 
 // readDirRecord reads one folder's entries and matches them.
 func readDirRecord(root, dir string, pro, priv []glob.Path) (*dirRecord, error) {
+	dirReads.Add(1)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -229,6 +231,9 @@ func readDirRecord(root, dir string, pro, priv []glob.Path) (*dirRecord, error) 
 	}
 	return rec, nil
 }
+
+// dirReads counts the folders read (for tests).
+var dirReads atomic.Int64
 
 // The clock step within which a change may leave a folder's times as
 // they were (as package workspace).

@@ -175,7 +175,7 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 		cannot(err.Error())
 		return nil
 	}
-	if inner, ok := sandbox.Unwrap(exe, line); ok {
+	if inner, ok := sandbox.Unwrap(exe, specRunner(), line); ok {
 		// Sent again with the rewritten input: run the original line
 		// under this decision's confinement, not a sandbox in a sandbox.
 		line = inner
@@ -189,9 +189,7 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 	if runner := specRunner(); runner != "" {
 		if prep, perr := specs.Prepare(pol, digest); perr == nil {
 			rw, err = sandbox.RewriteSpec(runner, prep.File, prep.Sum, must, line)
-			for _, w := range prep.Spec.Warnings {
-				plan.Warnings = append(plan.Warnings, w)
-			}
+			plan.Warnings = append(plan.Warnings, prep.Spec.Warnings...)
 		}
 	}
 	if rw == "" && err == nil {
