@@ -3,11 +3,13 @@
 package sandbox_test
 
 import (
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,12 +17,16 @@ import (
 	"github.com/warden-run/warden/sandbox"
 )
 
-// BenchmarkOverhead runs `warden sandbox -- true` (the real warden
-// binary, built once, with the helper next to it), `warden-sandbox --spec
-// FILE -- true` (the spec written ahead, as a hook would), `bash -c true`
-// and, where installed, bwrap with the same mounts, interleaved, in a
-// small git workspace, and reports each one's median wall time and CPU
-// time per run and the medians' differences to bash:
+// BenchmarkOverhead runs, interleaved, what a host's shell runs for an
+// allowed `true`: plain `bash -c true`; the hook's rewrite on the lean
+// runner (`bash -c "env -u ... warden-sandbox --spec FILE --spec-sha256
+// HEX --required -- bash -c true"`, the spec written by Specs as a hook
+// writes it); the rewrite on `warden sandbox` (what a warden without
+// warden-sandbox next to it rewrites to); and, where installed, bwrap
+// with the same read-only binds and hidden paths around `bash -c true`,
+// in a small git workspace (the real binaries, built once). It reports
+// each one's median wall time and CPU time per run and the medians'
+// differences to bash:
 //
 //	go test -run XXX -bench Overhead -benchtime 200x ./sandbox/
 func BenchmarkOverhead(b *testing.B) {
@@ -45,28 +51,34 @@ func BenchmarkOverhead(b *testing.B) {
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		b.Fatalf("git init: %v\n%s", err, out)
 	}
-	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	spec, err := sandbox.FromPolicy(p, "")
-	if err != nil {
-		b.Fatal(err)
-	}
 	// A first run creates the placeholders, so that bwrap binds the same.
 	if out, err := exec.Command(bin, "sandbox", "--cwd", ws, "--", "true").CombinedOutput(); err != nil {
 		b.Fatalf("warden sandbox -- true: %v\n%s", err, out)
 	}
-	specFile, err := spec.WriteFile(filepath.Join(ws, ".warden", "sandbox"))
+	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	digest := hex.EncodeToString(p.Digest[:])
+	prep, err := sandbox.NewSpecs().Prepare(p, digest)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := prep.Spec
+	rwSpec, err := sandbox.RewriteSpec(sandbox.Runner(bin), prep.File, prep.Sum, true, "true")
+	if err != nil || sandbox.Runner(bin) == "" {
+		b.Fatalf("rewrite on the runner: %v", err)
+	}
+	rwWarden, err := sandbox.Rewrite(bin, p.File, digest, true, "true")
 	if err != nil {
 		b.Fatal(err)
 	}
 	runs := map[string][]string{
-		"bash":   {"bash", "-c", "true"},
-		"warden": {bin, "sandbox", "--cwd", ws, "--", "true"},
-		"spec":   {filepath.Join(dir, "warden-sandbox"), "--spec", specFile, "--", "true"},
+		"bash":           {"bash", "-c", "true"},
+		"rewrite-spec":   {"bash", "-c", rwSpec},
+		"rewrite-warden": {"bash", "-c", rwWarden},
 	}
-	order := []string{"bash", "warden", "spec"}
+	order := []string{"bash", "rewrite-spec", "rewrite-warden"}
 	if k.Bwrap != "" {
 		args := []string{k.Bwrap, "--unshare-user", "--dev-bind", "/", "/"}
 		for _, r := range spec.ReadOnly {
@@ -79,7 +91,12 @@ func BenchmarkOverhead(b *testing.B) {
 				args = append(args, "--ro-bind", "/dev/null", h)
 			}
 		}
-		runs["bwrap"] = append(args, "--chdir", ws, "--", "true")
+		args = append(args, "--chdir", ws, "--", sandbox.Bash(), "-c", "true")
+		quoted := make([]string, len(args))
+		for i, a := range args {
+			quoted[i] = sandbox.Quote(a)
+		}
+		runs["bwrap"] = []string{"bash", "-c", strings.Join(quoted, " ")}
 		order = append(order, "bwrap")
 	}
 	// Wall time, and CPU time (user and system, the process and the
