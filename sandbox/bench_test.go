@@ -164,3 +164,54 @@ func BenchmarkFromPolicy(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSpecsPrepare is what a hook that keeps a Specs (hookd) does
+// per allowed shell command in the same workspace of 20,000 files as
+// BenchmarkFromPolicy, nothing changed since the last call: the fixed
+// paths derived again, each folder of the workspace stamped (not read),
+// the spec file's stamp checked. /changed adds a new file in one folder
+// before each call (that folder is read again, a new spec file written).
+//
+//	go test -run XXX -bench 'FromPolicy|SpecsPrepare' ./sandbox/
+func BenchmarkSpecsPrepare(b *testing.B) {
+	ws := b.TempDir()
+	for d := 0; d < 2000; d++ {
+		dir := filepath.Join(ws, "src", fmt.Sprintf("m%02d", d%50), fmt.Sprintf("p%04d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := 0; f < 10; f++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", f)), nil, 0o644)
+		}
+	}
+	os.WriteFile(filepath.Join(ws, "warden.yaml"), []byte("version: 1\nprotected: [\"config/**\"]\nsandbox: {shell: required}\n"), 0o644)
+	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	digest := hex.EncodeToString(p.Digest[:])
+	c := sandbox.NewSpecs()
+	for range 2 {
+		if _, err := c.Prepare(p, digest); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(250 * time.Millisecond) // past the clock step: stamps trusted
+	}
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.Prepare(p, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("changed", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			os.WriteFile(filepath.Join(ws, "src", "m07", "p0007", fmt.Sprintf("new%d.go", i)), nil, 0o644)
+			if _, err := c.Prepare(p, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
@@ -102,5 +103,28 @@ func TestConfineSpecRewrite(t *testing.T) {
 	in3 := prepareConfined(ev3, d3, pol, false, false)
 	if old, _ := in3["command"].(string); !strings.Contains(old, " sandbox --policy ") || strings.Contains(old, " --spec ") {
 		t.Errorf("without warden-sandbox the rewrite is %q; want warden sandbox --policy", old)
+	}
+}
+
+// BenchmarkPrepareConfinedSpec is BenchmarkPrepareConfined with
+// warden-sandbox next to warden: the rewrite runs the lean runner on a
+// spec file, which the hook derives (the workspace's walk kept from the
+// previous call) and checks on disk for every call.
+func BenchmarkPrepareConfinedSpec(b *testing.B) {
+	_, pol := specWorkspace(b)
+	withRunner(b, "/usr/local/bin/warden-sandbox")
+	ev, _ := shellCall("go test ./... && git status --short")
+	kernel()
+	for range 2 {
+		_, d := shellCall("")
+		prepareConfined(ev, d, pol, false, false)
+		time.Sleep(250 * time.Millisecond) // the workspace's stamps past the clock step
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, d := shellCall("")
+		if prepareConfined(ev, d, pol, false, false) == nil {
+			b.Fatal("no rewrite")
+		}
 	}
 }
