@@ -78,6 +78,7 @@ func (c *Specs) Prepare(p *policy.Policy, digest string) (Prepared, error) {
 	if got != file || gotSum != sum {
 		return Prepared{}, fmt.Errorf("internal: the sandbox spec was written as %s, not %s", got, file)
 	}
+	removeOldSpecs(dir, file)
 	if st, err := statFile(file); err == nil && !st.racy(time.Now()) {
 		if len(c.files) > 256 {
 			clear(c.files)
@@ -85,6 +86,30 @@ func (c *Specs) Prepare(p *policy.Policy, digest string) (Prepared, error) {
 		c.files[file] = st
 	}
 	return Prepared{Spec: s, File: file, Sum: sum}, nil
+}
+
+// specMaxAge is the age past which a spec file no rewrite still names is
+// removed: a rewritten line runs right after its decision.
+const specMaxAge = 7 * 24 * time.Hour
+
+// removeOldSpecs removes the spec files of dir not changed for
+// specMaxAge but keep (each workspace change that changes the
+// confinement writes a new one).
+func removeOldSpecs(dir, keep string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-specMaxAge)
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if p == keep || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			os.Remove(p)
+		}
+	}
 }
 
 // walkCaches keeps one walkCache per workspace root and set of globs.

@@ -130,9 +130,20 @@ func TestSpecsCache(t *testing.T) {
 	write(t, filepath.Join(ws, "config", "app.yaml"), "a: 1\n", 0o644)
 	write(t, filepath.Join(ws, "warden.yaml"), "version: 1\nprotected: [\"config/**\"]\nsandbox: {shell: on}\n", 0o644)
 	p2, digest2 := loadDigest(t, filepath.Join(ws, "warden.yaml"))
+	// A spec file of long ago is removed when a new one is written.
+	old := filepath.Join(filepath.Dir(first.File), "0000old.json")
+	write(t, old, "{}", 0o644)
+	long := time.Now().Add(-30 * 24 * time.Hour)
+	os.Chtimes(old, long, long)
 	fifth, err := c.Prepare(p2, digest2)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Errorf("a spec file of 30 days ago was kept")
+	}
+	if _, err := os.Stat(fourth.File); err != nil {
+		t.Errorf("a recent spec file was removed: %v", err)
 	}
 	if fifth.Spec.PolicyDigest != digest2 || !slices.Contains(fifth.Spec.ReadOnly, filepath.Join(p.Dir, "config")) {
 		t.Errorf("after the policy changed: digest %s (want %s), read-only %v (want config)", fifth.Spec.PolicyDigest, digest2, fifth.Spec.ReadOnly)
