@@ -173,8 +173,9 @@ func fromPolicy(p *policy.Policy, workspaceRoot, digest string, walks *walkCache
 	}
 	s.Writable = dedupe(s.Writable)
 
-	ro := newPathSet()
-	hide := newPathSet()
+	res := &resolver{m: map[string]resolved{}}
+	ro := newPathSet(res)
+	hide := newPathSet(res)
 	// Fixed protected paths, at the root and in the policy's folder.
 	for _, base := range dedupe([]string{root, realOr(p.Dir)}) {
 		for _, n := range protectedNames {
@@ -318,9 +319,54 @@ func dedupe(list []string) []string {
 
 // pathSet collects candidate paths; real returns those that exist,
 // symlinks resolved, without paths inside another member.
-type pathSet struct{ paths []string }
+type pathSet struct {
+	paths []string
+	res   *resolver
+}
 
-func newPathSet() *pathSet { return &pathSet{} }
+func newPathSet(res *resolver) *pathSet { return &pathSet{res: res} }
+
+// resolver is filepath.EvalSymlinks for the many paths of one derivation,
+// which share most of their folders: each folder is resolved once.
+type resolver struct{ m map[string]resolved }
+
+type resolved struct {
+	path string
+	err  error
+}
+
+func (r *resolver) eval(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return filepath.EvalSymlinks(p)
+	}
+	p = filepath.Clean(p)
+	if p == "/" {
+		return p, nil
+	}
+	if v, ok := r.m[p]; ok {
+		return v.path, v.err
+	}
+	out, err := r.evalNew(p)
+	r.m[p] = resolved{out, err}
+	return out, err
+}
+
+func (r *resolver) evalNew(p string) (string, error) {
+	dir, err := r.eval(filepath.Dir(p))
+	if err != nil {
+		return "", err
+	}
+	full := filepath.Join(dir, filepath.Base(p))
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return full, nil
+	}
+	// A link (its folder resolved already): the library follows it.
+	return filepath.EvalSymlinks(full)
+}
 
 func (ps *pathSet) add(p string) { ps.paths = append(ps.paths, filepath.Clean(p)) }
 
@@ -371,7 +417,7 @@ func (ps *pathSet) addAbsGlob(pat string) []string {
 func (ps *pathSet) real() []string {
 	var out []string
 	for _, p := range ps.paths {
-		r, err := filepath.EvalSymlinks(p)
+		r, err := ps.res.eval(p)
 		if err != nil {
 			continue
 		}
