@@ -239,6 +239,7 @@ func fromPolicy(p *policy.Policy, workspaceRoot, digest string, walks *walkCache
 		} else {
 			w = &walkCache{}
 		}
+		w.skip = filepath.Join(realOr(p.Dir), policy.StoreDir)
 		if err := w.walk(root, relPro, relPriv, ro, hide); err != nil {
 			if s.Required {
 				return Spec{}, err

@@ -1,7 +1,11 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +59,13 @@ type Prepared struct {
 func (c *Specs) Prepare(p *policy.Policy, digest string) (Prepared, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	dir := filepath.Join(p.Dir, policy.StoreDir, SpecDir)
+	c.walks.dir, c.walks.used = dir, nil
 	s, err := fromPolicy(p, "", digest, &c.walks)
+	if u := c.walks.used; u != nil && u.changed && err == nil && time.Since(u.saved) >= saveEvery {
+		u.save()
+		u.saved = time.Now()
+	}
 	if err != nil {
 		return Prepared{}, err
 	}
@@ -63,7 +73,6 @@ func (c *Specs) Prepare(p *policy.Policy, digest string) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	dir := filepath.Join(p.Dir, policy.StoreDir, SpecDir)
 	file := filepath.Join(dir, sum[:32]+".json")
 	if st, ok := c.files[file]; ok {
 		if now, err := statFile(file); err == nil && now == st && st.usable {
@@ -103,7 +112,7 @@ func removeOldSpecs(dir, keep string) {
 	cutoff := time.Now().Add(-specMaxAge)
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if p == keep || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
+		if p == keep || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") && !strings.HasSuffix(e.Name(), ".gob") {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
@@ -113,8 +122,13 @@ func removeOldSpecs(dir, keep string) {
 }
 
 // walkCaches keeps one walkCache per workspace root and set of globs.
+// Each is also kept in a file of the spec folder (dir), so that a process
+// that decides one call (a one-shot warden hook) starts from the last
+// walk instead of walking the whole workspace.
 type walkCaches struct {
-	m map[string]*walkCache
+	m    map[string]*walkCache
+	dir  string     // the spec folder of the policy being derived
+	used *walkCache // the cache the last derivation used
 }
 
 func (w *walkCaches) get(root string, pro, priv []glob.Path) *walkCache {
@@ -135,9 +149,15 @@ func (w *walkCaches) get(root string, pro, priv []glob.Path) *walkCache {
 		if len(w.m) >= 16 {
 			clear(w.m)
 		}
-		c = &walkCache{}
+		c = &walkCache{key: key}
+		if w.dir != "" {
+			sum := sha256.Sum256([]byte(key))
+			c.file = filepath.Join(w.dir, "walk-"+hex.EncodeToString(sum[:12])+".gob")
+			c.load()
+		}
 		w.m[key] = c
 	}
+	w.used = c
 	return c
 }
 
@@ -145,7 +165,21 @@ func (w *walkCaches) get(root string, pro, priv []glob.Path) *walkCache {
 // folder entered, its stamp when read and what was found directly in it.
 type walkCache struct {
 	dirs map[string]*dirRecord
+	key  string
+	// file keeps the walk between processes ("" for none); changed: the
+	// last walk read or dropped a folder, so the file is out of date.
+	file    string
+	changed bool
+	saved   time.Time
+	// skip is the store folder, not walked: warden's own files (the
+	// audit trail, these spec and walk files) change with every call,
+	// and confined commands cannot write there (it is bound read-only).
+	skip string
 }
+
+// saveEvery spaces the writes of a walk file by a process that keeps its
+// walk in memory (hookd); a one-shot hook writes it once.
+const saveEvery = 5 * time.Second
 
 type dirRecord struct {
 	st fileStamp
@@ -175,7 +209,8 @@ func (c *walkCache) walk(root string, pro, priv []glob.Path, ro, hide *pathSet) 
 		now := time.Now()
 		st, err := statFile(dir)
 		if rec == nil || !rec.trusted || err != nil || st != rec.st {
-			rec, err = readDirRecord(root, dir, pro, priv)
+			c.changed = true
+			rec, err = readDirRecord(root, dir, c.skip, pro, priv)
 			if err != nil {
 				if dir == root {
 					return err
@@ -203,17 +238,95 @@ func (c *walkCache) walk(root string, pro, priv []glob.Path, ro, hide *pathSet) 
 		}
 		return nil
 	}
+	c.changed = false
 	err := visit(root)
 	if err != nil {
-		c.dirs = nil
+		c.dirs, c.changed = nil, false
 		return err
 	}
+	c.changed = c.changed || len(next) != len(c.dirs)
 	c.dirs = next
 	return nil
 }
 
+// walkFile is what a walk file holds (encoding/gob).
+type walkFile struct {
+	V    int
+	Key  string
+	Dirs map[string]walkFileDir
+}
+
+type walkFileDir struct {
+	Dev, Ino      uint64
+	Mode          uint32
+	Size          int64
+	Mtime, Ctime  int64
+	Trusted       bool
+	RO, Hide, Sub []string
+	N             int
+}
+
+const walkFileVersion = 1
+
+// load reads the walk file, when there is one of this user that others
+// cannot write, for the same workspace and globs. A walk file decides
+// which paths a confined command is kept from, as a spec file does: it
+// lies in the store folder, which confined commands and the agent's file
+// tools cannot write.
+func (c *walkCache) load() {
+	f, err := os.Open(c.file)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !ownedFile(st) {
+		return
+	}
+	var wf walkFile
+	if err := gob.NewDecoder(io.LimitReader(f, 256<<20)).Decode(&wf); err != nil || wf.V != walkFileVersion || wf.Key != c.key {
+		return
+	}
+	c.dirs = make(map[string]*dirRecord, len(wf.Dirs))
+	for p, d := range wf.Dirs {
+		c.dirs[p] = &dirRecord{
+			st:      fileStamp{dev: d.Dev, ino: d.Ino, mode: d.Mode, size: d.Size, mtime: d.Mtime, ctime: d.Ctime, usable: true},
+			trusted: d.Trusted, ro: d.RO, hide: d.Hide, subs: d.Sub, n: d.N,
+		}
+	}
+}
+
+// save writes the walk file (best effort: without it the next process
+// walks the workspace).
+func (c *walkCache) save() {
+	if c.file == "" {
+		return
+	}
+	wf := walkFile{V: walkFileVersion, Key: c.key, Dirs: make(map[string]walkFileDir, len(c.dirs))}
+	for p, r := range c.dirs {
+		wf.Dirs[p] = walkFileDir{Dev: r.st.dev, Ino: r.st.ino, Mode: r.st.mode, Size: r.st.size, Mtime: r.st.mtime, Ctime: r.st.ctime,
+			Trusted: r.trusted && r.st.usable, RO: r.ro, Hide: r.hide, Sub: r.subs, N: r.n}
+	}
+	dir := filepath.Dir(c.file)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, ".walk-*")
+	if err != nil {
+		return
+	}
+	defer os.Remove(tmp.Name())
+	if err := gob.NewEncoder(tmp).Encode(&wf); err != nil {
+		tmp.Close()
+		return
+	}
+	if tmp.Close() == nil {
+		os.Rename(tmp.Name(), c.file)
+	}
+}
+
 // readDirRecord reads one folder's entries and matches them.
-func readDirRecord(root, dir string, pro, priv []glob.Path) (*dirRecord, error) {
+func readDirRecord(root, dir, skip string, pro, priv []glob.Path) (*dirRecord, error) {
 	dirReads.Add(1)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -223,7 +336,7 @@ func readDirRecord(root, dir string, pro, priv []glob.Path) (*dirRecord, error) 
 	for _, d := range ents {
 		path := filepath.Join(dir, d.Name())
 		rel := strings.TrimPrefix(path, root+"/")
-		if rel == ".git" {
+		if rel == ".git" || path == skip {
 			// Not entered; a worktree's or a submodule's .git file is
 			// not a folder to skip either.
 			continue

@@ -48,7 +48,8 @@ func loadDigest(t *testing.T, file string) (*policy.Policy, string) {
 
 // TestSpecsCache: Specs writes the Spec FromPolicy derives to a file
 // named by its content; a second call reads no folder again and gives
-// the same file; a new private file in a folder makes it read that
+// the same file, and so does a new Specs (another process) from the walk
+// file the first kept; a new private file in a folder makes it read that
 // folder (only) and hide the file; a changed policy (a new protected
 // glob) gives a Spec with the new digest and the new protected path; a
 // spec file changed behind its back is written again.
@@ -81,13 +82,8 @@ func TestSpecsCache(t *testing.T) {
 		t.Errorf(".env is not hidden: %v", first.Spec.Hidden)
 	}
 
-	// Reused: no folder read again, the same file. (The first call's
-	// write changed .warden/sandbox, which the walk reads once more, and
-	// then only after the clock step: its stamp is too fresh to trust.)
-	time.Sleep(250 * time.Millisecond)
-	if _, err := c.Prepare(p, digest); err != nil {
-		t.Fatal(err)
-	}
+	// Reused: no folder read again, the same file (the store folder,
+	// where the spec was written, is not walked).
 	before := sandbox.DirReads()
 	again, err := c.Prepare(p, digest)
 	if err != nil {
@@ -98,6 +94,32 @@ func TestSpecsCache(t *testing.T) {
 	}
 	if again.File != first.File || again.Sum != first.Sum {
 		t.Errorf("the second call wrote %s (%s); want the first's %s", again.File, again.Sum, first.File)
+	}
+	// Another process (a one-shot warden hook) starts from the walk the
+	// first one kept in the store folder.
+	if walks, _ := filepath.Glob(filepath.Join(filepath.Dir(first.File), "walk-*.gob")); len(walks) != 1 {
+		t.Errorf("walk files %v; want one", walks)
+	}
+	before = sandbox.DirReads()
+	other, err := sandbox.NewSpecs().Prepare(p, digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sandbox.DirReads() - before; n != 0 || other.File != first.File {
+		t.Errorf("a new Specs read %d folders and wrote %s; want none read and %s", n, other.File, first.File)
+	}
+	// A walk file others may write is not used.
+	walks, _ := filepath.Glob(filepath.Join(filepath.Dir(first.File), "walk-*.gob"))
+	if len(walks) == 1 {
+		os.Chmod(walks[0], 0o666)
+		before = sandbox.DirReads()
+		if _, err := sandbox.NewSpecs().Prepare(p, digest); err != nil {
+			t.Fatal(err)
+		}
+		if n := sandbox.DirReads() - before; n == 0 {
+			t.Errorf("a walk file others may write was used")
+		}
+		os.Chmod(walks[0], 0o600)
 	}
 
 	// A new private file: its folder is read again, the file hidden.
