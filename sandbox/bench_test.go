@@ -169,7 +169,8 @@ func BenchmarkFromPolicy(b *testing.B) {
 // per allowed shell command in the same workspace of 20,000 files as
 // BenchmarkFromPolicy, nothing changed since the last call: the fixed
 // paths derived again, each folder of the workspace stamped (not read),
-// the spec file's stamp checked. /changed adds a new file in one folder
+// the spec file's stamp checked. /oneshot is a new Specs per call (a
+// one-shot warden hook, starting from the walk file). /changed adds a new file in one folder
 // before each call (that folder is read again, a new spec file written).
 //
 //	go test -run XXX -bench 'FromPolicy|SpecsPrepare' ./sandbox/
@@ -200,6 +201,14 @@ func BenchmarkSpecsPrepare(b *testing.B) {
 	b.Run("unchanged", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := c.Prepare(p, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("oneshot", func(b *testing.B) {
+		// A new Specs per call, as a one-shot warden hook: the walk file.
+		for b.Loop() {
+			if _, err := sandbox.NewSpecs().Prepare(p, digest); err != nil {
 				b.Fatal(err)
 			}
 		}
