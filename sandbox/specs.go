@@ -87,6 +87,12 @@ func (c *Specs) Prepare(p *policy.Policy, digest string) (Prepared, error) {
 	if got != file || gotSum != sum {
 		return Prepared{}, fmt.Errorf("internal: the sandbox spec was written as %s, not %s", got, file)
 	}
+	// A spec file in use stays young: another process that writes a new
+	// one removes the old ones (removeOldSpecs).
+	if fi, err := os.Stat(file); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+		now := time.Now()
+		os.Chtimes(file, now, now)
+	}
 	removeOldSpecs(dir, file)
 	if st, err := statFile(file); err == nil && !st.racy(time.Now()) {
 		if len(c.files) > 256 {
