@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	_, self, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(self))
 	wardenHookBin = filepath.Join(dir, "warden-hook")
-	build := exec.Command("go", "build", "-o", dir, "./cmd/warden", "./cmd/warden-hook")
+	build := exec.Command("go", "build", "-o", dir, "./cmd/warden", "./cmd/warden-hook", "./cmd/warden-sandbox")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: build warden: %v\n%s", err, out)

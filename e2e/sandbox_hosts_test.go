@@ -103,11 +103,15 @@ func testSandboxHost(t *testing.T, h governedHost, client string) {
 		if rec.Sandbox == nil || !rec.Sandbox.Ran || !rec.Sandbox.Only || rec.Sandbox.Enforced == "" {
 			fail("audit: the record of %v does not say that the call ran confined: %+v", rec.Args, rec.Sandbox)
 		}
-		if cmd, _ := rec.Args["command"].(string); strings.Contains(cmd, " sandbox --policy ") {
+		if cmd, _ := rec.Args["command"].(string); strings.Contains(cmd, " sandbox --policy ") || strings.Contains(cmd, " --spec ") {
 			fail("audit: the record holds the rewritten command, not the model's: %s", cmd)
 		}
 	}
 	if shells != 2 {
 		fail("audit: %d shell calls recorded, want 2", shells)
+	}
+	// The rewrite ran the lean runner on a spec the hook wrote (warden-sandbox is next to warden).
+	if specs, _ := filepath.Glob(filepath.Join(e.project, ".warden", "sandbox", "*.json")); len(specs) == 0 {
+		fail("no sandbox spec in .warden/sandbox: the rewrite did not run warden-sandbox --spec")
 	}
 }

@@ -3,11 +3,13 @@
 package sandbox_test
 
 import (
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,12 +17,16 @@ import (
 	"github.com/warden-run/warden/sandbox"
 )
 
-// BenchmarkOverhead runs `warden sandbox -- true` (the real warden
-// binary, built once, with the helper next to it), `warden-sandbox --spec
-// FILE -- true` (the spec written ahead, as a hook would), `bash -c true`
-// and, where installed, bwrap with the same mounts, interleaved, in a
-// small git workspace, and reports each one's median wall time and CPU
-// time per run and the medians' differences to bash:
+// BenchmarkOverhead runs, interleaved, what a host's shell runs for an
+// allowed `true`: plain `bash -c true`; the hook's rewrite on the lean
+// runner (`bash -c "env -u ... warden-sandbox --spec FILE --spec-sha256
+// HEX --required -- bash -c true"`, the spec written by Specs as a hook
+// writes it); the rewrite on `warden sandbox` (what a warden without
+// warden-sandbox next to it rewrites to); and, where installed, bwrap
+// with the same read-only binds and hidden paths around `bash -c true`,
+// in a small git workspace (the real binaries, built once). It reports
+// each one's median wall time and CPU time per run and the medians'
+// differences to bash:
 //
 //	go test -run XXX -bench Overhead -benchtime 200x ./sandbox/
 func BenchmarkOverhead(b *testing.B) {
@@ -45,28 +51,34 @@ func BenchmarkOverhead(b *testing.B) {
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		b.Fatalf("git init: %v\n%s", err, out)
 	}
-	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	spec, err := sandbox.FromPolicy(p, "")
-	if err != nil {
-		b.Fatal(err)
-	}
 	// A first run creates the placeholders, so that bwrap binds the same.
 	if out, err := exec.Command(bin, "sandbox", "--cwd", ws, "--", "true").CombinedOutput(); err != nil {
 		b.Fatalf("warden sandbox -- true: %v\n%s", err, out)
 	}
-	specFile, err := spec.WriteFile(filepath.Join(ws, ".warden", "sandbox"))
+	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	digest := hex.EncodeToString(p.Digest[:])
+	prep, err := sandbox.NewSpecs().Prepare(p, digest)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := prep.Spec
+	rwSpec, err := sandbox.RewriteSpec(sandbox.Runner(bin), prep.File, prep.Sum, true, "true")
+	if err != nil || sandbox.Runner(bin) == "" {
+		b.Fatalf("rewrite on the runner: %v", err)
+	}
+	rwWarden, err := sandbox.Rewrite(bin, p.File, digest, true, "true")
 	if err != nil {
 		b.Fatal(err)
 	}
 	runs := map[string][]string{
-		"bash":   {"bash", "-c", "true"},
-		"warden": {bin, "sandbox", "--cwd", ws, "--", "true"},
-		"spec":   {filepath.Join(dir, "warden-sandbox"), "--spec", specFile, "--", "true"},
+		"bash":           {"bash", "-c", "true"},
+		"rewrite-spec":   {"bash", "-c", rwSpec},
+		"rewrite-warden": {"bash", "-c", rwWarden},
 	}
-	order := []string{"bash", "warden", "spec"}
+	order := []string{"bash", "rewrite-spec", "rewrite-warden"}
 	if k.Bwrap != "" {
 		args := []string{k.Bwrap, "--unshare-user", "--dev-bind", "/", "/"}
 		for _, r := range spec.ReadOnly {
@@ -79,7 +91,12 @@ func BenchmarkOverhead(b *testing.B) {
 				args = append(args, "--ro-bind", "/dev/null", h)
 			}
 		}
-		runs["bwrap"] = append(args, "--chdir", ws, "--", "true")
+		args = append(args, "--chdir", ws, "--", sandbox.Bash(), "-c", "true")
+		quoted := make([]string, len(args))
+		for i, a := range args {
+			quoted[i] = sandbox.Quote(a)
+		}
+		runs["bwrap"] = []string{"bash", "-c", strings.Join(quoted, " ")}
 		order = append(order, "bwrap")
 	}
 	// Wall time, and CPU time (user and system, the process and the
@@ -146,4 +163,64 @@ func BenchmarkFromPolicy(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSpecsPrepare is what a hook that keeps a Specs (hookd) does
+// per allowed shell command in the same workspace of 20,000 files as
+// BenchmarkFromPolicy, nothing changed since the last call: the fixed
+// paths derived again, each folder of the workspace stamped (not read),
+// the spec file's stamp checked. /oneshot is a new Specs per call (a
+// one-shot warden hook, starting from the walk file). /changed adds a new file in one folder
+// before each call (that folder is read again, a new spec file written).
+//
+//	go test -run XXX -bench 'FromPolicy|SpecsPrepare' ./sandbox/
+func BenchmarkSpecsPrepare(b *testing.B) {
+	ws := b.TempDir()
+	for d := 0; d < 2000; d++ {
+		dir := filepath.Join(ws, "src", fmt.Sprintf("m%02d", d%50), fmt.Sprintf("p%04d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := 0; f < 10; f++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", f)), nil, 0o644)
+		}
+	}
+	os.WriteFile(filepath.Join(ws, "warden.yaml"), []byte("version: 1\nprotected: [\"config/**\"]\nsandbox: {shell: required}\n"), 0o644)
+	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	digest := hex.EncodeToString(p.Digest[:])
+	c := sandbox.NewSpecs()
+	for range 2 {
+		if _, err := c.Prepare(p, digest); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(250 * time.Millisecond) // past the clock step: stamps trusted
+	}
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.Prepare(p, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("oneshot", func(b *testing.B) {
+		// A new Specs per call, as a one-shot warden hook: the walk file.
+		for b.Loop() {
+			if _, err := sandbox.NewSpecs().Prepare(p, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("changed", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			os.WriteFile(filepath.Join(ws, "src", "m07", "p0007", fmt.Sprintf("new%d.go", i)), nil, 0o644)
+			if _, err := c.Prepare(p, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -3,3 +3,6 @@ package sandbox
 // SetHostSockets replaces the list of host service sockets hidden from
 // confined commands (the tests' own stand-ins).
 func SetHostSockets(paths []string) { hostSockets = func(int) []string { return paths } }
+
+// DirReads is how many folders the walks of Specs and FromPolicy read.
+func DirReads() int64 { return dirReads.Load() }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/warden-run/warden/sandbox/confine"
 )
 
 var (
@@ -64,10 +66,139 @@ func Rewrite(exe, policyFile, digest string, required bool, line string) (string
 	return b.String(), nil
 }
 
+// RewriteSpec returns the shell line that runs line confined by a spec
+// file written ahead (Specs.Prepare), under the lean runner:
+//
+//	'/usr/bin/env' -u WARDEN_SANDBOX_TEST_DISABLE '/abs/warden-sandbox' --spec 'FILE' --spec-sha256 'HEX' [--required] -- '/usr/bin/bash' -c 'LINE'
+//
+// runner is warden-sandbox's absolute path (Runner), file the spec file
+// and sum the SHA-256 of its bytes: the runner refuses a file whose bytes
+// differ. Quoting and errors are Rewrite's.
+func RewriteSpec(runner, file, sum string, required bool, line string) (string, error) {
+	if !filepath.IsAbs(runner) {
+		return "", fmt.Errorf("warden-sandbox's path %q is not absolute", runner)
+	}
+	if !filepath.IsAbs(file) {
+		return "", fmt.Errorf("the sandbox spec's path %q is not absolute", file)
+	}
+	if strings.IndexByte(line, 0) >= 0 || strings.IndexByte(runner, 0) >= 0 || strings.IndexByte(file, 0) >= 0 {
+		return "", errors.New("the command holds a NUL byte, which no program can be given as an argument")
+	}
+	var b strings.Builder
+	b.Grow(len(line) + len(runner) + len(file) + 160)
+	b.WriteString(envPrefix())
+	b.WriteString(Quote(runner))
+	b.WriteString(" --spec ")
+	b.WriteString(Quote(file))
+	b.WriteString(" --spec-sha256 ")
+	b.WriteString(Quote(sum))
+	if required {
+		b.WriteString(" --required")
+	}
+	b.WriteString(" -- ")
+	b.WriteString(Quote(Bash()))
+	b.WriteString(" -c ")
+	b.WriteString(Quote(line))
+	return b.String(), nil
+}
+
+// Runner returns the lean runner (warden-sandbox) next to the warden
+// binary exe, or "" when there is none (a warden built with `go install
+// ./cmd/warden` alone): then a rewrite runs `warden sandbox` (Rewrite).
+func Runner(exe string) string {
+	p := filepath.Join(filepath.Dir(exe), confine.HelperName)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
+}
+
 // IsRewritten reports whether line is already a rewritten line of the
-// warden binary exe (a call sent again with the rewritten input).
+// warden binary exe, in either form (a call sent again with the
+// rewritten input). It looks at the start of the line only: Unwrap says
+// whether the whole line is one.
 func IsRewritten(exe, line string) bool {
-	return strings.HasPrefix(strings.TrimPrefix(line, envPrefix()), Quote(exe)+" sandbox --policy ")
+	rest := strings.TrimPrefix(line, envPrefix())
+	return strings.HasPrefix(rest, Quote(exe)+" sandbox --policy ") ||
+		strings.HasPrefix(rest, Quote(filepath.Join(filepath.Dir(exe), confine.HelperName))+" --spec ")
+}
+
+// Unwrap returns the original line of a line that is exactly a rewrite
+// of the warden binary exe or of the runner (warden-sandbox; "": the one
+// next to exe), in either form, and nothing more: what a
+// call sent again with the rewritten input runs. A line with anything
+// after the rewrite, or not built as Rewrite and RewriteSpec build it, is
+// not one.
+func Unwrap(exe, runner, line string) (string, bool) {
+	if runner == "" {
+		runner = filepath.Join(filepath.Dir(exe), confine.HelperName)
+	}
+	rest, ok := strings.CutPrefix(line, envPrefix())
+	if !ok {
+		return "", false
+	}
+	word := func(lit string) bool {
+		if r, ok := strings.CutPrefix(rest, lit); ok {
+			rest = r
+			return true
+		}
+		return false
+	}
+	quoted := func() bool {
+		w, r, ok := cutQuoted(rest)
+		if ok {
+			rest = r
+		}
+		return ok && w != ""
+	}
+	switch {
+	case word(Quote(exe) + " sandbox --policy "):
+		if !quoted() {
+			return "", false
+		}
+		if word(" --policy-sha256 ") && !quoted() {
+			return "", false
+		}
+	case word(Quote(runner) + " --spec "):
+		if !quoted() || !word(" --spec-sha256 ") || !quoted() {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	word(" --required")
+	if !word(" -- " + Quote(Bash()) + " -c ") {
+		return "", false
+	}
+	inner, r, ok := cutQuoted(rest)
+	if !ok || r != "" {
+		return "", false
+	}
+	return inner, true
+}
+
+// cutQuoted reads one word as Quote writes it from the start of s: its
+// bytes and the rest of s.
+func cutQuoted(s string) (string, string, bool) {
+	if !strings.HasPrefix(s, "'") {
+		return "", s, false
+	}
+	var b strings.Builder
+	s = s[1:]
+	for {
+		i := strings.IndexByte(s, '\'')
+		if i < 0 {
+			return "", s, false
+		}
+		b.WriteString(s[:i])
+		s = s[i+1:]
+		if r, ok := strings.CutPrefix(s, `\''`); ok {
+			b.WriteByte('\'')
+			s = r
+			continue
+		}
+		return b.String(), s, true
+	}
 }
 
 // envPrefix runs warden sandbox through env with DisableEnv unset, so that

@@ -17,8 +17,11 @@ func argDumper(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "it's a \"warden\" $HOME `x`")
-	if err := os.WriteFile(exe, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n"), 0o755); err != nil {
-		t.Fatal(err)
+	// The lean runner next to it (RewriteSpec's form) is the same.
+	for _, p := range []string{exe, filepath.Join(dir, "warden-sandbox")} {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return exe
 }
@@ -32,6 +35,40 @@ func roundTrip(t testing.TB, shell, exe, line string) {
 	if err != nil {
 		t.Fatalf("%q: %v", line, err)
 	}
+	runArgs(t, shell, rw, line, "sandbox", "--policy", policyFile, "--required", "--", sandbox.Bash(), "-c", line)
+	if !sandbox.IsRewritten(exe, rw) {
+		t.Fatalf("IsRewritten(%q) is false", rw)
+	}
+	if got, ok := sandbox.Unwrap(exe, "", rw); !ok || got != line {
+		t.Fatalf("Unwrap(%q) = %q, %v; want %q", rw, got, ok, line)
+	}
+	// The lean runner's form, on a spec file written ahead.
+	runner := sandbox.Runner(exe)
+	if runner == "" {
+		t.Fatalf("no runner next to %s", exe)
+	}
+	specFile, sum := "/work/a b/it's/.warden/sandbox/0123.json", strings.Repeat("ab", 32)
+	rw, err = sandbox.RewriteSpec(runner, specFile, sum, false, line)
+	if err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	runArgs(t, shell, rw, line, "--spec", specFile, "--spec-sha256", sum, "--", sandbox.Bash(), "-c", line)
+	if !sandbox.IsRewritten(exe, rw) {
+		t.Fatalf("IsRewritten(%q) is false", rw)
+	}
+	if got, ok := sandbox.Unwrap(exe, "", rw); !ok || got != line {
+		t.Fatalf("Unwrap(%q) = %q, %v; want %q", rw, got, ok, line)
+	}
+	// Anything after a rewrite makes it not one.
+	if _, ok := sandbox.Unwrap(exe, "", rw+"; cat ~/.ssh/id_rsa"); ok {
+		t.Fatalf("Unwrap accepted a rewrite with a command after it: %q", rw)
+	}
+}
+
+// runArgs runs the rewritten line rw with shell and checks the arguments
+// the program (an argDumper) got.
+func runArgs(t testing.TB, shell, rw, line string, want ...string) {
+	t.Helper()
 	cmd := exec.Command(shell, "-c", rw)
 	cmd.Stdin = strings.NewReader("")
 	out, err := cmd.Output()
@@ -39,7 +76,6 @@ func roundTrip(t testing.TB, shell, exe, line string) {
 		t.Fatalf("%s -c of the rewritten %q: %v\n%s", shell, line, err, rw)
 	}
 	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	want := []string{"sandbox", "--policy", policyFile, "--required", "--", sandbox.Bash(), "-c", line}
 	if len(args) != len(want) {
 		t.Fatalf("%s: %q was rewritten to %q, which ran with %d arguments %q; want %q", shell, line, rw, len(args), args, want)
 	}
@@ -47,9 +83,6 @@ func roundTrip(t testing.TB, shell, exe, line string) {
 		if args[i] != want[i] {
 			t.Fatalf("%s: %q was rewritten to %q; argument %d is %q, want %q", shell, line, rw, i, args[i], want[i])
 		}
-	}
-	if !sandbox.IsRewritten(exe, rw) {
-		t.Fatalf("IsRewritten(%q) is false", rw)
 	}
 }
 

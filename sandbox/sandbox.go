@@ -125,6 +125,14 @@ var privateDefaults = []string{"~/.ssh", "~/.aws", "~/.gnupg", "**/.env"}
 // workspace that does not exist or cannot be read; under `required`
 // also for a workspace too large to resolve.
 func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
+	return fromPolicy(p, workspaceRoot, "", nil)
+}
+
+// fromPolicy is FromPolicy. digest, when not empty, is the policy's
+// SHA-256 the Spec carries (the bytes the decision was made under)
+// instead of the file's now; walks, when not nil, keeps the walk of the
+// workspace between calls (see Specs).
+func fromPolicy(p *policy.Policy, workspaceRoot, digest string, walks *walkCaches) (Spec, error) {
 	if workspaceRoot == "" {
 		workspaceRoot = p.Workspace.Root
 	}
@@ -137,10 +145,14 @@ func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
 	}
 	s := Spec{Root: root, NetworkDeny: p.Sandbox.NetworkDenied(), Required: p.Sandbox.Required()}
 	if p.File != "" {
-		// The policy's bytes now: a run checks them (Spec.Check).
-		d, err := confine.FileDigest(p.File)
-		if err != nil {
-			return Spec{}, fmt.Errorf("the policy: %w", err)
+		// The policy's bytes now (or the decision's): a run checks them
+		// (Spec.Check).
+		d := digest
+		if d == "" {
+			var err error
+			if d, err = confine.FileDigest(p.File); err != nil {
+				return Spec{}, fmt.Errorf("the policy: %w", err)
+			}
 		}
 		s.PolicyFile, s.PolicyDigest = p.File, d
 	}
@@ -161,8 +173,9 @@ func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
 	}
 	s.Writable = dedupe(s.Writable)
 
-	ro := newPathSet()
-	hide := newPathSet()
+	res := &resolver{m: map[string]resolved{}}
+	ro := newPathSet(res)
+	hide := newPathSet(res)
 	// Fixed protected paths, at the root and in the policy's folder.
 	for _, base := range dedupe([]string{root, realOr(p.Dir)}) {
 		for _, n := range protectedNames {
@@ -220,7 +233,14 @@ func FromPolicy(p *policy.Policy, workspaceRoot string) (Spec, error) {
 	addGlobs(p.Protected, &relPro, ro)
 	addGlobs(append(slices.Clone(privateDefaults), p.Private...), &relPriv, hide)
 	if len(relPro) > 0 || len(relPriv) > 0 {
-		if err := walkGlobs(root, relPro, relPriv, ro, hide); err != nil {
+		var w *walkCache
+		if walks != nil {
+			w = walks.get(root, relPro, relPriv)
+		} else {
+			w = &walkCache{}
+		}
+		w.skip = filepath.Join(realOr(p.Dir), policy.StoreDir)
+		if err := w.walk(root, relPro, relPriv, ro, hide); err != nil {
 			if s.Required {
 				return Spec{}, err
 			}
@@ -300,9 +320,54 @@ func dedupe(list []string) []string {
 
 // pathSet collects candidate paths; real returns those that exist,
 // symlinks resolved, without paths inside another member.
-type pathSet struct{ paths []string }
+type pathSet struct {
+	paths []string
+	res   *resolver
+}
 
-func newPathSet() *pathSet { return &pathSet{} }
+func newPathSet(res *resolver) *pathSet { return &pathSet{res: res} }
+
+// resolver is filepath.EvalSymlinks for the many paths of one derivation,
+// which share most of their folders: each folder is resolved once.
+type resolver struct{ m map[string]resolved }
+
+type resolved struct {
+	path string
+	err  error
+}
+
+func (r *resolver) eval(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return filepath.EvalSymlinks(p)
+	}
+	p = filepath.Clean(p)
+	if p == "/" {
+		return p, nil
+	}
+	if v, ok := r.m[p]; ok {
+		return v.path, v.err
+	}
+	out, err := r.evalNew(p)
+	r.m[p] = resolved{out, err}
+	return out, err
+}
+
+func (r *resolver) evalNew(p string) (string, error) {
+	dir, err := r.eval(filepath.Dir(p))
+	if err != nil {
+		return "", err
+	}
+	full := filepath.Join(dir, filepath.Base(p))
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return full, nil
+	}
+	// A link (its folder resolved already): the library follows it.
+	return filepath.EvalSymlinks(full)
+}
 
 func (ps *pathSet) add(p string) { ps.paths = append(ps.paths, filepath.Clean(p)) }
 
@@ -353,7 +418,7 @@ func (ps *pathSet) addAbsGlob(pat string) []string {
 func (ps *pathSet) real() []string {
 	var out []string
 	for _, p := range ps.paths {
-		r, err := filepath.EvalSymlinks(p)
+		r, err := ps.res.eval(p)
 		if err != nil {
 			continue
 		}
@@ -371,56 +436,4 @@ func (ps *pathSet) real() []string {
 		kept = append(kept, p)
 	}
 	return kept
-}
-
-// walkGlobs walks the workspace once and adds the paths the relative
-// protected and private globs match. A matched folder is not entered;
-// .git is not entered (its control files are fixed above).
-func walkGlobs(root string, pro, priv []glob.Path, ro, hide *pathSet) error {
-	n := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			return nil
-		}
-		if path == root {
-			return nil
-		}
-		if n++; n > maxWalk {
-			return fmt.Errorf("the workspace %s has more than %d files and folders: the protected and private globs of the policy cannot all be resolved to paths to confine (name the paths exactly, or narrow the workspace root)", root, maxWalk)
-		}
-		rel := strings.TrimPrefix(path, root+"/")
-		if rel == ".git" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			// A worktree's or a submodule's .git is a file: SkipDir
-			// there would skip the rest of the root folder, .env files
-			// below it included.
-			return nil
-		}
-		// A folder whose every entry matches (secrets/** for secrets) is
-		// confined whole: new files inside it too.
-		inside := rel + "/_"
-		for _, g := range priv {
-			if g.MatchExact(rel) || d.IsDir() && g.MatchExact(inside) {
-				hide.add(path)
-				if d.IsDir() {
-					return filepath.SkipDir // hidden whole
-				}
-				return nil
-			}
-		}
-		for _, g := range pro {
-			if g.MatchExact(rel) || d.IsDir() && g.MatchExact(inside) {
-				// Read-only whole; still entered for private paths.
-				ro.add(path)
-				break
-			}
-		}
-		return nil
-	})
-	return err
 }

@@ -15,7 +15,10 @@ import (
 // Every allowed shell call runs confined under a policy with sandbox.shell
 // on or required (docs/sandbox.md): the hook answers the allow with the
 // host's input rewrite, the command line replaced by one that runs it,
-// byte for byte, under `warden sandbox` (sandbox.Rewrite). A call an
+// byte for byte, under the lean runner warden-sandbox on a spec file the
+// hook writes (sandbox.RewriteSpec; docs/sandbox.md, "Speed"), or under
+// `warden sandbox` where warden-sandbox is not next to warden
+// (sandbox.Rewrite). A call an
 // approval or a grant released is an allow here too, and an ask the
 // host's own prompt shows carries the rewrite, so that what the user
 // approves runs confined.
@@ -25,8 +28,23 @@ import (
 var kernel = sync.OnceValue(sandbox.Probe)
 
 // wardenExe is warden's own binary, resolved once per process: what a
-// rewritten line runs.
+// rewritten line runs when there is no lean runner next to it.
 var wardenExe = sync.OnceValues(sandbox.Executable)
+
+// specRunner is the lean runner (warden-sandbox) next to warden, "" when
+// there is none; looked up once per process (a variable for tests).
+var specRunner = sync.OnceValue(func() string {
+	exe, err := wardenExe()
+	if err != nil {
+		return ""
+	}
+	return sandbox.Runner(exe)
+})
+
+// specs derives the confinement of the policies this process decides
+// under and keeps the walk of each workspace between calls (hookd keeps
+// it for hours; a one-shot warden hook for its one call).
+var specs = sandbox.NewSpecs()
 
 // confinedNote tells the model, with each confined command, what the
 // sandbox refuses and what to do instead.
@@ -157,7 +175,26 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 		cannot(err.Error())
 		return nil
 	}
-	rw, err := sandbox.Rewrite(exe, pol.File, hex.EncodeToString(pol.Digest[:]), must, line)
+	if inner, ok := sandbox.Unwrap(exe, specRunner(), line); ok {
+		// Sent again with the rewritten input: run the original line
+		// under this decision's confinement, not a sandbox in a sandbox.
+		line = inner
+	}
+	digest := hex.EncodeToString(pol.Digest[:])
+	var rw string
+	// The lean runner on a spec written now: the run loads no policy and
+	// starts no warden. Without it (warden alone, `go install`), or when
+	// the spec cannot be written, `warden sandbox` derives the
+	// confinement itself when the line runs.
+	if runner := specRunner(); runner != "" {
+		if prep, perr := specs.Prepare(pol, digest); perr == nil {
+			rw, err = sandbox.RewriteSpec(runner, prep.File, prep.Sum, must, line)
+			plan.Warnings = append(plan.Warnings, prep.Spec.Warnings...)
+		}
+	}
+	if rw == "" && err == nil {
+		rw, err = sandbox.Rewrite(exe, pol.File, digest, must, line)
+	}
 	if err != nil {
 		cannot("it cannot be rewritten to run confined: " + err.Error())
 		return nil
@@ -238,7 +275,7 @@ var sandboxErrors = []string{"Read-only file system", "Permission denied", "Oper
 // model.
 func confinedAfter(ev hook.Event, context string) string {
 	_, line := commandArg(ev.Call.Args)
-	if line == "" || !strings.Contains(line, " sandbox --policy ") {
+	if line == "" || !strings.Contains(line, " sandbox --policy ") && !strings.Contains(line, " --spec ") {
 		return context
 	}
 	exe, err := wardenExe()
