@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
 )
 
 // Class 10 of issue 31, editor tools of other agent stacks: the Anthropic
@@ -36,6 +37,18 @@ intents: {file: intents.yaml, require: [write]}
 	if d := e.Decide(call("Read", map[string]any{"file_path": "a.go"}), nil).Decision; d.Decision != warden.Allow {
 		t.Errorf("a read without an intent: %s %s", d.Decision, d.Code)
 	}
+	// Claude Code's Workflow runs a script: kind other, so it needs an
+	// intent where writes do, and it is destructive (asked under the
+	// coding example, never allowed by default: {safe: allow}).
+	var p policy.Policy
+	if k := p.KindOf("Workflow"); k != "other" {
+		t.Errorf("Workflow is of kind %s, want other", k)
+	}
+	wf := call("Workflow", map[string]any{"scriptPath": "scripts/release.js"})
+	if d := e.Decide(wf, nil).Decision; d.Decision != warden.Deny || d.Code != warden.CodeMissingIntent {
+		t.Errorf("Workflow without an intent: %s %s, want deny %s", d.Decision, d.Code, warden.CodeMissingIntent)
+	}
+	checkCoding(t, []soundCase{{"Workflow under the coding example", wf, "notAllow"}})
 }
 
 // Class 11 of issue 31: a "--" in a rule's command pattern was dropped, so
