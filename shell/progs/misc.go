@@ -81,7 +81,7 @@ func initMisc() {
 			Env:  "KUBECONFIG=!",
 			Subs: []*Spec{
 				{Name: "get describe logs top explain api-resources api-versions version cluster-info diff", Operands: "-..."},
-				{Name: "apply create delete replace patch edit scale rollout label annotate", Operands: "-..."},
+				{Name: "apply create delete replace patch edit scale rollout label annotate", Operands: "-...", Opts: "--replicas= --current-replicas= --resource-version= --overwrite --all"},
 				{Name: "exec", Operands: "- -...", Rest: 1},
 				{Name: "port-forward", Operands: "-..."},
 				{Name: "cp", Operands: "R W"},
