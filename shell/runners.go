@@ -446,3 +446,150 @@ func tclCommands(text string) [][]string {
 	}
 	return cmds
 }
+
+// runsGiven are programs without a table that run a command line or a
+// program their options or operands give (issue 31, class 7): vim's ex
+// commands (-c, --cmd, +CMD; :!CMD runs a shell), emacs's Lisp (--eval),
+// ncat and netcat's -e and -c, socat's EXEC: and SYSTEM: addresses,
+// tcpdump -z, and at and batch, which run the commands of their input
+// later. The literal command is judged as a line; what warden cannot read
+// is a computed command. Read from their manuals on Debian 12 (vim 9.0,
+// emacs 28, ncat 7.93, netcat-traditional 1.10, socat 1.7.4, tcpdump
+// 4.99, at 3.2).
+var runsGiven = map[string]bool{"vim": true, "vi": true, "nvim": true, "ex": true, "view": true, "vimdiff": true,
+	"emacs": true, "ncat": true, "nc": true, "netcat": true, "socat": true, "tcpdump": true, "at": true, "batch": true}
+
+func (a *Analysis) runsGiven(prog string, args, env []string, depth, pipe, stage int) {
+	lit := func(s, via string) {
+		if IsDyn(s) {
+			a.partial([]string{s}, depth, via)
+			return
+		}
+		a.line(s, depth+1, via)
+	}
+	switch prog {
+	case "vim", "vi", "nvim", "ex", "view", "vimdiff":
+		for i := 1; i < len(args); i++ {
+			w, cmd := args[i], ""
+			switch {
+			case w == "-c" || w == "--cmd" || w == "-S" || w == "-s" || w == "-u" || w == "-W" || w == "-w":
+				if i+1 < len(args) {
+					i++
+					cmd = args[i]
+				}
+				if w != "-c" && w != "--cmd" {
+					a.computed("(the commands vim "+w+" reads from a file)", prog)
+					continue
+				}
+			case strings.HasPrefix(w, "+") && len(w) > 1 && strings.Trim(w[1:], "0123456789") != "":
+				cmd = w[1:]
+			case strings.HasPrefix(w, "-c") && len(w) > 2:
+				cmd = w[2:]
+			default:
+				continue
+			}
+			a.computed("(the vim command "+Display(cmd)+", which can write files and run programs)", prog)
+			if c, ok := exShell(cmd); ok {
+				lit(c, prog+" -c !")
+			}
+		}
+	case "emacs":
+		for _, w := range args[1:] {
+			if !strings.HasPrefix(w, "-") || IsDyn(w) {
+				continue
+			}
+			n, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			switch n {
+			case "eval", "execute", "l", "load", "f", "funcall", "script", "x", "batch":
+				a.computed("(the Lisp emacs "+w+" runs)", prog)
+				return
+			}
+		}
+	case "ncat", "nc", "netcat":
+		for i := 1; i < len(args); i++ {
+			w := args[i]
+			n, v, has := strings.Cut(w, "=")
+			switch n {
+			case "-e", "--exec", "-c", "--sh-exec":
+				if !has {
+					if i+1 >= len(args) {
+						continue
+					}
+					i++
+					v = args[i]
+				}
+				lit(v, prog+" "+n)
+				if f := strings.Fields(Display(v)); len(f) > 0 && (shells[base(f[0])] || IsDyn(v)) {
+					a.computed("(the commands the other side sends to "+f[0]+")", prog)
+				}
+			case "--lua-exec":
+				a.computed("(the Lua program ncat --lua-exec runs)", prog)
+			default:
+				if strings.HasPrefix(w, "-e") && len(w) > 2 || strings.HasPrefix(w, "-c") && len(w) > 2 && !strings.HasPrefix(w, "--") {
+					a.computed("(the command of "+prog+" "+w[:2]+", whose options warden cannot read)", prog)
+				}
+			}
+		}
+	case "socat":
+		for _, w := range args[1:] {
+			if IsDyn(w) {
+				a.computed("(a socat address computed at run time, which may run a program)", prog)
+				continue
+			}
+			kind, rest, ok := strings.Cut(w, ":")
+			if !ok {
+				continue
+			}
+			switch strings.ToUpper(kind) {
+			case "EXEC", "SYSTEM":
+				cmd := rest
+				if i := strings.LastIndexByte(cmd, ','); i >= 0 && !strings.ContainsAny(cmd[i:], " '\"") {
+					cmd = cmd[:i] // address options (pty,stderr)
+				}
+				a.computed("(the socat address "+w+", whose options warden cannot read)", prog)
+				lit(cmd, "socat "+strings.ToUpper(kind))
+			}
+		}
+	case "tcpdump":
+		for i := 1; i < len(args); i++ {
+			if args[i] == "-z" && i+1 < len(args) {
+				a.add(env, []string{args[i+1], Dyn + "(the capture file)"}, depth, "tcpdump -z", pipe, stage)
+				i++
+			} else if strings.HasPrefix(args[i], "-z") && len(args[i]) > 2 {
+				a.add(env, []string{args[i][2:], Dyn + "(the capture file)"}, depth, "tcpdump -z", pipe, stage)
+			}
+		}
+	case "at", "batch":
+		for _, w := range args[1:] {
+			if w == "-l" || w == "-r" || w == "-d" || w == "-c" || w == "-V" || w == "--help" {
+				return // lists, removes or prints jobs
+			}
+		}
+		a.computed("(the commands "+prog+" runs later, read from its input or a file)", prog)
+	}
+}
+
+// exShell returns the shell command of an ex command line that runs one
+// (:!CMD, :silent !CMD, :r !CMD, :w !CMD).
+func exShell(cmd string) (string, bool) {
+	if IsDyn(cmd) {
+		return "", false
+	}
+	t := strings.TrimLeft(cmd, ": \t")
+	for _, p := range []string{"silent!", "silent"} {
+		if strings.HasPrefix(t, p) {
+			t = strings.TrimLeft(t[len(p):], " \t")
+			break
+		}
+	}
+	for _, p := range []string{"read", "r", "write", "w"} {
+		if strings.HasPrefix(t, p) && strings.HasPrefix(strings.TrimLeft(t[len(p):], " \t"), "!") {
+			t = strings.TrimLeft(t[len(p):], " \t")
+			break
+		}
+	}
+	if !strings.HasPrefix(t, "!") || strings.TrimSpace(t[1:]) == "" {
+		return "", false
+	}
+	return t[1:], true
+}

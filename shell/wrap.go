@@ -286,6 +286,10 @@ func given(opts []wval, names ...string) (val string, hasVal, ok bool) {
 // runs in turn: the command after a wrapper, the -c string of a shell, the
 // -exec command of find, the string given to eval.
 func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stage int) {
+	if runsGiven[prog] {
+		a.runsGiven(prog, args, env, depth, pipe, stage)
+		return
+	}
 	switch prog {
 	case "script", "tmux", "hyperfine", "nix-shell", "sg", "expect", "gdb", "perf", "direnv", "zip":
 		a.runsLines(prog, args, env, depth, pipe, stage)
