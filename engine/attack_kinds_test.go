@@ -111,6 +111,8 @@ func TestSafeKindProbes(t *testing.T) {
 		"xxd -r src/a.go out.bin", "xxd src/a.go out.hex", "tree -o out.txt src", "tree -R src",
 		"rg --pre ./pre.sh foo src", "rg -z foo src", "rg --search-zip foo src", "printf -v PATH x", "echo $(touch x)",
 		"sha256sum -c sums.txt", "env", "printenv",
+		"find src -delete", "find src -exec cat {} ;", "find src -execdir ls ;", "find src -ok rm {} ;",
+		"find src -fprint out.txt", "find src -fprintf out.txt %p", "find src -fls out.txt", "find src -fprint0 out.txt",
 	} {
 		cases = append(cases, soundCase{c, sh(c), "notAllow"})
 	}
@@ -123,7 +125,8 @@ func TestSafeKindProbes(t *testing.T) {
 	for _, c := range []string{"grep --help", "rg --help", "rg --version", "git --version", "cat --help", "sort src/a.go",
 		"uniq src/a.go", "cut -d: -f1 src/a.go", "jq . src/a.go", "jq .env src/a.go", "jq -r '.environment' src/a.go",
 		"jq 'getpath([\"env\"])' src/a.go", "sed -n 1,3p src/a.go", "nl -ba src/a.go", "tac src/a.go", "base64 src/a.go",
-		"git log --oneline -5", "git log --no-ext-diff", "git diff", "git status --porcelain", "sort -c src/a.go"} {
+		"git log --oneline -5", "git log --no-ext-diff", "git diff", "git status --porcelain", "sort -c src/a.go",
+		"find src -name '*.go'", "find . -type f -newer src/a.go", "find src -printf '%p\n'"} {
 		cases = append(cases, soundCase{c, sh(c), "allow"})
 	}
 	checkSoundPolicy(t, safeOnlyPolicy, cases)

@@ -22,7 +22,7 @@ var readOnly = map[string]bool{
 	"which": true, "xxd": true, "od": true, "hexdump": true, "md5sum": true, "sha1sum": true, "sha256sum": true,
 	"sha512sum": true, "b2sum": true, "cksum": true, "sum": true, "seq": true, "fold": true, "fmt": true,
 	"paste": true, "join": true, "expand": true, "unexpand": true, "nproc": true, "groups": true, "tty": true,
-	"sleep": true,
+	"sleep": true, "find": true,
 }
 
 // readOnlySubs are the subcommands of readOnly's kind, by program.
@@ -75,6 +75,15 @@ func readOnlyCall(c *Command, r *progs.Result) bool {
 			// -O: git grep opens the files in a pager, the default one
 			// when no value is given.
 			if f == "--ext-diff" || f == "--textconv" || f == "--show-signature" || f == "-O" && r.Sub == "grep" {
+				return false
+			}
+		}
+	case c.Prog == "find":
+		// Its actions that write, remove or run (the command -exec runs
+		// is a part of its own, but find with it does more than list).
+		for _, f := range c.Flags {
+			switch f {
+			case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fls", "-fprint", "-fprint0", "-fprintf":
 				return false
 			}
 		}
