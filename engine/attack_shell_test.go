@@ -399,3 +399,21 @@ func TestUncalledFunctionDefinition(t *testing.T) {
 		{"called under destructive: deny", sh("f() { touch build/x; }; f"), "deny"},
 	})
 }
+
+// A function named after a program a rule names replaces it for the
+// rule's later calls in a persistent shell: judged as if run.
+func TestUncalledFunctionNamedLikeARuleProgram(t *testing.T) {
+	t.Parallel()
+	const pol = `version: 1
+default: {safe: allow, destructive: ask}
+rules:
+  - id: tf
+    effect: allow
+    tool: shell
+    command: ["terraform plan"]
+`
+	checkSoundPolicy(t, pol, []soundCase{
+		{"named after a rule's program", sh("terraform() { rm -rf build; }"), "notAllow"},
+		{"another name", sh("tfplan() { rm -rf build; }"), "allow"},
+	})
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/glob"
 	"github.com/warden-run/warden/shell"
 )
 
@@ -76,4 +77,26 @@ func (e *Engine) definitionPart(st *state, a *shell.Analysis) {
 	}
 	p := part{subject: warden.SubjectCall}
 	e.evalPart(st, &p)
+}
+
+// notShadowing leaves out of uncalled the functions named after a
+// program a rule of the policy names (terraform() { ...; } where a rule
+// allows terraform plan): a persistent shell would run the body for every
+// later call the rule decides, so it is judged as if run.
+func (e *Engine) notShadowing(uncalled map[string]bool) map[string]bool {
+	for fn := range uncalled {
+		for _, r := range e.rules {
+			for i := range r.commands {
+				for _, p := range r.commands[i].Progs() {
+					if p == fn || glob.Text(p, fn) {
+						delete(uncalled, fn)
+					}
+				}
+			}
+		}
+	}
+	if len(uncalled) == 0 {
+		return nil
+	}
+	return uncalled
 }

@@ -79,7 +79,7 @@ func (e *Engine) shellParts(st *state) int {
 	}
 	gitChecked := false
 	var configChecked []string
-	st.uncalled = a.Uncalled()
+	st.uncalled = e.notShadowing(a.Uncalled())
 	if st.uncalled != nil {
 		e.definitionPart(st, a)
 	}
