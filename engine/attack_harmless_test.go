@@ -21,6 +21,18 @@ func TestHarmlessUnderCoding(t *testing.T) {
 		{"git --version", sh("git --version"), "allow"},
 		{"go --version", sh("go --version"), "allow"},
 		{"a read-only pipeline", sh("git log --oneline -5 | nl | tac"), "allow"},
+		{"sort, uniq, cut", sh("sort src/a.go | uniq -c | cut -c1-20"), "allow"},
+		{"jq without file output", sh("jq -r .name src/a.go"), "allow"},
+		{"--help of a known program", sh("rg --help"), "allow"},
+		{"--help of grep", sh("grep --help"), "allow"},
+		{"git diff of the work tree", sh("git diff"), "allow"},
+		{"git show --stat", sh("git show --stat HEAD"), "allow"},
+		{"git log without output options", sh("git log --oneline -5"), "allow"},
+		// A function defined and never called (TestUncalledFunctionDefinition).
+		{"an uncalled function", sh("f() { git push origin main; }"), "allow"},
+		// The hosts' skill loaders and MCP resource tools.
+		{"Skill", warden.ToolCall{Tool: "Skill", Args: map[string]any{"skill": "pdf"}}, "allow"},
+		{"ReadMcpResourceTool", warden.ToolCall{Tool: "ReadMcpResourceTool", Args: map[string]any{"server": "db", "uri": "db://x"}}, "allow"},
 		// A shell or wrapper that only runs an allowed line.
 		{"bash -lc", sh("bash -lc 'ls'"), "allow"},
 		{"zsh -lc", sh("zsh -lc 'ls'"), "allow"},

@@ -348,3 +348,72 @@ func TestRedteamZshReadings(t *testing.T) {
 		}
 	}
 }
+
+// The harmless list of issue 31: a function the line defines and never
+// calls runs nothing now. Its body was judged as if it ran, so f() { git
+// push; } asked, and under default: {destructive: deny} any definition
+// whose body wrote was denied. The body is now judged only for what
+// would be denied (a deny rule, a protected or private path): a shell
+// that persists between calls may run it later, so the definition of a
+// denied call is still denied, with a reason that says so. A function
+// named after a program warden knows, or one the line may call (by name,
+// through trap, eval or a computed command), is judged as if run.
+func TestUncalledFunctionDefinition(t *testing.T) {
+	t.Parallel()
+	checkCoding(t, []soundCase{
+		// A definition alone: harmless (each asked before).
+		{"a definition whose body asks", sh("f() { git push origin main; }"), "allow"},
+		{"a definition whose body is destructive", sh("f() { rm build/x; }"), "allow"},
+		{"function keyword", sh("function deploy { git push origin main; }"), "allow"},
+		{"nested definitions, none called", sh("f() { g() { git push origin main; }; g; }"), "allow"},
+		{"a definition beside an allowed command", sh("f() { git push origin main; }; ls src"), "allow"},
+		// A body that would be denied still denies the definition.
+		{"a denied command in the body", sh("f() { rm -rf build; }"), "deny"},
+		{"a protected path in the body", sh("f() { echo x > .git/config; }"), "deny"},
+		{"a private path in the body", sh("f() { cat .env; }"), "deny"},
+		{"a denied command in a nested body", sh("f() { g() { npm publish; }; }"), "deny"},
+		{"a denied command in a shell the body runs", sh("f() { bash -c 'rm -rf build'; }"), "deny"},
+		// Called, or callable: judged as if run.
+		{"called", sh("f() { git push origin main; }; f"), "notAllow"},
+		{"called through trap", sh("f() { git push origin main; }; trap f EXIT"), "notAllow"},
+		{"called through eval", sh("f() { git push origin main; }; eval f"), "notAllow"},
+		{"a computed command may call it", sh("f() { git push origin main; }; $CMD"), "notAllow"},
+		{"called by a later shell", sh("f() { git push origin main; }; export -f f; bash -c f"), "notAllow"},
+		{"named after a known program", sh("ls() { git push origin main; }"), "notAllow"},
+		{"named after a builtin", sh("cd() { git push origin main; }"), "notAllow"},
+		{"command_not_found_handle runs for any unknown name", sh("command_not_found_handle() { git push origin main; }"), "notAllow"},
+	})
+	e, _ := newEngine(t, codingPolicy(t))
+	d := e.Decide(sh("f() { rm -rf build; }"), nil).Decision
+	if d.Code != warden.CodeRuleDeny || !strings.Contains(d.Reason, "function f is not called") || !strings.Contains(d.Reason, "Recursive forced deletion") {
+		t.Errorf("uncalled denied body: %s %s %q, want the rule's deny saying the function is not called", d.Decision, d.Code, d.Reason)
+	}
+	if d := e.Decide(sh("f() { rm -rf build; }; f"), nil).Decision; strings.Contains(d.Reason, "not called") {
+		t.Errorf("called function: reason %q says it is not called", d.Reason)
+	}
+	// Kind safe: under default {safe: allow, destructive: deny} the
+	// definition is allowed, and the deny rule of the body still denies.
+	checkSoundPolicy(t, noAllowPolicy, []soundCase{
+		{"definition under destructive: deny", sh("f() { touch build/x; }"), "allow"},
+		{"deny rule in the body", sh("f() { rm build/x; }"), "deny"},
+		{"called under destructive: deny", sh("f() { touch build/x; }; f"), "deny"},
+	})
+}
+
+// A function named after a program a rule names replaces it for the
+// rule's later calls in a persistent shell: judged as if run.
+func TestUncalledFunctionNamedLikeARuleProgram(t *testing.T) {
+	t.Parallel()
+	const pol = `version: 1
+default: {safe: allow, destructive: ask}
+rules:
+  - id: tf
+    effect: allow
+    tool: shell
+    command: ["terraform plan"]
+`
+	checkSoundPolicy(t, pol, []soundCase{
+		{"named after a rule's program", sh("terraform() { rm -rf build; }"), "notAllow"},
+		{"another name", sh("tfplan() { rm -rf build; }"), "allow"},
+	})
+}

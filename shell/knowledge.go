@@ -45,6 +45,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		if len(c.Args) == 2 && (c.Args[1] == "--version" || c.Args[1] == "--help") {
 			// It only prints (or refuses the option): nothing to read.
 			r.Risk, r.RiskReads = "", false
+			r.Effects, r.Repo, r.Tree = r.Effects[:0], progs.RepoNone, false
 		}
 		a.flagBuf = grow(a.flagBuf, r.Flags)
 		a.opBuf = grow(a.opBuf, r.Ops)
@@ -261,6 +262,9 @@ var progKinds = func() map[string]uint8 {
 		m[n] |= kWrap
 	}
 	for _, n := range []string{"eval", "find", "su", "trap", "alias", "script", "tmux", "hyperfine", "nix-shell", "sg", "expect", "gdb", "perf", "direnv", "zip"} {
+		m[n] |= kSpecial
+	}
+	for n := range runsGiven {
 		m[n] |= kSpecial
 	}
 	// alias is not among them: its value is analysed as the line it

@@ -41,10 +41,16 @@ type walker struct {
 	// in the statements walked so far, of those eligible (knownNumbers):
 	// arithmetic on them runs nothing.
 	known, eligible map[string]bool
+	// funcs are where the bodies of the functions being walked began
+	// (funcs.go).
+	funcs []funcStart
 }
 
 func (w *walker) visit(n syntax.Node) bool {
 	if n == nil {
+		if fd, ok := w.stack[len(w.stack)-1].(*syntax.FuncDecl); ok {
+			w.funcEnd(fd)
+		}
 		if st, ok := w.stack[len(w.stack)-1].(*syntax.Stmt); ok && len(w.eligible) > 0 && len(w.stack) == 2 {
 			// After a top-level NAME=NUMBER or NAME=$((...)): NAME holds
 			// a number from here on.
@@ -88,6 +94,9 @@ func (w *walker) visit(n syntax.Node) bool {
 		// A loop or a function may run a cd twice (cd sub; git status
 		// runs git in sub, then in sub/sub).
 		w.a.cdOther = true
+		if _, ok := n.(*syntax.FuncDecl); ok {
+			w.funcBegin()
+		}
 	case *syntax.ForClause:
 		w.a.cdOther = true
 		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {

@@ -22,7 +22,7 @@ var readOnly = map[string]bool{
 	"which": true, "xxd": true, "od": true, "hexdump": true, "md5sum": true, "sha1sum": true, "sha256sum": true,
 	"sha512sum": true, "b2sum": true, "cksum": true, "sum": true, "seq": true, "fold": true, "fmt": true,
 	"paste": true, "join": true, "expand": true, "unexpand": true, "nproc": true, "groups": true, "tty": true,
-	"sleep": true,
+	"sleep": true, "find": true,
 }
 
 // readOnlySubs are the subcommands of readOnly's kind, by program.
@@ -41,7 +41,10 @@ var readOnlySubs = map[string]map[string]bool{
 // alone are read-only for any program with a table.
 func readOnlyCall(c *Command, r *progs.Result) bool {
 	if len(c.Args) == 2 && (c.Args[1] == "--version" || c.Args[1] == "--help") {
-		return true
+		// But not where --help pages: git --help runs man (or the
+		// viewer git's configuration names, man.viewer, help.format),
+		// less --help shows its help in the pager.
+		return c.Args[1] == "--version" || !helpPages[c.Prog]
 	}
 	known := readOnly[c.Prog]
 	if r.Sub != "" {
@@ -75,6 +78,23 @@ func readOnlyCall(c *Command, r *progs.Result) bool {
 				return false
 			}
 		}
+	case c.Prog == "find":
+		// Its actions that write, remove or run (the command -exec runs
+		// is a part of its own, but find with it does more than list).
+		for _, f := range c.Flags {
+			switch f {
+			case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fls", "-fprint", "-fprint0", "-fprintf":
+				return false
+			}
+		}
+	case c.Prog == "jq":
+		// env and $ENV print the environment, as printenv does, which
+		// is no read-only command.
+		for _, w := range c.Args[1:] {
+			if strings.Contains(w, "$ENV") || jqEnv(w) {
+				return false
+			}
+		}
 	case c.Prog == "printf":
 		for _, f := range c.Flags {
 			if f == "-v" {
@@ -83,4 +103,30 @@ func readOnlyCall(c *Command, r *progs.Result) bool {
 		}
 	}
 	return true
+}
+
+// helpPages are the programs whose --help shows a manual through a pager
+// or a viewer.
+var helpPages = map[string]bool{"git": true, "less": true, "more": true, "most": true}
+
+// jqEnv reports a jq program that names the builtin env (not a field
+// .env, nor part of a longer name).
+func jqEnv(w string) bool {
+	for i := strings.Index(w, "env"); i >= 0; {
+		before := i == 0 || !jqName(w[i-1]) && w[i-1] != '.' && w[i-1] != '$' && w[i-1] != '"'
+		after := i+3 == len(w) || !jqName(w[i+3])
+		if before && after {
+			return true
+		}
+		j := strings.Index(w[i+3:], "env")
+		if j < 0 {
+			break
+		}
+		i += 3 + j
+	}
+	return false
+}
+
+func jqName(b byte) bool {
+	return b == '_' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
 }

@@ -214,15 +214,28 @@ func (a *Analysis) runsText(prog string, args []string, depth int) {
 			a.partial(ops, depth, "sg")
 		}
 	case "expect":
-		for _, w := range args[1:] {
+		for i := 1; i < len(args); i++ {
+			w := args[i]
 			if w == "-c" || w == "-i" || strings.HasPrefix(w, "-c") && !strings.HasPrefix(w, "--") || IsDyn(w) {
 				a.computed("(the Tcl commands expect runs, which can spawn any program)", prog)
+				// The programs its literal text spawns or execs are still
+				// judged as lines: a deny rule or a protected path meets them.
+				text := strings.TrimPrefix(w, "-c")
+				if w == "-c" && i+1 < len(args) {
+					text = args[i+1]
+				}
+				if w != "-i" && !IsDyn(text) {
+					for _, l := range tclRuns(text) {
+						a.partialLine(l, depth, "expect -c")
+					}
+				}
 				return
 			}
 		}
 	case "gdb":
 		for i := 1; i < len(args); i++ {
-			w := strings.TrimPrefix(args[i], "-")
+			// gdb takes its long options with one dash or two.
+			w := strings.TrimPrefix(strings.TrimPrefix(args[i], "-"), "-")
 			val, has := "", false
 			if n, v, ok := strings.Cut(w, "="); ok {
 				w, val, has = n, v, true
@@ -234,6 +247,11 @@ func (a *Analysis) runsText(prog string, args []string, depth int) {
 					val = args[i]
 				}
 				f := strings.Fields(Display(val))
+				if cmd, ok := gdbShell(val); ok {
+					// shell CMD and !CMD run CMD through a shell: a line.
+					a.line(cmd, depth+1, "gdb -ex shell")
+					continue
+				}
 				// run passes its words through a shell.
 				if IsDyn(val) || len(f) == 0 || !gdbQuiet[f[0]] || (f[0] == "run" || f[0] == "r") && len(f) > 1 {
 					a.computed("(the gdb command "+Display(val)+", which can run shell commands)", prog)
@@ -277,4 +295,301 @@ func (a *Analysis) parallel(rest, env []string, depth int) {
 		return
 	}
 	a.partial(append(words, Dyn+"$PARALLEL_ARG"), depth, "parallel")
+}
+
+// gdbShell returns the command line of gdb's shell command (shell CMD,
+// !CMD), which gdb 13 runs with $SHELL -c (/bin/sh without it).
+func gdbShell(val string) (string, bool) {
+	if IsDyn(val) {
+		return "", false
+	}
+	t := strings.TrimLeft(val, " \t")
+	var cmd string
+	switch {
+	case strings.HasPrefix(t, "!"):
+		cmd = t[1:]
+	case strings.HasPrefix(t, "shell ") || strings.HasPrefix(t, "shell\t"):
+		cmd = t[len("shell"):]
+	default:
+		return "", false
+	}
+	if strings.TrimSpace(cmd) == "" {
+		return "", false // an interactive shell
+	}
+	return cmd, true
+}
+
+// tclRuns returns, as shell lines, the commands a Tcl text (expect -c)
+// runs through its spawn, exec and system commands: the words after the
+// command name, with {braced} words quoted and [bracketed] commands and
+// $variables as computed words. The reading is rough: what it returns is
+// judged on top of the computed command the text already is.
+func tclRuns(text string) []string {
+	var out []string
+	for _, cmd := range tclCommands(text) {
+		if len(cmd) < 2 {
+			continue
+		}
+		words := cmd[1:]
+		switch cmd[0] {
+		case "spawn":
+			for len(words) > 0 && strings.HasPrefix(words[0], "-") {
+				if words[0] == "-ignore" && len(words) > 1 {
+					words = words[1:]
+				}
+				words = words[1:]
+			}
+		case "exec":
+			for len(words) > 0 && (words[0] == "-ignorestderr" || words[0] == "-keepnewline" || words[0] == "--") {
+				words = words[1:]
+			}
+		case "system":
+		default:
+			continue
+		}
+		if len(words) > 0 {
+			out = append(out, strings.Join(words, " "))
+		}
+	}
+	return out
+}
+
+// tclCommands splits Tcl text into commands (at newlines and ";" outside
+// braces, quotes and brackets) of words in shell spelling.
+func tclCommands(text string) [][]string {
+	var cmds [][]string
+	var words []string
+	var w strings.Builder
+	inWord := false
+	end := func() {
+		if inWord {
+			words = append(words, w.String())
+			w.Reset()
+			inWord = false
+		}
+	}
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\n' || c == ';':
+			end()
+			if len(words) > 0 {
+				cmds = append(cmds, words)
+			}
+			words = nil
+		case c == ' ' || c == '\t':
+			end()
+		case c == '{' && !inWord:
+			depth, j := 1, i+1
+			for ; j < len(text) && depth > 0; j++ {
+				switch text[j] {
+				case '{':
+					depth++
+				case '}':
+					depth--
+				}
+			}
+			w.WriteString(quote(text[i+1 : j-1]))
+			if depth > 0 {
+				w.Reset()
+				w.WriteString(quote(text[i+1:]))
+			}
+			inWord, i = true, j-1
+		case c == '[':
+			depth, j := 1, i+1
+			for ; j < len(text) && depth > 0; j++ {
+				switch text[j] {
+				case '[':
+					depth++
+				case ']':
+					depth--
+				}
+			}
+			w.WriteString("$TCL_RESULT")
+			inWord, i = true, j-1
+		case c == '$':
+			w.WriteString("$TCL_VAR")
+			j := i + 1
+			if j < len(text) && text[j] == '{' {
+				for j < len(text) && text[j] != '}' {
+					j++
+				}
+			} else {
+				for j < len(text) && (text[j] == '_' || text[j] == ':' || 'a' <= text[j] && text[j] <= 'z' || 'A' <= text[j] && text[j] <= 'Z' || '0' <= text[j] && text[j] <= '9') {
+					j++
+				}
+				j--
+			}
+			inWord, i = true, j
+		case c == '"':
+			j := i + 1
+			for j < len(text) && text[j] != '"' {
+				if text[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j > len(text) {
+				j = len(text)
+			}
+			w.WriteString(quote(text[i+1 : min(j, len(text))]))
+			inWord, i = true, j
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	end()
+	if len(words) > 0 {
+		cmds = append(cmds, words)
+	}
+	return cmds
+}
+
+// runsGiven are programs without a table that run a command line or a
+// program their options or operands give (issue 31, class 7): vim's ex
+// commands (-c, --cmd, +CMD; :!CMD runs a shell), emacs's Lisp (--eval),
+// ncat and netcat's -e and -c, socat's EXEC: and SYSTEM: addresses,
+// tcpdump -z, and at and batch, which run the commands of their input
+// later. The literal command is judged as a line; what warden cannot read
+// is a computed command. Read from their manuals on Debian 12 (vim 9.0,
+// emacs 28, ncat 7.93, netcat-traditional 1.10, socat 1.7.4, tcpdump
+// 4.99, at 3.2).
+var runsGiven = map[string]bool{"vim": true, "vi": true, "nvim": true, "ex": true, "view": true, "vimdiff": true,
+	"emacs": true, "ncat": true, "nc": true, "netcat": true, "socat": true, "tcpdump": true, "at": true, "batch": true}
+
+func (a *Analysis) runsGiven(prog string, args, env []string, depth, pipe, stage int) {
+	lit := func(s, via string) {
+		if IsDyn(s) {
+			a.partial([]string{s}, depth, via)
+			return
+		}
+		a.line(s, depth+1, via)
+	}
+	switch prog {
+	case "vim", "vi", "nvim", "ex", "view", "vimdiff":
+		for i := 1; i < len(args); i++ {
+			w, cmd := args[i], ""
+			switch {
+			case w == "-c" || w == "--cmd" || w == "-S" || w == "-s" || w == "-u" || w == "-W" || w == "-w":
+				if i+1 < len(args) {
+					i++
+					cmd = args[i]
+				}
+				if w != "-c" && w != "--cmd" {
+					a.computed("(the commands vim "+w+" reads from a file)", prog)
+					continue
+				}
+			case strings.HasPrefix(w, "+") && len(w) > 1 && strings.Trim(w[1:], "0123456789") != "":
+				cmd = w[1:]
+			case strings.HasPrefix(w, "-c") && len(w) > 2:
+				cmd = w[2:]
+			default:
+				continue
+			}
+			a.computed("(the vim command "+Display(cmd)+", which can write files and run programs)", prog)
+			if c, ok := exShell(cmd); ok {
+				lit(c, prog+" -c !")
+			}
+		}
+	case "emacs":
+		for _, w := range args[1:] {
+			if !strings.HasPrefix(w, "-") || IsDyn(w) {
+				continue
+			}
+			n, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			switch n {
+			case "eval", "execute", "l", "load", "f", "funcall", "script", "x", "batch":
+				a.computed("(the Lisp emacs "+w+" runs)", prog)
+				return
+			}
+		}
+	case "ncat", "nc", "netcat":
+		for i := 1; i < len(args); i++ {
+			w := args[i]
+			n, v, has := strings.Cut(w, "=")
+			switch n {
+			case "-e", "--exec", "-c", "--sh-exec":
+				if !has {
+					if i+1 >= len(args) {
+						continue
+					}
+					i++
+					v = args[i]
+				}
+				lit(v, prog+" "+n)
+				if f := strings.Fields(Display(v)); len(f) > 0 && (shells[base(f[0])] || IsDyn(v)) {
+					a.computed("(the commands the other side sends to "+f[0]+")", prog)
+				}
+			case "--lua-exec":
+				a.computed("(the Lua program ncat --lua-exec runs)", prog)
+			default:
+				if strings.HasPrefix(w, "-e") && len(w) > 2 || strings.HasPrefix(w, "-c") && len(w) > 2 && !strings.HasPrefix(w, "--") {
+					a.computed("(the command of "+prog+" "+w[:2]+", whose options warden cannot read)", prog)
+				}
+			}
+		}
+	case "socat":
+		for _, w := range args[1:] {
+			if IsDyn(w) {
+				a.computed("(a socat address computed at run time, which may run a program)", prog)
+				continue
+			}
+			kind, rest, ok := strings.Cut(w, ":")
+			if !ok {
+				continue
+			}
+			switch strings.ToUpper(kind) {
+			case "EXEC", "SYSTEM":
+				cmd := rest
+				if i := strings.LastIndexByte(cmd, ','); i >= 0 && !strings.ContainsAny(cmd[i:], " '\"") {
+					cmd = cmd[:i] // address options (pty,stderr)
+				}
+				a.computed("(the socat address "+w+", whose options warden cannot read)", prog)
+				lit(cmd, "socat "+strings.ToUpper(kind))
+			}
+		}
+	case "tcpdump":
+		for i := 1; i < len(args); i++ {
+			if args[i] == "-z" && i+1 < len(args) {
+				a.add(env, []string{args[i+1], Dyn + "(the capture file)"}, depth, "tcpdump -z", pipe, stage)
+				i++
+			} else if strings.HasPrefix(args[i], "-z") && len(args[i]) > 2 {
+				a.add(env, []string{args[i][2:], Dyn + "(the capture file)"}, depth, "tcpdump -z", pipe, stage)
+			}
+		}
+	case "at", "batch":
+		for _, w := range args[1:] {
+			if w == "-l" || w == "-r" || w == "-d" || w == "-c" || w == "-V" || w == "--help" {
+				return // lists, removes or prints jobs
+			}
+		}
+		a.computed("(the commands "+prog+" runs later, read from its input or a file)", prog)
+	}
+}
+
+// exShell returns the shell command of an ex command line that runs one
+// (:!CMD, :silent !CMD, :r !CMD, :w !CMD).
+func exShell(cmd string) (string, bool) {
+	if IsDyn(cmd) {
+		return "", false
+	}
+	t := strings.TrimLeft(cmd, ": \t")
+	for _, p := range []string{"silent!", "silent"} {
+		if strings.HasPrefix(t, p) {
+			t = strings.TrimLeft(t[len(p):], " \t")
+			break
+		}
+	}
+	for _, p := range []string{"read", "r", "write", "w"} {
+		if strings.HasPrefix(t, p) && strings.HasPrefix(strings.TrimLeft(t[len(p):], " \t"), "!") {
+			t = strings.TrimLeft(t[len(p):], " \t")
+			break
+		}
+	}
+	if !strings.HasPrefix(t, "!") || strings.TrimSpace(t[1:]) == "" {
+		return "", false
+	}
+	return t[1:], true
 }

@@ -92,6 +92,9 @@ type Command struct {
 	// Free marks a builtin without side effects (cd, true, test, read,
 	// set -e, exit, ...): it needs no allow rule.
 	Free bool
+	// Func names the function whose body holds the command (the
+	// outermost one), "" outside a function (see Uncalled).
+	Func string
 }
 
 // Write is a path the line would write, create, delete or read.
@@ -145,6 +148,9 @@ type Write struct {
 	// Sources are what a copy, move or link puts at this destination
 	// (cp SRC... DEST): into it, under their names, when it is a folder.
 	Sources []string
+	// Func names the function whose body writes or reads the path, as
+	// Command.Func.
+	Func string
 }
 
 // Analysis is the result of analysing one command line.

@@ -108,6 +108,15 @@ var wrappers = map[string]*wrapper{
 		"--colsep=|-C= --tag --tagstring= --timeout= --retries= --delay= --line-buffer --group --ungroup|-u --will-cite --no-notice -r|--no-run-if-empty --plus --shuf -L=|--max-lines= --trim="},
 	"cross-env":       {assigns: true},
 	"cross-env-shell": {assigns: true},
+	// rlwrap 0.46 (its -z filter runs a program: left out, so computed),
+	// entr 5.2 (-s runs the command through a shell: left out), and
+	// systemd-run (systemd 252; -p, -E, -S and --working-directory left
+	// out: a property can run commands, and the others change what runs).
+	"rlwrap": {opts: "-a[=] -A -b= -c -C= -D= -e= -f= -g= -h -H= -i -I -l= -m[=] -M= -n -N -o -O= -p[=] -P= -q= -r -R -s= -S= -t= -U -v -w= -W -X"},
+	"entr":   {opts: "-a -c -d -n -p -r -x -z"},
+	"systemd-run": {opts: "-u=|--unit= --description= --slice= --slice-inherit -r|--remain-after-exit --send-sighup --service-type= --uid= --gid= --nice= -d|--same-dir " +
+		"-t|--pty -P|--pipe -q|--quiet --wait -G|--collect --user --system --scope --on-active= --on-boot= --on-startup= --on-unit-active= --on-unit-inactive= " +
+		"--on-calendar= --on-clock-change --on-timezone-change --no-block --no-ask-password -h|--help --version"},
 	// Multiplexers run the applet named by their first operand.
 	"busybox": {opts: "--list --list-full --install --show= --help"},
 	"toybox":  {opts: "--help --version"},
@@ -277,6 +286,10 @@ func given(opts []wval, names ...string) (val string, hasVal, ok bool) {
 // runs in turn: the command after a wrapper, the -c string of a shell, the
 // -exec command of find, the string given to eval.
 func (a *Analysis) unwrap(prog string, args, env []string, depth int, pipe, stage int) {
+	if runsGiven[prog] {
+		a.runsGiven(prog, args, env, depth, pipe, stage)
+		return
+	}
 	switch prog {
 	case "script", "tmux", "hyperfine", "nix-shell", "sg", "expect", "gdb", "perf", "direnv", "zip":
 		a.runsLines(prog, args, env, depth, pipe, stage)

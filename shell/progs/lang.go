@@ -299,6 +299,17 @@ func initLangGo() {
 					r.risk("make -f %s reads a makefile from its input, whose recipes are commands warden cannot vouch for", strings.TrimPrefix(v, "\x00"))
 				}
 			}
+			// make --eval TEXT keeps its risk (the makefile it adds to is
+			// unread), and the recipes and $(shell ...) commands written
+			// in TEXT are lines the shell package judges.
+			for _, v := range r.Values("-E") {
+				if IsDyn(v) {
+					continue
+				}
+				for _, l := range makeLines(v) {
+					r.Effects = append(r.Effects, Effect{Arg: Shell, Val: l, Via: "--eval"})
+				}
+			}
 			// VAR=value operands override the Makefile's variables, which
 			// may be the commands it runs (CC=, SHELL=).
 			for _, op := range r.Ops {
@@ -911,4 +922,92 @@ func configWrites(prog string, readOnly ...string) func(*Result, []string) {
 			r.risk("%s config %s changes the configuration every later %s command reads", prog, strings.TrimPrefix(r.Ops[1], "\x00"), prog)
 		}
 	}
+}
+
+// makeLines returns the command lines a makefile text runs through the
+// shell: its recipes (a line after a tab, the text after ";" of a rule
+// line) and the commands of $(shell ...), with make's own references
+// ($(VAR), $@) as computed words and $$ as $.
+func makeLines(text string) []string {
+	var out []string
+	for i := 0; i+8 <= len(text); i++ {
+		if text[i] == '$' && (strings.HasPrefix(text[i+1:], "(shell ") || strings.HasPrefix(text[i+1:], "{shell ")) {
+			if body, ok := makeRef(text[i+1:]); ok {
+				out = append(out, makeText(strings.TrimPrefix(body, "shell ")))
+			}
+		}
+	}
+	text = strings.ReplaceAll(text, "\\\n", " ")
+	for _, l := range strings.Split(text, "\n") {
+		recipe := ""
+		switch {
+		case strings.HasPrefix(l, "\t"):
+			recipe = l[1:]
+		default:
+			c := strings.IndexByte(l, ':')
+			if c < 0 || strings.IndexByte(l[:c], '=') >= 0 || strings.HasPrefix(l[c:], ":=") || strings.HasPrefix(l[c:], "::=") {
+				continue // no rule line: an assignment or a directive
+			}
+			sc := strings.IndexByte(l[c:], ';')
+			if sc < 0 {
+				continue
+			}
+			recipe = l[c+sc+1:]
+		}
+		recipe = strings.TrimLeft(recipe, " \t@-+")
+		if strings.TrimSpace(recipe) != "" {
+			out = append(out, makeText(recipe))
+		}
+	}
+	return out
+}
+
+// makeRef returns the text inside a make reference that starts at s
+// ("(shell ls)", "{X}"), with nested parentheses.
+func makeRef(s string) (string, bool) {
+	open, close := s[0], byte(')')
+	if open == '{' {
+		close = '}'
+	}
+	depth := 0
+	for j := 0; j < len(s); j++ {
+		switch s[j] {
+		case open:
+			depth++
+		case close:
+			depth--
+			if depth == 0 {
+				return s[1:j], true
+			}
+		}
+	}
+	return "", false
+}
+
+// makeText spells a recipe as the shell sees it, make's references taken
+// for values computed at run time.
+func makeText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case '$':
+			b.WriteByte('$')
+		case '(', '{':
+			body, ok := makeRef(s[i:])
+			if !ok {
+				b.WriteString("$MAKE_REF")
+				return b.String()
+			}
+			b.WriteString("$MAKE_REF")
+			i += len(body) + 1
+		default:
+			b.WriteString("$MAKE_REF")
+		}
+	}
+	return b.String()
 }

@@ -43,7 +43,7 @@ func initMisc() {
 		// ssh runs a command on another machine; -o options such as
 		// ProxyCommand and LocalCommand run programs here. The remote
 		// command is the first operand after the host.
-		&Spec{Name: "ssh", Source: "OpenSSH 9.2 (Debian 12), man ssh, man ssh_config and ssh.c (after the host, options are read again up to the command: ssh HOST -oProxyCommand=CMD)", Style: "posix", OptsUntil: 2, Operands: "- -...",
+		&Spec{Name: "ssh", Source: "OpenSSH 9.2 (Debian 12), man ssh, man ssh_config and ssh.c (after the host, options are read again up to the command: ssh HOST -oProxyCommand=CMD)", Style: "posix", OptsUntil: 2, Operands: "- -...", Special: sshSpecial,
 			Opts: "-4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -B= -b= -c= -D= -E=W -e= -F=! -I=! -i=R -J= -L= -l= -m= -O= -o=! -P= -p= -Q= -R= -S=W -W= -w="},
 		&Spec{Name: "scp", Source: "OpenSSH 9.2 (Debian 12), man scp (a source HOST:PATH is copied into the destination folder under PATH's last name, and with -r the files below it are named by the other machine)", Operands: "R... W", Special: remoteSources,
 			Opts: "-3 -4 -6 -A -B -C -O -p -q -R -r -s -T -v -c= -D=! -F=! -i=R -J= -l= -o=! -P= -S=X -X="},
@@ -81,7 +81,7 @@ func initMisc() {
 			Env:  "KUBECONFIG=!",
 			Subs: []*Spec{
 				{Name: "get describe logs top explain api-resources api-versions version cluster-info diff", Operands: "-..."},
-				{Name: "apply create delete replace patch edit scale rollout label annotate", Operands: "-..."},
+				{Name: "apply create delete replace patch edit scale rollout label annotate", Operands: "-...", Opts: "--replicas= --current-replicas= --resource-version= --overwrite --all"},
 				{Name: "exec", Operands: "- -...", Rest: 1},
 				{Name: "port-forward", Operands: "-..."},
 				{Name: "cp", Operands: "R W"},
@@ -733,4 +733,31 @@ func remotePath(p string) bool {
 	}
 	i := strings.IndexByte(p, ':')
 	return i > 0 && !strings.Contains(p[:i], "/")
+}
+
+// sshLocal are the ssh_config keywords whose value is a command line ssh
+// runs on this machine with the user's shell (ProxyCommand with exec).
+var sshLocal = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+
+// sshSpecial takes the command lines of ssh -o ProxyCommand=CMD (and
+// LocalCommand, KnownHostsCommand) as lines the shell package judges: -o
+// keeps its risk (ssh's %-tokens and the rest of its configuration stay
+// unread), and the literal command still meets deny rules and protected
+// paths.
+func sshSpecial(r *Result, _ []string) {
+	for _, v := range r.Values("-o") {
+		if IsDyn(v) {
+			continue
+		}
+		k, cmd, ok := strings.Cut(v, "=")
+		if i := strings.IndexAny(v, " \t"); i >= 0 && (!ok || i < len(k)) {
+			k, cmd, ok = v[:i], strings.TrimLeft(v[i:], " \t="), true
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		cmd = strings.TrimSpace(cmd)
+		if !ok || !sshLocal[k] || cmd == "" || strings.EqualFold(cmd, "none") {
+			continue
+		}
+		r.Effects = append(r.Effects, Effect{Arg: Shell, Val: cmd, Via: "-o " + k})
+	}
 }
