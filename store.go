@@ -223,6 +223,7 @@ type Store interface {
 	StateStore
 	HaltStore
 	ReportStore
+	ReportCache
 	DecisionWriter
 	DecisionReader
 	io.Closer
