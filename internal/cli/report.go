@@ -22,7 +22,8 @@ const reportUsage = `Usage:
   warden report ls [--status pending|final|failed] [--json]
   warden report show SESSION [--json]
   warden report instructions [--session S]
-  warden report complete --session S
+  warden report complete --session S [--transcript FILE]
+  warden report cache ls | show KEY | clear KEY|--expired|--all | key REQUEST
   warden report check [--session S | --nonce N] [--plugins FILE[,FILE...]] [--dir DIR] [--prefix P] [--run-on-complete] [RESPONSE...]
   warden report filter --nonce N [--prefix P]
   (ls, show, instructions, complete and check --session also take --policy FILE and --store URL)
@@ -37,7 +38,10 @@ report, for agents wired by hand: with --session, with that session's nonce
 stores.
 
 complete hands a session's final report to the plugins' on-complete commands,
-once (the hook starts it on its own when a report becomes final).
+once (the hook starts it on its own when a report becomes final), with the
+session's request, agent and, from the host's transcript, its last messages.
+
+cache manages the response cache (report.cache): see warden report cache help.
 
 check reads a model's responses (one file per turn, or stdin) and prints the
 final report, each plugin's metadata, each validation result and the retry
@@ -73,6 +77,8 @@ func runReport(ctx context.Context, env *Env) int {
 		return runReportCheck(ctx, env, args)
 	case "filter":
 		return runReportFilter(env, args)
+	case "cache":
+		return runReportCache(ctx, env, args)
 	}
 	fmt.Fprintf(env.Stderr, "warden report: unknown subcommand %q\n\n%s", sub, reportUsage)
 	return ExitError

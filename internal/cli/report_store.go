@@ -121,9 +121,10 @@ func runReportInstructions(ctx context.Context, env *Env, args []string) int {
 }
 
 func runReportComplete(ctx context.Context, env *Env, args []string) int {
-	fs := reportFlags(env, "complete", "--session S [--policy FILE] [--store URL]")
+	fs := reportFlags(env, "complete", "--session S [--transcript FILE] [--policy FILE] [--store URL]")
 	sf := addStoreFlags(fs)
 	sess := fs.String("session", "", "the session whose final report to hand over (required)")
+	transcript := fs.String("transcript", "", "the host's transcript of the session, for the completion's messages")
 	if code := parseReportFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -136,7 +137,7 @@ func runReportComplete(ctx context.Context, env *Env, args []string) int {
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := reportgate.RunComplete(ctx, pol, st, *sess, logger); err != nil {
+	if err := reportgate.RunCompleteWith(ctx, pol, st, *sess, reportgate.CompleteOptions{Transcript: *transcript, Logger: logger}); err != nil {
 		return cmdError(env, "report complete", err)
 	}
 	return ExitOK
