@@ -60,7 +60,7 @@ func Origin(s warden.Session, transcript string, req *warden.ReportRequest) (rep
 	default:
 		o.Request = s.Intent
 	}
-	o.Request = redactCut(o.Request, MaxRequestBytes)
+	o.Request = redactCut(strings.TrimSpace(o.Request), MaxRequestBytes)
 	o.Messages, o.MessagesOmitted = bound(msgs)
 	return o, err
 }
