@@ -151,7 +151,7 @@ func (g *Gate) Prompt(ctx context.Context, in Request) (*Served, error) {
 	g.auditServed(ctx, cs, s, host, r, e)
 	g.complete(ctx, s.ID, in.Transcript)
 	text := fmt.Sprintf("warden answered this request from its response cache: the same request was answered in session %s on %s, and this is its final report (the model was not asked again).\n\n%s",
-		e.Session, e.CreatedAt.UTC().Format("2006-01-02 15:04 MST"), final)
+		e.Session, e.CreatedAt.UTC().Format("2006-01-02 15:04 MST"), strings.TrimSpace(final))
 	return &Served{Entry: e, Text: strings.TrimRight(warden.TerminalSafe(text), "\n") + "\n"}, nil
 }
 
