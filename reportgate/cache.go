@@ -79,8 +79,10 @@ type Request struct {
 	Serve bool
 }
 
-// Prompt records a user request of a session for the response cache and,
-// when the policy enables the cache, it is the session's first request,
+// Prompt records a user request of a session held to the report
+// contract (the first request is the completions' request, and the
+// response cache counts them) and, when the policy enables the cache, it
+// is the session's first request,
 // the host can serve (Request.Serve) and an
 // identical request left a usable entry, answers the session from the
 // entry: the session's report becomes final with the cached final report
@@ -92,13 +94,13 @@ type Request struct {
 func (g *Gate) Prompt(ctx context.Context, in Request) (*Served, error) {
 	rp := g.Policy.Report
 	s, host := in.Session, in.Host
-	if rp == nil || !rp.Cache.Enabled || !rp.Applies(s.Role, s.Depth) || s.ID == "" || strings.TrimSpace(in.Prompt) == "" {
+	if rp == nil || !rp.Applies(s.Role, s.Depth) || s.ID == "" || strings.TrimSpace(in.Prompt) == "" {
 		return nil, nil
 	}
 	cs := g.Store
 	sum := RequestSum(in.Prompt)
 	rr, err := cs.NoteReportRequest(ctx, s.ID, sum, redactCut(in.Prompt, MaxRequestBytes))
-	if err != nil || rr.Prompts != 1 || !in.Serve {
+	if err != nil || rr.Prompts != 1 || !in.Serve || !rp.Cache.Enabled {
 		return nil, err
 	}
 	key := CacheKey(g.Policy, host, s.Role, sum)

@@ -178,3 +178,27 @@ func TestCacheKey(t *testing.T) {
 		t.Errorf("key %q", base)
 	}
 }
+
+// TestRequestRecordedWithoutCache: without the cache, the prompt hook
+// still records a session's first request, and the completion carries it
+// where the host gives no transcript (OpenCode), not the latest prompt.
+func TestRequestRecordedWithoutCache(t *testing.T) {
+	pol, st, dir := project(t, section)
+	g := &reportgate.Gate{Policy: pol, Store: st}
+	s := session(t, st, "o1", "opencode")
+	n := start(t, pol, st, "o1")
+	for _, p := range []string{"Fix the login page", "also the footer"} {
+		if sv, err := g.Prompt(ctx, reportgate.Request{Session: s, Host: "opencode", Prompt: p, Serve: true}); sv != nil || err != nil {
+			t.Fatalf("prompt %q: %+v %v, want no cache without report.cache", p, sv, err)
+		}
+	}
+	s.Intent = "also the footer"
+	finish(t, g, st, s, n, "Both fixed.")
+	done := completed(t, dir)
+	if len(done) != 1 || done[0]["request"] != "Fix the login page" || done[0]["from_cache"] != false {
+		t.Fatalf("completion %v, want the first request", done)
+	}
+	if es, _ := st.CachedReports(ctx, 0); len(es) != 0 {
+		t.Errorf("entries kept without report.cache: %+v", es)
+	}
+}

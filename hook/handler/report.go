@@ -94,15 +94,16 @@ func reportGate(pol *policy.Policy, st warden.Store, h hook.Host, opt options, t
 	}}
 }
 
-// reportPrompt records a user request of session sid for the response
-// cache (report.cache) and returns the answer from the cache when the
-// session is served from it: the host then refuses the prompt with the
+// reportPrompt records a user request of session sid held to the report
+// contract (the completions' request; the response cache's count) and
+// returns the answer from the cache (report.cache) when the session is
+// served from it: the host then refuses the prompt with the
 // cached final report as the reason, which its user reads, and the model
 // is not asked. OpenCode cannot answer a prompt in the model's place: its
 // requests are recorded, never served.
 func reportPrompt(ctx context.Context, tr *session.Tracker, st warden.Store, h hook.Host, ev hook.Event, opt options, sid string) (string, error) {
 	pol := tr.Engine.Policy()
-	if pol.Report == nil || !pol.Report.Cache.Enabled || sid == "" {
+	if pol.Report == nil || sid == "" {
 		return "", nil
 	}
 	s, err := st.Session(ctx, sid)
