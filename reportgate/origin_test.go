@@ -144,3 +144,33 @@ func TestOrigin(t *testing.T) {
 		t.Errorf("unreadable transcript: %+v %v, want the error and the rest", o, err)
 	}
 }
+
+// FuzzMessages: any transcript reads without a panic, and every message
+// it yields is a user's or the assistant's, with text.
+func FuzzMessages(f *testing.F) {
+	for _, p := range []string{"claude/session.jsonl", "gemini/chats/session-2026-11-28T08-00-9405eb55.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("..", "replay", "testdata", filepath.FromSlash(p)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data[:min(len(data), 4096)])
+	}
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x</environment_context>"}]}}`))
+	f.Add([]byte(`{"$set":{"messages":[{"id":"a","type":"gemini","content":[{"text":"hi"}]}]}}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "t.jsonl")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := reportgate.Messages(p)
+		if err != nil {
+			return
+		}
+		for _, m := range msgs {
+			if (m.Role != "user" && m.Role != "assistant") || strings.TrimSpace(m.Text) == "" {
+				t.Fatalf("message %+v", m)
+			}
+		}
+	})
+}
