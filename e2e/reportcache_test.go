@@ -13,30 +13,46 @@ import (
 	"github.com/warden-run/warden/internal/scripted"
 )
 
-// TestReportCacheClaude runs Claude Code twice with the same request and
-// a policy whose report cache is on. The first run's model answers with
-// a valid report: it is stored final and kept in the cache, and its
-// on-complete input carries the request, the transcript's messages and
-// the agent. The second run's prompt is answered from the cache at the
-// UserPromptSubmit hook: the model is not asked again, the second
-// session's report is final with the cached report, and its on-complete
-// input says from_cache.
-func TestReportCacheClaude(t *testing.T) {
+// TestReportCacheHosts runs Claude Code, then Gemini CLI, twice each with
+// the same request and a policy whose report cache is on. In the first
+// run the model sends the final report, is held for the metadata and
+// sends it (Gemini CLI sends the retry text as a prompt, which is not a
+// user request): the report is stored final and kept in the cache, and
+// its on-complete input carries the request, the transcript's messages
+// and the agent. The second run's prompt is answered from the cache at
+// the prompt hook (UserPromptSubmit, BeforeAgent): the model is not asked
+// again, the second session's report is final with the cached report,
+// and its on-complete input says from_cache.
+func TestReportCacheHosts(t *testing.T) {
 	t.Parallel()
-	bin := requireHost(t, claudeSpec)
-	e := newEnv(t, scripted.Turn{Name: "answer", Match: scripted.HasTools, Reply: func(q *scripted.Request) string {
-		n := nonceOf(q)
-		return "<warden-" + n + "-FINAL>\nYou were charged twice; the duplicate is refunded.\n</warden-" + n + "-FINAL>\n" +
-			"<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>"
-	}})
+	t.Run("claude", func(t *testing.T) { testReportCache(t, reportHosts[0]) })
+	// Gemini CLI refuses the prompt at BeforeAgent the same way.
+	t.Run("gemini", func(t *testing.T) { testReportCache(t, reportHosts[2]) })
+}
+
+func testReportCache(t *testing.T, h reportHost) {
+	bin := requireHost(t, h.spec)
+	e := newEnv(t,
+		scripted.Turn{Name: "final without metadata", Match: scripted.All(h.main, scripted.Not(scripted.Contains(retryMarker))),
+			Reply: func(q *scripted.Request) string {
+				n := nonceOf(q)
+				return "I checked the invoice.\n<warden-" + n + "-FINAL>\nYou were charged twice; the duplicate is refunded.\n</warden-" + n + "-FINAL>"
+			}},
+		scripted.Turn{Name: "metadata", Match: scripted.All(h.main, scripted.Contains(retryMarker)),
+			Reply: func(q *scripted.Request) string {
+				n := nonceOf(q)
+				return "<warden-" + n + `-META plugin="support">{"language": "en", "solved": true}</warden-` + n + "-META>"
+			}},
+	)
 	e.write("warden.yaml", reportPolicy+"  cache: {enabled: true, ttl: 1h}\n")
 	e.reportPlugin()
-	if out, err := e.warden("init", "claude", "--bin", wardenBin); err != nil {
-		t.Fatalf("warden init claude: %v\n%s", err, out)
+	h.setup(e, bin)
+	if out, err := e.warden("init", h.name, "--bin", wardenBin); err != nil {
+		t.Fatalf("warden init %s: %v\n%s", h.name, err, out)
 	}
 	const ask = "Why was I charged twice?"
-	first := e.runClaude(bin, ask)
-	second := e.runClaude(bin, ask)
+	first := h.run(e, bin, ask)
+	second := h.run(e, bin, ask)
 	failed := false
 	check := func(ok bool, format string, args ...any) {
 		t.Helper()
@@ -53,21 +69,21 @@ func TestReportCacheClaude(t *testing.T) {
 			t.Logf("report.log:\n%s", log)
 		}
 	}()
-	check(first.err == nil && second.err == nil, "claude did not finish: %v / %v", first.err, second.err)
+	check(first.err == nil, "%s did not finish: %v", h.name, first.err)
 	main := 0
 	for _, q := range e.model.Requests() {
-		if scripted.HasTools(q) {
+		if h.main(q) {
 			main++
 		}
 	}
-	check(main == 1, "%d model requests in the main conversations, want 1 (the second run is answered from the cache)", main)
+	check(main == 2, "%d model requests in the main conversations, want 2 (the answer and the retry; the second run is answered from the cache)", main)
 	check(strings.Contains(second.stdout+second.stderr, "charged twice; the duplicate is refunded"),
 		"the second run does not show the cached report:\n%s\n%s", tail(second.stdout, 2000), tail(second.stderr, 2000))
 
 	st := e.store()
 	ctx := context.Background()
 	es, err := st.CachedReports(ctx, 0)
-	check(err == nil && len(es) == 1 && es[0].Request == ask && es[0].Hits == 1 && es[0].Host == "claude", "cache entries: %+v %v", es, err)
+	check(err == nil && len(es) == 1 && es[0].Request == ask && es[0].Hits == 1 && es[0].Host == h.name, "cache entries: %+v %v", es, err)
 	rs, err := st.Reports(ctx, warden.ReportFilter{Status: warden.ReportFinal})
 	check(err == nil && len(rs) == 2, "final reports: %+v %v, want both sessions'", rs, err)
 
@@ -101,7 +117,7 @@ func TestReportCacheClaude(t *testing.T) {
 		msgs, _ := gen["messages"].([]any)
 		agent, _ := gen["agent"].(map[string]any)
 		tr, _ := gen["transcript"].(string)
-		check(gen["request"] == ask && len(msgs) >= 2 && agent["host"] == "claude" && strings.HasSuffix(tr, ".jsonl"),
+		check(gen["request"] == ask && len(msgs) >= 2 && agent["host"] == h.name && strings.HasSuffix(tr, ".jsonl"),
 			"the generated completion lacks the request, the messages, the agent or the transcript: %v", gen)
 		if len(msgs) >= 1 {
 			m0, _ := msgs[0].(map[string]any)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"strings"
 	"time"
 	"unicode"
@@ -98,6 +99,11 @@ func (g *Gate) Prompt(ctx context.Context, in Request) (*Served, error) {
 		return nil, nil
 	}
 	cs := g.Store
+	if r, err := cs.Report(ctx, s.ID); err == nil && retryPrompt(in.Prompt, r.Problem) {
+		// Gemini CLI sends the gate's retry text as the next prompt: it
+		// is not the user's.
+		return nil, nil
+	}
 	sum := RequestSum(in.Prompt)
 	rr, err := cs.NoteReportRequest(ctx, s.ID, sum, redactCut(in.Prompt, MaxRequestBytes))
 	if err != nil || rr.Prompts != 1 || !in.Serve || !rp.Cache.Enabled {
@@ -155,6 +161,14 @@ func (g *Gate) Prompt(ctx context.Context, in Request) (*Served, error) {
 	text := fmt.Sprintf("warden answered this request from its response cache: the same request was answered in session %s on %s, and this is its final report (the model was not asked again).\n\n%s",
 		e.Session, e.CreatedAt.UTC().Format("2006-01-02 15:04 MST"), strings.TrimSpace(final))
 	return &Served{Entry: e, Text: strings.TrimRight(warden.TerminalSafe(text), "\n") + "\n"}, nil
+}
+
+// retryPrompt reports whether a prompt is the gate's retry text (the
+// report's last problem), as a host that sends it as a prompt passes it
+// on: white space and HTML escapes aside, within what the host sent.
+func retryPrompt(prompt, problem string) bool {
+	p := NormalizeRequest(html.UnescapeString(problem))
+	return p != "" && strings.Contains(NormalizeRequest(html.UnescapeString(prompt)), p)
 }
 
 // unusable says why an entry cannot serve now, "" when it can.

@@ -202,3 +202,34 @@ func TestRequestRecordedWithoutCache(t *testing.T) {
 		t.Errorf("entries kept without report.cache: %+v", es)
 	}
 }
+
+// TestRetryPromptNotARequest: the gate's retry text coming back as a
+// prompt (Gemini CLI sends a held turn's reason as the next prompt, with
+// < and > escaped) is not counted as a user request, so the report still
+// answers one request and is kept.
+func TestRetryPromptNotARequest(t *testing.T) {
+	pol, st, _ := project(t, cacheSection)
+	g := &reportgate.Gate{Policy: pol, Store: st}
+	s := session(t, st, "g1", "gemini")
+	n := start(t, pol, st, "g1")
+	if _, err := g.Prompt(ctx, reportgate.Request{Session: s, Host: "gemini", Prompt: "Why does the printer jam?", Serve: true}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: "gemini", Message: final(n, "The tray.")})
+	if err != nil || !v.Block {
+		t.Fatalf("stop without metadata: %+v %v, want a retry", v, err)
+	}
+	echoed := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(v.Reason)
+	if _, err := g.Prompt(ctx, reportgate.Request{Session: s, Host: "gemini", Prompt: echoed, Serve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if rr, err := st.ReportRequest(ctx, "g1"); err != nil || rr.Prompts != 1 {
+		t.Fatalf("request record %+v %v, want the retry prompt not counted", rr, err)
+	}
+	if v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: "gemini", Message: meta(n, `{"language":"en","solved":true}`)}); err != nil || v.Report.Status != warden.ReportFinal {
+		t.Fatalf("metadata after the retry: %+v %v", v, err)
+	}
+	if es, _ := st.CachedReports(ctx, 0); len(es) != 1 {
+		t.Errorf("%d entries, want the report kept", len(es))
+	}
+}
