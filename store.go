@@ -226,6 +226,7 @@ type Store interface {
 	StateStore
 	HaltStore
 	ReportStore
+	ReportCache
 	DecisionWriter
 	DecisionReader
 	io.Closer

@@ -31,6 +31,8 @@ type Report struct {
 	// Spawn bounds the follow-up sessions plugins start (package spawn);
 	// never nil after loading (the defaults when the policy says nothing).
 	Spawn *ReportSpawn
+	// Cache is the response cache (report.cache); off unless enabled.
+	Cache ReportCache
 	Pos   Pos
 }
 
@@ -61,6 +63,20 @@ func DefaultReportSpawn() *ReportSpawn {
 	return &ReportSpawn{MaxDepth: DefaultSpawnMaxDepth, MaxPerSession: DefaultSpawnMaxPerSession, Timeout: DefaultSpawnTimeout}
 }
 
+// ReportCache is the `report.cache` key: a final report is kept under the
+// key of the request that produced it, and an identical request later is
+// answered from it (docs/reports.md, "Response cache").
+type ReportCache struct {
+	Enabled bool
+	// TTL is how long an entry serves; DefaultReportCacheTTL when the
+	// policy does not say.
+	TTL time.Duration
+}
+
+// DefaultReportCacheTTL is how long a cached report serves when the
+// policy does not say.
+const DefaultReportCacheTTL = 24 * time.Hour
+
 // DefaultReportRetries is how many times the gate holds a turn open when
 // the policy does not say.
 const DefaultReportRetries = 2
@@ -81,11 +97,11 @@ func (r *Report) Applies(role string, depth int) bool {
 // so that lint reports a missing file, a schema that does not compile or a
 // path outside the project at the plugin's entry in the policy.
 func (d *decoder) report(p *Policy, n *yaml.Node) {
-	m := d.mapping(n, "report", "plugins", "required", "roles", "retries", "spawn")
+	m := d.mapping(n, "report", "plugins", "required", "roles", "retries", "spawn", "cache")
 	if m == nil {
 		return
 	}
-	r := &Report{Required: true, Retries: DefaultReportRetries, Spawn: DefaultReportSpawn(), Pos: d.pos(resolve(n))}
+	r := &Report{Required: true, Retries: DefaultReportRetries, Spawn: DefaultReportSpawn(), Cache: ReportCache{TTL: DefaultReportCacheTTL}, Pos: d.pos(resolve(n))}
 	if f, ok := m["plugins"]; ok {
 		r.Plugins = d.strs(f.val, "report.plugins")
 		names := map[string]string{}
@@ -155,6 +171,9 @@ func (d *decoder) report(p *Policy, n *yaml.Node) {
 			}
 		}
 	}
+	if f, ok := m["cache"]; ok {
+		d.reportCache(r, f.val)
+	}
 	p.Report = r
 }
 
@@ -188,6 +207,26 @@ func (d *decoder) reportSpawn(p *Policy, s *ReportSpawn, n *yaml.Node) {
 				d.err(f.val, "report.spawn.timeout", "must be longer than 0")
 			} else {
 				s.Timeout = v
+			}
+		}
+	}
+}
+
+// reportCache decodes report.cache: {enabled: BOOL, ttl: DURATION}.
+func (d *decoder) reportCache(r *Report, n *yaml.Node) {
+	m := d.mapping(n, "report.cache", "enabled", "ttl")
+	if m == nil {
+		return
+	}
+	if f, ok := m["enabled"]; ok {
+		r.Cache.Enabled, _ = d.boolean(f.val, "report.cache.enabled")
+	}
+	if f, ok := m["ttl"]; ok {
+		if v, ok := d.duration(f.val, "report.cache.ttl"); ok {
+			if v <= 0 {
+				d.err(f.val, "report.cache.ttl", "must be a positive duration such as 12h or 7d")
+			} else {
+				r.Cache.TTL = v
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden/policy"
 )
@@ -86,6 +87,42 @@ func TestReportSection(t *testing.T) {
 		}
 		if f.Pos.Line != c.line || f.Pos.Col != c.col || f.Severity != c.sev {
 			t.Errorf("%s: finding %v at %d:%d (%s), want %d:%d (%s)", c.name, f, f.Pos.Line, f.Pos.Col, f.Severity, c.line, c.col, c.sev)
+		}
+	}
+}
+
+// TestReportCacheKey: report.cache is off by default, takes enabled and a
+// ttl (days allowed), and a bad ttl or an unknown key is a finding at its
+// line.
+func TestReportCacheKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	load := func(src string) (*policy.Policy, []policy.Finding) {
+		t.Helper()
+		return policy.Parse(filepath.Join(dir, "warden.yaml"), []byte(src))
+	}
+	p, fs := load("version: 1\nreport: {}\n")
+	if len(fs) != 0 || p.Report.Cache.Enabled || p.Report.Cache.TTL != policy.DefaultReportCacheTTL {
+		t.Fatalf("default cache: %+v %v", p.Report.Cache, fs)
+	}
+	p, fs = load("version: 1\nreport:\n  cache: {enabled: true, ttl: 7d}\n")
+	if len(fs) != 0 || !p.Report.Cache.Enabled || p.Report.Cache.TTL != 7*24*time.Hour {
+		t.Fatalf("cache 7d: %+v %v", p.Report.Cache, fs)
+	}
+	for _, c := range []struct {
+		src   string
+		line  int
+		parts []string
+	}{
+		{"version: 1\nreport:\n  cache:\n    ttl: 0s\n", 4, []string{"report.cache.ttl", "positive"}},
+		{"version: 1\nreport:\n  cache:\n    ttl: soon\n", 4, []string{"report.cache.ttl"}},
+		{"version: 1\nreport:\n  cache:\n    enabled: yes\n", 4, []string{"report.cache.enabled", "true or false"}},
+		{"version: 1\nreport:\n  cache:\n    size: 10\n", 4, []string{`unknown key "size"`}},
+	} {
+		_, fs := load(c.src)
+		f, ok := finding(fs, c.parts...)
+		if !ok || f.Severity != policy.SevError || f.Pos.Line != c.line {
+			t.Errorf("%q: finding %v (%v), want an error at line %d with %q", c.src, f, fs, c.line, c.parts)
 		}
 	}
 }

@@ -24,6 +24,12 @@
 // plain-text feedback for a retry; a retry asks only for what is missing and
 // never makes the final report stream again.
 //
+// When the session is final, [Session.Complete] hands each plugin a
+// [Completion]: the final report, the plugin's metadata, whether the session
+// was served from a cache, and the session's [Origin] as the runtime gave it
+// (the user's request, the conversation's last messages, the agent, the
+// transcript's path).
+//
 // Plugins are Go values made by a [Factory] (one instance per session) or
 // declarative files loaded by [LoadPlugins] (YAML or JSON, relative to the
 // agent file, with an optional on-complete command).

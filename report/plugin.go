@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -70,4 +71,69 @@ type Completion struct {
 	// FromCache reports that the session was served from a cache (see
 	// [Session.Restore]) rather than generated.
 	FromCache bool `json:"from_cache"`
+
+	// The fields below are the session's [Origin], as the runtime gave it
+	// ([Config].Origin); each is absent when the runtime does not know it.
+
+	// Request is the user's request: the first user message of the
+	// session.
+	Request string `json:"request,omitempty"`
+	// Messages are the conversation's last messages, oldest first, as the
+	// runtime bounds them; MessagesOmitted counts the older ones left out.
+	Messages        []Message `json:"messages,omitempty"`
+	MessagesOmitted int       `json:"messages_omitted,omitempty"`
+	// Agent identifies the agent whose session completed.
+	Agent *Agent `json:"agent,omitempty"`
+	// Transcript is the path of the host's transcript of the session.
+	Transcript string `json:"transcript,omitempty"`
+}
+
+// Message is one message of a conversation: what the user asked or the
+// agent answered, as text (tool calls and their results are not
+// messages).
+type Message struct {
+	// Role is "user" or "assistant".
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// Agent identifies the agent of a session.
+type Agent struct {
+	// Host is the agent host (claude, codex, gemini, opencode, or what a
+	// Go runtime names itself).
+	Host string `json:"host,omitempty"`
+	// Session is the session id; Parent the delegating session's, for a
+	// subagent.
+	Session string `json:"session,omitempty"`
+	Parent  string `json:"parent,omitempty"`
+	// Role is the agent's role in the policy; Name the host's name for a
+	// subagent (its agent id), "" for a top-level agent.
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Depth is the delegation depth: 0 for a top-level session.
+	Depth int `json:"depth"`
+}
+
+// Origin is what a runtime knows of a session besides its report: the
+// user's request, the conversation, the agent and where its transcript
+// is. A session hands it to every plugin's OnComplete in the [Completion].
+// The runtime bounds and redacts it: the session passes it on as it is.
+type Origin struct {
+	Request         string
+	Messages        []Message
+	MessagesOmitted int
+	Agent           *Agent
+	Transcript      string
+}
+
+// completion fills c's origin fields, with copies of its slice and
+// pointer: one plugin cannot change what another receives.
+func (o Origin) completion(c Completion) Completion {
+	c.Request, c.MessagesOmitted, c.Transcript = o.Request, o.MessagesOmitted, o.Transcript
+	c.Messages = slices.Clone(o.Messages)
+	if o.Agent != nil {
+		a := *o.Agent
+		c.Agent = &a
+	}
+	return c
 }

@@ -112,6 +112,8 @@ type Config struct {
 	// CompleteTimeout bounds each OnComplete whose plugin sets no timeout;
 	// 0 means 30 seconds.
 	CompleteTimeout time.Duration
+	// Origin is passed on to OnComplete in each Completion.
+	Origin Origin
 }
 
 // completeGrace is how long Complete waits past the deadline for a plugin to
@@ -151,6 +153,7 @@ type Session struct {
 	turns   int
 	id      string
 	logger  *slog.Logger
+	origin  Origin
 }
 
 var pluginName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -172,7 +175,7 @@ func NewSession(cfg *Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{tags: t, byName: map[string]*bound{}, id: cfg.SessionID, logger: cfg.Logger}
+	s := &Session{tags: t, byName: map[string]*bound{}, id: cfg.SessionID, logger: cfg.Logger, origin: cfg.Origin}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -464,7 +467,7 @@ func (s *Session) Complete(ctx context.Context, fromCache bool) (*Pending, error
 	}
 	calls := make([]call, len(s.plugins))
 	for i, b := range s.plugins {
-		calls[i] = call{b, Completion{Plugin: b.name, SessionID: s.id, FinalReport: final, Meta: b.value, FromCache: fromCache}}
+		calls[i] = call{b, s.origin.completion(Completion{Plugin: b.name, SessionID: s.id, FinalReport: final, Meta: b.value, FromCache: fromCache})}
 	}
 	s.mu.Unlock()
 

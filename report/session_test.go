@@ -750,3 +750,54 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("Result = %+v, %v", res, ok)
 	}
 }
+
+// TestCompleteOrigin: the session's origin (request, messages, agent,
+// transcript) reaches every plugin's completion, each with its own copy,
+// and the completion's JSON carries it under the documented names.
+func TestCompleteOrigin(t *testing.T) {
+	t.Parallel()
+	a, b := supportPlugin(), scorePlugin()
+	a.onDone = func(_ context.Context, c report.Completion) error {
+		c.Messages[0].Text = "changed by a plugin"
+		c.Agent.Role = "changed"
+		return nil
+	}
+	origin := report.Origin{
+		Request:         "Why does the printer jam?",
+		Messages:        []report.Message{{Role: "user", Text: "Why does the printer jam?"}, {Role: "assistant", Text: "The tray."}},
+		MessagesOmitted: 3,
+		Agent:           &report.Agent{Host: "claude", Session: "p/a1", Parent: "p", Role: "support", Name: "a1", Depth: 1},
+		Transcript:      "/tmp/t.jsonl",
+	}
+	s, err := report.NewSession(&report.Config{Nonce: "abc123", SessionID: "p/a1", Plugins: []report.Factory{factoryOf(a), factoryOf(b)}, Origin: origin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turn := s.Turn([]byte(final("The answer.") + meta("support", validSupport) + meta("score", validScore))); !turn.Done {
+		t.Fatal(turn.Feedback)
+	}
+	pend, err := s.Complete(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := pend.Wait(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	cb := b.completions()
+	if len(cb) != 1 {
+		t.Fatalf("score plugin called %d times", len(cb))
+	}
+	data, err := json.Marshal(cb[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"plugin":"score","session_id":"p/a1","final_report":"\nThe answer.\n","meta":{"accuracy":90},"from_cache":true,` +
+		`"request":"Why does the printer jam?","messages":[{"role":"user","text":"Why does the printer jam?"},{"role":"assistant","text":"The tray."}],` +
+		`"messages_omitted":3,"agent":{"host":"claude","session":"p/a1","parent":"p","role":"support","name":"a1","depth":1},"transcript":"/tmp/t.jsonl"}`
+	if string(data) != want {
+		t.Errorf("completion JSON:\n got %s\nwant %s", data, want)
+	}
+	if origin.Messages[0].Text != "Why does the printer jam?" || origin.Agent.Role != "support" {
+		t.Errorf("a plugin changed the session's origin: %+v %+v", origin.Messages, origin.Agent)
+	}
+}

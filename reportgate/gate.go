@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
@@ -19,7 +20,12 @@ const Tool = "final_report"
 // Store is what the gate needs of a warden store.
 type Store interface {
 	warden.ReportStore
+	warden.ReportCache
 	warden.AuditLog
+	// Session gives the agent's identity to the plugins' completions.
+	Session(ctx context.Context, id string) (warden.Session, error)
+	// Now is the store's clock, which judges a cache entry's age.
+	Now() time.Time
 }
 
 // errUnchanged ends an UpdateReport that has nothing to store.
@@ -112,6 +118,9 @@ type Turn struct {
 	// contract when any role is, and the turn gets one audit record that
 	// says so, whatever the verdict.
 	Unknown bool
+	// Transcript is the host's transcript file, "" when it gives none:
+	// the plugins' completions read the conversation from it.
+	Transcript string
 }
 
 // unknownNote heads the audit reason of a turn of a session warden never
@@ -147,9 +156,9 @@ type Gate struct {
 	Policy *policy.Policy
 	Store  Store
 	// Complete hands a session's final report to the plugins' on-complete
-	// commands; nil runs them in this process (RunComplete) and waits.
+	// commands; nil runs them in this process (RunCompleteWith) and waits.
 	// A hook process that must answer at once starts them in a process of
-	// its own.
+	// its own (with the transcript of the Turn or Request at hand).
 	Complete func(ctx context.Context, sid string)
 	// Logger receives warnings; nil is slog.Default().
 	Logger *slog.Logger
@@ -260,13 +269,22 @@ func (g *Gate) Stop(ctx context.Context, in Turn) (Verdict, error) {
 		g.logger().Warn("report: audit record failed", "session", s.ID, "error", err)
 	}
 	if r.Status == warden.ReportFinal {
-		if g.Complete != nil {
-			g.Complete(ctx, s.ID)
-		} else if err := RunComplete(ctx, g.Policy, g.Store, s.ID, g.logger()); err != nil {
-			g.logger().Warn("report: on-complete", "session", s.ID, "error", err)
+		if err := g.keep(ctx, s, in.Host, r); err != nil {
+			g.logger().Warn("report cache: keep the report", "session", s.ID, "error", err)
 		}
+		g.complete(ctx, s.ID, in.Transcript)
 	}
 	return v, nil
+}
+
+// complete hands a final report to the plugins: through g.Complete, or
+// in this process.
+func (g *Gate) complete(ctx context.Context, sid, transcript string) {
+	if g.Complete != nil {
+		g.Complete(ctx, sid)
+	} else if err := RunCompleteWith(ctx, g.Policy, g.Store, sid, CompleteOptions{Transcript: transcript, Logger: g.logger()}); err != nil {
+		g.logger().Warn("report: on-complete", "session", sid, "error", err)
+	}
 }
 
 // audit records the turn: an allow when the report became final, a deny
@@ -350,7 +368,8 @@ func problems(t *report.Turn) string {
 // once: the first call for a session marks the report completed in the
 // store and runs the commands (each with its timeout, waiting for all);
 // later calls do nothing. Failures are logged as warnings and returned;
-// they never change the report.
+// they never change the report. Its completions carry no origin and
+// from_cache false; RunCompleteWith gives both.
 func RunComplete(ctx context.Context, pol *policy.Policy, st warden.ReportStore, sid string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
@@ -359,7 +378,87 @@ func RunComplete(ctx context.Context, pol *policy.Policy, st warden.ReportStore,
 	if rp == nil {
 		return errors.New("the policy has no report section")
 	}
-	r, err := st.UpdateReport(ctx, sid, func(r *warden.Report, created bool) error {
+	r, err := markCompleted(ctx, st, sid)
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return completeReport(ctx, rp, r, report.Origin{}, false, logger)
+}
+
+// completeReport runs the on-complete commands of a final report.
+func completeReport(ctx context.Context, rp *policy.Report, r warden.Report, origin report.Origin, fromCache bool, logger *slog.Logger) error {
+	rs, err := report.NewSession(&report.Config{Nonce: r.Nonce, Plugins: rp.Files.Factories(), SessionID: r.Session, Logger: logger, Origin: origin})
+	if err != nil {
+		return err
+	}
+	final := r.FinalReport
+	if err := rs.Resume(&final, r.Metas, r.Turns); err != nil {
+		return err
+	}
+	pend, err := rs.Complete(ctx, fromCache)
+	if err != nil {
+		return err
+	}
+	return errors.Join(pend.Wait()...)
+}
+
+// CompleteOptions are the options of RunCompleteWith.
+type CompleteOptions struct {
+	// Transcript is the host's transcript file of the session, "" when
+	// there is none: the completions' messages come from it.
+	Transcript string
+	// Logger receives the warnings; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// RunCompleteWith is RunComplete with the completion's origin: the
+// session's request, messages and agent (Origin), and from_cache set for
+// a session answered from the response cache. A transcript that cannot be
+// read is logged and leaves the messages out.
+func RunCompleteWith(ctx context.Context, pol *policy.Policy, st Store, sid string, opt CompleteOptions) error {
+	logger := opt.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	rp := pol.Report
+	if rp == nil {
+		return errors.New("the policy has no report section")
+	}
+	r, err := markCompleted(ctx, st, sid)
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s, err := st.Session(ctx, sid)
+	if errors.Is(err, warden.ErrNotFound) {
+		s, err = warden.Session{ID: sid}, nil
+	}
+	if err != nil {
+		return err
+	}
+	var req *warden.ReportRequest
+	fromCache := false
+	if rr, err := st.ReportRequest(ctx, sid); err == nil {
+		req, fromCache = &rr, rr.Served != ""
+	} else if !errors.Is(err, warden.ErrNotFound) {
+		return err
+	}
+	origin, err := Origin(s, opt.Transcript, req)
+	if err != nil {
+		logger.Warn("report: on-complete without the conversation", "session", sid, "error", err)
+	}
+	return completeReport(ctx, rp, r, origin, fromCache, logger)
+}
+
+// markCompleted marks a final report completed, once: errUnchanged when
+// it is not final or was completed already.
+func markCompleted(ctx context.Context, st warden.ReportStore, sid string) (warden.Report, error) {
+	return st.UpdateReport(ctx, sid, func(r *warden.Report, created bool) error {
 		if created {
 			return fmt.Errorf("session %s has no report: %w", sid, warden.ErrNotFound)
 		}
@@ -369,23 +468,4 @@ func RunComplete(ctx context.Context, pol *policy.Policy, st warden.ReportStore,
 		r.Completed = true
 		return nil
 	})
-	if errors.Is(err, errUnchanged) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	rs, err := newSession(rp, r.Nonce, sid, logger)
-	if err != nil {
-		return err
-	}
-	final := r.FinalReport
-	if err := rs.Resume(&final, r.Metas, r.Turns); err != nil {
-		return err
-	}
-	pend, err := rs.Complete(ctx, false)
-	if err != nil {
-		return err
-	}
-	return errors.Join(pend.Wait()...)
 }

@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) warden.Store) {
 		{"Halts", testHalts},
 		{"HaltAndGrantsInOneRead", testHaltAndGrants},
 		{"Reports", testReports},
+		{"ReportCache", testReportCache},
 		{"OneRecordPerCall", testOneRecordPerCall},
 		{"WriteDecisionCountsGrants", testWriteDecisionGrants},
 		{"WriteDecisionConcurrentMix", testWriteDecisionMix},

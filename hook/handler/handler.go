@@ -434,7 +434,18 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 		}
 		if err == nil && sid != "" && strings.TrimSpace(ev.Prompt) != "" {
 			if _, err = tr.Prompt(ctx, sid, ev.Prompt); err == nil {
-				a.Context, err = tr.Governance(ctx, sid)
+				// The request is recorded for the report's completion, and
+				// an identical request's report in the response cache
+				// answers it (report.cache): the prompt is refused with it.
+				var cerr error
+				if a.Block, cerr = reportPrompt(ctx, tr, st, h, ev, opt, sid); cerr != nil {
+					// The record and the cache only serve the report: a
+					// failure leaves the prompt to the model.
+					fmt.Fprintf(os.Stderr, "warden hook %s: report request: %v\n", h.Name(), cerr)
+				}
+				if a.Block == "" {
+					a.Context, err = tr.Governance(ctx, sid)
+				}
 			}
 		}
 	case hook.System:

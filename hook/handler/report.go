@@ -14,6 +14,7 @@ import (
 	"github.com/warden-run/warden/host/gemini"
 	"github.com/warden-run/warden/host/opencode"
 	"github.com/warden-run/warden/internal/hookd"
+	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/reportgate"
 	"github.com/warden-run/warden/session"
 )
@@ -78,11 +79,13 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 			return "", err
 		}
 	}
-	g := &reportgate.Gate{Policy: pol, Store: st, Complete: func(ctx context.Context, sid string) {
-		if err := spawnComplete(pol.File, opt.store, sid); err != nil {
-			fmt.Fprintf(os.Stderr, "warden hook %s: report on-complete for session %s: %v\n", h.Name(), sid, err)
-		}
-	}}
+	// The transcript is the top-level session's: a subagent's turn
+	// (SubagentStop) gives its parent's.
+	transcript := ""
+	if ev.Kind == hook.Stop {
+		transcript = ev.Transcript
+	}
+	g := reportGate(pol, st, h, opt, transcript)
 	// OpenCode's plugin reports an answer's text as it completes
 	// (text.complete), when OpenCode can still ask the model again but the
 	// answer may still go on with a tool call: a verdict that holds the
@@ -92,11 +95,45 @@ func reportStop(ctx context.Context, tr *session.Tracker, st warden.Store, h hoo
 	// exits then: a report checked only there is kept, never held for.
 	oc := h.Name() == opencode.Host
 	v, err := g.Stop(ctx, reportgate.Turn{Session: s, Host: h.Name(), Message: msg, Unknown: unknown,
-		CannotHold: oc && !ev.ReportOnly, Tentative: oc && ev.Name == opencode.TextComplete})
+		CannotHold: oc && !ev.ReportOnly, Tentative: oc && ev.Name == opencode.TextComplete, Transcript: transcript})
 	if err != nil || !v.Block {
 		return "", err
 	}
 	return v.Reason, nil
+}
+
+// reportGate is the report gate of a hook: the plugins' on-complete
+// commands run in a process of their own (spawnComplete).
+func reportGate(pol *policy.Policy, st warden.Store, h hook.Host, opt options, transcript string) *reportgate.Gate {
+	return &reportgate.Gate{Policy: pol, Store: st, Complete: func(ctx context.Context, sid string) {
+		if err := spawnComplete(pol.File, opt.store, sid, transcript); err != nil {
+			fmt.Fprintf(os.Stderr, "warden hook %s: report on-complete for session %s: %v\n", h.Name(), sid, err)
+		}
+	}}
+}
+
+// reportPrompt records a user request of session sid held to the report
+// contract (the completions' request; the response cache's count) and
+// returns the answer from the cache (report.cache) when the session is
+// served from it: the host then refuses the prompt with the
+// cached final report as the reason, which its user reads, and the model
+// is not asked. OpenCode cannot answer a prompt in the model's place: its
+// requests are recorded, never served.
+func reportPrompt(ctx context.Context, tr *session.Tracker, st warden.Store, h hook.Host, ev hook.Event, opt options, sid string) (string, error) {
+	pol := tr.Engine.Policy()
+	if pol.Report == nil || sid == "" {
+		return "", nil
+	}
+	s, err := st.Session(ctx, sid)
+	if err != nil {
+		return "", ignoreNotFound(s, err)
+	}
+	g := reportGate(pol, st, h, opt, ev.Transcript)
+	served, err := g.Prompt(ctx, reportgate.Request{Session: s, Host: h.Name(), Prompt: ev.Prompt, Transcript: ev.Transcript, Serve: h.Name() != opencode.Host})
+	if err != nil || served == nil {
+		return "", err
+	}
+	return served.Text, nil
 }
 
 // reportSpawn starts `warden report complete` for a session, in a process
@@ -130,10 +167,13 @@ var reportSpawn = func(argv []string, dir, logFile string) error {
 // spawnComplete hands a final report to the plugins' on-complete commands
 // without waiting: `warden report complete` runs them, once, and logs
 // their failures to .warden/report.log next to the policy.
-func spawnComplete(policyFile, storeURL, sid string) error {
+func spawnComplete(policyFile, storeURL, sid, transcript string) error {
 	argv := []string{"report", "complete", "--policy", policyFile, "--session", sid}
 	if storeURL != "" {
 		argv = append(argv, "--store", storeURL)
+	}
+	if transcript != "" {
+		argv = append(argv, "--transcript", transcript)
 	}
 	dir := filepath.Dir(policyFile)
 	return reportSpawn(argv, dir, filepath.Join(dir, ".warden", "report.log"))

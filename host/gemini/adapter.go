@@ -47,7 +47,7 @@ func (Adapter) Decode(data []byte) (hook.Event, error) {
 	if err != nil {
 		return hook.Event{}, err
 	}
-	ev := hook.Event{Name: in.HookEventName, Session: in.SessionID, Cwd: in.Cwd, Source: in.Source, Prompt: in.Prompt}
+	ev := hook.Event{Name: in.HookEventName, Session: in.SessionID, Cwd: in.Cwd, Source: in.Source, Prompt: in.Prompt, Transcript: in.TranscriptPath}
 	switch in.HookEventName {
 	case SessionStart:
 		ev.Kind = hook.SessionStart

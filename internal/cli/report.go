@@ -22,8 +22,9 @@ const reportUsage = `Usage:
   warden report ls [--status pending|final|failed] [--json]
   warden report show SESSION [--json]
   warden report instructions [--session S]
-  warden report complete --session S
+  warden report complete --session S [--transcript FILE]
   warden report spawns [--session S] [--json]
+  warden report cache ls | show KEY | clear KEY|--expired|--all | key REQUEST
   warden report check [--session S | --nonce N] [--plugins FILE[,FILE...]] [--dir DIR] [--prefix P] [--run-on-complete] [RESPONSE...]
   warden report filter --nonce N [--prefix P]
   (ls, show, instructions, complete, spawns and check --session also take --policy FILE and --store URL)
@@ -38,13 +39,16 @@ report, for agents wired by hand: with --session, with that session's nonce
 stores.
 
 complete hands a session's final report to the plugins' on-complete commands,
-once (the hook starts it on its own when a report becomes final). It starts
-the follow-up sessions the plugins ask for, waits for them and records how
-they ended.
+once (the hook starts it on its own when a report becomes final), with the
+session's request, agent and, from the host's transcript, its last messages.
+It starts the follow-up sessions the plugins ask for, waits for them and
+records how they ended.
 
 spawns lists the follow-up sessions plugins asked for (of session S, or all):
 the parent, the host, the session the host started, and the outcome; a
 refused request says why.
+
+cache manages the response cache (report.cache): see warden report cache help.
 
 check reads a model's responses (one file per turn, or stdin) and prints the
 final report, each plugin's metadata, each validation result and the retry
@@ -82,6 +86,8 @@ func runReport(ctx context.Context, env *Env) int {
 		return runReportCheck(ctx, env, args)
 	case "filter":
 		return runReportFilter(env, args)
+	case "cache":
+		return runReportCache(ctx, env, args)
 	}
 	fmt.Fprintf(env.Stderr, "warden report: unknown subcommand %q\n\n%s", sub, reportUsage)
 	return ExitError

@@ -184,9 +184,10 @@ func runReportInstructions(ctx context.Context, env *Env, args []string) int {
 }
 
 func runReportComplete(ctx context.Context, env *Env, args []string) int {
-	fs := reportFlags(env, "complete", "--session S [--policy FILE] [--store URL]")
+	fs := reportFlags(env, "complete", "--session S [--transcript FILE] [--policy FILE] [--store URL]")
 	sf := addStoreFlags(fs)
 	sess := fs.String("session", "", "the session whose final report to hand over (required)")
+	transcript := fs.String("transcript", "", "the host's transcript of the session, for the completion's messages")
 	if code := parseReportFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -202,7 +203,7 @@ func runReportComplete(ctx context.Context, env *Env, args []string) int {
 	// The plugins may ask for follow-up sessions: this process starts
 	// them, waits for them and records how they ended (package spawn).
 	runner := &spawn.Runner{Policy: pol, Store: st, Logger: logger}
-	err = reportgate.RunComplete(report.WithSpawner(ctx, runner.Spawner()), pol, st, *sess, logger)
+	err = reportgate.RunCompleteWith(report.WithSpawner(ctx, runner.Spawner()), pol, st, *sess, reportgate.CompleteOptions{Transcript: *transcript, Logger: logger})
 	runner.Invalid(ctx, *sess, err)
 	if werr := runner.Wait(ctx); err == nil {
 		err = werr
