@@ -114,6 +114,7 @@ func (s Spec) command(ctx context.Context, exe string, argv []string, plan Plan)
 	if !plan.Confined() {
 		return exec.CommandContext(ctx, argv[0], argv[1:]...), plan, nil
 	}
+	s = s.withSessionSockets()
 	if exe == "" {
 		exe = "/proc/self/exe"
 	}
