@@ -34,8 +34,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	c.Prog = base(prog)
 	c.System = systemProg(prog)
-	info := progKinds[c.Prog]
-	if spec := progs.Lookup(c.Prog); spec != nil {
+	pe := lookupProg(c.Prog)
+	info := pe.kinds
+	if spec := pe.spec; spec != nil {
 		// The flags and operands live in the analysis's buffers: no
 		// allocation once they have grown.
 		r := a.result()
@@ -51,7 +52,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		a.valBuf = grow(a.valBuf, r.Vals)
 		c.Known, c.Flags, c.Ops, c.Sub = true, r.Flags[:len(r.Flags):len(r.Flags)], r.Ops[:len(r.Ops):len(r.Ops)], r.Sub
 		c.Vals = r.Vals[:len(r.Vals):len(r.Vals)]
-		c.Reads = readOnlyCall(&c, r)
+		c.Reads = readOnlyCall(&c, r, &pe)
 		a.Commands = append(a.Commands, c)
 		if len(c.Env) > 0 || r.Risk != "" {
 			a.envRisk(&a.Commands[len(a.Commands)-1], spec, r)
@@ -90,7 +91,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			a.add(env, words, depth, "hash -p", pipe, stage)
 		}
 	}
-	if setsVars[c.Prog] {
+	if pe.setsVars {
 		if name := assignsDangerous(c.Prog, c.Args[1:]); name != "" {
 			setRisk(&a.Commands[len(a.Commands)-1], c.Prog+" assigns "+name+", which changes which program later commands run or what they load")
 		}
