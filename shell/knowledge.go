@@ -62,7 +62,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			a.gitElsewhere(&a.Commands[len(a.Commands)-1], r)
 		}
 		if len(r.Effects) > 0 || r.Repo != progs.RepoNone {
-			a.effects(c.Prog, r, info&kWrap != 0, depth, pipe, stage)
+			a.effects(c.Prog, r, info&(kWrap|kShell) != 0, depth, pipe, stage)
 		}
 		// Words handed to another program (python x.py ARGS, go run PKG
 		// ARGS) may name a private file as surely as cat's operands do.
@@ -451,9 +451,11 @@ func (a *Analysis) bare(env []string, depth int, via string, pipe, stage int) {
 }
 
 // effects turns what the program's table found into parts: programs and
-// shell lines it runs, paths it writes, removes and reads.
+// shell lines it runs, paths it writes, removes and reads. wrapper: the
+// program runs a command in its operands, or is a shell (progKinds's
+// kWrap or kShell).
 func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int, pipe, stage int) {
-	wrapper = wrapper || shells[prog] || prog == "find"
+	wrapper = wrapper || prog == "find"
 	var sources []string
 	copies := prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" || prog == "rsync" || prog == "scp"
 	for _, e := range r.Effects {
