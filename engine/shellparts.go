@@ -131,17 +131,19 @@ func (e *Engine) shellParts(st *state) int {
 		}
 		cds = nil
 	}
-	st.ignoresWritten = writesIgnoreFile(a.Writes)
 	// A command a rule denies settles the call: its writes would only
-	// change which reason is given, so they are not resolved (no I/O).
+	// change which reason is given, so they are not resolved (no I/O),
+	// and what they do to git's ignore files is read for a trace only.
 	if st.best.effect == warden.Deny && st.best.code == warden.CodeRuleDeny && len(a.Writes) > 0 {
 		if st.tr != nil {
+			st.ignoresWritten = writesIgnoreFile(a.Writes)
 			st.tr.Checks = append(st.tr.Checks, Check{Name: "writes", Effect: warden.Deny, Code: warden.CodeRuleDeny,
 				Detail: "rule " + st.best.rule.id + " already denies the command; the writes are shown but do not count"})
 			e.traceOnly(st, func() { e.writeParts(st, a, cds) })
 		}
 		return len(a.Commands)
 	}
+	st.ignoresWritten = writesIgnoreFile(a.Writes)
 	e.writeParts(st, a, cds)
 	if a.CdFirst == "" {
 		e.dirParts(st, cds)

@@ -152,6 +152,10 @@ type Spec struct {
 	// riskyWrite: one of its options writes, removes, runs a program or
 	// changes the folder (risky counts options that only read, too).
 	riskyWrite bool
+	// wordOpts: long holds a single-dash word option (find -name) or a
+	// + option, the only names a word like -rf can be looked up as whole;
+	// without one, option skips that lookup.
+	wordOpts bool
 }
 
 var table = map[string]*Spec{}
@@ -309,6 +313,7 @@ func (s *Spec) compile() error {
 				if sub.long[k] == nil {
 					sub.long[k] = o
 					sub.longs = append(sub.longs, k)
+					sub.wordOpts = sub.wordOpts || wordOpt(k)
 				}
 			}
 			sort.Strings(sub.longs)
@@ -321,10 +326,15 @@ func (s *Spec) compile() error {
 	}
 	for n := range s.long {
 		s.longs = append(s.longs, n)
+		s.wordOpts = s.wordOpts || wordOpt(n)
 	}
 	sort.Strings(s.longs)
 	return nil
 }
+
+// wordOpt reports a name of long that a word starting with one - or a +
+// can be (Spec.wordOpts).
+func wordOpt(name string) bool { return name != "" && (name[0] == '-' || name[0] == '+') }
 
 // parse reads one spelling: "-o=W", "--color[=]", "-i[=]:I", "--verbose".
 // It fills o's value and effect and returns the bare spelling.
@@ -645,7 +655,7 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 		}
 		return "", false
 	}
-	if s.Style == "go" || !strings.HasPrefix(w, "--") && len(w) > 2 && s.long[longName(w)] != nil {
+	if s.Style == "go" || s.wordOpts && !strings.HasPrefix(w, "--") && len(w) > 2 && s.long[longName(w)] != nil {
 		// A word option: -name, -name=value (go), or find's -exec.
 		name, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
 		key := name
