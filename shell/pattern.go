@@ -300,7 +300,9 @@ func matchOps(toks, ops []string, open, strict bool) bool {
 		if strict {
 			return false
 		}
-	} else if !glob.Text(t, o) {
+	} else if t != o && !glob.Text(t, o) {
+		// (A word equal to the pattern's matches it: each glob character
+		// matches itself.)
 		return false
 	}
 	return matchOps(toks[1:], ops[1:], open, strict)

@@ -156,6 +156,8 @@ type Spec struct {
 	// + option, the only names a word like -rf can be looked up as whole;
 	// without one, option skips that lookup.
 	wordOpts bool
+	// first is firstName(Name), set at compile.
+	first string
 }
 
 var table = map[string]*Spec{}
@@ -253,6 +255,7 @@ func (s *Spec) compile() error {
 	if s.Style == "" {
 		s.Style = "gnu"
 	}
+	s.first = firstName(s.Name)
 	s.short, s.long, s.env, s.subs = map[byte]*Opt{}, map[string]*Opt{}, map[string]*Opt{}, map[string]*Spec{}
 	for _, group := range strings.Fields(s.Opts) {
 		o := &Opt{}
@@ -606,8 +609,8 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 					}
 					// The subcommand by its first name: npm t is npm
 					// test, for rules and for the entry's code.
-					r.Sub += firstName(sub.Name)
-					r.Ops = append(r.Ops, firstName(sub.Name))
+					r.Sub += sub.first
+					r.Ops = append(r.Ops, sub.first)
 					cur, r.Spec = sub, sub
 					opStart = len(r.Ops)
 					nops = 0
