@@ -186,6 +186,24 @@ func anyWorkdirKey(args map[string]any) bool {
 type argKeys struct {
 	path    bool // a path argument (hasPathArgs)
 	workdir bool // one of workdirKeys
+	// env, uri and shell: an argument of that name (env or environment,
+	// read by callEnv; uri, by uriPart; shell, by shellParts), so that a
+	// call without one needs no lookup of each.
+	env, uri, shell bool
+}
+
+// note records one argument name.
+func (k *argKeys) note(name string) {
+	k.path = k.path || isPathArg(name)
+	k.workdir = k.workdir || isWorkdirKey(name)
+	switch name {
+	case "env", "environment":
+		k.env = true
+	case "uri":
+		k.uri = true
+	case "shell":
+		k.shell = true
+	}
 }
 
 // scanArgs is caseTwins of the call's arguments, which reads their names
@@ -193,12 +211,23 @@ type argKeys struct {
 func (st *state) scanArgs() (string, string, bool) {
 	v := st.call.Args
 	st.keysRead = true
+	if len(v) == 1 {
+		// One argument, most often a shell tool's command: found by its
+		// name, which costs less than starting a walk of the map.
+		if x, ok := v["command"]; ok {
+			st.keys.note("command")
+			if a, b, ok := caseTwins(x); ok {
+				st.keysRead = false
+				return a, b, true
+			}
+			return "", "", false
+		}
+	}
 	var few [8]string
 	n := 0
 	var seen map[string]string
 	for k, x := range v {
-		st.keys.path = st.keys.path || isPathArg(k)
-		st.keys.workdir = st.keys.workdir || isWorkdirKey(k)
+		st.keys.note(k)
 		if a, b, ok := caseTwins(x); ok {
 			st.keysRead = false // not every name was read
 			return a, b, true
@@ -235,8 +264,7 @@ func (st *state) argKeys() argKeys {
 	if !st.keysRead {
 		st.keysRead, st.keys = true, argKeys{}
 		for k := range st.call.Args {
-			st.keys.path = st.keys.path || isPathArg(k)
-			st.keys.workdir = st.keys.workdir || isWorkdirKey(k)
+			st.keys.note(k)
 		}
 	}
 	return st.keys
@@ -409,6 +437,9 @@ func (e *Engine) looseValues(st *state) {
 // of parts it decided. A file URI on another host, or one that does not
 // parse, is a path warden cannot read.
 func (e *Engine) uriPart(st *state) int {
+	if !st.argKeys().uri {
+		return 0
+	}
 	s, ok := st.call.Args["uri"].(string)
 	if !ok || len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
 		return 0

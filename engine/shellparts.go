@@ -36,7 +36,9 @@ func (e *Engine) shellParts(st *state) int {
 	}
 	a := shell.Get()
 	defer shell.Put(a)
-	if env, why := callEnv(c.Args); why != "" {
+	if !st.argKeys().env {
+		// No env or environment argument: nothing for callEnv to read.
+	} else if env, why := callEnv(c.Args); why != "" {
 		st.check("env", item{effect: warden.Deny, code: warden.CodeUnparsable, extra: why})
 		return 1
 	} else if len(env) > 0 {
@@ -70,7 +72,11 @@ func (e *Engine) shellParts(st *state) int {
 	}
 	// Codex's exec_command may name the shell program that runs the
 	// command: only a system shell is the one the analysis assumes.
-	if sh, ok := c.Args["shell"].(string); ok && sh != "" {
+	var sh string
+	if st.argKeys().shell {
+		sh, _ = c.Args["shell"].(string)
+	}
+	if sh != "" {
 		switch sh {
 		case "bash", "sh", "zsh", "dash", "/bin/bash", "/bin/sh", "/bin/zsh", "/bin/dash", "/usr/bin/bash", "/usr/bin/zsh", "/usr/bin/sh":
 		default:
@@ -141,17 +147,19 @@ func (e *Engine) shellParts(st *state) int {
 		}
 		cds = nil
 	}
-	st.ignoresWritten = writesIgnoreFile(a.Writes)
 	// A command a rule denies settles the call: its writes would only
-	// change which reason is given, so they are not resolved (no I/O).
+	// change which reason is given, so they are not resolved (no I/O),
+	// and what they do to git's ignore files is read for a trace only.
 	if st.best.effect == warden.Deny && st.best.code == warden.CodeRuleDeny && len(a.Writes) > 0 {
 		if st.tr != nil {
+			st.ignoresWritten = writesIgnoreFile(a.Writes)
 			st.tr.Checks = append(st.tr.Checks, Check{Name: "writes", Effect: warden.Deny, Code: warden.CodeRuleDeny,
 				Detail: "rule " + st.best.rule.id + " already denies the command; the writes are shown but do not count"})
 			e.traceOnly(st, func() { e.writeParts(st, a, cds) })
 		}
 		return len(a.Commands)
 	}
+	st.ignoresWritten = writesIgnoreFile(a.Writes)
 	e.writeParts(st, a, cds)
 	if a.CdFirst == "" {
 		e.dirParts(st, cds)

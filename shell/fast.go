@@ -93,8 +93,17 @@ func groupEnd(s string, i int) int {
 // on each group, scanning for its end first, took time quadratic in the
 // nesting: 10,000 nested $( took 27 s).
 func fastValid(src string) bool {
+	ok, _ := fastScan(src)
+	return ok
+}
+
+// fastScan is fastValid, which also returns how deep the line nests $( )
+// groups: for such a line that is what nesting counts, so the fast path
+// reads the line once for both.
+func fastScan(src string) (ok bool, deepest int) {
 	type level struct{ words, cmdWords int }
-	var outer []level
+	var few [8]level
+	outer := few[:0]
 	cur, inWord := level{}, false
 	for i := 0; i < len(src); i++ {
 		c := src[i]
@@ -102,7 +111,7 @@ func fastValid(src string) bool {
 		case plain(c):
 			if !inWord {
 				if cur.cmdWords == 0 && reserved(wordAt(src, i)) {
-					return false
+					return false, 0
 				}
 				inWord = true
 				cur.words++
@@ -110,7 +119,7 @@ func fastValid(src string) bool {
 			}
 		case c == '$':
 			if i+1 >= len(src) || src[i+1] != '(' || i+2 < len(src) && src[i+2] == '(' {
-				return false
+				return false, 0
 			}
 			// The group is (part of) a word of the enclosing command.
 			if !inWord {
@@ -118,11 +127,12 @@ func fastValid(src string) bool {
 				cur.cmdWords++
 			}
 			outer = append(outer, cur)
+			deepest = max(deepest, len(outer))
 			cur, inWord = level{}, false
 			i++
 		case c == ')':
 			if len(outer) == 0 || cur.words == 0 {
-				return false
+				return false, 0
 			}
 			cur, outer = outer[len(outer)-1], outer[:len(outer)-1]
 			inWord = true
@@ -131,25 +141,28 @@ func fastValid(src string) bool {
 		case c == ';' || c == '|' || c == '&':
 			inWord = false
 			if cur.cmdWords == 0 {
-				return false // empty command: let the parser report it
+				return false, 0 // empty command: let the parser report it
 			}
 			if c == '&' {
 				if i+1 >= len(src) || src[i+1] != '&' {
-					return false
+					return false, 0
 				}
 				i++
 			} else if c == '|' && i+1 < len(src) && src[i+1] == '|' {
 				i++
 			}
 			if c != ';' && !moreWords(src[i+1:]) {
-				return false // a dangling && || |: incomplete
+				return false, 0 // a dangling && || |: incomplete
 			}
 			cur.cmdWords = 0
 		default:
-			return false
+			return false, 0
 		}
 	}
-	return len(outer) == 0 && cur.words > 0
+	if len(outer) != 0 || cur.words == 0 {
+		return false, 0
+	}
+	return true, deepest
 }
 
 // fast analyses the lines fastValid accepts and reports true; for any
@@ -165,11 +178,18 @@ func (a *Analysis) fast(src string, depth int, via string) bool {
 		a.Err = ErrTooLong
 		return true
 	}
-	if depth+nesting(src, maxDepth-depth+1) > maxDepth {
+	// A line the fast lexer reads nests only $( ) groups, which fastScan
+	// counts as nesting does; any other line is counted by nesting before
+	// it goes to the parser.
+	ok, deep := fastScan(src)
+	if !ok {
+		deep = nesting(src, maxDepth-depth+1)
+	}
+	if depth+deep > maxDepth {
 		a.Err = ErrTooDeep
 		return true
 	}
-	if !fastValid(src) {
+	if !ok {
 		return false
 	}
 	pipe, stage := -1, 0

@@ -34,8 +34,9 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	c.Prog = base(prog)
 	c.System = systemProg(prog)
-	info := progKinds[c.Prog]
-	if spec := progs.Lookup(c.Prog); spec != nil {
+	pe := lookupProg(c.Prog)
+	info := pe.kinds
+	if spec := pe.spec; spec != nil {
 		// The flags and operands live in the analysis's buffers: no
 		// allocation once they have grown.
 		r := a.result()
@@ -52,7 +53,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 		a.valBuf = grow(a.valBuf, r.Vals)
 		c.Known, c.Flags, c.Ops, c.Sub = true, r.Flags[:len(r.Flags):len(r.Flags)], r.Ops[:len(r.Ops):len(r.Ops)], r.Sub
 		c.Vals = r.Vals[:len(r.Vals):len(r.Vals)]
-		c.Reads = readOnlyCall(&c, r)
+		c.Reads = readOnlyCall(&c, r, &pe)
 		a.Commands = append(a.Commands, c)
 		if len(c.Env) > 0 || r.Risk != "" {
 			a.envRisk(&a.Commands[len(a.Commands)-1], spec, r)
@@ -62,7 +63,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			a.gitElsewhere(&a.Commands[len(a.Commands)-1], r)
 		}
 		if len(r.Effects) > 0 || r.Repo != progs.RepoNone {
-			a.effects(c.Prog, r, info&kWrap != 0, depth, pipe, stage)
+			a.effects(c.Prog, r, info&(kWrap|kShell) != 0, depth, pipe, stage)
 		}
 		// Words handed to another program (python x.py ARGS, go run PKG
 		// ARGS) may name a private file as surely as cat's operands do.
@@ -91,7 +92,7 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 			a.add(env, words, depth, "hash -p", pipe, stage)
 		}
 	}
-	if setsVars[c.Prog] {
+	if pe.setsVars {
 		if name := assignsDangerous(c.Prog, c.Args[1:]); name != "" {
 			setRisk(&a.Commands[len(a.Commands)-1], c.Prog+" assigns "+name+", which changes which program later commands run or what they load")
 		}
@@ -454,9 +455,11 @@ func (a *Analysis) bare(env []string, depth int, via string, pipe, stage int) {
 }
 
 // effects turns what the program's table found into parts: programs and
-// shell lines it runs, paths it writes, removes and reads.
+// shell lines it runs, paths it writes, removes and reads. wrapper: the
+// program runs a command in its operands, or is a shell (progKinds's
+// kWrap or kShell).
 func (a *Analysis) effects(prog string, r *progs.Result, wrapper bool, depth int, pipe, stage int) {
-	wrapper = wrapper || shells[prog] || prog == "find"
+	wrapper = wrapper || prog == "find"
 	var sources []string
 	copies := prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" || prog == "rsync" || prog == "scp"
 	for _, e := range r.Effects {

@@ -40,6 +40,9 @@ type stage struct {
 	// *): it matches only a command that has one (a computed word may
 	// be one, for deny and ask rules).
 	dd bool
+	// progGlob: prog has a glob character; without one it matches only
+	// itself, compared as text.
+	progGlob bool
 }
 
 // CompilePattern compiles a command pattern.
@@ -55,6 +58,7 @@ func CompilePattern(src string) (Pattern, error) {
 			toks[k] = unquote(toks[k])
 		}
 		st := stage{prog: base(toks[0])}
+		st.progGlob = glob.HasMeta(st.prog)
 		if strings.Contains(toks[0], "/") && !systemProg(toks[0]) {
 			st.path = filepath.Clean(toks[0])
 		}
@@ -177,7 +181,7 @@ func (p Pattern) after(a *Analysis, c *Command, k int, strict bool) bool {
 }
 
 func (st *stage) match(c *Command, strict bool) bool {
-	if st.prog != "*" && !glob.Text(st.prog, c.Prog) {
+	if st.progGlob && st.prog != "*" && !glob.Text(st.prog, c.Prog) || !st.progGlob && st.prog != c.Prog {
 		return false
 	}
 	if strict {
@@ -296,7 +300,9 @@ func matchOps(toks, ops []string, open, strict bool) bool {
 		if strict {
 			return false
 		}
-	} else if !glob.Text(t, o) {
+	} else if t != o && !glob.Text(t, o) {
+		// (A word equal to the pattern's matches it: each glob character
+		// matches itself.)
 		return false
 	}
 	return matchOps(toks[1:], ops[1:], open, strict)

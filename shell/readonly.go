@@ -39,16 +39,19 @@ var readOnlySubs = map[string]map[string]bool{
 // readOnlyCall reports a command whose every word the tables know to
 // only read and print: kind safe (docs/policy.md). --version and --help
 // alone are read-only for any program with a table.
-func readOnlyCall(c *Command, r *progs.Result) bool {
+//
+// pe is the program's entry (lookupProg), which holds its readOnly and
+// readOnlySubs entries.
+func readOnlyCall(c *Command, r *progs.Result, pe *progEntry) bool {
 	if len(c.Args) == 2 && (c.Args[1] == "--version" || c.Args[1] == "--help") {
 		// But not where --help pages: git --help runs man (or the
 		// viewer git's configuration names, man.viewer, help.format),
 		// less --help shows its help in the pager.
 		return c.Args[1] == "--version" || !helpPages[c.Prog]
 	}
-	known := readOnly[c.Prog]
+	known := pe.readOnly
 	if r.Sub != "" {
-		known = readOnlySubs[c.Prog][r.Sub]
+		known = pe.roSubs[r.Sub]
 	}
 	if !known || r.Risk != "" || len(r.Passed) > 0 || len(r.Runs) > 0 {
 		return false

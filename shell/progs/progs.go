@@ -152,6 +152,12 @@ type Spec struct {
 	// riskyWrite: one of its options writes, removes, runs a program or
 	// changes the folder (risky counts options that only read, too).
 	riskyWrite bool
+	// wordOpts: long holds a single-dash word option (find -name) or a
+	// + option, the only names a word like -rf can be looked up as whole;
+	// without one, option skips that lookup.
+	wordOpts bool
+	// first is firstName(Name), set at compile.
+	first string
 }
 
 var table = map[string]*Spec{}
@@ -249,6 +255,7 @@ func (s *Spec) compile() error {
 	if s.Style == "" {
 		s.Style = "gnu"
 	}
+	s.first = firstName(s.Name)
 	s.short, s.long, s.env, s.subs = map[byte]*Opt{}, map[string]*Opt{}, map[string]*Opt{}, map[string]*Spec{}
 	for _, group := range strings.Fields(s.Opts) {
 		o := &Opt{}
@@ -309,6 +316,7 @@ func (s *Spec) compile() error {
 				if sub.long[k] == nil {
 					sub.long[k] = o
 					sub.longs = append(sub.longs, k)
+					sub.wordOpts = sub.wordOpts || wordOpt(k)
 				}
 			}
 			sort.Strings(sub.longs)
@@ -321,10 +329,15 @@ func (s *Spec) compile() error {
 	}
 	for n := range s.long {
 		s.longs = append(s.longs, n)
+		s.wordOpts = s.wordOpts || wordOpt(n)
 	}
 	sort.Strings(s.longs)
 	return nil
 }
+
+// wordOpt reports a name of long that a word starting with one - or a +
+// can be (Spec.wordOpts).
+func wordOpt(name string) bool { return name != "" && (name[0] == '-' || name[0] == '+') }
 
 // parse reads one spelling: "-o=W", "--color[=]", "-i[=]:I", "--verbose".
 // It fills o's value and effect and returns the bare spelling.
@@ -596,8 +609,8 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 					}
 					// The subcommand by its first name: npm t is npm
 					// test, for rules and for the entry's code.
-					r.Sub += firstName(sub.Name)
-					r.Ops = append(r.Ops, firstName(sub.Name))
+					r.Sub += sub.first
+					r.Ops = append(r.Ops, sub.first)
 					cur, r.Spec = sub, sub
 					opStart = len(r.Ops)
 					nops = 0
@@ -645,7 +658,7 @@ func (s *Spec) option(r *Result, prog, w string, words []string, i *int, pattern
 		}
 		return "", false
 	}
-	if s.Style == "go" || !strings.HasPrefix(w, "--") && len(w) > 2 && s.long[longName(w)] != nil {
+	if s.Style == "go" || s.wordOpts && !strings.HasPrefix(w, "--") && len(w) > 2 && s.long[longName(w)] != nil {
 		// A word option: -name, -name=value (go), or find's -exec.
 		name, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
 		key := name
