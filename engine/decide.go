@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/shell"
-	"strings"
 )
 
 // item is a candidate outcome: a whole-call check or a part's decision.
@@ -128,6 +130,8 @@ type state struct {
 	uncalled map[string]bool
 	fnDenied string
 	fnItem   item
+	// denied are the distinct codes of the denies offered (Result.Denied).
+	denied []warden.Code
 }
 
 // cwd is the call's working folder (Engine.cwd), worked out once.
@@ -140,6 +144,9 @@ func (st *state) cwd() string {
 
 func (st *state) offer(it item) {
 	it.set = true
+	if it.effect == warden.Deny && !slices.Contains(st.denied, it.code) {
+		st.denied = append(st.denied, it.code)
+	}
 	if it.beats(st.best) {
 		st.best = it
 	}
@@ -197,7 +204,7 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: st.best.code, Detail: "the role may not use this tool; its parts are shown but do not count"})
 		e.traceOnly(&st, func() { e.parts(&st) })
 	}
-	return Result{Decision: e.finish(&st), Grants: st.grants, Violation: st.violation}
+	return Result{Decision: e.finish(&st), Grants: st.grants, Violation: st.violation, Denied: st.denied}
 }
 
 // checkRole applies the role's tool list, first-tool rule and depth limit.

@@ -91,6 +91,10 @@ type Result struct {
 	// Violation is the session rule the call broke (FIRST_TOOL,
 	// DEPTH_EXCEEDED), also when it only warned; empty otherwise.
 	Violation warden.Code
+	// Denied are the distinct codes of every deny the call met, in the
+	// order met (the decision's code among them): a call that breaks two
+	// rules names both, for the project history. Nil when nothing denied.
+	Denied []warden.Code
 }
 
 // Decide decides one call with the session state s (nil: a stateless

@@ -90,6 +90,15 @@ func TestHistoryTwoRules(t *testing.T) {
 			if got := historyOf(t, st, "s1"); len(got) != 2 || got[0] != "violation:first_tool:Write fail" || got[1] != "violation:role_tool_denied:Write fail" {
 				t.Errorf("first tool and the role's tools: history %q", got)
 			}
+			// strict must read first (first_enforce: deny), and a force
+			// push is denied by a rule: the first-tool deny settles the
+			// call, and the deny rule it also met is recorded too.
+			if d := decide(bash("s2", "strict", "git push --force origin main")); d.Decision != warden.Deny {
+				t.Fatalf("strict force push: %+v", d)
+			}
+			if got := historyOf(t, st, "s2"); len(got) != 2 || got[0] != "violation:first_tool:Bash fail" || !strings.HasPrefix(got[1], "violation:"+strings.ToLower(string(warden.CodeRuleDeny))+":Bash fail") {
+				t.Errorf("a first-tool deny and a deny rule: history %q", got)
+			}
 			// One rule broken, one entry.
 			if d := decide(warden.ToolCall{Tool: "Read", Session: "b3", Role: "builder", Args: map[string]any{"file_path": "README.md"}}); d.Decision != warden.Allow {
 				t.Fatalf("read first: %+v", d)

@@ -502,6 +502,15 @@ func violations(call *warden.ToolCall, r engine.Result) []warden.HistoryEntry {
 	if r.Decision.Decision == warden.Deny && r.Decision.Code != r.Violation {
 		out = append(out, entry(r.Decision.Code))
 	}
+	if r.Decision.Decision == warden.Deny {
+		// The other rules it broke: a first-tool deny that settled the
+		// call does not hide a deny rule the same call met.
+		for _, c := range r.Denied {
+			if c != r.Violation && c != r.Decision.Code {
+				out = append(out, entry(c))
+			}
+		}
+	}
 	return out
 }
 
