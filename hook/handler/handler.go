@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/warden-run/warden"
@@ -62,6 +63,10 @@ type Runtime struct {
 	// Stall, when set (by a test), runs before each decision: to make it
 	// panic or hang.
 	Stall func()
+	// Work, when set (by a test), counts the decisions still running: one
+	// abandoned at the timeout goes on in its goroutine until its store
+	// call returns (a hook's process exits first; a test's does not).
+	Work *sync.WaitGroup
 }
 
 // Local is the runtime of a hook in its own process: it loads the policy
@@ -158,7 +163,13 @@ func Run(ctx context.Context, rt *Runtime, h hook.Host, data []byte, f hook.Flag
 	opt := options{policy: rt.abs(f.Policy), store: rt.absStore(f.Store), role: f.Role, wait: f.Wait,
 		stateless: f.Stateless, prompts: ev.Kind == hook.PreTool && rt.Interactive(h), rt: rt, callID: callID, notice: &notice}
 	stall := rt.Stall
+	if rt.Work != nil {
+		rt.Work.Add(1)
+	}
 	go func() {
+		if rt.Work != nil {
+			defer rt.Work.Done()
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				done <- result{err: fmt.Errorf("internal error (panic: %v)", r), stack: PanicStack()}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
@@ -17,8 +18,13 @@ import (
 	"github.com/warden-run/warden/spawn"
 )
 
+// hookWork, when set (by a test), counts the hook's decisions still
+// running after it answered (handler.Runtime.Work).
+var hookWork *sync.WaitGroup
+
 func runHook(ctx context.Context, env *Env) int {
 	rt := handler.Local()
+	rt.Work = hookWork
 	// warden-hook gives the id of a call hookd may have taken already.
 	rt.CallID = os.Getenv(hookd.CallIDEnv)
 	// A follow-up session warden started (package spawn) says so.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,6 +73,12 @@ func TestHookdEmptiedStoreIsAnError(t *testing.T) {
 // opened again.
 func TestHookFailureSpooledWhenStoreBusy(t *testing.T) {
 	cwd := project(t, hookTestPolicy)
+	// The decision abandoned at the timeout goes on once the lock is
+	// gone (a hook's process would have exited): wait for it before the
+	// project folder is removed.
+	var work sync.WaitGroup
+	hookWork = &work
+	t.Cleanup(func() { hookWork = nil; work.Wait() })
 	runHookCmd(t, claudePre(cwd, "ls"), "claude") // creates the store
 	db := filepath.Join(filepath.Dir(filepath.Dir(cwd)), ".warden", "warden.db")
 	lock, err := sqlite.Open(context.Background(), db)
