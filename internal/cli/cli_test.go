@@ -204,7 +204,7 @@ func TestLint(t *testing.T) {
 	os.WriteFile(bad, []byte("version: 1\nrules:\n  - id: d\n    effect: deny\n    tool: shell\n    command: \"*\"\n    message: m\n  - {id: e, effect: allow, colour: red}\n  - {id: f, effect: allow}\n"), 0o644)
 	out, _, code = run(t, "", "lint", "--policy", bad)
 	for _, want := range []string{bad + ":3:5: error: rules[0] (d): a deny rule needs a suggestion", bad + ":3:5: warning: rules[0] (d): this deny matches every command", bad + ":8:28: error: rules[1].colour: unknown key",
-		bad + ":9:5: error: rules[2] (f): this allow rule has no matcher", "4 errors, 1 warnings"} {
+		bad + ":9:5: error: rules[2] (f): this allow rule has no matcher", "4 errors, 1 warning"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lint output lacks %q:\n%s", want, out)
 		}

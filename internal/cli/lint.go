@@ -46,9 +46,17 @@ func runLint(ctx context.Context, env *Env) int {
 			errs++
 		}
 	}
-	fmt.Fprintf(env.Stdout, "%s: %d errors, %d warnings\n", p.File, errs, warns)
+	fmt.Fprintf(env.Stdout, "%s: %s, %s\n", p.File, plural(errs, "error"), plural(warns, "warning"))
 	if errs > 0 {
 		return ExitError
 	}
 	return ExitOK
+}
+
+// plural is "1 error", "2 errors", "0 errors".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
