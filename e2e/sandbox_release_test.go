@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,5 +216,73 @@ func TestSandboxReleaseApproval(t *testing.T) {
 				fail("audit: the record names approval %q, want %q (approve said: %s)", rec.Approval, id, strings.TrimSpace(approveOut))
 			}
 		})
+	}
+}
+
+// TestSandboxReleaseInteractive: Gemini CLI interactive in a terminal
+// (tmux), wired by `warden init gemini`: the hook sees a host that can
+// prompt, answers the python one-liner's ask with Gemini CLI's own
+// confirmation and the input rewrite (hookSpecificOutput.tool_input), and
+// the user accepts in Gemini CLI's dialog. What runs is the rewritten
+// line: the write to .git/hooks/pre-commit is refused by the sandbox, and
+// the audit record (an ask the host's prompt answered) says the call ran
+// confined.
+func TestSandboxReleaseInteractive(t *testing.T) {
+	t.Parallel()
+	h := governedHosts[2]
+	entry := requireHost(t, h.spec)
+	requireTmux(t)
+	e, hook := releaseEnv(t, h)
+	e.initHost(h.name)
+	vars := []string{"GOOGLE_GEMINI_BASE_URL=" + e.model.URL, "GEMINI_API_KEY=test", "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	for _, v := range e.vars {
+		if !strings.HasPrefix(v, "TERM=") { // tmux sets the terminal's TERM
+			vars = append(vars, v)
+		}
+	}
+	term := startTerminal(t, e.project, vars, "node", entry, "-m", "gemini-2.5-flash", "--yolo", "-i", "Set up the project.")
+	t.Cleanup(func() {
+		if t.Failed() {
+			e.dump(result{stdout: term.screen()})
+		}
+	})
+	settled := func() string {
+		if res := e.lastResults(); len(res) > 0 {
+			return fmt.Sprintf("the call was settled without asking the user; the model got %+v", res)
+		}
+		return ""
+	}
+	s := term.waitFor("Gemini CLI's confirmation of the python one-liner", 60*time.Second, settled,
+		"Python one-liners need the user's approval.", "Allow execution of", "1. Allow once")
+	t.Logf("the confirmation:\n%s", s)
+	// Gemini CLI merges the rewrite into the call before its dialog: the
+	// user is shown, and accepts, the line that runs confined.
+	if !strings.Contains(s, "warden-sandbox") {
+		t.Errorf("the confirmation does not show the rewritten line (warden-sandbox ...):\n%s", s)
+	}
+	if out, err := e.warden("approvals", "ls", "--json"); err != nil || strings.TrimSpace(out) != "[]" {
+		t.Errorf("warden approvals ls: %v\n%s\nwant [] (Gemini CLI asks its user itself)", err, out)
+	}
+	term.send("Enter") // "1. Allow once"
+	term.waitFor("the model's final answer", 45*time.Second, nil, "Done.")
+	fail := func(format string, args ...any) { t.Helper(); t.Fatalf(format, args...) }
+	if got, err := os.ReadFile(hook); err != nil || string(got) != hookBody {
+		fail("the command the user accepted changed .git/hooks/pre-commit: %q %v", got, err)
+	}
+	res := e.lastResults()
+	if len(res) != 1 || !hasAny(res[0].Text, "[Errno 30] Read-only file system", "[Errno 13] Permission denied") {
+		fail("the model was not shown python's error from the sandbox's refusal; it got %+v", res)
+	}
+	var recs []warden.AuditRecord
+	for _, r := range e.audit() {
+		if r.Tool == h.tool {
+			recs = append(recs, r)
+		}
+	}
+	if len(recs) != 1 || recs[0].Decision != warden.Ask || recs[0].Rule != "ask-python" || recs[0].Approval != "" {
+		fail("audit: %+v, want one ask by ask-python that the host's prompt answered", recs)
+	}
+	if sb := recs[0].Sandbox; sb == nil || !sb.Ran || sb.Enforced == "" {
+		fail("audit: the record of the asked call does not say that it ran confined: %+v", sb)
 	}
 }
