@@ -219,7 +219,7 @@ func TestSandboxReleaseApproval(t *testing.T) {
 	}
 }
 
-// TestSandboxReleaseInteractive: Gemini CLI interactive in a terminal
+// TestSandboxReleaseGeminiInteractive: Gemini CLI interactive in a terminal
 // (tmux), wired by `warden init gemini`: the hook sees a host that can
 // prompt, answers the python one-liner's ask with Gemini CLI's own
 // confirmation and the input rewrite (hookSpecificOutput.tool_input), and
@@ -227,7 +227,7 @@ func TestSandboxReleaseApproval(t *testing.T) {
 // line: the write to .git/hooks/pre-commit is refused by the sandbox, and
 // the audit record (an ask the host's prompt answered) says the call ran
 // confined.
-func TestSandboxReleaseInteractive(t *testing.T) {
+func TestSandboxReleaseGeminiInteractive(t *testing.T) {
 	t.Parallel()
 	h := governedHosts[2]
 	entry := requireHost(t, h.spec)
@@ -284,5 +284,90 @@ func TestSandboxReleaseInteractive(t *testing.T) {
 	}
 	if sb := recs[0].Sandbox; sb == nil || !sb.Ran || sb.Enforced == "" {
 		fail("audit: the record of the asked call does not say that it ran confined: %+v", sb)
+	}
+}
+
+// TestSandboxReleaseClaudeInteractive: Claude Code interactive in a
+// terminal (tmux), wired by `warden init claude`: the hook answers the
+// python one-liner's ask with permissionDecision "ask" and updatedInput;
+// Claude Code (in its default auto mode) shows its own permission dialog
+// with the rewritten line, the user accepts, and that line runs: the
+// write to .git/hooks/pre-commit is refused by the sandbox, and the audit
+// record (an ask the host's prompt answered) says the call ran confined.
+func TestSandboxReleaseClaudeInteractive(t *testing.T) {
+	t.Parallel()
+	h := governedHosts[0]
+	bin := requireHost(t, h.spec)
+	requireTmux(t)
+	e, hook := releaseEnv(t, h)
+	e.initHost(h.name)
+	// Claude Code's first-run screens, answered ahead: onboarding done,
+	// the project trusted, the test API key accepted, warden's MCP server
+	// (.mcp.json) left out (its dialog is not what this test is about).
+	e.writeJSON(filepath.Join(e.home, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark", "numStartups": 5,
+		"customApiKeyResponses": map[string]any{"approved": []string{"test"}, "rejected": []string{}},
+		"projects": map[string]any{e.project: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true,
+			"disabledMcpjsonServers": []string{"warden"}}},
+	})
+	vars := []string{"ANTHROPIC_BASE_URL=" + e.model.URL, "ANTHROPIC_API_KEY=test", "DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"}
+	for _, v := range e.vars {
+		if !strings.HasPrefix(v, "TERM=") {
+			vars = append(vars, v)
+		}
+	}
+	term := startTerminal(t, e.project, vars, bin, "Set up the project.")
+	t.Cleanup(func() {
+		if t.Failed() {
+			e.dump(result{stdout: term.screen()})
+		}
+	})
+	settled := func() string {
+		if res := e.lastResults(); len(res) > 0 {
+			return fmt.Sprintf("the call was settled without asking the user; the model got %+v", res)
+		}
+		return ""
+	}
+	s := term.waitFor("Claude Code's permission dialog for the python one-liner", 60*time.Second, settled, "Do you want to proceed?")
+	t.Logf("the dialog:\n%s", s)
+	// Claude Code shows the rewritten line in its dialog: the user accepts
+	// the line that runs confined.
+	if !strings.Contains(s, "warden-sandbox") {
+		t.Errorf("the dialog does not show the rewritten line (warden-sandbox ...):\n%s", s)
+	}
+	if out, err := e.warden("approvals", "ls", "--json"); err != nil || strings.TrimSpace(out) != "[]" {
+		t.Errorf("warden approvals ls: %v\n%s\nwant [] (Claude Code asks its user itself)", err, out)
+	}
+	term.send("Enter") // "1. Yes"
+	term.waitFor("the model's final answer", 45*time.Second, nil, "Done.")
+	// Let the turn's Stop hook finish and leave Claude Code, so that no
+	// hook still writes the store when the test's folder is removed.
+	term.waitFor("the end of the turn", 45*time.Second, nil, "esc to interrupt")
+	deadline := time.Now().Add(30 * time.Second)
+	for !term.exited() && time.Now().Before(deadline) {
+		if !strings.Contains(term.screen(), "running Stop hook") {
+			term.send("C-c")
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if got, err := os.ReadFile(hook); err != nil || string(got) != hookBody {
+		t.Fatalf("the command the user accepted changed .git/hooks/pre-commit: %q %v", got, err)
+	}
+	res := e.lastResults()
+	if len(res) != 1 || !hasAny(res[0].Text, "[Errno 30] Read-only file system", "[Errno 13] Permission denied") {
+		t.Fatalf("the model was not shown python's error from the sandbox's refusal; it got %+v", res)
+	}
+	var recs []warden.AuditRecord
+	for _, r := range e.audit() {
+		if r.Tool == h.tool {
+			recs = append(recs, r)
+		}
+	}
+	if len(recs) != 1 || recs[0].Decision != warden.Ask || recs[0].Rule != "ask-python" || recs[0].Approval != "" {
+		t.Fatalf("audit: %+v, want one ask by ask-python that the host's prompt answered", recs)
+	}
+	if sb := recs[0].Sandbox; sb == nil || !sb.Ran || sb.Enforced == "" {
+		t.Fatalf("audit: the record of the asked call does not say that it ran confined: %+v", sb)
 	}
 }
