@@ -124,7 +124,7 @@ var grantID = regexp.MustCompile(`\bg-[0-9a-f]+\b`)
 // audit record names the grant and says the call ran confined.
 func TestSandboxReleaseGrant(t *testing.T) {
 	t.Parallel()
-	for _, h := range governedHosts[:3] { // claude -p, codex exec, gemini -p
+	for _, h := range governedHosts { // claude -p, codex exec, gemini -p, opencode run
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
 			bin := requireHost(t, h.spec)
@@ -193,7 +193,7 @@ func approveFirst(e *env) func() (id, out string) {
 // approval and says the call ran confined.
 func TestSandboxReleaseApproval(t *testing.T) {
 	t.Parallel()
-	for _, h := range governedHosts[:2] { // claude -p, codex exec
+	for _, h := range governedHosts { // claude -p, codex exec, gemini -p, opencode run
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
 			bin := requireHost(t, h.spec)
