@@ -113,6 +113,38 @@ func commandOf(args map[string]any) string {
 	return ""
 }
 
+// releaseClient is a host and the hook it is wired with: `warden hook
+// HOST` on each host, and warden-hook (a resident hookd decides) on Claude
+// Code.
+type releaseClient struct {
+	name string
+	h    governedHost
+	init func(e *env, flags ...string)
+}
+
+func releaseClients() []releaseClient {
+	initWith := func(bin string, hookd bool) func(e *env, h governedHost, flags ...string) {
+		return func(e *env, h governedHost, flags ...string) {
+			e.t.Helper()
+			if hookd {
+				e.useHookd()
+			}
+			if out, err := e.warden(append([]string{"init", h.name, "--bin", bin}, flags...)...); err != nil {
+				e.t.Fatalf("warden init %s: %v\n%s", h.name, err, out)
+			}
+		}
+	}
+	var out []releaseClient
+	add := func(name string, h governedHost, in func(e *env, h governedHost, flags ...string)) {
+		out = append(out, releaseClient{name: name, h: h, init: func(e *env, flags ...string) { in(e, h, flags...) }})
+	}
+	for _, h := range governedHosts { // claude -p, codex exec, gemini -p, opencode run
+		add(h.name, h, initWith(wardenBin, false))
+	}
+	add("claude/warden-hook", governedHosts[0], initWith(wardenHookBin, true))
+	return out
+}
+
 var grantID = regexp.MustCompile(`\bg-[0-9a-f]+\b`)
 
 // TestSandboxReleaseGrant: the policy asks for python one-liners; a
@@ -124,12 +156,13 @@ var grantID = regexp.MustCompile(`\bg-[0-9a-f]+\b`)
 // audit record names the grant and says the call ran confined.
 func TestSandboxReleaseGrant(t *testing.T) {
 	t.Parallel()
-	for _, h := range governedHosts { // claude -p, codex exec, gemini -p, opencode run
-		t.Run(h.name, func(t *testing.T) {
+	for _, c := range releaseClients() {
+		h := c.h
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			bin := requireHost(t, h.spec)
 			e, hook := releaseEnv(t, h)
-			e.initHost(h.name)
+			c.init(e)
 			out, err := e.warden("grants", "add", "shell", "--command", releaseAttack)
 			g := grantID.FindString(out)
 			if err != nil || g == "" {
@@ -193,14 +226,13 @@ func approveFirst(e *env) func() (id, out string) {
 // approval and says the call ran confined.
 func TestSandboxReleaseApproval(t *testing.T) {
 	t.Parallel()
-	for _, h := range governedHosts { // claude -p, codex exec, gemini -p, opencode run
-		t.Run(h.name, func(t *testing.T) {
+	for _, c := range releaseClients() {
+		h := c.h
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			bin := requireHost(t, h.spec)
 			e, hook := releaseEnv(t, h)
-			if out, err := e.warden("init", h.name, "--bin", wardenBin, "--wait", "60s"); err != nil {
-				t.Fatalf("warden init: %v\n%s", err, out)
-			}
+			c.init(e, "--wait", "60s")
 			done := approveFirst(e)
 			r := h.run(e, bin, "Set up the project.")
 			id, approveOut := done()
