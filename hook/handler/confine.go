@@ -99,13 +99,30 @@ func (c *confiner) answer(a *hook.Answer) {
 		}
 		return
 	}
-	if d.Sandbox != nil && d.Sandbox.Ran {
-		// Read back from the record (a replayed call): prepare it again.
-		sb := *d.Sandbox
-		sb.Ran, sb.Enforced = false, ""
-		d.Sandbox = &sb
-	}
+	again(d)
 	a.Input = prepareConfined(c.ev, d, c.pol, c.prompts, c.remote)
+}
+
+// again readies a decision read back from the audit trail (a replayed
+// call, a late answer given from the record) to be confined once more:
+// the record says the call ran confined because its first answer carried
+// the rewrite, and this answer must carry it too, or the host runs the
+// call unconfined. The sandbox's own warnings go, as prepareConfined
+// gives them again.
+func again(d *warden.Decision) {
+	if d.Sandbox == nil || !d.Sandbox.Ran {
+		return
+	}
+	sb := *d.Sandbox
+	sb.Ran, sb.Enforced = false, ""
+	d.Sandbox = &sb
+	ws := d.Warnings[:0:0]
+	for _, w := range d.Warnings {
+		if w != confinedNote && !strings.HasPrefix(w, "Sandbox: ") {
+			ws = append(ws, w)
+		}
+	}
+	d.Warnings = ws
 }
 
 // prepareConfined makes d's confinement final and returns the input
@@ -258,6 +275,7 @@ func confineOnRecord(ev hook.Event, a *hook.Answer, file string, prompts, remote
 		refuse(d, "its policy could not be loaded to confine it ("+err.Error()+")", false)
 		return
 	}
+	again(d)
 	a.Input = prepareConfined(ev, d, pol, prompts, remote)
 }
 
