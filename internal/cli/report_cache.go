@@ -147,22 +147,12 @@ func findCached(ctx context.Context, st warden.Store, prefix string) (warden.Cac
 }
 
 func runReportCacheShow(ctx context.Context, env *Env, args []string) int {
-	fs := reportFlags(env, "cache show", "KEY [--json] [--policy FILE] [--store URL]")
-	sf := addStoreFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := parseArgs(fs, args)
+	key, st, asJSON, code := openOne(ctx, env, args, "cache show", "KEY", "key")
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 {
-		return cmdError(env, "report cache show", fmt.Errorf("want one key, got %d arguments", len(pos)))
-	}
-	_, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "report cache show", err)
-	}
 	defer st.Close()
-	e, err := findCached(ctx, st, pos[0])
+	e, err := findCached(ctx, st, key)
 	if err != nil {
 		return cmdError(env, "report cache show", err)
 	}

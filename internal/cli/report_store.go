@@ -58,22 +58,12 @@ func runReportList(ctx context.Context, env *Env, args []string) int {
 }
 
 func runReportShow(ctx context.Context, env *Env, args []string) int {
-	fs := reportFlags(env, "show", "SESSION [--json] [--policy FILE] [--store URL]")
-	sf := addStoreFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, code := parseArgs(fs, args)
+	id, st, asJSON, code := openOne(ctx, env, args, "show", "SESSION", "session id")
 	if code >= 0 {
 		return code
 	}
-	if len(pos) != 1 {
-		return cmdError(env, "report show", fmt.Errorf("want one session id, got %d arguments", len(pos)))
-	}
-	_, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "report show", err)
-	}
 	defer st.Close()
-	r, err := st.Report(ctx, pos[0])
+	r, err := st.Report(ctx, id)
 	if err != nil {
 		return cmdError(env, "report show", err)
 	}
@@ -222,4 +212,26 @@ func printJSON(env *Env, v any) int {
 		return ExitError
 	}
 	return ExitOK
+}
+
+// openOne parses the flags of a report subcommand that takes one
+// argument (what, named arg in its usage), --json and the store flags,
+// and opens the store. code >= 0 is the exit code to return (the store is
+// then not open).
+func openOne(ctx context.Context, env *Env, args []string, sub, arg, what string) (string, warden.Store, *bool, int) {
+	fs := reportFlags(env, sub, arg+" [--json] [--policy FILE] [--store URL]")
+	sf := addStoreFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return "", nil, nil, code
+	}
+	if len(pos) != 1 {
+		return "", nil, nil, cmdError(env, "report "+sub, fmt.Errorf("want one %s, got %d arguments", what, len(pos)))
+	}
+	_, st, err := sf.open(ctx)
+	if err != nil {
+		return "", nil, nil, cmdError(env, "report "+sub, err)
+	}
+	return pos[0], st, asJSON, -1
 }
