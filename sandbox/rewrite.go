@@ -43,27 +43,11 @@ func Rewrite(exe, policyFile, digest string, required bool, line string) (string
 	if !filepath.IsAbs(policyFile) {
 		return "", fmt.Errorf("the policy's path %q is not absolute", policyFile)
 	}
-	if strings.IndexByte(line, 0) >= 0 || strings.IndexByte(exe, 0) >= 0 || strings.IndexByte(policyFile, 0) >= 0 {
-		return "", errors.New("the command holds a NUL byte, which no program can be given as an argument")
-	}
-	var b strings.Builder
-	b.Grow(len(line) + len(exe) + len(policyFile) + 96)
-	b.WriteString(envPrefix())
-	b.WriteString(Quote(exe))
-	b.WriteString(" sandbox --policy ")
-	b.WriteString(Quote(policyFile))
+	words := []word{{exe, false}, {"sandbox", true}, {"--policy", true}, {policyFile, false}}
 	if digest != "" {
-		b.WriteString(" --policy-sha256 ")
-		b.WriteString(Quote(digest))
+		words = append(words, word{"--policy-sha256", true}, word{digest, false})
 	}
-	if required {
-		b.WriteString(" --required")
-	}
-	b.WriteString(" -- ")
-	b.WriteString(Quote(Bash()))
-	b.WriteString(" -c ")
-	b.WriteString(Quote(line))
-	return b.String(), nil
+	return rewriteLine(words, required, line)
 }
 
 // RewriteSpec returns the shell line that runs line confined by a spec
@@ -81,17 +65,44 @@ func RewriteSpec(runner, file, sum string, required bool, line string) (string, 
 	if !filepath.IsAbs(file) {
 		return "", fmt.Errorf("the sandbox spec's path %q is not absolute", file)
 	}
-	if strings.IndexByte(line, 0) >= 0 || strings.IndexByte(runner, 0) >= 0 || strings.IndexByte(file, 0) >= 0 {
+	return rewriteLine([]word{{runner, false}, {"--spec", true}, {file, false}, {"--spec-sha256", true}, {sum, false}}, required, line)
+}
+
+// word is a word of a rewrite's command: raw for a fixed word (a
+// subcommand or an option name, written bare: IsRewritten and Unwrap read
+// it so), else a value, single-quoted.
+type word struct {
+	s   string
+	raw bool
+}
+
+// rewriteLine is the rewrite of line under the command words (the program
+// first, its options after), then [--required] -- BASH -c LINE, behind
+// envPrefix.
+func rewriteLine(words []word, required bool, line string) (string, error) {
+	n := len(line) + 96
+	for _, w := range words {
+		if strings.IndexByte(w.s, 0) >= 0 {
+			return "", errors.New("the command holds a NUL byte, which no program can be given as an argument")
+		}
+		n += len(w.s) + 3
+	}
+	if strings.IndexByte(line, 0) >= 0 {
 		return "", errors.New("the command holds a NUL byte, which no program can be given as an argument")
 	}
 	var b strings.Builder
-	b.Grow(len(line) + len(runner) + len(file) + 160)
+	b.Grow(n)
 	b.WriteString(envPrefix())
-	b.WriteString(Quote(runner))
-	b.WriteString(" --spec ")
-	b.WriteString(Quote(file))
-	b.WriteString(" --spec-sha256 ")
-	b.WriteString(Quote(sum))
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w.raw {
+			b.WriteString(w.s)
+		} else {
+			b.WriteString(Quote(w.s))
+		}
+	}
 	if required {
 		b.WriteString(" --required")
 	}
