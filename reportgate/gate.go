@@ -371,21 +371,31 @@ func problems(t *report.Turn) string {
 // they never change the report. Its completions carry no origin and
 // from_cache false; RunCompleteWith gives both.
 func RunComplete(ctx context.Context, pol *policy.Policy, st warden.ReportStore, sid string, logger *slog.Logger) error {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	rp := pol.Report
-	if rp == nil {
-		return errors.New("the policy has no report section")
-	}
-	r, err := markCompleted(ctx, st, sid)
-	if errors.Is(err, errUnchanged) {
-		return nil
-	}
-	if err != nil {
+	rp, r, logger, err := toComplete(ctx, pol, st, sid, logger)
+	if err != nil || rp == nil {
 		return err
 	}
 	return completeReport(ctx, rp, r, report.Origin{}, false, logger)
+}
+
+// toComplete marks a session's final report completed for the
+// on-complete commands, once: a nil Report section with a nil error means
+// it was completed before (nothing to do). logger nil is slog.Default().
+func toComplete(ctx context.Context, pol *policy.Policy, st warden.ReportStore, sid string, logger *slog.Logger) (*policy.Report, warden.Report, *slog.Logger, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if pol.Report == nil {
+		return nil, warden.Report{}, logger, errors.New("the policy has no report section")
+	}
+	r, err := markCompleted(ctx, st, sid)
+	if errors.Is(err, errUnchanged) {
+		return nil, r, logger, nil
+	}
+	if err != nil {
+		return nil, r, logger, err
+	}
+	return pol.Report, r, logger, nil
 }
 
 // completeReport runs the on-complete commands of a final report.
@@ -419,19 +429,8 @@ type CompleteOptions struct {
 // a session answered from the response cache. A transcript that cannot be
 // read is logged and leaves the messages out.
 func RunCompleteWith(ctx context.Context, pol *policy.Policy, st Store, sid string, opt CompleteOptions) error {
-	logger := opt.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	rp := pol.Report
-	if rp == nil {
-		return errors.New("the policy has no report section")
-	}
-	r, err := markCompleted(ctx, st, sid)
-	if errors.Is(err, errUnchanged) {
-		return nil
-	}
-	if err != nil {
+	rp, r, logger, err := toComplete(ctx, pol, st, sid, opt.Logger)
+	if err != nil || rp == nil {
 		return err
 	}
 	s, err := st.Session(ctx, sid)
