@@ -74,7 +74,12 @@ type gen struct {
 	// newer ones wait in dirty until as many reads missed snap as dirty
 	// holds answers, then a copy of snap with them takes its place (the
 	// copies cost each answer a constant on average).
-	snap   atomic.Pointer[answers]
+	snap atomic.Pointer[answers]
+	// last is, for each method, the answer a read found last: a caller
+	// that asks for the same path again and again (the engine, for the
+	// workspace root's .git on each git command) finds it with a compare
+	// of the path, not a map lookup.
+	last   [nOps]atomic.Pointer[fact]
 	mu     sync.Mutex
 	dirty  answers
 	nDirty int
@@ -122,7 +127,11 @@ const (
 
 // load returns the answer remembered for path by the method op.
 func (g *gen) load(op int, path string) (*fact, bool) {
+	if f := g.last[op].Load(); f != nil && f.path == path {
+		return f, true
+	}
 	if f, ok := g.snap.Load()[op][path]; ok {
+		g.last[op].Store(f)
 		return f, true
 	}
 	g.mu.Lock()
@@ -150,6 +159,7 @@ func (g *gen) load(op int, path string) (*fact, bool) {
 
 // fact is one remembered answer.
 type fact struct {
+	path string // the path asked
 	fi   fs.FileInfo
 	text string
 	ents []fs.DirEntry
@@ -200,6 +210,7 @@ func (s stamp) racy(now time.Time) bool {
 // keep remembers the answer f to k when it may be: it depends on path,
 // stamped s before the answer was read at now.
 func (g *gen) keep(op int, name string, f *fact, path string, s stamp, now time.Time, size int) {
+	f.path = name
 	if !s.usable || s.racy(now) {
 		return
 	}
