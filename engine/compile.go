@@ -147,6 +147,11 @@ func Compile(p *policy.Policy, ws Workspace) (*Engine, error) {
 		}
 		e.roles[r.Name] = ri
 	}
+	if len(e.roles) > 0 && len(e.roles) <= 8 {
+		for _, ri := range e.roles {
+			e.roleList = append(e.roleList, ri)
+		}
+	}
 
 	for i, pr := range p.Rules {
 		r := &rule{idx: i, id: pr.ID, message: plainText(pr.Message), suggestion: plainText(pr.Suggestion), roles: pr.Roles, one: []string{pr.ID}}

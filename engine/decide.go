@@ -234,13 +234,28 @@ func toolFactsFor(p *policy.Policy, tool string) toolFacts {
 	return toolFacts{kind: kind, safe: policy.SafeKinds[kind], search: searchTools[tool]}
 }
 
+// role returns the role named name: with a compare of each name when the
+// policy has a few roles (most have two to five), a map lookup otherwise.
+func (e *Engine) role(name string) (*roleInfo, bool) {
+	if e.roleList == nil {
+		r, ok := e.roles[name]
+		return r, ok
+	}
+	for _, r := range e.roleList {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
 // checkRole applies the role's tool list, first-tool rule and depth limit.
 func (e *Engine) checkRole(st *state) {
 	c := &st.call
 	if c.Role == "" {
 		return
 	}
-	r, ok := e.roles[c.Role]
+	r, ok := e.role(c.Role)
 	if !ok {
 		if len(e.roles) > 0 {
 			// A policy with roles denies a role it does not define: a

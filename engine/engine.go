@@ -43,6 +43,7 @@ type Engine struct {
 	// protectedASCII: every path of protectedAbs is ASCII.
 	protectedASCII bool
 	roles          map[string]*roleInfo
+	roleList       []*roleInfo // roles in a list when they are few (role)
 	// tools holds what a decision needs of each tool name the policy or
 	// warden's tables name, read with one lookup (toolFactsOf).
 	tools      map[string]toolFacts
