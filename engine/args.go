@@ -216,6 +216,7 @@ func (st *state) scanArgs() (string, string, bool) {
 		// name, which costs less than starting a walk of the map.
 		if x, ok := v["command"]; ok {
 			st.keys.note("command")
+			st.command, st.hasCommand = x, true
 			if a, b, ok := caseTwins(x); ok {
 				st.keysRead = false
 				return a, b, true

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"io/fs"
+	"iter"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -82,7 +84,12 @@ func Compile(p *policy.Policy, ws Workspace) (*Engine, error) {
 	if ws == nil {
 		return nil, fmt.Errorf("compile %s: no workspace view", p.File)
 	}
-	e := &Engine{pol: p, ws: ws, roles: map[string]*roleInfo{}, cmdIndex: map[string]*progIndex{}}
+	e := &Engine{pol: p, ws: ws, roles: map[string]*roleInfo{}, cmdIndex: map[string]*progIndex{}, tools: map[string]toolFacts{}}
+	for _, names := range []iter.Seq[string]{maps.Keys(p.Tools), maps.Keys(policy.BuiltinKinds), maps.Keys(searchTools)} {
+		for t := range names {
+			e.tools[t] = toolFactsFor(p, t)
+		}
+	}
 	root := p.Workspace.Root
 	if root == "" {
 		root = p.Dir
@@ -139,6 +146,11 @@ func Compile(p *policy.Policy, ws Workspace) (*Engine, error) {
 			ri.first = append(ri.first, compileTool(t))
 		}
 		e.roles[r.Name] = ri
+	}
+	if len(e.roles) > 0 && len(e.roles) <= 8 {
+		for _, ri := range e.roles {
+			e.roleList = append(e.roleList, ri)
+		}
 	}
 
 	for i, pr := range p.Rules {

@@ -86,6 +86,7 @@ type state struct {
 	tr          *Trace
 	kind        string
 	destructive bool
+	search      bool // the tool is a search tool (searchTools)
 	role        *roleInfo
 
 	best      item
@@ -124,6 +125,10 @@ type state struct {
 	// keys is what the argument names hold, once keysRead (argKeys).
 	keys     argKeys
 	keysRead bool
+	// command is the call's one argument, named command, when scanArgs
+	// found it so (shellParts reads it without a second lookup).
+	command    any
+	hasCommand bool
 	// uncalled are the functions a shell line defines and does not
 	// call; fnDenied the one whose body gave fnItem, the denial that
 	// settled the call (funcs.go).
@@ -189,8 +194,8 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 		// (roles.default), its tool list and first tool included.
 		st.call.Role = e.pol.DefaultRole
 	}
-	st.kind = e.pol.KindOf(call.Tool)
-	st.destructive = !policy.SafeKinds[st.kind]
+	tf := e.toolFactsOf(call.Tool)
+	st.kind, st.destructive, st.search = tf.kind, !tf.safe, tf.search
 	if tr != nil {
 		tr.Tool, tr.Kind, tr.Destructive = call.Tool, st.kind, st.destructive
 		tr.Dir = e.evalPath(e.cwd(call))
@@ -207,13 +212,50 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 	return Result{Decision: e.finish(&st), Grants: st.grants, Violation: st.violation, Denied: st.denied}
 }
 
+// toolFacts is what a decision needs of a tool's name: its kind under
+// the policy, whether the kind is safe (policy.SafeKinds), whether the
+// tool is a search tool (searchTools).
+type toolFacts struct {
+	kind         string
+	safe, search bool
+}
+
+// toolFactsOf returns the facts of tool: kept at compile for the names the
+// policy and warden's tables know, worked out for any other.
+func (e *Engine) toolFactsOf(tool string) toolFacts {
+	if tf, ok := e.tools[tool]; ok {
+		return tf
+	}
+	return toolFactsFor(e.pol, tool)
+}
+
+func toolFactsFor(p *policy.Policy, tool string) toolFacts {
+	kind := p.KindOf(tool)
+	return toolFacts{kind: kind, safe: policy.SafeKinds[kind], search: searchTools[tool]}
+}
+
+// role returns the role named name: with a compare of each name when the
+// policy has a few roles (most have two to five), a map lookup otherwise.
+func (e *Engine) role(name string) (*roleInfo, bool) {
+	if e.roleList == nil {
+		r, ok := e.roles[name]
+		return r, ok
+	}
+	for _, r := range e.roleList {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
 // checkRole applies the role's tool list, first-tool rule and depth limit.
 func (e *Engine) checkRole(st *state) {
 	c := &st.call
 	if c.Role == "" {
 		return
 	}
-	r, ok := e.roles[c.Role]
+	r, ok := e.role(c.Role)
 	if !ok {
 		if len(e.roles) > 0 {
 			// A policy with roles denies a role it does not define: a

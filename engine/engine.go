@@ -43,13 +43,17 @@ type Engine struct {
 	// protectedASCII: every path of protectedAbs is ASCII.
 	protectedASCII bool
 	roles          map[string]*roleInfo
-	rules          []*rule
-	cmdIndex       map[string]*progIndex // command patterns by literal program
-	cmdAny         []patRef              // command patterns whose program is a glob
-	nonCommand     []*rule               // rules without command patterns
-	callRules      []*rule               // rules with neither commands nor paths: they meet command parts too
-	intents        *intentSet
-	history        bool // the policy has sequence rules
+	roleList       []*roleInfo // roles in a list when they are few (role)
+	// tools holds what a decision needs of each tool name the policy or
+	// warden's tables name, read with one lookup (toolFactsOf).
+	tools      map[string]toolFacts
+	rules      []*rule
+	cmdIndex   map[string]*progIndex // command patterns by literal program
+	cmdAny     []patRef              // command patterns whose program is a glob
+	nonCommand []*rule               // rules without command patterns
+	callRules  []*rule               // rules with neither commands nor paths: they meet command parts too
+	intents    *intentSet
+	history    bool // the policy has sequence rules
 
 	denialsMu sync.RWMutex
 	denials   map[[3]string]denialText // by role, tool and kind

@@ -404,7 +404,7 @@ var searchTools = map[string]bool{"Grep": true, "grep": true, "search_file_conte
 // files, and reports whether the call is a search tool's.
 func (e *Engine) searchToolPart(st *state) bool {
 	c := &st.call
-	if !searchTools[c.Tool] {
+	if !st.search {
 		return false
 	}
 	dir := "."

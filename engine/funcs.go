@@ -84,6 +84,9 @@ func (e *Engine) definitionPart(st *state, a *shell.Analysis) {
 // allows terraform plan): a persistent shell would run the body for every
 // later call the rule decides, so it is judged as if run.
 func (e *Engine) notShadowing(uncalled map[string]bool) map[string]bool {
+	if len(uncalled) == 0 {
+		return nil
+	}
 	for fn := range uncalled {
 		for _, r := range e.rules {
 			for i := range r.commands {

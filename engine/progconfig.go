@@ -2,7 +2,9 @@ package engine
 
 import (
 	"cmp"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/warden-run/warden"
@@ -28,6 +30,21 @@ var progConfigs = map[string]progConfig{
 	// recipes that remake the makefiles it includes.
 	"make":  {files: []string{"GNUmakefile", "makefile", "Makefile"}, bad: makefileBad, here: true, when: makeDry, noun: "makefile", verb: "uses"},
 	"gmake": {files: []string{"GNUmakefile", "makefile", "Makefile"}, bad: makefileBad, here: true, when: makeDry, noun: "makefile", verb: "uses"},
+}
+
+// progConfigNames are progConfigs' keys: a command's program is compared
+// with these few names, which costs less than a map lookup for the many
+// commands whose program has no entry.
+var progConfigNames = slices.Sorted(maps.Keys(progConfigs))
+
+// hasProgConfig reports a program with an entry in progConfigs.
+func hasProgConfig(prog string) bool {
+	for _, n := range progConfigNames {
+		if n == prog {
+			return true
+		}
+	}
+	return false
 }
 
 type progConfig struct {

@@ -16,7 +16,10 @@ import (
 // of parts it decided.
 func (e *Engine) shellParts(st *state) int {
 	c := &st.call
-	v, ok := c.Args["command"]
+	v, ok := st.command, st.hasCommand
+	if !ok {
+		v, ok = c.Args["command"]
+	}
 	if !ok {
 		v, ok = c.Args["cmd"]
 	}
@@ -126,7 +129,7 @@ func (e *Engine) shellParts(st *state) int {
 				e.gitAfterCd(st, a)
 			}
 		}
-		if c := &a.Commands[i]; progConfigs[c.Prog].bad != nil && !slices.Contains(configChecked, c.Prog) {
+		if c := &a.Commands[i]; hasProgConfig(c.Prog) && progConfigs[c.Prog].bad != nil && !slices.Contains(configChecked, c.Prog) {
 			configChecked = append(configChecked, c.Prog)
 			e.configHere(st, c, a.Dirs)
 		}

@@ -17,7 +17,19 @@ var ErrTooLong = errors.New("command is longer than 1 MiB, more than a shell is 
 
 // plain reports whether c can appear in a word the fast lexer handles: a
 // word made only of these bytes means exactly itself to the shell.
-func plain(c byte) bool {
+func plain(c byte) bool { return plainBytes[c] }
+
+// plainBytes is plainByte for every byte: one load where plain is asked
+// of each byte of a line.
+var plainBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = plainByte(byte(c))
+	}
+	return t
+}()
+
+// plainByte is what plain reports, spelt out.
+func plainByte(c byte) bool {
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		return true

@@ -62,6 +62,9 @@ func (a *Analysis) Uncalled() map[string]bool {
 		}
 		out[f] = !Shadows(f)
 	}
+	if out == nil {
+		return nil // no function defined: no walk of an empty map below
+	}
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		for f, ok := range out {

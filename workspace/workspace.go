@@ -74,9 +74,15 @@ type gen struct {
 	// newer ones wait in dirty until as many reads missed snap as dirty
 	// holds answers, then a copy of snap with them takes its place (the
 	// copies cost each answer a constant on average).
-	snap   atomic.Pointer[map[factKey]*fact]
+	snap atomic.Pointer[answers]
+	// last is, for each method, the answer a read found last: a caller
+	// that asks for the same path again and again (the engine, for the
+	// workspace root's .git on each git command) finds it with a compare
+	// of the path, not a map lookup.
+	last   [nOps]atomic.Pointer[fact]
 	mu     sync.Mutex
-	dirty  map[factKey]*fact
+	dirty  answers
+	nDirty int
 	misses int
 
 	deps   map[string]int // path -> index in paths and stamps
@@ -89,47 +95,63 @@ type gen struct {
 	stale bool
 }
 
-func newGen() *gen {
-	g := &gen{deps: map[string]int{}, dirty: map[factKey]*fact{}}
-	g.snap.Store(&map[factKey]*fact{})
-	return g
+// answers are what a gen remembers: one map per method asked, keyed by the
+// path (a map keyed by the string alone is read through the runtime's
+// string fast path, which a struct key of method and path is not).
+type answers [nOps]map[string]*fact
+
+func newAnswers() answers {
+	var fs answers
+	for i := range fs {
+		fs[i] = map[string]*fact{}
+	}
+	return fs
 }
 
-// factKey names an answer: the method asked (op) and its path.
-type factKey struct {
-	op   byte
-	path string
+func newGen() *gen {
+	g := &gen{deps: map[string]int{}, dirty: newAnswers()}
+	snap := newAnswers()
+	g.snap.Store(&snap)
+	return g
 }
 
 // The methods whose answers are remembered.
 const (
-	opLstat byte = iota
+	opLstat = iota
 	opStat
 	opLink
 	opDir
 	opFile
+	nOps
 )
 
-// load returns the answer remembered for k.
-func (g *gen) load(k factKey) (*fact, bool) {
-	if f, ok := (*g.snap.Load())[k]; ok {
+// load returns the answer remembered for path by the method op.
+func (g *gen) load(op int, path string) (*fact, bool) {
+	if f := g.last[op].Load(); f != nil && f.path == path {
+		return f, true
+	}
+	if f, ok := g.snap.Load()[op][path]; ok {
+		g.last[op].Store(f)
 		return f, true
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	f, ok := g.dirty[k]
-	if len(g.dirty) > 0 {
-		if g.misses++; g.misses >= len(g.dirty) {
-			old := *g.snap.Load()
-			m := make(map[factKey]*fact, len(old)+len(g.dirty))
-			for k, v := range old {
-				m[k] = v
-			}
-			for k, v := range g.dirty {
-				m[k] = v
+	f, ok := g.dirty[op][path]
+	if g.nDirty > 0 {
+		if g.misses++; g.misses >= g.nDirty {
+			old := g.snap.Load()
+			var m answers
+			for i := range m {
+				m[i] = make(map[string]*fact, len(old[i])+len(g.dirty[i]))
+				for k, v := range old[i] {
+					m[i][k] = v
+				}
+				for k, v := range g.dirty[i] {
+					m[i][k] = v
+				}
 			}
 			g.snap.Store(&m)
-			g.dirty, g.misses = map[factKey]*fact{}, 0
+			g.dirty, g.nDirty, g.misses = newAnswers(), 0, 0
 		}
 	}
 	return f, ok
@@ -137,6 +159,7 @@ func (g *gen) load(k factKey) (*fact, bool) {
 
 // fact is one remembered answer.
 type fact struct {
+	path string // the path asked
 	fi   fs.FileInfo
 	text string
 	ents []fs.DirEntry
@@ -186,7 +209,8 @@ func (s stamp) racy(now time.Time) bool {
 
 // keep remembers the answer f to k when it may be: it depends on path,
 // stamped s before the answer was read at now.
-func (g *gen) keep(k factKey, f *fact, path string, s stamp, now time.Time, size int) {
+func (g *gen) keep(op int, name string, f *fact, path string, s stamp, now time.Time, size int) {
+	f.path = name
 	if !s.usable || s.racy(now) {
 		return
 	}
@@ -215,7 +239,10 @@ func (g *gen) keep(k factKey, f *fact, path string, s stamp, now time.Time, size
 	}
 	g.facts++
 	g.bytes += size
-	g.dirty[k] = f
+	if _, ok := g.dirty[op][name]; !ok {
+		g.nDirty++
+	}
+	g.dirty[op][name] = f
 }
 
 // Refresh is the validity check: it stats every path the remembered
@@ -268,15 +295,14 @@ func (v *View) Lstat(name string) (fs.FileInfo, error) {
 		return os.Lstat(name)
 	}
 	g := v.cur.Load()
-	k := factKey{opLstat, name}
-	if f, ok := g.load(k); ok {
+	if f, ok := g.load(opLstat, name); ok {
 		return f.fi, f.err
 	}
 	now := time.Now()
 	dep := holder(name)
 	s, _, _ := stampOf(dep)
 	fi, err := os.Lstat(name)
-	g.keep(k, &fact{fi: fi, err: err}, dep, s, now, 0)
+	g.keep(opLstat, name, &fact{fi: fi, err: err}, dep, s, now, 0)
 	return fi, err
 }
 
@@ -286,13 +312,12 @@ func (v *View) Stat(name string) (fs.FileInfo, error) {
 		return os.Stat(name)
 	}
 	g := v.cur.Load()
-	k := factKey{opStat, name}
-	if f, ok := g.load(k); ok {
+	if f, ok := g.load(opStat, name); ok {
 		return f.fi, f.err
 	}
 	now := time.Now()
 	s, fi, err := stampOf(name)
-	g.keep(k, &fact{fi: fi, err: err}, name, s, now, 0)
+	g.keep(opStat, name, &fact{fi: fi, err: err}, name, s, now, 0)
 	return fi, err
 }
 
@@ -303,15 +328,14 @@ func (v *View) Readlink(name string) (string, error) {
 		return os.Readlink(name)
 	}
 	g := v.cur.Load()
-	k := factKey{opLink, name}
-	if f, ok := g.load(k); ok {
+	if f, ok := g.load(opLink, name); ok {
 		return f.text, f.err
 	}
 	now := time.Now()
 	dep := holder(name)
 	s, _, _ := stampOf(dep)
 	text, err := os.Readlink(name)
-	g.keep(k, &fact{text: text, err: err}, dep, s, now, 0)
+	g.keep(opLink, name, &fact{text: text, err: err}, dep, s, now, 0)
 	return text, err
 }
 
@@ -323,14 +347,13 @@ func (v *View) ReadDir(name string) ([]fs.DirEntry, error) {
 		return os.ReadDir(name)
 	}
 	g := v.cur.Load()
-	k := factKey{opDir, name}
-	if f, ok := g.load(k); ok {
+	if f, ok := g.load(opDir, name); ok {
 		return f.ents, f.err
 	}
 	now := time.Now()
 	s, _, _ := stampOf(name)
 	ents, err := os.ReadDir(name)
-	g.keep(k, &fact{ents: ents, err: err}, name, s, now, 64*len(ents))
+	g.keep(opDir, name, &fact{ents: ents, err: err}, name, s, now, 64*len(ents))
 	return ents, err
 }
 
@@ -342,14 +365,13 @@ func (v *View) ReadFile(name string) ([]byte, error) {
 		return os.ReadFile(name)
 	}
 	g := v.cur.Load()
-	k := factKey{opFile, name}
-	if f, ok := g.load(k); ok {
+	if f, ok := g.load(opFile, name); ok {
 		return f.data, f.err
 	}
 	now := time.Now()
 	s, _, _ := stampOf(name)
 	data, err := os.ReadFile(name)
-	g.keep(k, &fact{data: data, err: err}, name, s, now, len(data))
+	g.keep(opFile, name, &fact{data: data, err: err}, name, s, now, len(data))
 	return data, err
 }
 

@@ -604,12 +604,13 @@ func (s *Spec) Parse(r *Result, args []string, pattern bool) {
 			}
 			if len(cur.subs) > 0 && nops == 0 && !dyn {
 				if sub := cur.subs[w]; sub != nil {
-					if r.Sub != "" {
-						r.Sub += " "
-					}
 					// The subcommand by its first name: npm t is npm
 					// test, for rules and for the entry's code.
-					r.Sub += sub.first
+					if r.Sub == "" {
+						r.Sub = sub.first // no concatenation for the common case
+					} else {
+						r.Sub += " " + sub.first
+					}
 					r.Ops = append(r.Ops, sub.first)
 					cur, r.Spec = sub, sub
 					opStart = len(r.Ops)
