@@ -64,6 +64,10 @@ var dialect = sqlstore.Dialect{
 	// server busy (see sqlstore.Dialect.GroupWriters).
 	GroupWriters: GroupWriters,
 	Retryable:    retryable,
+	// A group in two round trips: BEGIN with the sessions' read, the
+	// writes with COMMIT (see sqlstore.Dialect.Batch).
+	Batch:     sendBatch,
+	Duplicate: duplicate,
 	// The server keeps the commit's order and writes it within a few
 	// wal_writer_delay periods, or with the next synchronous commit.
 	Unsynced: [2]string{"SET synchronous_commit TO off", "RESET synchronous_commit"},
