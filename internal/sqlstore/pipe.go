@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -71,11 +72,24 @@ func (s *Store) pipeGroup(ctx context.Context, batch []*writeReq, res []writeRes
 	ids := g.ids(batch)
 	stmts := []BatchStmt{{Query: "BEGIN", What: "begin"}}
 	if len(ids) > 0 {
-		stmts = g.loadStmts(stmts, ids)
+		stmts = append(stmts, g.loadStmt(ids))
 	}
 	open = true
 	if err := s.d.Batch(ctx, conn, stmts); err != nil {
 		return 0, err
+	}
+	// A session no row holds yet (a session's first call): one round
+	// trip more, which inserts it.
+	var missing []any
+	for _, id := range ids {
+		if !g.sessions[id.(string)].stored {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		if err := s.d.Batch(ctx, conn, g.missingStmts(missing)); err != nil {
+			return 0, err
+		}
 	}
 	ok := 0
 	for i, r := range batch {
@@ -136,122 +150,142 @@ func (g *group) ids(batch []*writeReq) []any {
 	return ids
 }
 
-// loadStmts appends the statements that lock, insert (empty, when
-// missing) and read the sessions of ids, as load does in turn: the
-// existing rows are locked first, in id order, then the missing ones
-// inserted in id order, then all read. A session this group inserted
-// stays new (not stored); one another writer made meanwhile is read as
-// it is.
-func (g *group) loadStmts(stmts []BatchStmt, ids []any) []BatchStmt {
-	in := func(i, j int) string { return `(?` + strings.Repeat(", ?", j-i-1) + `)` }
-	_ = chunks(len(ids), func(i, j int) error {
-		stmts = append(stmts, BatchStmt{
-			Query: g.s.d.Rebind(`SELECT id FROM sessions WHERE id IN ` + in(i, j) + ` ORDER BY id` + g.s.d.ForUpdate),
-			Args:  ids[i:j], What: "read sessions",
-		})
-		return nil
-	})
-	_ = chunks(len(ids), func(i, j int) error {
-		stmts = append(stmts, BatchStmt{
-			Query: g.s.d.Rebind(`INSERT INTO sessions (id) VALUES ` + values(j-i, 1) + ` ON CONFLICT (id) DO NOTHING RETURNING id`),
-			Args:  ids[i:j], What: "write sessions",
-			Row: func(r interface{ Scan(dest ...any) error }) error {
-				var id string
-				if err := r.Scan(&id); err != nil {
-					return err
-				}
-				if g.placeholders == nil {
-					g.placeholders = map[string]bool{}
-				}
-				g.placeholders[id] = true
-				return nil
-			},
-		})
-		return nil
-	})
-	_ = chunks(len(ids), func(i, j int) error {
-		count := ""
-		var n *int64
-		if i == 0 && g.cached {
-			// The count of changes comes along where a write needs it
-			// (see readcache.go), read in the same statement.
-			count, n = changesCol, new(int64)
-		}
-		stmts = append(stmts, BatchStmt{
-			Query: g.s.d.Rebind(`SELECT ` + sessionCols + count + ` FROM sessions WHERE id IN ` + in(i, j) + ` ORDER BY id` + g.s.d.ForUpdate),
-			Args:  ids[i:j], What: "read sessions",
-			Row: func(r interface{ Scan(dest ...any) error }) error {
-				var row scanner = r
-				if n != nil {
-					row = withChanges{r, n}
-				}
-				x, err := scanSession(row)
-				if err != nil {
-					return err
-				}
-				if n != nil && g.changes < 0 {
-					g.changes = *n
-					g.s.rcache.saw(*n, g.gen)
-				}
-				if gs := g.sessions[x.ID]; gs != nil && !g.placeholders[x.ID] {
-					gs.x, gs.stored = x, true
-				}
-				return nil
-			},
-		})
-		return nil
-	})
-	return stmts
+// loadStmt is the statement that locks and reads the sessions of ids,
+// in id order (one array argument: the same statement, prepared once a
+// connection, for any number of sessions). The count of changes comes
+// along where a write needs it (see readcache.go).
+func (g *group) loadStmt(ids []any) BatchStmt {
+	count := ""
+	var n *int64
+	if g.cached && g.changes < 0 {
+		count, n = changesCol, new(int64)
+	}
+	return BatchStmt{
+		Query: g.s.d.Rebind(`SELECT ` + sessionCols + count + ` FROM sessions WHERE id = ANY(?::text[]) ORDER BY id` + g.s.d.ForUpdate),
+		Args:  []any{strs(ids)}, What: "read sessions",
+		Row: func(r interface{ Scan(dest ...any) error }) error {
+			var row scanner = r
+			if n != nil {
+				row = withChanges{r, n}
+			}
+			x, err := scanSession(row)
+			if err != nil {
+				return err
+			}
+			if n != nil && g.changes < 0 {
+				g.changes = *n
+				g.s.rcache.saw(*n, g.gen)
+			}
+			if gs := g.sessions[x.ID]; gs != nil && !g.placeholders[x.ID] {
+				gs.x, gs.stored = x, true
+			}
+			return nil
+		},
+	}
+}
+
+// missingStmts are the statements that insert the sessions of ids no row
+// holds (empty, and so locked: a writer of another replica that makes
+// one too waits for this group), in id order, and read them: one
+// another writer made meanwhile is read as it is; one this group
+// inserted stays new (not stored).
+func (g *group) missingStmts(ids []any) []BatchStmt {
+	return []BatchStmt{{
+		Query: g.s.d.Rebind(`INSERT INTO sessions (id) SELECT unnest(?::text[]) ON CONFLICT (id) DO NOTHING RETURNING id`),
+		Args:  []any{strs(ids)}, What: "write sessions",
+		Row: func(r interface{ Scan(dest ...any) error }) error {
+			var id string
+			if err := r.Scan(&id); err != nil {
+				return err
+			}
+			if g.placeholders == nil {
+				g.placeholders = map[string]bool{}
+			}
+			g.placeholders[id] = true
+			return nil
+		},
+	}, g.loadStmt(ids)}
 }
 
 // flushStmts returns the statements that write what the group's writes
-// made (as run's flushes do: in one statement where flushJoint applies,
-// else a table after the other), and a func to run once they succeeded,
-// which gives each write its audit record with its id.
+// made, and a func to run once they succeeded, which gives each write
+// its audit record with its id. The sessions, the history entries and
+// the audit records go in one statement (as flushJoint), each table's
+// rows as arrays, one a column: its text is the same for any number of
+// rows. errUnfit: trims of the history to different lengths.
 func (g *group) flushStmts(res []writeRes) ([]BatchStmt, func() error, error) {
-	var stmts []BatchStmt
-	var afters []func() error
-	q, args, keep, joint, err := g.jointQuery(false)
-	if err != nil {
-		return nil, nil, err
-	}
-	if joint {
-		st, after := g.auditIDs(q, args, g.audits, res, "write sessions, history and audit")
-		stmts, afters = append(stmts, st), append(afters, after)
-		if keep > 0 {
-			stmts = append(stmts, g.archiveStmt(keep))
-		}
-	} else {
-		_ = chunks(len(g.order), func(i, j int) error {
-			q, args := g.sessionsUpsert(g.order[i:j], nil)
-			stmts = append(stmts, BatchStmt{Query: g.s.d.Rebind(q), Args: args, What: "write sessions"})
-			return nil
-		})
-		for _, op := range g.history {
-			if op.h == nil {
-				stmts = append(stmts, g.archiveStmt(op.keep))
-				continue
-			}
-			args, err := g.s.historyRow(nil, *op.h)
-			if err != nil {
+	var entries []any
+	keep := 0
+	for _, op := range g.history {
+		switch {
+		case op.h != nil:
+			var err error
+			if entries, err = g.s.historyRow(entries, *op.h); err != nil {
 				return nil, nil, err
 			}
-			stmts = append(stmts, BatchStmt{
-				Query: g.s.d.Rebind(`INSERT INTO history (time, session, agent, action, result) VALUES (?, ?, ?, ?, ?)`),
-				Args:  args, What: "add history",
-			})
+		case keep == 0 || keep == op.keep:
+			keep = op.keep
+		default:
+			return nil, nil, errUnfit
 		}
-		_ = chunks(len(g.audits), func(i, j int) error {
-			part := g.audits[i:j]
-			args := make([]any, 0, auditColCount*len(part))
-			for k := range part {
-				args = auditArgs(args, g.stampAudit(k+i))
-			}
-			st, after := g.auditIDs(`INSERT INTO audit (`+auditCols+`) VALUES `+values(len(part), auditColCount)+` RETURNING id`,
-				args, part, res, "append audit")
-			stmts, afters = append(stmts, st), append(afters, after)
-			return nil
-		})
+	}
+	var sargs []any
+	for _, gs := range g.order {
+		x := gs.x
+		sargs = append(sargs, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
+			b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
+			ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived), x.Agent)
+	}
+	var args []any
+	var ctes []string
+	sq := ""
+	if len(g.order) > 0 {
+		var from string
+		from, args = unnest(args, sargs, sessionColCount)
+		sq = `INSERT INTO sessions (` + sessionCols + `) SELECT * FROM ` + from + `
+			ON CONFLICT (id) DO UPDATE SET role = excluded.role, host = excluded.host,
+			parent = excluded.parent, depth = excluded.depth, first_tool = excluded.first_tool,
+			calls = excluded.calls, violations = excluded.violations, governance = excluded.governance,
+			compactions = excluded.compactions, resumes = excluded.resumes, intent_id = excluded.intent_id,
+			intent = excluded.intent, status = excluded.status, started_at = excluded.started_at,
+			last_seen = excluded.last_seen, ended_at = excluded.ended_at, archived = excluded.archived,
+			agent = excluded.agent`
+		ctes = append(ctes, `s AS (`+sq+`)`)
+	}
+	if len(entries) > 0 {
+		var from string
+		from, args = unnest(args, entries, 5)
+		ctes = append(ctes, `h AS (INSERT INTO history (time, session, agent, action, result) SELECT * FROM `+from+`)`)
+	}
+	var stmts []BatchStmt
+	var after func() error
+	switch {
+	case len(g.audits) > 0:
+		var aargs []any
+		for k := range g.audits {
+			aargs = auditArgs(aargs, g.stampAudit(k))
+		}
+		var from string
+		from, args = unnest(args, aargs, auditColCount)
+		q := `INSERT INTO audit (` + auditCols + `) SELECT * FROM ` + from + ` RETURNING id`
+		if len(ctes) > 0 {
+			q = `WITH ` + strings.Join(ctes, `, `) + ` ` + q
+		}
+		var st BatchStmt
+		st, after = g.auditIDs(q, args, g.audits, res, "write sessions, history and audit")
+		stmts = append(stmts, st)
+	case len(ctes) > 0:
+		// No record (a session's update alone): the last table's insert
+		// is the statement.
+		last := ctes[len(ctes)-1]
+		q := strings.TrimSuffix(last[strings.Index(last, `(`)+1:], `)`)
+		if len(ctes) > 1 {
+			q = `WITH ` + strings.Join(ctes[:len(ctes)-1], `, `) + ` ` + q
+		}
+		stmts = append(stmts, BatchStmt{Query: g.s.d.Rebind(q), Args: args, What: "write sessions and history"})
+	}
+	if keep > 0 {
+		stmts = append(stmts, g.archiveStmt(keep))
 	}
 	var unused []any
 	for id := range g.placeholders {
@@ -259,22 +293,59 @@ func (g *group) flushStmts(res []writeRes) ([]BatchStmt, func() error, error) {
 			unused = append(unused, id)
 		}
 	}
-	slices.SortFunc(unused, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
-	_ = chunks(len(unused), func(i, j int) error {
+	if len(unused) > 0 {
 		stmts = append(stmts, BatchStmt{
-			Query: g.s.d.Rebind(`DELETE FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `)`),
-			Args:  unused[i:j], What: "write sessions",
+			Query: g.s.d.Rebind(`DELETE FROM sessions WHERE id = ANY(?::text[])`),
+			Args:  []any{strs(unused)}, What: "write sessions",
 		})
-		return nil
-	})
-	return stmts, func() error {
-		for _, f := range afters {
-			if err := f(); err != nil {
-				return err
-			}
+	}
+	if after == nil {
+		after = func() error { return nil }
+	}
+	return stmts, after, nil
+}
+
+// unnest is the FROM item of rows of cols columns given row after row in
+// flat: unnest(?::text[], ?::bigint[], ...), a typed array a column,
+// whose values it appends to args. A string column is text, an integer
+// one bigint (the insert casts it to the column's type).
+func unnest(args, flat []any, cols int) (string, []any) {
+	rows := len(flat) / cols
+	var b strings.Builder
+	b.WriteString("unnest(")
+	for c := range cols {
+		if c > 0 {
+			b.WriteString(", ")
 		}
-		return nil
-	}, nil
+		v := reflect.ValueOf(flat[c])
+		switch v.Kind() {
+		case reflect.String:
+			col := make([]string, rows)
+			for r := range rows {
+				col[r] = reflect.ValueOf(flat[r*cols+c]).String()
+			}
+			args = append(args, col)
+			b.WriteString("?::text[]")
+		default:
+			col := make([]int64, rows)
+			for r := range rows {
+				col[r] = reflect.ValueOf(flat[r*cols+c]).Int()
+			}
+			args = append(args, col)
+			b.WriteString("?::bigint[]")
+		}
+	}
+	b.WriteString(")")
+	return b.String(), args
+}
+
+// strs is ids (strings) as a []string.
+func strs(ids []any) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.(string)
+	}
+	return out
 }
 
 // auditIDs is the statement q (an audit insert RETURNING id, its rows
