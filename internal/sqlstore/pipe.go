@@ -36,7 +36,11 @@ const rollbackTimeout = 5 * time.Second
 // pipeGroup is tryGroup in two round trips where the dialect sends
 // statements in batches (Dialect.Batch: PostgreSQL's pipeline): BEGIN and
 // the sessions locked and read in one, every write and COMMIT in the
-// other. The writes' fns run between the two, on the sessions read. It
+// other (a session's first call: one more, which inserts it). Each
+// statement takes its rows as arrays (unnest, = ANY), so its text, and
+// the statement prepared once a connection, is the same for any group.
+// Such statements are PostgreSQL's: Batch is a PostgreSQL dialect's.
+// The writes' fns run between the two, on the sessions read. It
 // fills res and returns how many writes succeeded; errUnfit (nothing
 // written) when a write needs a statement whose answer it waits for.
 //
