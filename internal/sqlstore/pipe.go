@@ -49,6 +49,17 @@ const rollbackTimeout = 5 * time.Second
 // a conflict must stop the batch before its COMMIT. It is reported as
 // errGroupConflict, as tryGroup does.
 func (s *Store) pipeGroup(ctx context.Context, batch []*writeReq, res []writeRes) (int, error) {
+	lone := len(batch) == 1
+	if lone {
+		// A write alone runs under its caller's context, as writeAlone
+		// does: a caller that gave up (its deadline, a store held by a
+		// lock) leaves no record behind, and the gate records what it
+		// answered instead (gatetest's DecisionTimedOut). So its COMMIT
+		// waits for its writes: three round trips.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(batch[0].ctx, groupTimeout)
+		defer cancel()
+	}
 	done, err := s.turn(ctx)
 	if err != nil {
 		return 0, err
@@ -121,12 +132,26 @@ func (s *Store) pipeGroup(ctx context.Context, batch []*writeReq, res []writeRes
 	if err != nil {
 		return 0, err
 	}
-	stmts = append(stmts, BatchStmt{Query: "COMMIT", What: "commit"})
+	if !lone {
+		stmts = append(stmts, BatchStmt{Query: "COMMIT", What: "commit"})
+	}
 	if err := s.d.Batch(ctx, conn, stmts); err != nil {
 		if s.d.Duplicate != nil && s.d.Duplicate(err) {
 			return 0, errGroupConflict
 		}
 		return 0, err
+	}
+	if lone {
+		// Its COMMIT once the writes are done and the caller still
+		// waits: a write held (a lock) past its caller's deadline is
+		// rolled back, as database/sql's transaction does, never
+		// committed after the caller was told it failed.
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := s.d.Batch(ctx, conn, []BatchStmt{{Query: "COMMIT", What: "commit"}}); err != nil {
+			return 0, err
+		}
 	}
 	open = false
 	if err := after(); err != nil {
