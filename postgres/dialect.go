@@ -64,6 +64,10 @@ var dialect = sqlstore.Dialect{
 	// server busy (see sqlstore.Dialect.GroupWriters).
 	GroupWriters: GroupWriters,
 	Retryable:    retryable,
+	// A group in two round trips: BEGIN with the sessions' read, the
+	// writes with COMMIT (see sqlstore.Dialect.Batch).
+	Batch:     sendBatch,
+	Duplicate: duplicate,
 	// The server keeps the commit's order and writes it within a few
 	// wal_writer_delay periods, or with the next synchronous commit.
 	Unsynced: [2]string{"SET synchronous_commit TO off", "RESET synchronous_commit"},
@@ -133,8 +137,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 }
 
 // GroupWriters is how many group commits of one store may be under way
-// at once: each holds a connection (of MaxConns) while it runs.
-const GroupWriters = 4
+// at once: each holds a connection (of MaxConns) while it runs. A group
+// takes two round trips (see sqlstore.Dialect.Batch), the second with
+// the commit's disk write: with two, one group reads while the other
+// commits, and the groups stay large (more writers made smaller groups,
+// more commits and more of the server's CPU a decision).
+const GroupWriters = 2
 
 // MaxConns is how many connections a store holds at most, unless its URL
 // says otherwise (pool_max_conns).

@@ -175,13 +175,24 @@ func (s *Store) commitGroup(batch []*writeReq) {
 		}
 		send()
 	}
-	if len(batch) == 1 && s.d.ForUpdate != "" {
-		// Where writers lock rows, one write alone takes fewer round
-		// trips than a group.
-		alone()
-		return
+	var err error
+	piped := false
+	if s.d.Batch != nil {
+		// Two round trips a group, one write or many.
+		_, err = s.pipeGroup(ctx, batch, res)
+		if piped = !errors.Is(err, errUnfit); !piped {
+			clear(res)
+		}
 	}
-	_, err := s.tryGroup(ctx, batch, res)
+	if !piped {
+		if len(batch) == 1 && s.d.ForUpdate != "" {
+			// Where writers lock rows, one write alone takes fewer round
+			// trips than a group.
+			alone()
+			return
+		}
+		_, err = s.tryGroup(ctx, batch, res)
+	}
 	switch {
 	case err != nil && (errors.Is(err, errGroupConflict) || s.d.Retryable != nil && s.d.Retryable(err)):
 		// Another writer got in the way (a call recorded meanwhile by
@@ -235,6 +246,9 @@ type group struct {
 	changes  int64           // the count of changes read in the group's transaction (-1: not yet)
 	cached   bool            // a write of the group decided on a kept answer (cachedIn)
 	gen      uint64          // the cache's generation when the group began
+	// pipe: the group is sent in batches (pipeGroup); g.tx and g.q are
+	// not set.
+	pipe bool
 	// placeholders are the sessions this group inserted empty, to lock
 	// them (where writers lock rows); one no write of the group stored
 	// is deleted again.
@@ -438,6 +452,9 @@ func (g *group) read(ctx context.Context, ids []any) error {
 // grants it uses, and the check that its call was not decided before.
 // On an error nothing of it is kept.
 func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, error) {
+	if g.pipe && r.st != nil && r.st.cached && g.changes < 0 {
+		return warden.Session{}, errUnfit // the count of changes would be a query of its own
+	}
 	if err := g.s.checkStale(ctx, g.q, r.st, &g.changes); err != nil {
 		return warden.Session{}, err
 	}
@@ -464,6 +481,9 @@ func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, er
 		}
 	}
 	if dr != nil && len(dr.UseGrants) > 0 {
+		if g.pipe {
+			return warden.Session{}, errUnfit // each grant's use is a statement whose answer decides
+		}
 		if err := g.useGrants(ctx, dr.UseGrants); err != nil {
 			return warden.Session{}, err
 		}
@@ -582,48 +602,10 @@ func (g *group) sessionsUpsert(list []*groupSession, args []any) (string, []any)
 // group. It reports false, having written nothing, where it does not
 // apply; the tables are then written one after the other.
 func (g *group) flushJoint(ctx context.Context, res []writeRes) (bool, error) {
-	if !g.s.d.ModifyingCTE || len(g.audits) == 0 || len(g.audits) > stmtRows || len(g.order) > stmtRows {
-		return false, nil
+	q, args, keep, ok, err := g.jointQuery(true)
+	if err != nil || !ok {
+		return false, err
 	}
-	var entries []warden.HistoryEntry
-	keep := 0
-	for _, op := range g.history {
-		switch {
-		case op.h != nil:
-			entries = append(entries, *op.h)
-		case keep == 0 || keep == op.keep:
-			keep = op.keep
-		default:
-			return false, nil // trims of different lengths: in turn (flushHistory)
-		}
-	}
-	if len(entries) > stmtRows {
-		return false, nil
-	}
-	q, args := g.sessionsUpsert(g.order, nil)
-	q = `WITH s AS (` + q + `)`
-	if len(entries) > 0 {
-		for _, h := range entries {
-			var err error
-			if args, err = g.s.historyRow(args, h); err != nil {
-				return false, err
-			}
-		}
-		q += `, h AS (INSERT INTO history (time, session, agent, action, result) VALUES ` + values(len(entries), 5) + `)`
-	}
-	for k := range g.audits {
-		r := &g.audits[k].rec
-		if r.Time.IsZero() {
-			r.Time = g.s.Now()
-		}
-		r.Time = tm(ts(r.Time))
-		if r.Args == nil {
-			r.Args = map[string]any{}
-		}
-		args = auditArgs(args, *r)
-	}
-	q += ` INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(g.audits), auditColCount) +
-		` ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`
 	rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
 	if err != nil {
 		return false, fmt.Errorf("write sessions, history and audit: %w", err)
@@ -655,6 +637,63 @@ func (g *group) flushJoint(ctx context.Context, res []writeRes) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// jointQuery is flushJoint's statement and its arguments, and the length
+// to trim the history to after it (0: none); ok is false where it does
+// not apply. onConflict: a call recorded before is skipped (ON CONFLICT
+// DO NOTHING, fewer ids returned) rather than an error.
+func (g *group) jointQuery(onConflict bool) (q string, args []any, keep int, ok bool, err error) {
+	if !g.s.d.ModifyingCTE || len(g.audits) == 0 || len(g.audits) > stmtRows || len(g.order) > stmtRows {
+		return "", nil, 0, false, nil
+	}
+	var entries []warden.HistoryEntry
+	for _, op := range g.history {
+		switch {
+		case op.h != nil:
+			entries = append(entries, *op.h)
+		case keep == 0 || keep == op.keep:
+			keep = op.keep
+		default:
+			return "", nil, 0, false, nil // trims of different lengths: in turn (flushHistory)
+		}
+	}
+	if len(entries) > stmtRows {
+		return "", nil, 0, false, nil
+	}
+	q, args = g.sessionsUpsert(g.order, nil)
+	q = `WITH s AS (` + q + `)`
+	if len(entries) > 0 {
+		for _, h := range entries {
+			if args, err = g.s.historyRow(args, h); err != nil {
+				return "", nil, 0, false, err
+			}
+		}
+		q += `, h AS (INSERT INTO history (time, session, agent, action, result) VALUES ` + values(len(entries), 5) + `)`
+	}
+	for k := range g.audits {
+		args = auditArgs(args, g.stampAudit(k))
+	}
+	q += ` INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(g.audits), auditColCount)
+	if onConflict {
+		q += ` ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING`
+	}
+	return q + ` RETURNING id`, args, keep, true, nil
+}
+
+// stampAudit gives the group's k-th audit record its time (now, when it
+// has none, at the stored precision) and arguments (empty, when none),
+// and returns it.
+func (g *group) stampAudit(k int) warden.AuditRecord {
+	r := &g.audits[k].rec
+	if r.Time.IsZero() {
+		r.Time = g.s.Now()
+	}
+	r.Time = tm(ts(r.Time))
+	if r.Args == nil {
+		r.Args = map[string]any{}
+	}
+	return *r
 }
 
 // flushHistory adds the group's history entries and trims the history.

@@ -415,6 +415,16 @@ type Dialect struct {
 	// another statement (PostgreSQL), so that a decision's session update
 	// and its audit record's insert are one statement.
 	ModifyingCTE bool
+	// Batch, when set, sends stmts on conn together, in one round trip
+	// (PostgreSQL's pipeline), runs them in order and calls each one's
+	// Row with its rows; the first error (wrapped with the statement's
+	// What) stops the rest. A transaction begun by one batch goes on in
+	// the next. The group commit then takes two round trips a group
+	// (pipeGroup).
+	Batch func(ctx context.Context, conn *sql.Conn, stmts []BatchStmt) error
+	// Duplicate reports a unique constraint's violation: in a batch, a
+	// call recorded before.
+	Duplicate func(err error) bool
 	// Unsynced is the pair of statements that make a connection's commits
 	// stop waiting for the disk, and then wait again. A call's outcome is
 	// written so (see SetOutcome); empty: every commit waits.

@@ -131,6 +131,18 @@ func (s *Store) ArchiveHistory(ctx context.Context, keep int) (int, error) {
 }
 
 func (s *Store) archiveHistory(ctx context.Context, q querier, keep int) (int, error) {
+	query, args := s.archiveQuery(keep)
+	res, err := q.ExecContext(ctx, s.d.Rebind(query), args...)
+	if err != nil {
+		return 0, fmt.Errorf("archive history: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// archiveQuery is archiveHistory's statement (not rebound) and its
+// arguments.
+func (s *Store) archiveQuery(keep int) (string, []any) {
 	if keep < 0 {
 		keep = 0
 	}
@@ -146,10 +158,5 @@ func (s *Store) archiveHistory(ctx context.Context, q querier, keep int) (int, e
 		query = `UPDATE history SET archived = 1 WHERE id IN (SELECT id FROM history WHERE archived = 0 AND id <=
 		(SELECT id FROM history WHERE archived = 0 ORDER BY id DESC LIMIT 1 OFFSET ?) ORDER BY id` + s.d.ForUpdate + ` SKIP LOCKED)`
 	}
-	res, err := q.ExecContext(ctx, s.d.Rebind(query), keep)
-	if err != nil {
-		return 0, fmt.Errorf("archive history: %w", err)
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return query, []any{keep}
 }
