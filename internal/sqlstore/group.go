@@ -208,8 +208,23 @@ func (s *Store) commitGroup(batch []*writeReq) {
 }
 
 // errGroupConflict: a call of the group was recorded before the group's
-// insert (by an earlier group, or meanwhile by another writer).
+// insert (by an earlier group, or meanwhile by another writer), or a
+// write's caller stopped waiting before the commit (callerGone).
 var errGroupConflict = errors.New("a call of the group was recorded before")
+
+// callerGone is errGroupConflict when a write of the group that succeeded
+// has a caller that stopped waiting (its deadline passed while the group
+// ran): the group is not committed, and each write is done again alone,
+// so that a decision whose caller was told it failed (and recorded that
+// failure under the call's id) is never committed after all.
+func callerGone(batch []*writeReq, res []writeRes) error {
+	for i, r := range batch {
+		if res[i].err == nil && r.ctx.Err() != nil {
+			return errGroupConflict
+		}
+	}
+	return nil
+}
 
 // tryGroup runs batch in one transaction and commits it when a write
 // succeeded; it fills res, and returns how many writes succeeded.
@@ -224,6 +239,9 @@ func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes)
 	ok, err := g.run(ctx, batch, res)
 	if err != nil || ok == 0 {
 		// Nothing of a failed write is kept.
+		return 0, err
+	}
+	if err := callerGone(batch, res); err != nil {
 		return 0, err
 	}
 	if err := tx.Commit(); err != nil {

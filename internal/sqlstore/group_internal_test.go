@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/warden-run/warden"
@@ -223,5 +224,48 @@ func TestCommitGroupChunks(t *testing.T) {
 	}
 	if st, err := s.State(ctx); err != nil || len(st.History) != n {
 		t.Errorf("%d live history entries, want %d (%v)", len(st.History), n, err)
+	}
+}
+
+// TestCommitGroupCallerLeft: a caller that stops waiting while its group
+// runs (its deadline passes after its write was made) gets an error, and
+// its decision is not committed: the hook has answered it as a failure
+// and recorded that under the call's id. The group's other writes are
+// committed. It failed before callerGone (the decision was committed).
+func TestCommitGroupCallerLeft(t *testing.T) {
+	ctx := context.Background()
+	s := groupStore(t)
+	leaving, leave := context.WithCancel(ctx)
+	defer leave()
+	write := func(c context.Context, sid, callID string, during func()) *writeReq {
+		return &writeReq{ctx: c, id: sid, res: make(chan writeRes, 1), fn: func(x *warden.Session, _ bool) (*warden.DecisionRecord, error) {
+			x.Calls++
+			if during != nil {
+				during()
+			}
+			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: sid, Tool: "Bash", Decision: warden.Allow, CallID: callID}}, nil
+		}}
+	}
+	batch := []*writeReq{write(ctx, "A", "a1", nil), write(leaving, "B", "b1", leave), write(ctx, "C", "c1", nil)}
+	s.commitGroup(batch)
+	for i, r := range batch {
+		res := <-r.res
+		if left := i == 1; left != (res.err != nil) {
+			t.Errorf("write %d: error %v", i, res.err)
+		}
+	}
+	recs, err := s.Audit(ctx, warden.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range recs {
+		ids = append(ids, r.CallID)
+	}
+	if strings.Join(ids, ",") != "a1,c1" {
+		t.Errorf("records %v: want a1 and c1, not the decision whose caller left", ids)
+	}
+	if _, err := s.Session(ctx, "B"); !errors.Is(err, warden.ErrNotFound) {
+		t.Errorf("session B: %v, want it not stored", err)
 	}
 }

@@ -127,7 +127,11 @@ func (s *Store) pipeGroup(ctx context.Context, batch []*writeReq, res []writeRes
 		return 0, nil
 	}
 
-	// The second: every write, and COMMIT.
+	// The second: every write, and COMMIT; not for a caller that stopped
+	// waiting meanwhile (callerGone).
+	if err := callerGone(batch, res); err != nil {
+		return 0, err
+	}
 	stmts, after, err := g.flushStmts(res)
 	if err != nil {
 		return 0, err
