@@ -139,14 +139,27 @@ serve_load() {
 
 # The packages other than e2e, and then the end-to-end tests on the real
 # hosts (the longest step: it runs the hosts' independent tests in parallel).
-unit_tests() { go test -count=1 -timeout 20m $(go list ./... | grep -v '/e2e$'); }
+# The race step's packages run once, under the race detector (the same
+# tests, with more checked); the unit step runs every other package, and
+# those with tests that skip under the race detector (raceEnabled: shell's
+# differential tests against the real programs, session's fifty processes).
+race_pkgs="./client/ ./mcpproxy/ ./serve/ ./mcpserve/ ./engine/ ./shell/ ./session/ ./sqlite/ ./report/ ./internal/scripted/ ./internal/cli/ ./internal/hookd/ ./workspace/ ./gate/ ./replay/"
+unit_tests() {
+  local mod skip
+  mod=$(go list -m)
+  skip=$(for p in $race_pkgs; do
+    [ -n "$(grep -l 'raceEnabled' "$p"*_test.go 2>/dev/null)" ] && continue
+    p=${p#./}; echo "$mod/${p%/}"
+  done)
+  go test -count=1 -timeout 20m $(go list ./... | grep -v '/e2e$' | grep -vxF "$skip")
+}
 e2e_tests() { go test -count=1 -timeout 45m ./e2e/; }
 
 step "go vet and gofmt" vet_and_format
-step "race tests on the concurrent code" go test -race -count=1 -timeout 20m ./client/ ./mcpproxy/ ./serve/ ./mcpserve/ ./engine/ ./shell/ ./session/ ./sqlite/ ./report/ ./internal/scripted/ ./internal/cli/ ./internal/hookd/ ./workspace/ ./gate/ ./replay/
+step "race tests on the concurrent code" go test -race -count=1 -timeout 20m $race_pkgs
 step "fuzz targets, ${fuzztime} each" fuzz_all
 step "bench module: correctness of warden, OPA and cedar-go" bench_module
 step "serve load: warden serve beside opa run --server (e2e/servebench.sh, short)" serve_load
-step "unit tests (every package but e2e)" unit_tests
+step "unit tests (every package but e2e and the race step's)" unit_tests
 step "end-to-end tests on the real hosts (e2e)" e2e_tests
 summary
