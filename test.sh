@@ -13,7 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 
-fuzztime="${FUZZTIME:-8s}"
+fuzztime="${FUZZTIME:-6s}"
 
 # step NAME CMD...: runs CMD, records its result and duration, and goes on.
 # Its output is shown as it comes and kept, so that the summary can list
@@ -153,7 +153,7 @@ unit_tests() {
   done)
   go test -count=1 -timeout 20m $(go list ./... | grep -v '/e2e$' | grep -vxF "$skip")
 }
-e2e_tests() { go test -count=1 -timeout 45m ./e2e/; }
+e2e_tests() { go test -count=1 -timeout 45m -parallel 3 ./e2e/; }
 
 step "go vet and gofmt" vet_and_format
 step "race tests on the concurrent code" go test -race -count=1 -timeout 20m $race_pkgs
