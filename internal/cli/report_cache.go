@@ -59,15 +59,9 @@ func runReportCacheList(ctx context.Context, env *Env, args []string) int {
 	sf := addStoreFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	limit := fs.Int("limit", 0, "list at most this many entries (0: all)")
-	if code := parseReportFlags(fs, args); code >= 0 {
+	pol, st, code := sf.openNoArgs(ctx, env, fs, args, "report cache ls")
+	if code >= 0 {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return cmdError(env, "report cache ls", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	pol, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "report cache ls", err)
 	}
 	defer st.Close()
 	es, err := st.CachedReports(ctx, *limit)

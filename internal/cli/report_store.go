@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/report"
 	"github.com/warden-run/warden/reportgate"
 	"github.com/warden-run/warden/spawn"
@@ -25,15 +27,9 @@ func runReportList(ctx context.Context, env *Env, args []string) int {
 	sf := addStoreFlags(fs)
 	status := fs.String("status", "", "only reports with this status: pending, final or failed")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if code := parseReportFlags(fs, args); code >= 0 {
+	_, st, code := sf.openNoArgs(ctx, env, fs, args, "report ls")
+	if code >= 0 {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return cmdError(env, "report ls", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	_, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "report ls", err)
 	}
 	defer st.Close()
 	rs, err := st.Reports(ctx, warden.ReportFilter{Status: *status})
@@ -103,15 +99,9 @@ func runReportSpawns(ctx context.Context, env *Env, args []string) int {
 	sf := addStoreFlags(fs)
 	sess := fs.String("session", "", "only the follow-ups of this session")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if code := parseReportFlags(fs, args); code >= 0 {
+	_, st, code := sf.openNoArgs(ctx, env, fs, args, "report spawns")
+	if code >= 0 {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return cmdError(env, "report spawns", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	_, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "report spawns", err)
 	}
 	defer st.Close()
 	list, err := spawn.List(ctx, st, *sess)
@@ -154,15 +144,9 @@ func runReportInstructions(ctx context.Context, env *Env, args []string) int {
 	fs := reportFlags(env, "instructions", "[--session S] [--policy FILE] [--store URL]")
 	sf := addStoreFlags(fs)
 	sess := fs.String("session", "", "the session whose nonce to use (drawn and stored the first time)")
-	if code := parseReportFlags(fs, args); code >= 0 {
+	pol, st, code := sf.openNoArgs(ctx, env, fs, args, "report instructions")
+	if code >= 0 {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return cmdError(env, "report instructions", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	pol, st, err := sf.open(ctx)
-	if err != nil {
-		return cmdError(env, "report instructions", err)
 	}
 	defer st.Close()
 	text, err := reportgate.HandInstructions(ctx, pol, st, *sess)
@@ -234,4 +218,21 @@ func openOne(ctx context.Context, env *Env, args []string, sub, arg, what string
 		return "", nil, nil, cmdError(env, "report "+sub, err)
 	}
 	return pos[0], st, asJSON, -1
+}
+
+// openNoArgs parses the flags of a report subcommand that takes no
+// argument (parseReportFlags) and opens the store. code >= 0 is the exit
+// code to return (the store is then not open).
+func (sf storeFlags) openNoArgs(ctx context.Context, env *Env, fs *flag.FlagSet, args []string, cmd string) (*policy.Policy, warden.Store, int) {
+	if code := parseReportFlags(fs, args); code >= 0 {
+		return nil, nil, code
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, cmdError(env, cmd, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	pol, st, err := sf.open(ctx)
+	if err != nil {
+		return nil, nil, cmdError(env, cmd, err)
+	}
+	return pol, st, -1
 }
