@@ -71,31 +71,8 @@ func TestClaudeLevels(t *testing.T) {
 			deep = append(deep, q.Text())
 		}
 	}
-	if len(top) == 0 || len(deep) == 0 {
-		fail("requests: %d of the main agent, %d of the subagent", len(top), len(deep))
-	}
-	for _, want := range []string{"Delegation depth: 0", "Current phase: init", "### File docs/plan.md", "PLAN-MARKER: the parser ships first."} {
-		if !strings.Contains(top[0], want) {
-			fail("the main agent's first request lacks %q", want)
-		}
-	}
-	for i, text := range deep {
-		for _, want := range []string{"You are: reviewer", "Delegation depth: 1", "You may use only these tools: read, list."} {
-			if !strings.Contains(text, want) {
-				fail("the subagent's request %d lacks %q", i, want)
-			}
-		}
-		for _, not := range []string{"PLAN-MARKER", "Current phase:", "### Required first action"} {
-			if strings.Contains(text, not) {
-				fail("the subagent's request %d has %q, which its level does not read", i, not)
-			}
-		}
-	}
-	got := e.roleAudit()
-	want := []string{"Agent allow ALLOWED  0", "Read allow ALLOWED reviewer 1"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkLevelTexts(t, e, fail, top, deep, []string{"Delegation depth: 0", "Current phase: init", "### File docs/plan.md", "PLAN-MARKER: the parser ships first."},
+		"Agent allow ALLOWED  0", "Read allow ALLOWED reviewer 1")
 }
 
 // TestClaudeLevelsNested: Claude Code lets a subagent start a subagent of
@@ -194,12 +171,23 @@ func TestOpenCodeLevels(t *testing.T) {
 			deep = append(deep, q.Text())
 		}
 	}
+	checkLevelTexts(t, e, fail, top, deep, []string{"Delegation depth: 0", "Current phase: init", "PLAN-MARKER: the parser ships first."},
+		"task allow ALLOWED  0", "read allow ALLOWED reviewer 1")
+}
+
+// checkLevelTexts checks what the main agent (top: its requests' text)
+// and its reviewer subagent (deep) read under the levels policy: the main
+// agent's first request holds topWant, every subagent request its role's
+// short text and nothing its level does not read; and the audit trail is
+// audit.
+func checkLevelTexts(t *testing.T, e *env, fail func(string, ...any), top, deep, topWant []string, audit ...string) {
+	t.Helper()
 	if len(top) == 0 || len(deep) == 0 {
 		fail("requests: %d of the main agent, %d of the subagent", len(top), len(deep))
 	}
-	for _, want := range []string{"Delegation depth: 0", "Current phase: init", "PLAN-MARKER: the parser ships first."} {
+	for _, want := range topWant {
 		if !strings.Contains(top[0], want) {
-			fail("the main agent's request lacks %q", want)
+			fail("the main agent's first request lacks %q", want)
 		}
 	}
 	for i, text := range deep {
@@ -214,9 +202,7 @@ func TestOpenCodeLevels(t *testing.T) {
 			}
 		}
 	}
-	got := e.roleAudit()
-	want := []string{"task allow ALLOWED  0", "read allow ALLOWED reviewer 1"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if got := e.roleAudit(); strings.Join(got, "\n") != strings.Join(audit, "\n") {
+		t.Errorf("audit trail:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(audit, "\n"))
 	}
 }

@@ -12,25 +12,7 @@ import (
 // outcomePolicy is subagentPolicy with a first tool for the reviewer: a
 // reviewer whose first call is a shell command breaks two rules at once
 // (its tool list and its first tool).
-const outcomePolicy = `version: 1
-default: deny
-roles:
-  reviewer:
-    description: reads code and reports, never changes it
-    tools: [read, list]
-    first: [read]
-rules:
-  - id: allow-delegate
-    effect: allow
-    tool: delegate
-  - id: allow-touch
-    effect: allow
-    tool: shell
-    command: ["touch *"]
-  - id: files
-    effect: allow
-    path: ["**"]
-`
+var outcomePolicy = strings.Replace(subagentPolicy, "    tools: [read, list]\n", "    tools: [read, list]\n    first: [read]\n", 1)
 
 // TestOpenCodeOutcomeHistory: on OpenCode, a subagent (task) whose answer
 // says it failed is recorded as failed, in the history and on the task
