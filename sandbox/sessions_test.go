@@ -42,8 +42,10 @@ func TestTmuxServerOutside(t *testing.T) {
 		cmd.Env = append(cmd.Env, env)
 		cmd.Run()
 	})
+	// Polls for as long as a loaded machine may need; the file's
+	// appearance ends it.
 	waitFile := func(p string) bool {
-		for range 200 {
+		for range 2400 {
 			if _, err := os.Stat(p); err == nil {
 				return true
 			}
