@@ -27,6 +27,15 @@ func (s *Store) AppendAudit(ctx context.Context, r warden.AuditRecord) (warden.A
 }
 
 func (s *Store) appendAudit(ctx context.Context, q querier, r warden.AuditRecord) (warden.AuditRecord, error) {
+	if p, ok := q.(prepared); ok && p.tx == nil {
+		// A write of its own (an INSERT that returns its id): it waits
+		// for the write turn (see Store.writeTurn).
+		done, err := s.writeTurn(ctx)
+		if err != nil {
+			return r, err
+		}
+		defer done()
+	}
 	return s.insertAudit(ctx, q, r, "", nil)
 }
 

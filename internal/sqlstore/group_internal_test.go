@@ -17,8 +17,15 @@ import (
 // does (which this package cannot import).
 func groupStore(t *testing.T) *Store {
 	t.Helper()
+	return groupStoreBusy(t, 5000)
+}
+
+// groupStoreBusy is groupStore whose connections wait busyMS
+// milliseconds for the file's write lock.
+func groupStoreBusy(t *testing.T, busyMS int) *Store {
+	t.Helper()
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyMS))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Set("_txlock", "immediate")

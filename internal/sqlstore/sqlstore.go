@@ -50,6 +50,12 @@ type Store struct {
 	// slots bounds the transactions under way at once where the
 	// connections are bounded (LimitConns); nil: no bound.
 	slots chan struct{}
+	// wturn, where the database takes one writer at a time (SQLite,
+	// Dialect.GroupCommit), is this process's turn to write: its writers
+	// queue for it in order, where SQLite's busy handler lets them poll
+	// for the file's lock (a writer could lose every poll to others
+	// until its busy timeout ran out while the process was busy).
+	wturn chan struct{}
 	// spool is the spool file (SetSpool); draining is set while one
 	// goroutine moves its records in.
 	spool    string
@@ -139,13 +145,51 @@ func (f failing) Driver() driver.Driver                        { return nil }
 // over, gives the turn back.
 func (s *Store) turn(ctx context.Context) (done func(), err error) {
 	if s.slots == nil {
-		return func() {}, nil
+		return s.writeTurn(ctx)
 	}
 	select {
 	case s.slots <- struct{}{}:
-		return func() { <-s.slots }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+	wdone, err := s.writeTurn(ctx)
+	if err != nil {
+		<-s.slots
+		return nil, err
+	}
+	return func() { wdone(); <-s.slots }, nil
+}
+
+// writeTurnWait bounds the wait for the write turn of a caller whose
+// context has no deadline of its own.
+const writeTurnWait = groupTimeout
+
+// writeTurn waits for the process's turn to write (Store.wturn), where
+// the database takes one writer at a time; done gives it back. A caller
+// that holds the turn must not wait for another write of its own
+// process: it would have waited for the database's lock as long.
+func (s *Store) writeTurn(ctx context.Context) (done func(), err error) {
+	if s.wturn == nil {
+		return func() {}, nil
+	}
+	select {
+	case s.wturn <- struct{}{}:
+		return func() { <-s.wturn }, nil
+	default:
+	}
+	var timeout <-chan time.Time
+	if _, ok := ctx.Deadline(); !ok {
+		t := time.NewTimer(writeTurnWait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case s.wturn <- struct{}{}:
+		return func() { <-s.wturn }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for the store's write lock: %w", ctx.Err())
+	case <-timeout:
+		return nil, fmt.Errorf("the store's write lock was held by this process's other writes for %s", writeTurnWait)
 	}
 }
 
@@ -250,6 +294,15 @@ func (p prepared) ExecContext(ctx context.Context, q string, args ...any) (sql.R
 	if err != nil {
 		return nil, err
 	}
+	if p.tx == nil {
+		// A write of its own: it waits for the write turn, as a
+		// transaction does (turn).
+		done, err := p.s.writeTurn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
 	return st.ExecContext(ctx, args...)
 }
 
@@ -327,6 +380,11 @@ func fromJSON(s string, v any) error {
 }
 
 func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	done, err := s.writeTurn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	return s.pool(ctx).ExecContext(ctx, s.d.Rebind(q), args...)
 }
 
@@ -449,6 +507,9 @@ const MaxIdleConns = 64
 // Open wraps an open database and brings its schema up to date.
 func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	s := &Store{d: d, stmts: map[string]*sql.Stmt{}}
+	if d.GroupCommit {
+		s.wturn = make(chan struct{}, 1)
+	}
 	s.db.Store(db)
 	// database/sql keeps 2 idle connections by default: under concurrent
 	// decisions every other query opened a connection (a PostgreSQL
