@@ -23,7 +23,10 @@ func TestWriteTurnOutlastsBusyTimeout(t *testing.T) {
 	}
 	writes := map[string]func() error{
 		"use grant": func() error { _, err := s.UseGrant(ctx, g.ID); return err },
-		"audit":     func() error { _, err := s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow}); return err },
+		"audit": func() error {
+			_, err := s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow})
+			return err
+		},
 		"session": func() error {
 			_, err := s.UpdateSession(ctx, "S", func(x *warden.Session, _ bool) error { x.Calls++; return nil })
 			return err
