@@ -19,9 +19,11 @@ import (
 
 // BenchmarkOverhead runs, interleaved, what a host's shell runs for an
 // allowed `true`: plain `bash -c true`; the hook's rewrite on the lean
-// runner (`bash -c "env -u ... warden-sandbox --spec FILE --spec-sha256
-// HEX --required -- bash -c true"`, the spec written by Specs as a hook
-// writes it); the rewrite on `warden sandbox` (what a warden without
+// runner (`bash -c "warden-sandbox --spec FILE --spec-sha256 HEX
+// --required -- bash -c true"`, the spec written by Specs as a hook
+// writes it), and under unshare where it can start the runner
+// (rewrite-inside: `unshare ... -- warden-sandbox ... --inside ...`, one
+// process); the rewrite on `warden sandbox` (what a warden without
 // warden-sandbox next to it rewrites to); and, where installed, bwrap
 // with the same read-only binds and hidden paths around `bash -c true`,
 // in a small git workspace (the real binaries, built once). It reports
@@ -79,6 +81,15 @@ func BenchmarkOverhead(b *testing.B) {
 		"rewrite-warden": {"bash", "-c", rwWarden},
 	}
 	order := []string{"bash", "rewrite-spec", "rewrite-warden"}
+	if u := sandbox.Unshare(); u != "" {
+		// What a hook answers where unshare can start the runner.
+		rwInside, err := sandbox.RewriteInside(u, sandbox.Runner(bin), prep.File, prep.Sum, true, "true")
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs["rewrite-inside"] = []string{"bash", "-c", rwInside}
+		order = append(order, "rewrite-inside")
+	}
 	if k.Bwrap != "" {
 		args := []string{k.Bwrap, "--unshare-user", "--dev-bind", "/", "/"}
 		for _, r := range spec.ReadOnly {

@@ -229,7 +229,15 @@ func TestCorpus(t *testing.T) {
 		t.Log("setpriv (util-linux) is not installed: the corpus cannot run as an unprivileged user from root; root only")
 		delete(users, "nobody")
 	}
-	forEachUser(t, users, func(t *testing.T, uid int) { runCorpus(t, newFixture(t, uid)) })
+	forEachUser(t, users, func(t *testing.T, uid int) {
+		t.Run("warden sandbox", func(t *testing.T) { runCorpus(t, newFixture(t, uid)) })
+		// The same payloads as a hook's rewrite runs them (unshare
+		// starting the runner, where it can): one user suffices for the
+		// second path, the unprivileged one where there is one.
+		if uid != 0 || len(users) == 1 {
+			t.Run("hook rewrite", func(t *testing.T) { runCorpus(t, newFixtureHook(t, uid, true)) })
+		}
+	})
 }
 
 // forEachUser runs body as a subtest per user, all at once (t.Run may be

@@ -84,10 +84,9 @@ func TestKernelWithoutMechanism(t *testing.T) {
 		ws, _ := faultWS(t, "version: 1\nsandbox: {shell: required}\n")
 		helper := filepath.Join(t.TempDir(), "warden-sandbox")
 		write(t, helper, string(helperBinary(t)), 0o755)
-		specFile := writeSpec(t, ws)
+		specFile := writeSpecDisable(t, ws, "userns")
 		marker := filepath.Join(ws, "ran")
 		cmd := exec.Command(helper, "--spec", specFile, "--", "touch", marker)
-		cmd.Env = append(os.Environ(), sandbox.DisableEnv+"=userns")
 		cmd.Dir = ws
 		out, _ := cmd.CombinedOutput()
 		if code := cmd.ProcessState.ExitCode(); code != sandbox.ExitSetup || !strings.Contains(string(out), "user namespaces are not available") {
@@ -136,6 +135,13 @@ func TestKernelWithoutMechanism(t *testing.T) {
 // would.
 func writeSpec(t *testing.T, ws string) string {
 	t.Helper()
+	return writeSpecDisable(t, ws, "")
+}
+
+// writeSpecDisable is writeSpec whose spec takes the mechanisms disable
+// names away (TestDisable: the runner never reads DisableEnv).
+func writeSpecDisable(t *testing.T, ws, disable string) string {
+	t.Helper()
 	p, err := policy.Load(filepath.Join(ws, "warden.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +150,7 @@ func writeSpec(t *testing.T, ws string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.TestDisable = disable
 	f, err := s.WriteFile(filepath.Join(t.TempDir(), "specs"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -94,6 +95,10 @@ type fixture struct {
 	helper   *exec.Cmd
 	env      []string
 	snapshot map[string]string
+	// rewrite, when set, is the line a payload runs as (a hook's
+	// rewrite of a call, with the payload in the call's place); else
+	// payloads run through `warden sandbox`.
+	rewrite func(script string) string
 }
 
 type listener struct {
@@ -158,6 +163,13 @@ func gitRun(t *testing.T, dir string, env []string, args ...string) {
 // or nobody). It lives under /var/tmp, which is not writable confined.
 func newFixture(t *testing.T, uid int, writable ...string) *fixture {
 	t.Helper()
+	return newFixtureHook(t, uid, false, writable...)
+}
+
+// newFixtureHook is newFixture whose payloads run, when hook is set, as
+// a hook's rewrite of an allowed call runs (useHookRewrite).
+func newFixtureHook(t *testing.T, uid int, hook bool, writable ...string) *fixture {
+	t.Helper()
 	base, err := os.MkdirTemp("/var/tmp", "warden-sandbox-test-")
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +185,7 @@ func newFixture(t *testing.T, uid int, writable ...string) *fixture {
 		t.Fatal(err)
 	}
 	write(t, f.bin, string(self), 0o755)
-	if uid == 0 {
+	if uid == 0 || hook {
 		// As root, the small helper lies next to warden and is the
 		// confining child (as an installed warden has it); as nobody,
 		// warden is its own child.
@@ -233,6 +245,9 @@ sandbox:
 	}
 	t.Cleanup(func() { f.helper.Process.Kill(); f.helper.Wait() })
 	f.env = append(f.env, "HELPER_PID="+strconv.Itoa(f.helper.Process.Pid))
+	if hook {
+		f.useHookRewrite(t)
+	}
 	// A first run creates the protected placeholders (.codex, ...).
 	if out, code := f.run(t, "true"); code != 0 {
 		t.Fatalf("warden sandbox -- true: exit %d\n%s", code, out)
@@ -257,6 +272,9 @@ func (f *fixture) command(argv ...string) *exec.Cmd {
 func (f *fixture) run(t *testing.T, script string, env ...string) (string, int) {
 	t.Helper()
 	cmd := f.command(f.bin, "sandbox", "--cwd", f.ws, "--", "bash", "-c", script)
+	if f.rewrite != nil {
+		cmd = f.command("bash", "-c", f.rewrite(script))
+	}
 	cmd.Env = append(cmd.Env, env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -274,6 +292,39 @@ func (f *fixture) run(t *testing.T, script string, env ...string) (string, int) 
 		t.Fatalf("payload still running after 5 minutes: %s", script)
 	}
 	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+// useHookRewrite makes f's payloads run as a hook's rewrite of an
+// allowed shell call runs them: warden's Claude Code hook decides a call
+// in the workspace, and each payload takes the call's place in the line
+// it answers with. Where unshare can start the runner (sandbox.Unshare),
+// that line must be RewriteInside's.
+func (f *fixture) useHookRewrite(t *testing.T) {
+	t.Helper()
+	in, _ := json.Marshal(map[string]any{"session_id": "corpus", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "true"}, "cwd": f.ws})
+	cmd := f.command(f.bin, "hook", "claude")
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	var ans struct {
+		Out struct {
+			UpdatedInput struct {
+				Command string `json:"command"`
+			} `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err != nil || json.Unmarshal(out, &ans) != nil {
+		t.Fatalf("warden hook claude: %v\n%s", err, out)
+	}
+	line := ans.Out.UpdatedInput.Command
+	if u := sandbox.Unshare(); u != "" && !strings.HasPrefix(line, sandbox.Quote(u)+" ") {
+		t.Fatalf("the hook's rewrite does not start the runner with %s:\n%s", u, line)
+	}
+	if inner, ok := sandbox.Unwrap(f.bin, "", line); !ok || inner != "true" {
+		t.Fatalf("the hook's answer is not a rewrite of the call:\n%s", out)
+	}
+	head := strings.TrimSuffix(line, sandbox.Quote("true"))
+	f.rewrite = func(script string) string { return head + sandbox.Quote(script) }
 }
 
 // tempDir returns the n-th scratch folder under the fixture's TMPDIR,

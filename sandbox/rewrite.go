@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -47,26 +48,80 @@ func Rewrite(exe, policyFile, digest string, required bool, line string) (string
 	if digest != "" {
 		words = append(words, word{"--policy-sha256", true}, word{digest, false})
 	}
-	return rewriteLine(words, required, line)
+	return rewriteLine(envPrefix(), words, required, line)
 }
 
 // RewriteSpec returns the shell line that runs line confined by a spec
 // file written ahead (Specs.Prepare), under the lean runner:
 //
-//	'/usr/bin/env' -u WARDEN_SANDBOX_TEST_DISABLE '/abs/warden-sandbox' --spec 'FILE' --spec-sha256 'HEX' [--required] -- '/usr/bin/bash' -c 'LINE'
+//	'/abs/warden-sandbox' --spec 'FILE' --spec-sha256 'HEX' [--required] -- '/usr/bin/bash' -c 'LINE'
 //
 // runner is warden-sandbox's absolute path (Runner), file the spec file
 // and sum the SHA-256 of its bytes: the runner refuses a file whose bytes
-// differ. Quoting and errors are Rewrite's.
+// differ. Quoting and errors are Rewrite's. The runner never reads the
+// tests' variable (DisableEnv) on a spec, so no env step is needed.
 func RewriteSpec(runner, file, sum string, required bool, line string) (string, error) {
+	return rewriteRunner("", runner, file, sum, required, line)
+}
+
+// RewriteInside is RewriteSpec under unshare(1), which starts the runner
+// in a user and mount namespace of its own: the runner confines itself
+// and executes bash, one process where RewriteSpec's runner starts a
+// confining child (docs/sandbox.md, "Speed"):
+//
+//	'/usr/bin/unshare' --user --mount --map-current-user --keep-caps -- '/abs/warden-sandbox' --spec 'FILE' --spec-sha256 'HEX' --inside [--required] -- '/usr/bin/bash' -c 'LINE'
+//
+// unshare is unshare's absolute path (Unshare).
+func RewriteInside(unshare, runner, file, sum string, required bool, line string) (string, error) {
+	if !filepath.IsAbs(unshare) {
+		return "", fmt.Errorf("unshare's path %q is not absolute", unshare)
+	}
+	return rewriteRunner(unsharePrefix(unshare), runner, file, sum, required, line)
+}
+
+func rewriteRunner(prefix, runner, file, sum string, required bool, line string) (string, error) {
 	if !filepath.IsAbs(runner) {
 		return "", fmt.Errorf("warden-sandbox's path %q is not absolute", runner)
 	}
 	if !filepath.IsAbs(file) {
 		return "", fmt.Errorf("the sandbox spec's path %q is not absolute", file)
 	}
-	return rewriteLine([]word{{runner, false}, {"--spec", true}, {file, false}, {"--spec-sha256", true}, {sum, false}}, required, line)
+	words := []word{{runner, false}, {"--spec", true}, {file, false}, {"--spec-sha256", true}, {sum, false}}
+	if prefix != "" {
+		words = append(words, word{confine.InsideArg, true})
+	}
+	return rewriteLine(prefix, words, required, line)
 }
+
+// unshareOptions are unshare's options in RewriteInside: a user namespace
+// that maps the user to itself, whose capabilities the runner keeps
+// across its start (util-linux 2.38 or later), and a mount namespace
+// whose mounts unshare makes private.
+const unshareOptions = " --user --mount --map-current-user --keep-caps -- "
+
+func unsharePrefix(unshare string) string { return Quote(unshare) + unshareOptions }
+
+// unsharePaths are where RewriteInside's unshare is looked for (never on
+// PATH, which the agent's shell may change).
+var unsharePaths = []string{"/usr/bin/unshare", "/bin/unshare"}
+
+// Unshare returns the absolute path of util-linux's unshare when it
+// offers what RewriteInside needs (--map-current-user and --keep-caps,
+// util-linux 2.38 or later), else "". It reads the program once per
+// process.
+var Unshare = sync.OnceValue(func() string {
+	for _, p := range unsharePaths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if bytes.Contains(b, []byte("--keep-caps")) && bytes.Contains(b, []byte("--map-current-user")) {
+			return p
+		}
+		return ""
+	}
+	return ""
+})
 
 // word is a word of a rewrite's command: raw for a fixed word (a
 // subcommand or an option name, written bare: IsRewritten and Unwrap read
@@ -78,8 +133,8 @@ type word struct {
 
 // rewriteLine is the rewrite of line under the command words (the program
 // first, its options after), then [--required] -- BASH -c LINE, behind
-// envPrefix.
-func rewriteLine(words []word, required bool, line string) (string, error) {
+// prefix.
+func rewriteLine(prefix string, words []word, required bool, line string) (string, error) {
 	n := len(line) + 96
 	for _, w := range words {
 		if strings.IndexByte(w.s, 0) >= 0 {
@@ -92,7 +147,7 @@ func rewriteLine(words []word, required bool, line string) (string, error) {
 	}
 	var b strings.Builder
 	b.Grow(n)
-	b.WriteString(envPrefix())
+	b.WriteString(prefix)
 	for i, w := range words {
 		if i > 0 {
 			b.WriteByte(' ')
@@ -125,29 +180,44 @@ func Runner(exe string) string {
 }
 
 // IsRewritten reports whether line is already a rewritten line of the
-// warden binary exe, in either form (a call sent again with the
-// rewritten input). It looks at the start of the line only: Unwrap says
-// whether the whole line is one.
+// warden binary exe, in any form (a call sent again with the rewritten
+// input). It looks at the start of the line only: Unwrap says whether the
+// whole line is one.
 func IsRewritten(exe, line string) bool {
-	rest := strings.TrimPrefix(line, envPrefix())
+	rest, _ := cutLead(line)
 	return strings.HasPrefix(rest, Quote(exe)+" sandbox --policy ") ||
 		strings.HasPrefix(rest, Quote(filepath.Join(filepath.Dir(exe), confine.HelperName))+" --spec ")
 }
 
+// cutLead cuts what a rewritten line may start with: the env step
+// (Rewrite's, and RewriteSpec's before it needed none) or unshare
+// (RewriteInside); inside reports unshare.
+func cutLead(line string) (rest string, inside bool) {
+	if p := envPrefix(); p != "" {
+		if r, ok := strings.CutPrefix(line, p); ok {
+			return r, false
+		}
+	}
+	for _, u := range unsharePaths {
+		if r, ok := strings.CutPrefix(line, unsharePrefix(u)); ok {
+			return r, true
+		}
+	}
+	return line, false
+}
+
 // Unwrap returns the original line of a line that is exactly a rewrite
 // of the warden binary exe or of the runner (warden-sandbox; "": the one
-// next to exe), in either form, and nothing more: what a
+// next to exe), in any form, and nothing more: what a
 // call sent again with the rewritten input runs. A line with anything
-// after the rewrite, or not built as Rewrite and RewriteSpec build it, is
-// not one.
+// after the rewrite, or not built as Rewrite, RewriteSpec and
+// RewriteInside build it, is not one.
 func Unwrap(exe, runner, line string) (string, bool) {
 	if runner == "" {
 		runner = filepath.Join(filepath.Dir(exe), confine.HelperName)
 	}
-	rest, ok := strings.CutPrefix(line, envPrefix())
-	if !ok {
-		return "", false
-	}
+	rest, inside := cutLead(line)
+	env := !inside && rest != line
 	word := func(lit string) bool {
 		if r, ok := strings.CutPrefix(rest, lit); ok {
 			rest = r
@@ -163,7 +233,7 @@ func Unwrap(exe, runner, line string) (string, bool) {
 		return ok && w != ""
 	}
 	switch {
-	case word(Quote(exe) + " sandbox --policy "):
+	case (env || envPrefix() == "") && word(Quote(exe)+" sandbox --policy "):
 		if !quoted() {
 			return "", false
 		}
@@ -172,6 +242,9 @@ func Unwrap(exe, runner, line string) (string, bool) {
 		}
 	case word(Quote(runner) + " --spec "):
 		if !quoted() || !word(" --spec-sha256 ") || !quoted() {
+			return "", false
+		}
+		if inside && !word(" "+confine.InsideArg) {
 			return "", false
 		}
 	default:

@@ -59,6 +59,24 @@ func roundTrip(t testing.TB, shell, exe, line string) {
 	if got, ok := sandbox.Unwrap(exe, "", rw); !ok || got != line {
 		t.Fatalf("Unwrap(%q) = %q, %v; want %q", rw, got, ok, line)
 	}
+	// Under unshare (RewriteInside's form): unshare starts the runner in
+	// namespaces of its own, with the same arguments and --inside.
+	if u := sandbox.Unshare(); u != "" {
+		rwi, err := sandbox.RewriteInside(u, runner, specFile, sum, true, line)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		runArgs(t, shell, rwi, line, "--spec", specFile, "--spec-sha256", sum, "--inside", "--required", "--", sandbox.Bash(), "-c", line)
+		if !sandbox.IsRewritten(exe, rwi) {
+			t.Fatalf("IsRewritten(%q) is false", rwi)
+		}
+		if got, ok := sandbox.Unwrap(exe, "", rwi); !ok || got != line {
+			t.Fatalf("Unwrap(%q) = %q, %v; want %q", rwi, got, ok, line)
+		}
+		if _, ok := sandbox.Unwrap(exe, "", strings.Replace(rwi, " --inside", "", 1)); ok {
+			t.Fatalf("Unwrap accepted unshare's form without --inside: %q", rwi)
+		}
+	}
 	// Anything after a rewrite makes it not one.
 	if _, ok := sandbox.Unwrap(exe, "", rw+"; cat ~/.ssh/id_rsa"); ok {
 		t.Fatalf("Unwrap accepted a rewrite with a command after it: %q", rw)

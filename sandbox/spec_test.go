@@ -242,8 +242,9 @@ func TestSpecRunner(t *testing.T) {
 
 // TestNoTerminalInjection: a confined program whose stdin is the user's
 // terminal cannot push input into it (TIOCSTI) to be run after it exits:
-// it runs in a session of its own, without a controlling terminal. The
-// same program unconfined can (the check is live).
+// it runs in a session of its own, or gives the terminal up, without a
+// controlling terminal either way. The same program unconfined can (the
+// check is live).
 func TestNoTerminalInjection(t *testing.T) {
 	needKernel(t)
 	f := newFixture(t, os.Geteuid())
@@ -287,6 +288,18 @@ func TestNoTerminalInjection(t *testing.T) {
 	}
 	if got := injected(f.bin, "sandbox", "--cwd", f.ws, "--", "python3", "-c", script); strings.Contains(got, "pwned") {
 		t.Errorf("the confined program pushed input into the terminal: %q", got)
+	}
+	// A hook's rewrite (unshare starting the runner, which confines
+	// itself: it gives up the terminal instead of starting a session).
+	// The line run by the shell itself (a session leader with the
+	// terminal: the runner confines a child in a session of its own), and
+	// by a child of the shell (the runner gives the terminal up).
+	f.useHookRewrite(t)
+	line := f.rewrite("python3 -c " + sandbox.Quote(script))
+	for _, l := range []string{line, line + "; true"} {
+		if got := injected("bash", "-c", l); strings.Contains(got, "pwned") {
+			t.Errorf("the program confined by the hook's rewrite pushed input into the terminal: %q\n%s", got, l)
+		}
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 // on or required (docs/sandbox.md): the hook answers the allow with the
 // host's input rewrite, the command line replaced by one that runs it,
 // byte for byte, under the lean runner warden-sandbox on a spec file the
-// hook writes (sandbox.RewriteSpec; docs/sandbox.md, "Speed"), or under
+// hook writes, started by unshare where it can be (sandbox.RewriteInside,
+// else sandbox.RewriteSpec; docs/sandbox.md, "Speed"), or under
 // `warden sandbox` where warden-sandbox is not next to warden
 // (sandbox.Rewrite). A call an
 // approval or a grant released is an allow here too, and an ask the
@@ -205,7 +206,13 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 	// confinement itself when the line runs.
 	if runner := specRunner(); runner != "" {
 		if prep, perr := specs.Prepare(pol, digest); perr == nil {
-			rw, err = sandbox.RewriteSpec(runner, prep.File, prep.Sum, must, line)
+			if u := sandbox.Unshare(); u != "" && plan.Mounts {
+				// One process: unshare starts the runner in the
+				// namespaces it confines itself in.
+				rw, err = sandbox.RewriteInside(u, runner, prep.File, prep.Sum, must, line)
+			} else {
+				rw, err = sandbox.RewriteSpec(runner, prep.File, prep.Sum, must, line)
+			}
 			plan.Warnings = append(plan.Warnings, prep.Spec.Warnings...)
 		}
 	}

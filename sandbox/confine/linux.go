@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -278,11 +279,20 @@ func childMain(args []string, lock bool) int {
 	if err := confine(&w, lock); err != nil {
 		return fail(ExitSetup, "%v; nothing was run", err)
 	}
+	return execConfined(&w, argv, true, fail)
+}
+
+// execConfined executes argv in the confined calling thread, with the
+// environment the program gets: without the sandbox's own variables and
+// the spec's UnsetEnv, with ConfinedEnv; child: the confining child's,
+// whose GOMAXPROCS is its own (the program gets w.GoMaxProcs). It
+// returns only on failure.
+func execConfined(w *wire, argv []string, child bool, fail func(code int, format string, a ...any) int) int {
 	env := os.Environ()
 	out := env[:0]
 	for _, e := range env {
 		name, _, _ := strings.Cut(e, "=")
-		if name == specEnv || name == ConfinedEnv || name == "GOMAXPROCS" {
+		if name == specEnv || name == ConfinedEnv || name == DisableEnv || name == "GOMAXPROCS" && child {
 			continue
 		}
 		drop := false
@@ -310,6 +320,105 @@ func childMain(args []string, lock bool) int {
 		return fail(ExitNotFound, "%s: no such file", argv[0])
 	}
 	return fail(ExitCannotRun, "%s: %v", argv[0], err)
+}
+
+// runInside confines this process and executes argv in it: the runner
+// started by unshare(1) in a user and mount namespace of its own
+// (InsideArg, sandbox.RewriteInside), one process where Run takes two
+// (the runner, and the confining child it starts in new namespaces).
+// It returns only on failure.
+func runInside(s Spec, argv []string, stderr io.Writer, lock bool) int {
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, HelperName+": "+format+"; nothing was run\n", a...)
+		return code
+	}
+	if err := s.Check(); err != nil {
+		return fail(ExitSetup, "%v", err)
+	}
+	if err := ownUserNS(); err != nil {
+		return fail(ExitSetup, "%v", err)
+	}
+	k := probeKernel()
+	// This process is in a user namespace of its own (ownUserNS): its
+	// mounts are possible whatever the probe says of new ones.
+	k.UserNS, k.UserNSNote = true, ""
+	plan, err := s.Plan(k)
+	if err != nil {
+		return fail(ExitSetup, "%v", err)
+	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", HelperName, w)
+	}
+	s = s.withSessionSockets()
+	for _, d := range s.Placeholders {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			if s.Required {
+				return fail(ExitSetup, "create the protected folder %s (so that a confined command cannot): %v", d, err)
+			}
+			fmt.Fprintf(stderr, "%s: warning: %s could not be created (%v), so a confined command may create it\n", HelperName, d, err)
+		}
+	}
+	leader, err := leaveTerminal()
+	if err != nil {
+		return fail(ExitSetup, "%v", err)
+	}
+	if leader {
+		// A session leader with a terminal: the confining child, in a
+		// session of its own (and namespaces inside these), as Run has
+		// it.
+		code, _, err := s.Run(context.Background(), "", argv)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", HelperName, err)
+		}
+		return code
+	}
+	w := wire{V: wireVersion, Spec: s, Plan: plan}
+	if err := confine(&w, lock); err != nil {
+		return fail(ExitSetup, "%v", err)
+	}
+	return execConfined(&w, argv, false, func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, HelperName+": "+format+"\n", a...)
+		return code
+	})
+}
+
+// ownUserNS checks that this process runs in a user namespace of its own
+// that maps one user (what unshare --map-current-user makes), never in
+// the machine's: its mounts then change only its own mount namespace,
+// which unshare --mount made private.
+func ownUserNS() error {
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return fmt.Errorf("%s runs only in the user namespace unshare makes for it: %w", InsideArg, err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 3 || f[2] != "1" {
+		return fmt.Errorf("%s runs only in the user namespace unshare --user --map-current-user makes for it, not in the machine's (uid map %q)", InsideArg, strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
+// leaveTerminal gives up this process's controlling terminal, if it has
+// one, so that the program cannot push input into the user's terminal
+// (TIOCSTI) to be run after it exits. Unlike a session of its own (the
+// confining child's), the process stays in its process group: the
+// terminal's interrupt still reaches it, with nobody to forward it. A
+// session leader cannot: the program would take the terminal back by
+// opening it (bash opens its standard error's terminal), so it reports
+// leader, and the caller confines a child in a session of its own.
+func leaveTerminal() (leader bool, err error) {
+	fd, err := unix.Open("/dev/tty", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, nil // no controlling terminal
+	}
+	defer unix.Close(fd)
+	if sid, _ := unix.Getsid(0); sid == unix.Getpid() {
+		return true, nil
+	}
+	if err := unix.IoctlSetInt(fd, unix.TIOCNOTTY, 0); err != nil {
+		return false, fmt.Errorf("give up the controlling terminal: %w", err)
+	}
+	return false, nil
 }
 
 // lookPath finds a program on the PATH of env.

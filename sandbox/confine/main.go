@@ -150,11 +150,31 @@ func readSpecFile(path, sum string) ([]byte, error) {
 
 // Main is the command line of the small helper binary:
 //
-//	warden-sandbox --spec FILE [--spec-sha256 HEX] [--required] [--cwd DIR] -- PROGRAM ARGS...
+//	warden-sandbox --spec FILE [--spec-sha256 HEX] [--inside] [--required] [--cwd DIR] -- PROGRAM ARGS...
 //
 // runs PROGRAM confined by the Spec in FILE (see WriteFile), and is the
 // confining child warden starts. It returns the exit code.
-func Main(args []string, stderr io.Writer) int {
+func Main(args []string, stderr io.Writer) int { return runnerMain(args, stderr, true) }
+
+// MainInit is Main for a package init function of the main package, run
+// on the main thread, locked to it (see ChildMainInit).
+func MainInit(args []string, stderr io.Writer) int { return runnerMain(args, stderr, false) }
+
+// IsInside reports whether args (without the program name) are a run
+// under unshare (InsideArg before "--").
+func IsInside(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == InsideArg {
+			return true
+		}
+	}
+	return false
+}
+
+func runnerMain(args []string, stderr io.Writer, lock bool) int {
 	// warden starts its confining child as `EXE sandbox CHILDARG -- ...`.
 	if len(args) > 1 && args[0] == "sandbox" && IsChild(args[1:]) {
 		return ChildMain(args[1:])
@@ -164,9 +184,10 @@ func Main(args []string, stderr io.Writer) int {
 	specPath := fs.String("spec", "", "the sandbox spec to run under (written by warden)")
 	specSum := fs.String("spec-sha256", "", "the SHA-256 (hex) of the spec file's bytes: a file with other bytes is refused (a hook's rewrite passes it)")
 	required := fs.Bool("required", false, "never run unconfined, whatever the spec says")
+	inside := fs.Bool(strings.TrimPrefix(InsideArg, "--"), false, "run in the user and mount namespace unshare made for this process (how warden's rewrite starts it): confine this process and execute PROGRAM")
 	cwd := fs.String("cwd", "", "folder to run the program in (default: the current folder)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s --spec FILE [--spec-sha256 HEX] [--required] [--cwd DIR] -- PROGRAM ARGS...\n\nRuns PROGRAM confined by a sandbox spec warden wrote. Use `warden sandbox` to run under a policy.\n", HelperName)
+		fmt.Fprintf(stderr, "Usage: %s --spec FILE [--spec-sha256 HEX] [--inside] [--required] [--cwd DIR] -- PROGRAM ARGS...\n\nRuns PROGRAM confined by a sandbox spec warden wrote. Use `warden sandbox` to run under a policy.\n", HelperName)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -182,6 +203,7 @@ func Main(args []string, stderr io.Writer) int {
 		fs.Usage()
 		return ExitSetup
 	}
+
 	s, err := ReadFileDigest(*specPath, *specSum)
 	if errors.Is(err, os.ErrNotExist) {
 		return fail("the sandbox spec %s is gone (removed after the command was allowed, or warden's store folder was cleaned): run the command again so that warden decides it anew", *specPath)
@@ -192,11 +214,22 @@ func Main(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	// The tests' variable that takes mechanisms away (DisableEnv) is
+	// never read from a run on a spec, only the spec's TestDisable: an
+	// agent that exported it in a shell that persists between calls
+	// cannot weaken its later commands.
+	os.Unsetenv(DisableEnv)
+	if s.TestDisable != "" {
+		os.Setenv(DisableEnv, s.TestDisable)
+	}
 	s.Required = s.Required || *required
 	if *cwd != "" {
 		if err := os.Chdir(*cwd); err != nil {
 			return fail("%v", err)
 		}
+	}
+	if *inside {
+		return runInside(s, fs.Args(), stderr, lock)
 	}
 	code, plan, err := s.Run(context.Background(), "", fs.Args())
 	for _, w := range plan.Warnings {

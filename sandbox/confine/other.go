@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -53,5 +54,10 @@ func ChildMainInit(args []string) int { return ChildMain(args) }
 // ChildMain is not used on this system.
 func ChildMain(args []string) int {
 	fmt.Fprintln(os.Stderr, "warden sandbox: no confining child on", runtime.GOOS)
+	return ExitSetup
+}
+
+func runInside(s Spec, argv []string, stderr io.Writer, lock bool) int {
+	fmt.Fprintf(stderr, "%s: %s works only on Linux; nothing was run\n", HelperName, InsideArg)
 	return ExitSetup
 }

@@ -32,6 +32,13 @@ const (
 // re-executes itself as the confining child. It is not for users.
 const ChildArg = "--confined-child-do-not-use"
 
+// InsideArg is the runner's option (warden-sandbox --spec FILE --inside)
+// for a run that unshare(1) started in a user and mount namespace of its
+// own (sandbox.RewriteInside): the runner confines itself and executes
+// the program, one process. It refuses to run in the machine's user
+// namespace.
+const InsideArg = "--inside"
+
 // specEnv carries the Spec from the parent to the child; the child removes
 // it before the program starts.
 const specEnv = "WARDEN_SANDBOX_SPEC"
@@ -69,6 +76,11 @@ type Spec struct {
 	// UnsetEnv are environment variables removed before the program runs
 	// (SSH_AUTH_SOCK: the agent would sign with the hidden keys).
 	UnsetEnv []string `json:"unset_env,omitempty"`
+	// TestDisable, for tests, takes mechanisms away from a run on this
+	// spec file as DisableEnv does for `warden sandbox` (the runner never
+	// reads DisableEnv: an agent could export it). warden never writes
+	// it.
+	TestDisable string `json:"test_disable,omitempty"`
 	// PolicyFile is the policy the Spec was derived from, and
 	// PolicyDigest the SHA-256 of its bytes then (hex). A run checks that
 	// the file still has them: a policy changed between the decision and
