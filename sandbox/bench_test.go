@@ -183,6 +183,8 @@ func BenchmarkFromPolicy(b *testing.B) {
 // the spec file's stamp checked. /oneshot is a new Specs per call (a
 // one-shot warden hook, starting from the walk file). /changed adds a new file in one folder
 // before each call (that folder is read again, a new spec file written).
+// /watched and /watched-changed are the same for hookd's Specs, which
+// watches the folders (Specs.Watch).
 //
 //	go test -run XXX -bench 'FromPolicy|SpecsPrepare' ./sandbox/
 func BenchmarkSpecsPrepare(b *testing.B) {
@@ -230,6 +232,34 @@ func BenchmarkSpecsPrepare(b *testing.B) {
 			i++
 			os.WriteFile(filepath.Join(ws, "src", "m07", "p0007", fmt.Sprintf("new%d.go", i)), nil, 0o644)
 			if _, err := c.Prepare(p, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// hookd's Specs watches the workspace's folders (Specs.Watch):
+	// nothing changed, no folder is stamped; /watched-changed, a new file
+	// in one folder before each call.
+	w := sandbox.NewSpecs()
+	w.Watch()
+	for range 2 {
+		if _, err := w.Prepare(p, digest); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	b.Run("watched", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := w.Prepare(p, digest); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("watched-changed", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			os.WriteFile(filepath.Join(ws, "src", "m08", "p0008", fmt.Sprintf("new%d.go", i)), nil, 0o644)
+			if _, err := w.Prepare(p, digest); err != nil {
 				b.Fatal(err)
 			}
 		}

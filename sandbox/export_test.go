@@ -6,3 +6,6 @@ func SetHostSockets(paths []string) { hostSockets = func(int) []string { return 
 
 // DirReads is how many folders the walks of Specs and FromPolicy read.
 func DirReads() int64 { return dirReads.Load() }
+
+// DirStats is how many folders' stamps the walks of Specs checked.
+func DirStats() int64 { return dirStats.Load() }

@@ -43,6 +43,19 @@ type Specs struct {
 // NewSpecs returns an empty Specs.
 func NewSpecs() *Specs { return &Specs{files: map[string]fileStamp{}} }
 
+// Watch makes c watch the folders of each workspace it walks (inotify on
+// Linux) for a process that keeps c between calls (hookd): a call then
+// checks only the folders something happened in since the last, instead
+// of the stamp of every folder. Where a watch cannot be had (the user's
+// inotify limits, another system), or events were lost, folders are
+// checked by their stamps as without it. A one-shot process gains
+// nothing from it: adding the watches costs a system call a folder.
+func (c *Specs) Watch() {
+	c.mu.Lock()
+	c.walks.watching = true
+	c.mu.Unlock()
+}
+
 // Prepared is a Spec written to a file for the runner.
 type Prepared struct {
 	Spec Spec
@@ -135,6 +148,8 @@ type walkCaches struct {
 	m    map[string]*walkCache
 	dir  string     // the spec folder of the policy being derived
 	used *walkCache // the cache the last derivation used
+	// watching: each cache watches its folders (Specs.Watch).
+	watching bool
 }
 
 func (w *walkCaches) get(root string, pro, priv []glob.Path) *walkCache {
@@ -153,9 +168,17 @@ func (w *walkCaches) get(root string, pro, priv []glob.Path) *walkCache {
 	c, ok := w.m[key]
 	if !ok {
 		if len(w.m) >= 16 {
+			for _, old := range w.m {
+				if old.watch != nil {
+					old.watch.close()
+				}
+			}
 			clear(w.m)
 		}
 		c = &walkCache{key: key}
+		if w.watching {
+			c.watch = newDirWatch()
+		}
 		if w.dir != "" {
 			sum := sha256.Sum256([]byte(key))
 			c.file = filepath.Join(w.dir, "walk-"+hex.EncodeToString(sum[:12])+".gob")
@@ -181,6 +204,8 @@ type walkCache struct {
 	// audit trail, these spec and walk files) change with every call,
 	// and confined commands cannot write there (it is bound read-only).
 	skip string
+	// watch watches the walked folders (Specs.Watch), or is nil.
+	watch *dirWatch
 }
 
 // saveEvery spaces the writes of a walk file by a process that keeps its
@@ -196,6 +221,9 @@ type dirRecord struct {
 	hide    []string // entries that matched a private glob
 	subs    []string // folders to enter
 	n       int      // entries counted
+	// watched: the folder's watch was in place before it was last read
+	// or its stamp last checked, so an event tells any change since.
+	watched bool
 }
 
 // walk adds the paths under root that the relative protected (pro) and
@@ -209,23 +237,36 @@ func (c *walkCache) walk(root string, pro, priv []glob.Path, ro, hide *pathSet) 
 	next := make(map[string]*dirRecord, len(c.dirs))
 	total := 0
 	tooMany := fmt.Errorf("the workspace %s has more than %d files and folders: the protected and private globs of the policy cannot all be resolved to paths to confine (name the paths exactly, or narrow the workspace root)", root, maxWalk)
+	// What happened in the watched folders since the last walk; all:
+	// events were lost, or nothing is watched.
+	dirty, all := map[string]bool(nil), true
+	if c.watch != nil {
+		dirty, all = c.watch.drain()
+	}
 	var visit func(dir string) error
 	visit = func(dir string) error {
 		rec := c.dirs[dir]
-		now := time.Now()
-		st, err := statFile(dir)
-		if rec == nil || !rec.trusted || err != nil || st != rec.st {
-			c.changed = true
-			rec, err = readDirRecord(root, dir, c.skip, pro, priv)
-			if err != nil {
-				if dir == root {
-					return err
+		if rec == nil || !rec.watched || !rec.trusted || all || dirty[dir] {
+			// The watch goes in first: a change after the check below
+			// is an event for the next walk.
+			watched := c.watch != nil && c.watch.add(dir)
+			now := time.Now()
+			dirStats.Add(1)
+			st, err := statFile(dir)
+			if rec == nil || !rec.trusted || err != nil || st != rec.st {
+				c.changed = true
+				rec, err = readDirRecord(root, dir, c.skip, pro, priv)
+				if err != nil {
+					if dir == root {
+						return err
+					}
+					rec = &dirRecord{} // unreadable: nothing inside is resolved, as before
+				} else {
+					rec.st = st
+					rec.trusted = st.usable && !st.racy(now)
 				}
-				rec = &dirRecord{} // unreadable: nothing inside is resolved, as before
-			} else {
-				rec.st = st
-				rec.trusted = st.usable && !st.racy(now)
 			}
+			rec.watched = watched
 		}
 		next[dir] = rec
 		if total += rec.n; total > maxWalk {
@@ -248,9 +289,20 @@ func (c *walkCache) walk(root string, pro, priv []glob.Path, ro, hide *pathSet) 
 	err := visit(root)
 	if err != nil {
 		c.dirs, c.changed = nil, false
+		if c.watch != nil {
+			c.watch.close()
+			c.watch = newDirWatch()
+		}
 		return err
 	}
 	c.changed = c.changed || len(next) != len(c.dirs)
+	if c.watch != nil {
+		for dir := range c.dirs {
+			if next[dir] == nil {
+				c.watch.remove(dir)
+			}
+		}
+	}
 	c.dirs = next
 	return nil
 }
@@ -376,8 +428,9 @@ func readDirRecord(root, dir, skip string, pro, priv []glob.Path) (*dirRecord, e
 	return rec, nil
 }
 
-// dirReads counts the folders read (for tests).
-var dirReads atomic.Int64
+// dirReads counts the folders read, dirStats the folders whose stamp was
+// checked (for tests).
+var dirReads, dirStats atomic.Int64
 
 // The clock step within which a change may leave a folder's times as
 // they were (as package workspace).

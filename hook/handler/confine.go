@@ -44,8 +44,15 @@ var specRunner = sync.OnceValue(func() string {
 
 // specs derives the confinement of the policies this process decides
 // under and keeps the walk of each workspace between calls (hookd keeps
-// it for hours; a one-shot warden hook for its one call).
+// it for hours, and watches the folders: WatchWorkspaces; a one-shot
+// warden hook for its one call).
 var specs = sandbox.NewSpecs()
+
+// WatchWorkspaces makes this process watch the folders of the workspaces
+// whose confinement it derives (sandbox.Specs.Watch), so that a call
+// checks only the folders that changed since the last: for a process
+// that answers many calls (hookd), not a one-shot hook.
+func WatchWorkspaces() { specs.Watch() }
 
 // confinedNote tells the model, with each confined command, what the
 // sandbox refuses and what to do instead.

@@ -94,6 +94,9 @@ func runHookd(ctx context.Context, env *Env) int {
 
 // newHookd is a hookd that answers calls as `warden hook` does.
 func newHookd(socket string, idle time.Duration, logger *log.Logger) *server.Server {
+	// hookd answers for hours: the sandbox's walk of each workspace is
+	// kept up to date by watching its folders.
+	handler.WatchWorkspaces()
 	return server.New(socket, idle, logger, func(ctx context.Context, rt *handler.Runtime, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runHookWith(ctx, &Env{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr}, rt, false)
 	})
