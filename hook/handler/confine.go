@@ -213,9 +213,13 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 	// confinement itself when the line runs.
 	if runner := specRunner(); runner != "" {
 		if prep, perr := specs.Prepare(pol, digest); perr == nil {
-			if u := sandbox.Unshare(); u != "" && plan.Mounts {
+			if u := sandbox.Unshare(); u != "" && plan.Mounts && ev.Call.Host != "codex" {
 				// One process: unshare starts the runner in the
-				// namespaces it confines itself in.
+				// namespaces it confines itself in. Not for Codex,
+				// whose own sandbox (on by default) refuses user
+				// namespaces to what it runs: there the runner
+				// alone confines with what is left (sandbox.shell:
+				// on) or says why it cannot (required).
 				rw, err = sandbox.RewriteInside(u, runner, prep.File, prep.Sum, must, line)
 			} else {
 				rw, err = sandbox.RewriteSpec(runner, prep.File, prep.Sum, must, line)

@@ -346,7 +346,11 @@ func landlock(s *Spec, plan Plan) error {
 // Without a user namespace a user other than root has none to drop.
 func dropCaps(inUserNS bool) error {
 	canSet := inUserNS || os.Geteuid() == 0
-	if !canSet {
+	if !canSet || noCaps() {
+		// Nothing to drop: a user other than root outside a namespace,
+		// or a process that holds no capability and can regain none
+		// (an empty bounding set: inside another sandbox, such as
+		// Codex's, root may not set securebits).
 		return nil
 	}
 	// SECBIT_NOROOT and _NO_SETUID_FIXUP, _KEEP_CAPS (locked only) and
@@ -373,4 +377,25 @@ func dropCaps(inUserNS bool) error {
 		return fmt.Errorf("drop capabilities: %w", err)
 	}
 	return nil
+}
+
+// noCaps reports a process with no capability in any set, the bounding
+// set included (/proc/self/status).
+func noCaps() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	seen := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		name, v, ok := strings.Cut(line, ":")
+		if !ok || !strings.HasPrefix(name, "Cap") {
+			continue
+		}
+		if strings.Trim(strings.TrimSpace(v), "0") != "" {
+			return false
+		}
+		seen++
+	}
+	return seen == 5 // CapInh, CapPrm, CapEff, CapBnd, CapAmb
 }

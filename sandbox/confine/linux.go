@@ -199,6 +199,9 @@ func (s Spec) Run(ctx context.Context, exe string, argv []string) (int, Plan, er
 		if errors.Is(err, syscall.E2BIG) {
 			return ExitSetup, plan, fmt.Errorf("start the sandbox: the confinement (%d read-only and %d hidden paths) is too large to hand to the confining child; narrow the policy's protected and private globs", len(s.ReadOnly), len(s.Hidden))
 		}
+		if plan.Mounts && userNSRefused(err) {
+			return ExitSetup, plan, fmt.Errorf("start the sandbox: a user namespace could not be created (%v): the kernel, or a sandbox this runs inside (Codex's own, a container's), refuses it. Nothing was run. Run the command where user namespaces are allowed (see warden doctor), or set sandbox.shell: on to run it with Landlock alone", err)
+		}
 		if plan.Confined() {
 			if errors.Is(err, os.ErrNotExist) && exe != "" {
 				return ExitSetup, plan, fmt.Errorf("start the sandbox: the confining program %s is gone (warden was removed or reinstalled while this ran): install warden again and run the command again; nothing was run (%w)", exe, err)
