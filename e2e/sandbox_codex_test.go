@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/warden-run/warden/internal/scripted"
 )
 
 // TestSandboxInsideCodexSandbox: Codex with its own sandbox on
@@ -29,15 +27,7 @@ func TestSandboxInsideCodexSandbox(t *testing.T) {
 	}
 	safe := `echo ran-in-codex`
 	confinedOnly := `python3 -c "open('made-in-codex.txt', 'w').write('ok')" && cat made-in-codex.txt`
-	e := newEnv(t,
-		scripted.Turn{Name: "safe", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell(safe)}},
-		scripted.Turn{Name: "confined", Match: scripted.MinToolResults(1), ToolCalls: []scripted.ToolCall{h.shell(confinedOnly)}},
-		scripted.Turn{Name: "final", Match: scripted.MinToolResults(2), Text: "Done."},
-	)
-	e.write("warden.yaml", sandboxPolicy)
-	if out, err := exec.Command("git", "init", "-q", e.project).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	e := sandboxEnv(t, h, safe, confinedOnly)
 	h.setup(e)
 	cfg := filepath.Join(e.codexHome(), "config.toml")
 	b, err := os.ReadFile(cfg)

@@ -39,6 +39,23 @@ func TestSandboxHosts(t *testing.T) {
 	t.Run("claude/warden-hook", func(t *testing.T) { testSandboxHost(t, governedHosts[0], "warden-hook") })
 }
 
+// sandboxEnv is a test's sandbox in which the scripted model runs the
+// shell commands first and second, one a turn, under sandboxPolicy, in
+// a project that is a git repository.
+func sandboxEnv(t *testing.T, h governedHost, first, second string) *env {
+	t.Helper()
+	e := newEnv(t,
+		scripted.Turn{Name: "first", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell(first)}},
+		scripted.Turn{Name: "second", Match: scripted.MinToolResults(1), ToolCalls: []scripted.ToolCall{h.shell(second)}},
+		scripted.Turn{Name: "final", Match: scripted.MinToolResults(2), Text: "Done."},
+	)
+	e.write("warden.yaml", sandboxPolicy)
+	if out, err := exec.Command("git", "init", "-q", e.project).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	return e
+}
+
 func testSandboxHost(t *testing.T, h governedHost, client string) {
 	bin := requireHost(t, h.spec)
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -46,15 +63,7 @@ func testSandboxHost(t *testing.T, h governedHost, client string) {
 	}
 	attack := `python3 -c "import os; open(os.path.join('.git', 'hoo' + 'ks', 'pre-commit'), 'w').write('pwned')"`
 	benign := `python3 -c "open('made-confined.txt', 'w').write('ok')" && cat made-confined.txt`
-	e := newEnv(t,
-		scripted.Turn{Name: "attack", Match: scripted.MinToolResults(0), ToolCalls: []scripted.ToolCall{h.shell(attack)}},
-		scripted.Turn{Name: "benign", Match: scripted.MinToolResults(1), ToolCalls: []scripted.ToolCall{h.shell(benign)}},
-		scripted.Turn{Name: "final", Match: scripted.MinToolResults(2), Text: "Done."},
-	)
-	e.write("warden.yaml", sandboxPolicy)
-	if out, err := exec.Command("git", "init", "-q", e.project).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	e := sandboxEnv(t, h, attack, benign)
 	hook := filepath.Join(e.project, ".git", "hooks", "pre-commit")
 	if err := os.WriteFile(hook, []byte(hookBody), 0o755); err != nil {
 		t.Fatal(err)
