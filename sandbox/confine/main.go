@@ -203,7 +203,6 @@ func runnerMain(args []string, stderr io.Writer, lock bool) int {
 		fs.Usage()
 		return ExitSetup
 	}
-
 	s, err := ReadFileDigest(*specPath, *specSum)
 	if errors.Is(err, os.ErrNotExist) {
 		return fail("the sandbox spec %s is gone (removed after the command was allowed, or warden's store folder was cleaned): run the command again so that warden decides it anew", *specPath)
