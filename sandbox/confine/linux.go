@@ -341,10 +341,15 @@ func runInside(s Spec, argv []string, stderr io.Writer, lock bool) int {
 	if err := ownUserNS(); err != nil {
 		return fail(ExitSetup, "%v", err)
 	}
-	k := probeKernel()
 	// This process is in a user namespace of its own (ownUserNS): its
-	// mounts are possible whatever the probe says of new ones.
-	k.UserNS, k.UserNSNote = true, ""
+	// mounts are possible whatever the switches say of new ones, which
+	// are not read.
+	var k Kernel
+	if v, err := landlockABI(); err == nil {
+		k.LandlockABI = v
+	}
+	k.UserNS = true
+	k = disabled(k, os.Getenv(DisableEnv))
 	plan, err := s.Plan(k)
 	if err != nil {
 		return fail(ExitSetup, "%v", err)

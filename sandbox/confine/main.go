@@ -102,7 +102,7 @@ func ReadFileDigest(path, sum string) (Spec, error) {
 	if err != nil {
 		return s, err
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
+	if err := decodeSpec(data, &s); err != nil {
 		return s, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.Root == "" || len(s.Writable) == 0 {
