@@ -189,6 +189,13 @@ func IsRewritten(exe, line string) bool {
 		strings.HasPrefix(rest, Quote(filepath.Join(filepath.Dir(exe), confine.HelperName))+" --spec ")
 }
 
+// IsInsideRewrite reports whether line starts as RewriteInside's lines
+// do (unshare first).
+func IsInsideRewrite(line string) bool {
+	_, inside := cutLead(line)
+	return inside
+}
+
 // cutLead cuts what a rewritten line may start with: the env step
 // (Rewrite's, and RewriteSpec's before it needed none) or unshare
 // (RewriteInside); inside reports unshare.

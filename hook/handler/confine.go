@@ -3,8 +3,11 @@ package handler
 import (
 	"encoding/hex"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/hook"
@@ -213,13 +216,14 @@ func prepareConfined(ev hook.Event, d *warden.Decision, pol *policy.Policy, prom
 	// confinement itself when the line runs.
 	if runner := specRunner(); runner != "" {
 		if prep, perr := specs.Prepare(pol, digest); perr == nil {
-			if u := sandbox.Unshare(); u != "" && plan.Mounts && ev.Call.Host != "codex" {
+			if u := sandbox.Unshare(); u != "" && plan.Mounts && ev.Call.Host != "codex" && !unshareRefusedHere(pol) {
 				// One process: unshare starts the runner in the
 				// namespaces it confines itself in. Not for Codex,
 				// whose own sandbox (on by default) refuses user
 				// namespaces to what it runs: there the runner
 				// alone confines with what is left (sandbox.shell:
-				// on) or says why it cannot (required).
+				// on) or says why it cannot (required). Nor where
+				// unshare failed before (unshareRefusedHere).
 				rw, err = sandbox.RewriteInside(u, runner, prep.File, prep.Sum, must, line)
 			} else {
 				rw, err = sandbox.RewriteSpec(runner, prep.File, prep.Sum, must, line)
@@ -306,17 +310,59 @@ func remoteRuntime(rt *Runtime) bool { return rt.Agent != "" || rt.AnswerAt != "
 var sandboxErrors = []string{"Read-only file system", "Permission denied", "Operation not permitted", "Network is unreachable",
 	"Device or resource busy", "Invalid cross-device link"}
 
+// unshareRefused are what unshare prints when the machine, or a sandbox
+// around the shell, refuses the namespaces of RewriteInside's line.
+var unshareRefused = []string{"unshare: unshare failed", "unshare: write failed /proc/self/"}
+
+// unshareNote tells the model why a command under unshare did not run.
+const unshareNote = "warden's sandbox could not start for this command: the machine, or a sandbox around the shell, refused the user namespace it needs, so the command did not run. " +
+	"Run it again as it was: warden now starts it so that it is confined with what this machine allows, or says why it cannot run here."
+
+// unshareMarker is the file, in the policy's spec folder, whose presence
+// says that a line under unshare failed here (the hook's probe cannot see
+// a sandbox around the host's shell): for unshareMarkerAge, rewrites
+// start the runner alone, which confines with what is left under
+// sandbox.shell: on and says why it cannot under required.
+func unshareMarker(pol *policy.Policy) string {
+	return filepath.Join(pol.Dir, policy.StoreDir, sandbox.SpecDir, "unshare-refused")
+}
+
+const unshareMarkerAge = 24 * time.Hour
+
+func unshareRefusedHere(pol *policy.Policy) bool {
+	fi, err := os.Stat(unshareMarker(pol))
+	return err == nil && time.Since(fi.ModTime()) < unshareMarkerAge
+}
+
 // confinedAfter adds, after a confined command whose output shows one of
 // the sandbox's refusals, the text that says why to the context for the
-// model.
-func confinedAfter(ev hook.Event, context string) string {
+// model; after a line under unshare that unshare could not start, it
+// says so, and marks the workspace so that the next rewrites do without
+// unshare (unshareMarker).
+func confinedAfter(ev hook.Event, pol *policy.Policy, context string) string {
 	_, line := commandArg(ev.Call.Args)
 	if line == "" || !strings.Contains(line, " sandbox --policy ") && !strings.Contains(line, " --spec ") {
 		return context
 	}
 	exe, err := wardenExe()
-	if err != nil || !sandbox.IsRewritten(exe, line) {
+	if err != nil {
 		return context
+	}
+	if !sandbox.IsRewritten(exe, line) {
+		if _, ok := sandbox.Unwrap(exe, specRunner(), line); !ok {
+			return context
+		}
+	}
+	if sandbox.IsInsideRewrite(line) {
+		for _, s := range unshareRefused {
+			if strings.Contains(ev.Output, s) {
+				m := unshareMarker(pol)
+				if os.MkdirAll(filepath.Dir(m), 0o755) == nil {
+					os.WriteFile(m, []byte(s+"\n"), 0o644)
+				}
+				return strings.TrimSpace(context + "\n\nwarden: " + unshareNote)
+			}
+		}
 	}
 	for _, s := range sandboxErrors {
 		if strings.Contains(ev.Output, s) {

@@ -128,3 +128,54 @@ func BenchmarkPrepareConfinedSpec(b *testing.B) {
 		}
 	}
 }
+
+// TestUnshareRefusedFallsBack: a line under unshare whose unshare could
+// not make the namespaces (a sandbox around the host's shell refuses
+// them, which the hook's probe cannot see) tells the model why nothing
+// ran, and the next rewrites in the workspace start the runner alone,
+// which confines with what is left, until the mark is a day old; a
+// command that ran leaves no mark.
+func TestUnshareRefusedFallsBack(t *testing.T) {
+	u := sandbox.Unshare()
+	if k := kernel(); u == "" || !k.UserNS {
+		t.Skipf("no unshare to start the runner with here (%s)", k)
+	}
+	runner := "/opt/warden/warden-sandbox"
+	withRunner(t, runner)
+	_, pol := specWorkspace(t)
+	rewrite := func() string {
+		ev, d := shellCall("ls")
+		in := prepareConfined(ev, d, pol, false, false)
+		rw, _ := in["command"].(string)
+		return rw
+	}
+	first := rewrite()
+	if !sandbox.IsInsideRewrite(first) {
+		t.Fatalf("the first rewrite does not start the runner under unshare: %q", first)
+	}
+	post := func(line, output string) string {
+		ev := hook.Event{Kind: hook.PostTool, Call: warden.ToolCall{Tool: "Bash", Host: "claude", Args: map[string]any{"command": line}}, Output: output}
+		return confinedAfter(ev, pol, "")
+	}
+	if got := post(first, "total 0\n"); got != "" || unshareRefusedHere(pol) {
+		t.Fatalf("a confined command that ran marked the workspace (%q)", got)
+	}
+	if got := post(first, "unshare: write failed /proc/self/uid_map: Operation not permitted\n"); !strings.Contains(got, "could not start for this command") || !strings.Contains(got, "Run it again") {
+		t.Errorf("the model was not told why the command did not run: %q", got)
+	}
+	if !unshareRefusedHere(pol) {
+		t.Fatal("unshare's refusal left no mark")
+	}
+	next := rewrite()
+	if sandbox.IsInsideRewrite(next) || !strings.HasPrefix(next, sandbox.Quote(runner)+" --spec ") {
+		t.Errorf("after unshare's refusal the rewrite is %q; want the runner alone", next)
+	}
+	// The mark ages out: unshare is tried again a day later.
+	old := time.Now().Add(-unshareMarkerAge - time.Minute)
+	if err := os.Chtimes(unshareMarker(pol), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if again := rewrite(); !sandbox.IsInsideRewrite(again) {
+		t.Errorf("a day after unshare's refusal the rewrite is still %q", again)
+	}
+}

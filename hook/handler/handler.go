@@ -509,7 +509,7 @@ func eventAnswer(ctx context.Context, tr *session.Tracker, st warden.Store, h ho
 			}
 		}
 		a.Context, err = guidance(ctx, tr.Store, ev)
-		a.Context = confinedAfter(ev, a.Context)
+		a.Context = confinedAfter(ev, tr.Engine.Policy(), a.Context)
 	}
 	return a, false, err
 }
