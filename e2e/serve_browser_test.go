@@ -91,6 +91,21 @@ func screenshot(t *testing.T, name string) chromedp.Action[chromedp.Void] {
 	}
 }
 
+// doFresh is chromedp.Do of steps that only look (navigate, wait, open a
+// row), run again, up to three times, when the page replaced a node
+// between the steps that found and used it: the page renders its lists
+// again as they change, and a loaded machine widens that window.
+func doFresh(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
+	var err error
+	for range 3 {
+		err = chromedp.Do(ctx, steps...)
+		if err == nil || !strings.Contains(err.Error(), "Could not find node with given id") {
+			return err
+		}
+	}
+	return err
+}
+
 // count is the number of elements a CSS selector matches.
 func count(ctx context.Context, t *testing.T, sel string) int {
 	t.Helper()
@@ -203,7 +218,7 @@ func TestServePageApproves(t *testing.T) {
 		t.Fatalf("audit page: %v", err)
 	}
 	auditRows := count(ctx, t, "#audit-rows tr")
-	err = chromedp.Do(ctx,
+	err = doFresh(ctx,
 		chromedp.Navigate(s.url+"/#sessions"),
 		chromedp.WaitVisible(chromedp.CSS(`#sessions-rows tr`)),
 		chromedp.Click(chromedp.CSS(`#sessions-rows a`)),
