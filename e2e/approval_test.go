@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/warden-run/warden/internal/scripted"
 )
@@ -44,37 +41,9 @@ func TestApprovalQueue(t *testing.T) {
 				t.Fatalf("warden init: %v\n%s", err, out)
 			}
 			// The human: approve the first pending approval once it shows.
-			var wg sync.WaitGroup
-			var approved, approveOut string
-			stop := make(chan struct{})
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					select {
-					case <-stop:
-						return
-					case <-time.After(200 * time.Millisecond):
-					}
-					out, err := e.warden("approvals", "ls", "--json")
-					if err != nil {
-						continue
-					}
-					var list []struct {
-						ID     string `json:"id"`
-						Status string `json:"status"`
-					}
-					if json.Unmarshal([]byte(out), &list) != nil || len(list) == 0 || list[0].Status != "pending" {
-						continue
-					}
-					approved = list[0].ID
-					approveOut, _ = e.warden("approvals", "approve", approved, "--once", "--message", "ok, go ahead")
-					return
-				}
-			}()
+			done := approveFirst(e, "--message", "ok, go ahead")
 			r := h.run(e, bin, "Create approved.txt")
-			close(stop)
-			wg.Wait()
+			approved, approveOut := done()
 			if r.err != nil || approved == "" || !e.exists("approved.txt") {
 				e.dump(r)
 				t.Fatalf("err=%v approval=%q (%s); approved.txt exists: %v", r.err, approved, approveOut, e.exists("approved.txt"))

@@ -30,15 +30,23 @@ func claudeHooks(command string, events []string) map[string]any {
 // runClaude runs Claude Code headless in the project. The project's
 // .claude/settings.json must already wire the hooks.
 func (e *env) runClaude(bin, prompt string) result {
-	return e.run(hostTimeout, []string{
+	return e.run(hostTimeout, e.claudeVars(), bin, claudeArgs(prompt)...)
+}
+
+// claudeVars is the environment Claude Code runs with against the model
+// server, and claudeArgs its headless arguments.
+func (e *env) claudeVars() []string {
+	return []string{
 		"ANTHROPIC_BASE_URL=" + e.model.URL,
 		"ANTHROPIC_API_KEY=test",
 		"DISABLE_AUTOUPDATER=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1",
-	}, bin, "-p", prompt, "--output-format", "json")
+	}
 }
+
+func claudeArgs(prompt string) []string { return []string{"-p", prompt, "--output-format", "json"} }
 
 // codexHome is the CODEX_HOME folder of the sandbox.
 func (e *env) codexHome() string { return filepath.Join(e.root, "codex-home") }

@@ -33,14 +33,7 @@ func TestSandboxUnshareRefused(t *testing.T) {
 	e := sandboxEnv(t, h, "echo first-run", "echo second-run")
 	h.setup(e)
 	e.initHost(h.name)
-	r := e.run(hostTimeout, []string{
-		"ANTHROPIC_BASE_URL=" + e.model.URL,
-		"ANTHROPIC_API_KEY=test",
-		"DISABLE_AUTOUPDATER=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1",
-	}, bwrap, "--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--", bin, "-p", "Run the two commands.", "--output-format", "json")
+	r := e.run(hostTimeout, e.claudeVars(), bwrap, append([]string{"--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--", bin}, claudeArgs("Run the two commands.")...)...)
 	fail := e.played(h.name, r)
 	if testing.Verbose() {
 		e.dump(r)

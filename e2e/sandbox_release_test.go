@@ -179,9 +179,10 @@ func TestSandboxReleaseGrant(t *testing.T) {
 }
 
 // approveFirst approves, as a human at another terminal would, the first
-// approval that waits in e's store, once, and returns its id through the
-// returned function (which stops the polling).
-func approveFirst(e *env) func() (id, out string) {
+// approval that waits in e's store, once (with the approve command's
+// extra arguments), and returns its id and the command's output through
+// the returned function (which stops the polling).
+func approveFirst(e *env, extra ...string) func() (id, out string) {
 	var wg sync.WaitGroup
 	var id, approveOut string
 	stop := make(chan struct{})
@@ -206,7 +207,7 @@ func approveFirst(e *env) func() (id, out string) {
 				continue
 			}
 			id = list[0].ID
-			approveOut, _ = e.warden("approvals", "approve", id, "--once")
+			approveOut, _ = e.warden(append([]string{"approvals", "approve", id, "--once"}, extra...)...)
 			return
 		}
 	}()
@@ -278,13 +279,7 @@ func TestSandboxReleaseGeminiInteractive(t *testing.T) {
 			e.dump(result{stdout: term.screen()})
 		}
 	})
-	settled := func() string {
-		if res := e.lastResults(); len(res) > 0 {
-			return fmt.Sprintf("the call was settled without asking the user; the model got %+v", res)
-		}
-		return ""
-	}
-	s := term.waitFor("Gemini CLI's confirmation of the python one-liner", 60*time.Second, settled,
+	s := term.waitFor("Gemini CLI's confirmation of the python one-liner", 60*time.Second, e.unsettled,
 		"Python one-liners need the user's approval.", "Allow execution of", "1. Allow once")
 	t.Logf("the confirmation:\n%s", s)
 	// Gemini CLI merges the rewrite into the call before its dialog: the
@@ -292,9 +287,7 @@ func TestSandboxReleaseGeminiInteractive(t *testing.T) {
 	if !strings.Contains(s, "warden-sandbox") {
 		t.Errorf("the confirmation does not show the rewritten line (warden-sandbox ...):\n%s", s)
 	}
-	if out, err := e.warden("approvals", "ls", "--json"); err != nil || strings.TrimSpace(out) != "[]" {
-		t.Errorf("warden approvals ls: %v\n%s\nwant [] (Gemini CLI asks its user itself)", err, out)
-	}
+	noWardenApproval(t, e, "Gemini CLI")
 	term.send("Enter") // "1. Allow once"
 	term.waitFor("the model's final answer", 45*time.Second, nil, "Done.")
 	fail := func(format string, args ...any) { t.Helper(); t.Fatalf(format, args...) }
@@ -342,8 +335,7 @@ func TestSandboxReleaseClaudeInteractive(t *testing.T) {
 		"projects": map[string]any{e.project: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true,
 			"disabledMcpjsonServers": []string{"warden"}}},
 	})
-	vars := []string{"ANTHROPIC_BASE_URL=" + e.model.URL, "ANTHROPIC_API_KEY=test", "DISABLE_AUTOUPDATER=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1"}
+	vars := e.claudeVars()
 	for _, v := range e.vars {
 		if !strings.HasPrefix(v, "TERM=") {
 			vars = append(vars, v)
@@ -355,22 +347,14 @@ func TestSandboxReleaseClaudeInteractive(t *testing.T) {
 			e.dump(result{stdout: term.screen()})
 		}
 	})
-	settled := func() string {
-		if res := e.lastResults(); len(res) > 0 {
-			return fmt.Sprintf("the call was settled without asking the user; the model got %+v", res)
-		}
-		return ""
-	}
-	s := term.waitFor("Claude Code's permission dialog for the python one-liner", 60*time.Second, settled, "Do you want to proceed?")
+	s := term.waitFor("Claude Code's permission dialog for the python one-liner", 60*time.Second, e.unsettled, "Do you want to proceed?")
 	t.Logf("the dialog:\n%s", s)
 	// Claude Code shows the rewritten line in its dialog: the user accepts
 	// the line that runs confined.
 	if !strings.Contains(s, "warden-sandbox") {
 		t.Errorf("the dialog does not show the rewritten line (warden-sandbox ...):\n%s", s)
 	}
-	if out, err := e.warden("approvals", "ls", "--json"); err != nil || strings.TrimSpace(out) != "[]" {
-		t.Errorf("warden approvals ls: %v\n%s\nwant [] (Claude Code asks its user itself)", err, out)
-	}
+	noWardenApproval(t, e, "Claude Code")
 	term.send("Enter") // "1. Yes"
 	term.waitFor("the model's final answer", 45*time.Second, nil, "Done.")
 	// Let the turn's Stop hook finish and leave Claude Code, so that no
@@ -402,5 +386,23 @@ func TestSandboxReleaseClaudeInteractive(t *testing.T) {
 	}
 	if sb := recs[0].Sandbox; sb == nil || !sb.Ran || sb.Enforced == "" {
 		t.Fatalf("audit: the record of the asked call does not say that it ran confined: %+v", sb)
+	}
+}
+
+// unsettled is a waitFor check for a call the host must ask its user
+// about: a tool result the model got means it was settled without them.
+func (e *env) unsettled() string {
+	if res := e.lastResults(); len(res) > 0 {
+		return fmt.Sprintf("the call was settled without asking the user; the model got %+v", res)
+	}
+	return ""
+}
+
+// noWardenApproval checks that warden queued no approval of its own for
+// a call whose host asks its user itself.
+func noWardenApproval(t *testing.T, e *env, host string) {
+	t.Helper()
+	if out, err := e.warden("approvals", "ls", "--json"); err != nil || strings.TrimSpace(out) != "[]" {
+		t.Errorf("warden approvals ls: %v\n%s\nwant [] (%s asks its user itself)", err, out, host)
 	}
 }

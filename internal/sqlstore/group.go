@@ -312,13 +312,11 @@ func values(rows, cols int) string {
 	return one + strings.Repeat(", "+one, rows-1)
 }
 
-// run runs the writes of batch, filling res, and writes what they made.
-// It returns how many writes succeeded; an error is a failure of the
-// group as a whole.
-func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int, error) {
-	if err := g.load(ctx, batch); err != nil {
-		return 0, err
-	}
+// writes runs each write of batch on the group's sessions in memory
+// (one), filling res, and returns how many succeeded. A write whose
+// caller stopped waiting is not run; errUnfit (a pipelined group that
+// cannot carry a write) ends the group.
+func (g *group) writes(ctx context.Context, batch []*writeReq, res []writeRes) (int, error) {
 	ok := 0
 	for i, r := range batch {
 		if err := r.ctx.Err(); err != nil {
@@ -327,6 +325,9 @@ func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int
 			continue
 		}
 		sess, err := g.one(ctx, i, r)
+		if errors.Is(err, errUnfit) {
+			return 0, errUnfit
+		}
 		if err != nil {
 			res[i].err = err
 			continue
@@ -334,8 +335,19 @@ func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int
 		res[i].sess = sess
 		ok++
 	}
-	if ok == 0 {
-		return 0, nil
+	return ok, nil
+}
+
+// run runs the writes of batch, filling res, and writes what they made.
+// It returns how many writes succeeded; an error is a failure of the
+// group as a whole.
+func (g *group) run(ctx context.Context, batch []*writeReq, res []writeRes) (int, error) {
+	if err := g.load(ctx, batch); err != nil {
+		return 0, err
+	}
+	ok, err := g.writes(ctx, batch, res)
+	if err != nil || ok == 0 {
+		return 0, err
 	}
 	joint, err := g.flushJoint(ctx, res)
 	if err != nil {
@@ -595,14 +607,9 @@ func (g *group) flushSessions(ctx context.Context) error {
 
 // sessionsUpsert is the statement that writes sessions, and its
 // arguments appended to args.
-func (g *group) sessionsUpsert(list []*groupSession, args []any) (string, []any) {
-	for _, gs := range list {
-		x := gs.x
-		args = append(args, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
-			b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
-			ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived), x.Agent)
-	}
-	q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(len(list), sessionColCount) + `
+// sessionsOnConflict makes an insert of whole sessions replace the rows
+// of those stored already.
+const sessionsOnConflict = `
 			ON CONFLICT (id) DO UPDATE SET role = excluded.role, host = excluded.host,
 			parent = excluded.parent, depth = excluded.depth, first_tool = excluded.first_tool,
 			calls = excluded.calls, violations = excluded.violations, governance = excluded.governance,
@@ -610,6 +617,15 @@ func (g *group) sessionsUpsert(list []*groupSession, args []any) (string, []any)
 			intent = excluded.intent, status = excluded.status, started_at = excluded.started_at,
 			last_seen = excluded.last_seen, ended_at = excluded.ended_at, archived = excluded.archived,
 			agent = excluded.agent`
+
+func (g *group) sessionsUpsert(list []*groupSession, args []any) (string, []any) {
+	for _, gs := range list {
+		x := gs.x
+		args = append(args, x.ID, x.Role, x.Host, x.Parent, x.Depth, x.FirstTool, x.Calls, x.Violations,
+			b2i(x.GovernanceInjected), x.Compactions, x.Resumes, x.IntentID, x.Intent, x.Status,
+			ts(x.StartedAt), ts(x.LastSeen), ts(x.EndedAt), b2i(x.Archived), x.Agent)
+	}
+	q := `INSERT INTO sessions (` + sessionCols + `) VALUES ` + values(len(list), sessionColCount) + sessionsOnConflict
 	return q, args
 }
 

@@ -106,25 +106,9 @@ func (s *Store) pipeGroup(ctx context.Context, batch []*writeReq, res []writeRes
 			return 0, err
 		}
 	}
-	ok := 0
-	for i, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			res[i].err = fmt.Errorf("update session %q: %w", r.id, err)
-			continue
-		}
-		sess, err := g.one(ctx, i, r)
-		if errors.Is(err, errUnfit) {
-			return 0, errUnfit
-		}
-		if err != nil {
-			res[i].err = err
-			continue
-		}
-		res[i].sess = sess
-		ok++
-	}
-	if ok == 0 {
-		return 0, nil
+	ok, err := g.writes(ctx, batch, res)
+	if err != nil || ok == 0 {
+		return 0, err
 	}
 
 	// The second: every write, and COMMIT; not for a caller that stopped
@@ -275,14 +259,7 @@ func (g *group) flushStmts(res []writeRes) ([]BatchStmt, func() error, error) {
 	if len(g.order) > 0 {
 		var from string
 		from, args = unnest(args, sargs, sessionColCount)
-		sq = `INSERT INTO sessions (` + sessionCols + `) SELECT * FROM ` + from + `
-			ON CONFLICT (id) DO UPDATE SET role = excluded.role, host = excluded.host,
-			parent = excluded.parent, depth = excluded.depth, first_tool = excluded.first_tool,
-			calls = excluded.calls, violations = excluded.violations, governance = excluded.governance,
-			compactions = excluded.compactions, resumes = excluded.resumes, intent_id = excluded.intent_id,
-			intent = excluded.intent, status = excluded.status, started_at = excluded.started_at,
-			last_seen = excluded.last_seen, ended_at = excluded.ended_at, archived = excluded.archived,
-			agent = excluded.agent`
+		sq = `INSERT INTO sessions (` + sessionCols + `) SELECT * FROM ` + from + sessionsOnConflict
 		ctes = append(ctes, `s AS (`+sq+`)`)
 	}
 	if len(entries) > 0 {
