@@ -65,8 +65,15 @@ func (s *Source) File() string { return s.file }
 
 // racyWindow is how long after a file's modification time a read of it
 // cannot vouch for its stamp: a write within the same tick of the file
-// system's clock would leave the same modification time.
-const racyWindow = 2 * time.Second
+// system's clock would leave the same modification time. A file system
+// that keeps times to the second (or two, FAT) needs the coarse window; one
+// that keeps sub-second times (ext4, xfs, btrfs, tmpfs: its clock ticks in
+// 1 to 10 ms) the fine one, as the workspace view and the sandbox specs
+// judge their stamps.
+const (
+	racyWindow     = 2 * time.Second
+	fineRacyWindow = 100 * time.Millisecond
+)
 
 // stamp is what a stat tells of a file, and whether the contents hashed
 // with it are the contents of every file with this stamp.
@@ -87,7 +94,12 @@ func stampOf(fi os.FileInfo, read time.Time) stamp {
 	if fi == nil {
 		return stamp{}
 	}
-	return stamp{fi: fi, trust: read.Sub(fi.ModTime()) >= racyWindow}
+	window := racyWindow
+	if fi.ModTime().Nanosecond()%1e7 != 0 {
+		// A time finer than 10 ms: the file system keeps sub-second times.
+		window = fineRacyWindow
+	}
+	return stamp{fi: fi, trust: read.Sub(fi.ModTime()) >= window}
 }
 
 // Engine returns the policy compiled as the files are now (see Source),

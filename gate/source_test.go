@@ -132,6 +132,55 @@ func TestSourceSeesAnEditWithTheSameStamp(t *testing.T) {
 	}
 }
 
+// TestSourceFineStamps: on a file system that keeps sub-second times, a
+// read within the fine window (100 ms) of the file's modification time
+// cannot vouch for it, so a second write of the same size and time takes
+// effect; a read a second after can, and costs a stat, not a read (before,
+// every stamp waited 2 s, and a service started right after its policy
+// was written read the file on every call). Whole-second times keep the
+// 2 s window (TestSourceSeesAnEditWithTheSameStamp).
+func TestSourceFineStamps(t *testing.T) {
+	t.Parallel()
+	fine := func(at time.Time) time.Time { return at.Truncate(time.Millisecond).Add(1234 * time.Nanosecond) }
+	for _, tc := range []struct {
+		name     string
+		at       time.Time
+		readsNew bool
+	}{
+		// A time ahead of the clock (a write in the same tick as the
+		// read, or a skewed clock) is within the window however long the
+		// test takes.
+		{"within the window", fine(time.Now().Add(500 * time.Millisecond)), true},
+		{"a second old", fine(time.Now().Add(-time.Second)), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "warden.yaml")
+			src, err := gate.NewSource(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, file, testPolicy, tc.at)
+			if eng, err := src.Engine(); err != nil {
+				t.Fatal(err)
+			} else if d := eng.Decide(echo, nil).Decision; d.Decision != warden.Allow {
+				t.Fatalf("echo = %s, want allow", d.Decision)
+			}
+			write(t, file, strings.Replace(testPolicy, "effect: allow", "effect: ask  ", 1), tc.at)
+			eng, err := src.Engine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := warden.Allow
+			if tc.readsNew {
+				want = warden.Ask
+			}
+			if d := eng.Decide(echo, nil).Decision; d.Decision != want {
+				t.Errorf("after an edit with the same size and modification time, echo = %s, want %s", d.Decision, want)
+			}
+		})
+	}
+}
+
 // TestSourceSeesAReportPluginChange: a report plugin is compiled in; an
 // edit of it compiles the policy again, and a plugin that breaks is an
 // error.
