@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden"
 )
@@ -274,5 +275,86 @@ func TestCommitGroupCallerLeft(t *testing.T) {
 	}
 	if _, err := s.Session(ctx, "B"); !errors.Is(err, warden.ErrNotFound) {
 		t.Errorf("session B: %v, want it not stored", err)
+	}
+}
+
+// TestGroupLinger: a writer that just finished a group of sessions A and
+// B and finds only A's next write waiting waits for B's (which comes 20
+// ms later) and takes both in one group; it waits no longer than its last
+// group took when B's write does not come, not at all for a session
+// alone, and not when it was idle for longer than its last group took.
+func TestGroupLinger(t *testing.T) {
+	ctx := context.Background()
+	req := func(id string) *writeReq { return &writeReq{ctx: ctx, id: id} }
+	var g groupWriter
+	g.wake = make(chan struct{}, 1)
+	g.quit = make(chan struct{})
+	add := func(r *writeReq) {
+		g.mu.Lock()
+		g.queue = append(g.queue, r)
+		g.mu.Unlock()
+		select {
+		case g.wake <- struct{}{}:
+		default:
+		}
+	}
+	ids := func(batch []*writeReq) string {
+		var s []string
+		for _, r := range batch {
+			s = append(s, r.id)
+		}
+		return strings.Join(s, ",")
+	}
+	now := time.Now()
+	l := linger{max: 10 * time.Second}
+	l.done([]*writeReq{req("A"), req("B")}, now.Add(-10*time.Second), now)
+	if n := l.expect(now); n != 2 {
+		t.Fatalf("expect %d writes, want 2", n)
+	}
+	add(req("A"))
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		add(req("B"))
+	}()
+	if batch, _ := g.gather(&l); ids(batch) != "A,B" {
+		t.Errorf("group %q, want A,B: the writer did not wait for B", ids(batch))
+	}
+
+	// B does not come: the writer waits its last group's time, then goes.
+	now = time.Now()
+	l.done([]*writeReq{req("A"), req("B")}, now.Add(-50*time.Millisecond), now)
+	add(req("A"))
+	began := time.Now()
+	if batch, _ := g.gather(&l); ids(batch) != "A" {
+		t.Errorf("group %q, want A", ids(batch))
+	}
+	if el := time.Since(began); el < 50*time.Millisecond {
+		t.Errorf("the writer went after %v, before its wait (50ms) was over", el)
+	}
+
+	// One session: no wait. Idle longer than the last group took: no wait.
+	for _, tc := range []struct {
+		name  string
+		batch []*writeReq
+		ended time.Duration
+	}{
+		{"one session", []*writeReq{req("A")}, 0},
+		{"idle", []*writeReq{req("A"), req("B")}, 100 * time.Millisecond},
+	} {
+		now = time.Now()
+		l := linger{max: 10 * time.Second}
+		l.done(tc.batch, now.Add(-tc.ended-50*time.Millisecond), now.Add(-tc.ended))
+		l.took = 10 * time.Second // a wait, if any, would be the test's time out
+		if tc.ended > 0 {
+			l.took = 50 * time.Millisecond
+		}
+		add(req("A"))
+		began := time.Now()
+		if batch, _ := g.gather(&l); ids(batch) != "A" {
+			t.Errorf("%s: group %q, want A", tc.name, ids(batch))
+		}
+		if el := time.Since(began); el > time.Second {
+			t.Errorf("%s: the writer waited %v", tc.name, el)
+		}
 	}
 }
