@@ -332,14 +332,24 @@ func TestGroupLinger(t *testing.T) {
 		t.Errorf("the writer went after %v, before its wait (50ms) was over", el)
 	}
 
-	// One session: no wait. Idle longer than the last group took: no wait.
+	// One session: no wait. Idle longer than the last group took: no
+	// wait. As many writes waiting as make a group enough: no wait.
+	var twenty, sixteen []*writeReq
+	for i := range 20 {
+		twenty = append(twenty, req(fmt.Sprint("s", i)))
+	}
+	for range lingerEnough {
+		sixteen = append(sixteen, req("A"))
+	}
 	for _, tc := range []struct {
-		name  string
-		batch []*writeReq
-		ended time.Duration
+		name    string
+		batch   []*writeReq
+		ended   time.Duration
+		waiting []*writeReq
 	}{
-		{"one session", []*writeReq{req("A")}, 0},
-		{"idle", []*writeReq{req("A"), req("B")}, 100 * time.Millisecond},
+		{"one session", []*writeReq{req("A")}, 0, []*writeReq{req("A")}},
+		{"idle", []*writeReq{req("A"), req("B")}, 100 * time.Millisecond, []*writeReq{req("A")}},
+		{"enough", twenty, 0, sixteen},
 	} {
 		now = time.Now()
 		l := linger{max: 10 * time.Second}
@@ -348,10 +358,12 @@ func TestGroupLinger(t *testing.T) {
 		if tc.ended > 0 {
 			l.took = 50 * time.Millisecond
 		}
-		add(req("A"))
+		for _, r := range tc.waiting {
+			add(r)
+		}
 		began := time.Now()
-		if batch, _ := g.gather(&l); ids(batch) != "A" {
-			t.Errorf("%s: group %q, want A", tc.name, ids(batch))
+		if batch, _ := g.gather(&l); ids(batch) != ids(tc.waiting) {
+			t.Errorf("%s: group %q, want %q", tc.name, ids(batch), ids(tc.waiting))
 		}
 		if el := time.Since(began); el > time.Second {
 			t.Errorf("%s: the writer waited %v", tc.name, el)
