@@ -212,6 +212,9 @@ type Analysis struct {
 	// rebound are the names hash -p made run another program (hash -p
 	// /bin/rm ls: ls runs /bin/rm).
 	rebound map[string]string
+	// used: a has held an analysis since its last Reset (a new or reset
+	// Analysis is empty, and Analyze need not empty it again: Put resets).
+	used bool
 }
 
 // SetCallEnv sets the assignments (NAME=VALUE) a tool call makes for the
@@ -302,6 +305,18 @@ func (a *Analysis) Reset() {
 	a.privWords = nil
 	a.callEnv = nil
 	a.rebound = nil
+	a.used = false
+}
+
+// begin empties a for a new analysis, unless it is empty already (new, or
+// reset by Put), keeping the call's environment (SetCallEnv).
+func (a *Analysis) begin() {
+	if a.used {
+		env := a.callEnv
+		a.Reset()
+		a.callEnv = env
+	}
+	a.used = true
 }
 
 // Analyze analyses a command line into a new Analysis.
@@ -313,9 +328,7 @@ func Analyze(line string) *Analysis {
 
 // Analyze analyses line into a, replacing what a held.
 func (a *Analysis) Analyze(line string) {
-	env := a.callEnv
-	a.Reset()
-	a.callEnv = env
+	a.begin()
 	a.line(line, 0, "")
 	if a.Err == nil && len(a.Commands) == 0 && strings.TrimSpace(line) == "" {
 		a.Err = errors.New("empty command")
@@ -382,9 +395,7 @@ func (a *Analysis) newPipe() int {
 // ["bash", "-lc", "make test"]): the vector is one simple command, and
 // whatever it runs in turn is analysed as usual.
 func (a *Analysis) AnalyzeArgv(argv []string) {
-	env := a.callEnv
-	a.Reset()
-	a.callEnv = env
+	a.begin()
 	if len(argv) == 0 {
 		a.Err = errors.New("empty command")
 		return
