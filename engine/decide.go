@@ -150,11 +150,41 @@ func (st *state) cwd() string {
 func (st *state) offer(it item) {
 	it.set = true
 	if it.effect == warden.Deny && !slices.Contains(st.denied, it.code) {
-		st.denied = append(st.denied, it.code)
+		if st.denied == nil {
+			st.denied = deniedOne(it.code)
+		} else {
+			st.denied = append(st.denied, it.code)
+		}
 	}
 	if it.beats(st.best) {
 		st.best = it
 	}
+}
+
+// deniedOnes are the one-code lists of Result.Denied for the codes a
+// deny has: a call denied for one reason shares the list, where it
+// allocated one each decision. Their capacity is one, so that an append
+// (a second code, a caller's) copies, never writes, them.
+var deniedOnes = func() [][]warden.Code {
+	codes := []warden.Code{warden.CodeRuleDeny, warden.CodeProtectedPath, warden.CodeRoleToolDenied,
+		warden.CodeRoleUnknown, warden.CodeOutsideWorkspace, warden.CodeUnparsable, warden.CodeBadInput,
+		warden.CodeFirstTool, warden.CodeDepthExceeded, warden.CodeMissingIntent, warden.CodeIntentNotFound,
+		warden.CodeScopeViolation, warden.CodeDefault, warden.CodePolicyError, warden.CodeUnknownTarget}
+	out := make([][]warden.Code, len(codes))
+	for i, c := range codes {
+		out[i] = []warden.Code{c}[:1:1]
+	}
+	return out
+}()
+
+// deniedOne returns the list of the one code c.
+func deniedOne(c warden.Code) []warden.Code {
+	for _, l := range deniedOnes {
+		if l[0] == c {
+			return l
+		}
+	}
+	return []warden.Code{c}
 }
 
 func (st *state) check(name string, it item) {
