@@ -74,6 +74,9 @@ type roleInfo struct {
 	tools     []toolMatcher
 	first     []toolMatcher
 	toolsText string // the role's tools, comma-separated, for messages
+	// bit is the role's bit in toolFacts.roles (0 past the 64th role,
+	// whose tool list is read at each decision).
+	bit uint64
 }
 
 // Compile compiles a loaded policy. It reads the intents file, if the
@@ -139,6 +142,9 @@ func Compile(p *policy.Policy, ws Workspace) (*Engine, error) {
 
 	for _, r := range p.Roles {
 		ri := &roleInfo{Role: r, toolsText: strings.Join(r.Tools, ", ")}
+		if n := len(e.roles); n < 64 {
+			ri.bit = 1 << n
+		}
 		for _, t := range r.Tools {
 			ri.tools = append(ri.tools, compileTool(t))
 		}
@@ -146,6 +152,17 @@ func Compile(p *policy.Policy, ws Workspace) (*Engine, error) {
 			ri.first = append(ri.first, compileTool(t))
 		}
 		e.roles[r.Name] = ri
+	}
+	// What each tool name the engine knows may be used by, as a bit per
+	// role: the role check reads a bit, not the role's tool list.
+	for t, tf := range e.tools {
+		for _, ri := range e.roles {
+			if ri.bit != 0 && ri.Tools != nil && anyTool(ri.tools, t, tf.kind) {
+				tf.roles |= ri.bit
+			}
+		}
+		tf.rolesKnown = true
+		e.tools[t] = tf
 	}
 	if len(e.roles) > 0 && len(e.roles) <= 8 {
 		for _, ri := range e.roles {

@@ -87,7 +87,11 @@ type state struct {
 	kind        string
 	destructive bool
 	search      bool // the tool is a search tool (searchTools)
-	role        *roleInfo
+	// toolRoles are the roles that may use the tool, when toolRolesKnown
+	// (toolFacts.roles).
+	toolRoles      uint64
+	toolRolesKnown bool
+	role           *roleInfo
 
 	best      item
 	allByRule bool  // every part was allowed by a rule or grant
@@ -226,6 +230,7 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 	}
 	tf := e.toolFactsOf(call.Tool)
 	st.kind, st.destructive, st.search = tf.kind, !tf.safe, tf.search
+	st.toolRoles, st.toolRolesKnown = tf.roles, tf.rolesKnown
 	if tr != nil {
 		tr.Tool, tr.Kind, tr.Destructive = call.Tool, st.kind, st.destructive
 		tr.Dir = e.evalPath(e.cwd(call))
@@ -248,6 +253,10 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 type toolFacts struct {
 	kind         string
 	safe, search bool
+	// roles has the bit (roleInfo.bit) of each role whose tool list lets
+	// it use the tool, when rolesKnown (the names known at compile).
+	roles      uint64
+	rolesKnown bool
 }
 
 // toolFactsOf returns the facts of tool: kept at compile for the names the
@@ -300,7 +309,7 @@ func (e *Engine) checkRole(st *state) {
 		return
 	}
 	st.role = r
-	if r.Tools != nil && !anyTool(r.tools, c.Tool, st.kind) {
+	if r.Tools != nil && !st.mayUse(r) {
 		st.check("role-tools", item{effect: warden.Deny, code: warden.CodeRoleToolDenied, subject: c.Tool})
 	} else if st.tr != nil && r.Tools != nil {
 		st.tr.Checks = append(st.tr.Checks, Check{Name: "role-tools", Effect: warden.Allow, Code: warden.CodeAllowed, Detail: "role " + c.Role + " may use " + c.Tool})
@@ -321,6 +330,14 @@ func (e *Engine) checkRole(st *state) {
 			}
 		}
 	}
+}
+
+// mayUse reports whether role r's tool list lets it use the call's tool.
+func (st *state) mayUse(r *roleInfo) bool {
+	if st.toolRolesKnown && r.bit != 0 {
+		return st.toolRoles&r.bit != 0
+	}
+	return anyTool(r.tools, st.call.Tool, st.kind)
 }
 
 func anyTool(ms []toolMatcher, tool, kind string) bool {
