@@ -215,7 +215,7 @@ func (st *state) scanArgs() (string, string, bool) {
 		// One argument, most often a shell tool's command: found by its
 		// name, which costs less than starting a walk of the map.
 		if x, ok := v["command"]; ok {
-			st.keys.note("command")
+			st.keys = commandKeys
 			st.command, st.hasCommand = x, true
 			if a, b, ok := caseTwins(x); ok {
 				st.keysRead = false
@@ -260,15 +260,25 @@ func (st *state) scanArgs() (string, string, bool) {
 	return "", "", false
 }
 
+// commandKeys are the argKeys of the one name "command".
+var commandKeys = func() (k argKeys) {
+	k.note("command")
+	return k
+}()
+
 // argKeys reads the call's argument names once.
 func (st *state) argKeys() argKeys {
 	if !st.keysRead {
-		st.keysRead, st.keys = true, argKeys{}
-		for k := range st.call.Args {
-			st.keys.note(k)
-		}
+		st.readKeys()
 	}
 	return st.keys
+}
+
+func (st *state) readKeys() {
+	st.keysRead, st.keys = true, argKeys{}
+	for k := range st.call.Args {
+		st.keys.note(k)
+	}
 }
 
 func isWorkdirKey(k string) bool {

@@ -33,12 +33,11 @@ func (e *Engine) parts(st *state) {
 		// OpenCode's workdir, Gemini CLI's directory; dir_path is a path
 		// argument): the command runs and lists there (ls with no path
 		// reads it), as after cd DIR.
-		for _, k := range workdirKeys {
-			if k == workdirKeys[0] && !st.argKeys().workdir {
-				break // none: the common case, without a lookup of each
-			}
-			if v, ok := c.Args[k].(string); ok && v != "" && !slices.Contains(pathKeys, k) {
-				e.readPart(st, shell.Write{Path: v, Op: "working folder"}, nil)
+		if st.argKeys().workdir { // none: the common case, without a lookup of each
+			for _, k := range workdirKeys {
+				if v, ok := c.Args[k].(string); ok && v != "" && !slices.Contains(pathKeys, k) {
+					e.readPart(st, shell.Write{Path: v, Op: "working folder"}, nil)
+				}
 			}
 		}
 	}
