@@ -129,6 +129,10 @@ func fastScan(src string) (ok bool, deepest int) {
 				cur.words++
 				cur.cmdWords++
 			}
+			// The rest of the word, in a loop of its own.
+			for i+1 < len(src) && plain(src[i+1]) {
+				i++
+			}
 		case c == '$':
 			if i+1 >= len(src) || src[i+1] != '(' || i+2 < len(src) && src[i+2] == '(' {
 				return false, 0
@@ -220,13 +224,16 @@ func (a *Analysis) fast(src string, depth int, via string) bool {
 				break
 			}
 			j, dyn := i, false
-			for j < len(src) && (plain(src[j]) || src[j] == '$') {
-				if src[j] == '$' {
+			for {
+				for j < len(src) && plain(src[j]) {
+					j++
+				}
+				if j < len(src) && src[j] == '$' {
 					j = groupEnd(src, j)
 					dyn = true
 					continue
 				}
-				j++
+				break
 			}
 			if dyn {
 				a.pushArg(Dyn + src[i:j])
@@ -263,8 +270,9 @@ func (a *Analysis) fast(src string, depth int, via string) bool {
 			a.add(env, args, depth, via, pipe, stage)
 			pipe, stage = -1, 0
 		}
-		// The commands inside $( ) groups, after the command itself.
-		for k := start; k < end; k++ {
+		// The commands inside $( ) groups, after the command itself (a
+		// line without one nests nothing: deep is 0).
+		for k := start; deep > 0 && k < end; k++ {
 			if src[k] == '$' {
 				g := groupEnd(src, k)
 				a.line(src[k+2:g-1], depth+1, "$(...)")
