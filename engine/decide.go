@@ -222,7 +222,10 @@ var noStrings = []string{}
 // decide is the one decision procedure behind Decide and Explain. tr is nil
 // on the hot path.
 func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
-	st := state{e: e, call: *call, s: s, tr: tr, allByRule: true}
+	// Field by field: a composite literal of the large state is built in
+	// a temporary from a template and copied, three passes over it.
+	var st state
+	st.e, st.call, st.s, st.tr, st.allByRule = e, *call, s, tr, true
 	if st.call.Role == "" {
 		// A session without a role follows the policy's default role
 		// (roles.default), its tool list and first tool included.
