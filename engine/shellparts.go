@@ -114,7 +114,8 @@ func (e *Engine) shellParts(st *state) int {
 		// print is of kind safe (docs/policy.md, "Known read-only
 		// commands"): default.safe decides it when no rule does.
 		safe := cmd.Reads && cmd.Risk == "" && !cmd.Dynamic && cmd.System
-		p := part{subject: warden.SubjectCommand, an: a, cmd: i, destr: !safe, dynamic: cmd.Dynamic, computed: cmd.Risk != "" && !cmd.RiskReads}
+		var p part
+		p.subject, p.an, p.cmd, p.destr, p.dynamic, p.computed = warden.SubjectCommand, a, i, !safe, cmd.Dynamic, cmd.Risk != "" && !cmd.RiskReads
 		e.evalPart(st, &p)
 		if p.dynamic || p.computed {
 			e.computedIntent(st)

@@ -27,7 +27,10 @@ func (a *Analysis) add(env, args []string, depth int, via string, pipe, stage in
 	}
 	prog := args[0]
 	dynamic := IsDyn(prog)
-	c := Command{Args: args[:len(args):len(args)], Prog: prog, Dynamic: dynamic, Via: via, Pipe: pipe, Stage: stage, Env: env}
+	// Field by field: a composite literal of Command is built in a
+	// temporary and copied.
+	var c Command
+	c.Args, c.Prog, c.Dynamic, c.Via, c.Pipe, c.Stage, c.Env = args[:len(args):len(args)], prog, dynamic, via, pipe, stage, env
 	if dynamic {
 		a.Commands = append(a.Commands, c)
 		return
