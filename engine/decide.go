@@ -219,9 +219,11 @@ func (st *state) markMatched(r *rule) {
 
 var noStrings = []string{}
 
-// decide is the one decision procedure behind Decide and Explain. tr is nil
-// on the hot path.
-func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
+// decide is the one decision procedure behind Decide and Explain: it
+// sets *r, which must be zero. tr is nil on the hot path. (It sets *r
+// rather than returning a Result, and finish sets r.Decision: each
+// return of the large struct copied it.)
+func (e *Engine) decide(r *Result, call *warden.ToolCall, s *Session, tr *Trace) {
 	// Field by field: a composite literal of the large state is built in
 	// a temporary from a template and copied, three passes over it.
 	var st state
@@ -247,7 +249,8 @@ func (e *Engine) decide(call *warden.ToolCall, s *Session, tr *Trace) Result {
 		tr.Checks = append(tr.Checks, Check{Name: "parts", Effect: warden.Deny, Code: st.best.code, Detail: "the role may not use this tool; its parts are shown but do not count"})
 		e.traceOnly(&st, func() { e.parts(&st) })
 	}
-	return Result{Decision: e.finish(&st), Grants: st.grants, Violation: st.violation, Denied: st.denied}
+	e.finish(&r.Decision, &st)
+	r.Grants, r.Violation, r.Denied = st.grants, st.violation, st.denied
 }
 
 // toolFacts is what a decision needs of a tool's name: its kind under
@@ -785,9 +788,9 @@ func (e *Engine) isProtected(p *part) bool {
 	return false
 }
 
-// finish turns the state into the decision.
-func (e *Engine) finish(st *state) warden.Decision {
-	d := warden.Decision{Warnings: noStrings, Matched: noStrings, Recoverable: true}
+// finish turns the state into the decision, in *d, which must be zero.
+func (e *Engine) finish(d *warden.Decision, st *state) {
+	d.Warnings, d.Matched, d.Recoverable = noStrings, noStrings, true
 	b := st.best
 	if !b.set {
 		b = item{set: true, effect: e.pol.Default.Destructive, code: warden.CodeDefault, subject: st.call.Tool}
@@ -849,5 +852,4 @@ func (e *Engine) finish(st *state) warden.Decision {
 			d.Decision = warden.Allow
 		}
 	}
-	return d
 }

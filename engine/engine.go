@@ -104,7 +104,8 @@ type Result struct {
 // Decide decides one call with the session state s (nil: a stateless
 // decision). It builds no trace: Explain is for showing a decision.
 func (e *Engine) Decide(call warden.ToolCall, s *Session) Result {
-	r := e.decide(&call, s, nil)
+	var r Result
+	e.decide(&r, &call, s, nil)
 	e.format(&r.Decision, &call)
 	return r
 }
@@ -129,7 +130,7 @@ func (e *Engine) format(d *warden.Decision, call *warden.ToolCall) {
 // each and the checks that decided.
 func (e *Engine) Explain(call warden.ToolCall, s *Session) *Trace {
 	tr := &Trace{}
-	tr.Result = e.decide(&call, s, tr)
+	e.decide(&tr.Result, &call, s, tr)
 	e.format(&tr.Decision, &call)
 	if id := tr.Decision.Rule; id != "" {
 		for _, r := range e.pol.Rules {
