@@ -98,6 +98,9 @@ type Result struct {
 	// Denied are the distinct codes of every deny the call met, in the
 	// order met (the decision's code among them): a call that breaks two
 	// rules names both, for the project history. Nil when nothing denied.
+	// A list of one code is shared by every decision denied for that code
+	// alone (its capacity is one, so an append copies it): read it or
+	// append to it, never write an element in place.
 	Denied []warden.Code
 }
 
