@@ -55,6 +55,18 @@ type governedHost struct {
 	run   func(e *env, bin, prompt string) result
 }
 
+// governedHostNamed is the governed host of that name.
+func governedHostNamed(t *testing.T, name string) governedHost {
+	t.Helper()
+	for _, h := range governedHosts {
+		if h.name == name {
+			return h
+		}
+	}
+	t.Fatalf("no governed host %s", name)
+	return governedHost{}
+}
+
 var governedHosts = []governedHost{
 	{
 		name: "claude", spec: claudeSpec, tool: "Bash",

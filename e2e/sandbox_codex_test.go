@@ -17,10 +17,7 @@ import (
 // default) runs nothing, and the model is told why and what to do.
 func TestSandboxInsideCodexSandbox(t *testing.T) {
 	t.Parallel()
-	h := governedHosts[1]
-	if h.name != "codex" {
-		t.Fatalf("governedHosts[1] is %s", h.name)
-	}
+	h := governedHostNamed(t, "codex")
 	bin := requireHost(t, h.spec)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")

@@ -15,10 +15,7 @@ import (
 // which runs it confined by Landlock alone (sandbox.shell: on).
 func TestSandboxUnshareRefused(t *testing.T) {
 	t.Parallel()
-	h := governedHosts[0]
-	if h.name != "claude" {
-		t.Fatalf("governedHosts[0] is %s", h.name)
-	}
+	h := governedHostNamed(t, "claude")
 	bin := requireHost(t, h.spec)
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {

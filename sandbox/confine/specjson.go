@@ -137,20 +137,20 @@ func (d *specDecoder) str() (string, bool) {
 	return "", false
 }
 
-// strs reads a list of strings, or null (a nil list).
-func (d *specDecoder) strs() ([]string, bool) {
+// list reads a list of elements each read by elem, or null (a nil list).
+func list[T any](d *specDecoder, elem func() (T, bool)) ([]T, bool) {
 	if d.lit("null") {
 		return nil, true
 	}
 	if !d.byte('[') {
 		return nil, false
 	}
-	out := []string{}
+	out := []T{}
 	if d.byte(']') {
 		return out, true
 	}
 	for {
-		v, ok := d.str()
+		v, ok := elem()
 		if !ok {
 			return nil, false
 		}
@@ -164,6 +164,9 @@ func (d *specDecoder) strs() ([]string, bool) {
 	}
 }
 
+// strs reads a list of strings, or null (a nil list).
+func (d *specDecoder) strs() ([]string, bool) { return list(d, d.str) }
+
 func (d *specDecoder) boolean() (bool, bool) {
 	if d.lit("true") {
 		return true, true
@@ -176,38 +179,24 @@ func (d *specDecoder) boolean() (bool, bool) {
 
 // ints reads a list of unsigned integers of at most 9 digits without
 // leading zeros, or null.
-func (d *specDecoder) ints() ([]int, bool) {
-	if d.lit("null") {
-		return nil, true
+func (d *specDecoder) ints() ([]int, bool) { return list(d, d.uint) }
+
+// uint reads an unsigned integer of at most 9 digits without leading
+// zeros.
+func (d *specDecoder) uint() (int, bool) {
+	d.space()
+	start, n := d.i, 0
+	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
+		n = n*10 + int(d.b[d.i]-'0')
+		d.i++
 	}
-	if !d.byte('[') {
-		return nil, false
+	digits := d.i - start
+	if digits == 0 || digits > 9 || digits > 1 && d.b[start] == '0' {
+		return 0, false
 	}
-	out := []int{}
-	if d.byte(']') {
-		return out, true
+	// A number goes on to a fraction or an exponent: not ours.
+	if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
+		return 0, false
 	}
-	for {
-		d.space()
-		start, n := d.i, 0
-		for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
-			n = n*10 + int(d.b[d.i]-'0')
-			d.i++
-		}
-		digits := d.i - start
-		if digits == 0 || digits > 9 || digits > 1 && d.b[start] == '0' {
-			return nil, false
-		}
-		// A number goes on to a fraction or an exponent: not ours.
-		if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
-			return nil, false
-		}
-		out = append(out, n)
-		if d.byte(']') {
-			return out, true
-		}
-		if !d.byte(',') {
-			return nil, false
-		}
-	}
+	return n, true
 }
