@@ -49,7 +49,6 @@
 package hook
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -282,14 +281,15 @@ func AskWithoutPrompt(d warden.Decision, host string) warden.Decision {
 	return d
 }
 
-// NewCallID returns a new random id for a call in the audit trail (see
-// session.Options.CallID).
+// NewCallID returns a new id for a call in the audit trail (see
+// session.Options.CallID): "c-", the time (wire.OrderedID) and 96 random
+// bits ("" if the system's random source failed).
 func NewCallID() string {
 	var b [12]byte
 	if err := wire.RandomBytes(b[:]); err != nil {
 		return ""
 	}
-	return "c-" + hex.EncodeToString(b[:])
+	return wire.OrderedID("c-", time.Now(), b[:])
 }
 
 // FailCode is the exit code of h's failure answer at event: 2 (block), or

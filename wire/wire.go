@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Version is the hook protocol's version. hookd answers only requests of
@@ -137,6 +138,27 @@ func NewNonce() string {
 	out := make([]byte, 2, 2+2*len(b))
 	copy(out, "n-")
 	for _, c := range b {
+		out = append(out, hex[c>>4], hex[c&0xf])
+	}
+	return string(out)
+}
+
+// OrderedID is a call id that sorts by the time it was made: prefix, the
+// milliseconds of t since 1970 as 12 hex digits, then rnd in hex. Ids made
+// in time order are in order as strings too, so the audit's index of call
+// ids takes each new one at its end: a group of decisions writes one page
+// of that index, not a page a decision (random ids), and a large store
+// keeps the pages it writes in memory. The random part keeps each id
+// unguessable and unique.
+func OrderedID(prefix string, t time.Time, rnd []byte) string {
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(prefix)+12+2*len(rnd))
+	out = append(out, prefix...)
+	ms := uint64(t.UnixMilli())
+	for shift := 44; shift >= 0; shift -= 4 {
+		out = append(out, hex[ms>>shift&0xf])
+	}
+	for _, c := range rnd {
 		out = append(out, hex[c>>4], hex[c&0xf])
 	}
 	return string(out)

@@ -72,7 +72,7 @@ var auditRow = values(1, auditColCount)
 func auditArgs(args []any, r warden.AuditRecord) []any {
 	return append(args,
 		ts(r.Time), r.Session, r.Role, r.Host, r.Tool, r.Depth, toJSON(r.Args), string(r.Decision), string(r.Code),
-		r.Rule, r.Reason, toJSON(nonNil(r.Matched)), toJSON(nonNil(r.Warnings)), toJSON(nonNil(r.Grants)),
+		r.Rule, r.Reason, listJSON(r.Matched), listJSON(r.Warnings), listJSON(r.Grants),
 		r.Approval, r.Mode, string(r.Enforced), int64(r.Latency), r.CallID, r.Source, r.ToolUse, r.Outcome, r.Agent, r.CallSum, sandboxJSON(r.Sandbox))
 }
 

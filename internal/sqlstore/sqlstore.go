@@ -433,11 +433,13 @@ type execer interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+// listJSON is a list's JSON, "[]" for none, that without the encoder
+// (most records have no warnings and no grants).
+func listJSON(s []string) string {
+	if len(s) == 0 {
+		return "[]"
 	}
-	return s
+	return toJSON(s)
 }
 
 // Dialect is what differs between the SQL databases.
