@@ -83,6 +83,9 @@ var dialect = sqlstore.Dialect{
 	LockMigrations: func(context.Context, *sql.Tx) error { return nil },
 	// One writer at a time: concurrent decisions share a transaction.
 	GroupCommit: true,
+	// AUTOINCREMENT gives each row of an INSERT the next id, and BEGIN
+	// IMMEDIATE keeps every other writer out meanwhile.
+	ConsecutiveIDs: true,
 	// In WAL mode, a commit under synchronous=NORMAL is in the file (it
 	// survives a crash of the process) and reaches the disk with the next
 	// synchronous=FULL commit's sync of the same log.

@@ -899,22 +899,16 @@ func (g *group) flushAudit(ctx context.Context, res []writeRes) error {
 		// A call recorded before the group (or by another writer
 		// meanwhile) is not inserted again: the group is then made alone.
 		q := `INSERT INTO audit (` + auditCols + `) VALUES ` + values(len(part), auditColCount) +
-			` ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING RETURNING id`
-		rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
+			` ON CONFLICT (call_id) WHERE call_id <> '' DO NOTHING`
+		var ids []int64
+		var err error
+		if g.s.d.ConsecutiveIDs {
+			ids, err = g.insertConsecutive(ctx, q, args, len(part))
+		} else {
+			ids, err = g.insertReturning(ctx, q+` RETURNING id`, args)
+		}
 		if err != nil {
-			return fmt.Errorf("append audit: %w", err)
-		}
-		defer rows.Close()
-		ids := make([]int64, 0, len(part))
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return fmt.Errorf("append audit: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("append audit: %w", err)
+			return err
 		}
 		if len(ids) != len(part) {
 			return errGroupConflict
@@ -926,4 +920,53 @@ func (g *group) flushAudit(ctx context.Context, res []writeRes) error {
 		}
 		return nil
 	})
+}
+
+// insertReturning runs the audit insert q, which returns the ids of the
+// records it inserted.
+func (g *group) insertReturning(ctx context.Context, q string, args []any) ([]int64, error) {
+	rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("append audit: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("append audit: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("append audit: %w", err)
+	}
+	return ids, nil
+}
+
+// insertConsecutive runs the audit insert q of n records where the
+// database numbers them one after the other (Dialect.ConsecutiveIDs):
+// when all n went in, their ids are the n up to the last insert id; when
+// fewer did (a call recorded before), it returns fewer ids.
+func (g *group) insertConsecutive(ctx context.Context, q string, args []any, n int) ([]int64, error) {
+	r, err := g.q.ExecContext(ctx, g.s.d.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("append audit: %w", err)
+	}
+	got, err := r.RowsAffected()
+	if err != nil {
+		return nil, fmt.Errorf("append audit: %w", err)
+	}
+	if got != int64(n) {
+		return nil, nil
+	}
+	last, err := r.LastInsertId()
+	if err != nil {
+		return nil, fmt.Errorf("append audit: %w", err)
+	}
+	ids := make([]int64, n)
+	for k := range ids {
+		ids[k] = last - int64(n-1-k)
+	}
+	return ids, nil
 }

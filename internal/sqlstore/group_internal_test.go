@@ -25,6 +25,13 @@ func groupStore(t *testing.T) *Store {
 // milliseconds for the file's write lock.
 func groupStoreBusy(t *testing.T, busyMS int) *Store {
 	t.Helper()
+	return groupStoreWith(t, busyMS, true)
+}
+
+// groupStoreWith is groupStoreBusy whose audit inserts return their ids
+// (RETURNING, as on PostgreSQL) unless consecutive.
+func groupStoreWith(t *testing.T, busyMS int, consecutive bool) *Store {
+	t.Helper()
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyMS))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -35,7 +42,7 @@ func groupStoreBusy(t *testing.T, busyMS int) *Store {
 		t.Fatal(err)
 	}
 	s, err := Open(context.Background(), db, Dialect{Name: "sqlite", Rebind: func(q string) string { return q }, GroupCommit: true,
-		LockMigrations: func(context.Context, *sql.Tx) error { return nil }})
+		ConsecutiveIDs: consecutive, LockMigrations: func(context.Context, *sql.Tx) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +55,18 @@ func groupStoreBusy(t *testing.T, busyMS int) *Store {
 // would have stored one after the other: a write that fails leaves
 // nothing and the next write on its session does not see it; each record
 // gets its own id; a call decided before, in the group or earlier, is a
-// conflict; a grant is used no more often than it may be.
+// conflict; a grant is used no more often than it may be. The records' ids
+// come from the insert's last id (package sqlite) or its RETURNING rows.
 func TestCommitGroup(t *testing.T) {
+	for _, consecutive := range []bool{true, false} {
+		t.Run(fmt.Sprintf("consecutive=%v", consecutive), func(t *testing.T) {
+			testCommitGroup(t, groupStoreWith(t, 5000, consecutive))
+		})
+	}
+}
+
+func testCommitGroup(t *testing.T, s *Store) {
 	ctx := context.Background()
-	s := groupStore(t)
 	if _, err := s.AppendAudit(ctx, warden.AuditRecord{Tool: "Bash", Decision: warden.Allow, CallID: "old"}); err != nil {
 		t.Fatal(err)
 	}

@@ -482,6 +482,12 @@ type Dialect struct {
 	// the next. The group commit then takes two round trips a group
 	// (pipeGroup).
 	Batch func(ctx context.Context, conn *sql.Conn, stmts []BatchStmt) error
+	// ConsecutiveIDs: one INSERT of many audit records, all of them
+	// inserted, numbers them one after the other up to the statement's
+	// last insert id (SQLite: AUTOINCREMENT under its one writer). The
+	// group's insert then needs no RETURNING, whose rows cost the writer
+	// a result set to build and read.
+	ConsecutiveIDs bool
 	// Duplicate reports a unique constraint's violation: in a batch, a
 	// call recorded before.
 	Duplicate func(err error) bool
