@@ -86,6 +86,7 @@ var dialect = sqlstore.Dialect{
 	// AUTOINCREMENT gives each row of an INSERT the next id, and BEGIN
 	// IMMEDIATE keeps every other writer out meanwhile.
 	ConsecutiveIDs: true,
+	DataVersion:    "SELECT data_version FROM pragma_data_version()",
 	// In WAL mode, a commit under synchronous=NORMAL is in the file (it
 	// survives a crash of the process) and reaches the disk with the next
 	// synchronous=FULL commit's sync of the same log.

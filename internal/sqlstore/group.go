@@ -199,11 +199,16 @@ func (g *groupWriter) gather(l *linger) (batch []*writeReq, stopped bool) {
 func (g *groupWriter) loop(s *Store) {
 	defer g.loops.Done()
 	var l linger
+	var wc *writerConn
+	if s.d.DataVersion != "" {
+		wc = &writerConn{}
+		defer wc.release()
+	}
 	for {
 		batch, stopped := g.gather(&l)
 		if len(batch) > 0 {
 			began := time.Now()
-			s.commitGroup(batch)
+			s.commitGroupIn(batch, wc)
 			l.done(batch, began, time.Now())
 			continue
 		}
@@ -228,7 +233,11 @@ func (g *groupWriter) loop(s *Store) {
 // had never been; a failure of the shared statements fails every write
 // of the group. Nothing is written until the group's fns have run, so a
 // statement a write costs on its own is one the group shares.
-func (s *Store) commitGroup(batch []*writeReq) {
+func (s *Store) commitGroup(batch []*writeReq) { s.commitGroupIn(batch, nil) }
+
+// commitGroupIn is commitGroup on the writer's connection wc (nil: a
+// connection of the pool).
+func (s *Store) commitGroupIn(batch []*writeReq, wc *writerConn) {
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
 	res := make([]writeRes, len(batch))
@@ -282,7 +291,7 @@ func (s *Store) commitGroup(batch []*writeReq) {
 			alone()
 			return
 		}
-		_, err = s.tryGroup(ctx, batch, res)
+		_, err = s.tryGroup(ctx, batch, res, wc)
 	}
 	switch {
 	case err != nil && (errors.Is(err, errGroupConflict) || s.d.Retryable != nil && s.d.Retryable(err)):
@@ -319,14 +328,29 @@ func callerGone(batch []*writeReq, res []writeRes) error {
 
 // tryGroup runs batch in one transaction and commits it when a write
 // succeeded; it fills res, and returns how many writes succeeded.
-func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes) (int, error) {
-	tx, done, err := s.begin(ctx)
+func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes, wc *writerConn) (int, error) {
+	var tx *sql.Tx
+	var done func()
+	var err error
+	if wc != nil {
+		tx, done, err = wc.begin(ctx, s)
+	} else {
+		tx, done, err = s.begin(ctx)
+	}
 	if err != nil {
 		return 0, err
 	}
 	defer done()
 	defer tx.Rollback()
 	g := &group{s: s, tx: tx, q: prepared{s, tx}, changes: -1, cached: cachedIn(batch), gen: s.rcache.generation()}
+	// Until this group commits, the writer knows nothing for sure.
+	known := wc.take()
+	if wc != nil {
+		g.version = g.dataVersion(ctx)
+		if g.version >= 0 && g.version == known.version {
+			g.known = known.sessions
+		}
+	}
 	ok, err := g.run(ctx, batch, res)
 	if err != nil || ok == 0 {
 		// Nothing of a failed write is kept.
@@ -338,7 +362,124 @@ func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes)
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
+	wc.keep(g, known.sessions)
 	return ok, nil
+}
+
+// writerConn is the connection a group writer keeps while it has work,
+// where the database tells a connection whether another one committed
+// since (Dialect.DataVersion), and the sessions as its last group left
+// them. A group reads that number first, inside its transaction (which
+// holds the write lock): unchanged since the last group committed, no
+// other connection, of this process or another, wrote anything, so the
+// sessions kept are the rows as they are, and the group reads only the
+// others. Any failure forgets them. The connection goes back to the
+// pool when the writer stops (Close), or when the store's database is
+// opened again (a file replaced).
+type writerConn struct {
+	db      *sql.DB
+	conn    *sql.Conn
+	version int64
+	// sessions are the sessions as the last group committed them, or
+	// read them and left them unchanged; nil: none known.
+	sessions map[string]warden.Session
+}
+
+// maxKnown bounds the sessions a writer keeps; past it they are all let
+// go and kept again from the next group.
+const maxKnown = 4096
+
+// knownSessions is what a writer knew when its group began.
+type knownSessions struct {
+	version  int64
+	sessions map[string]warden.Session
+}
+
+// begin starts a transaction in its turn (see Store.turn) on the kept
+// connection, taking one from the pool when none is kept or the store's
+// database changed (reopened).
+func (wc *writerConn) begin(ctx context.Context, s *Store) (*sql.Tx, func(), error) {
+	done, err := s.turn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if db := s.pool(ctx); wc.conn == nil || wc.db != db {
+		wc.release()
+		if wc.conn, err = db.Conn(ctx); err != nil {
+			done()
+			return nil, nil, err
+		}
+		wc.db = db
+	}
+	tx, err := wc.conn.BeginTx(ctx, nil)
+	if err != nil {
+		wc.release()
+		done()
+		return nil, nil, err
+	}
+	return tx, done, nil
+}
+
+// take returns what the writer knew and forgets it: only a group that
+// commits makes it known again (keep).
+func (wc *writerConn) take() knownSessions {
+	if wc == nil {
+		return knownSessions{}
+	}
+	k := knownSessions{version: wc.version, sessions: wc.sessions}
+	wc.sessions = nil
+	return k
+}
+
+// keep records the sessions of g, which committed, beside those known
+// before it (prev, which g's transaction found still so, or nil).
+func (wc *writerConn) keep(g *group, prev map[string]warden.Session) {
+	if wc == nil || g.version < 0 {
+		return
+	}
+	if g.known == nil || len(prev)+len(g.sessions) > maxKnown {
+		prev = map[string]warden.Session{}
+	}
+	for id, gs := range g.sessions {
+		if gs.stored || gs.written {
+			prev[id] = gs.x // times as stored (see one)
+		}
+	}
+	wc.version, wc.sessions = g.version, prev
+}
+
+// release gives the connection back to the pool and forgets the
+// sessions.
+func (wc *writerConn) release() {
+	if wc == nil {
+		return
+	}
+	if wc.conn != nil {
+		wc.conn.Close()
+	}
+	*wc = writerConn{}
+}
+
+// dataVersion reads the connection's count of other connections'
+// commits (Dialect.DataVersion); -1 when it cannot: the group then reads
+// every session, and the writer keeps none. Where a write of the group
+// needs the count of changes (see readcache.go), it comes along, as it
+// does with the sessions read.
+func (g *group) dataVersion(ctx context.Context) int64 {
+	var v int64
+	if !g.cached || g.changes >= 0 {
+		if err := g.q.QueryRowContext(ctx, g.s.d.DataVersion).Scan(&v); err != nil || v < 0 {
+			return -1
+		}
+		return v
+	}
+	var n int64
+	if err := g.q.QueryRowContext(ctx, `SELECT (`+g.s.d.DataVersion+`)`+changesCol).Scan(&v, &n); err != nil || v < 0 {
+		return -1
+	}
+	g.changes = n
+	g.s.rcache.saw(n, g.gen)
+	return v
 }
 
 // group is the state of one group's transaction.
@@ -362,6 +503,11 @@ type group struct {
 	// them (where writers lock rows); one no write of the group stored
 	// is deleted again.
 	placeholders map[string]bool
+	// known are sessions as they are stored, which the group need not
+	// read (see writerConn); version is the data version the group's
+	// transaction read.
+	known   map[string]warden.Session
+	version int64
 }
 
 type groupSession struct {
@@ -477,6 +623,10 @@ func (g *group) load(ctx context.Context, batch []*writeReq) error {
 	var ids []any
 	for _, r := range batch {
 		if _, ok := g.sessions[r.id]; !ok && r.ctx.Err() == nil {
+			if x, ok := g.known[r.id]; ok {
+				g.sessions[r.id] = &groupSession{x: x, stored: true}
+				continue
+			}
 			g.sessions[r.id] = &groupSession{x: warden.Session{ID: r.id}}
 			ids = append(ids, r.id)
 		}
@@ -538,6 +688,7 @@ func (g *group) read(ctx context.Context, ids []any) error {
 		if g.changes < 0 && g.cached {
 			count = changesCol
 		}
+		g.s.sessionReads.Add(1)
 		q := g.s.d.Rebind(`SELECT ` + sessionCols + count + ` FROM sessions WHERE id IN (?` + strings.Repeat(", ?", j-i-1) + `) ORDER BY id` + g.s.d.ForUpdate)
 		rows, err := g.q.QueryContext(ctx, q, ids[i:j]...)
 		if err != nil {

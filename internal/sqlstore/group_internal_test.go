@@ -42,7 +42,7 @@ func groupStoreWith(t *testing.T, busyMS int, consecutive bool) *Store {
 		t.Fatal(err)
 	}
 	s, err := Open(context.Background(), db, Dialect{Name: "sqlite", Rebind: func(q string) string { return q }, GroupCommit: true,
-		ConsecutiveIDs: consecutive, LockMigrations: func(context.Context, *sql.Tx) error { return nil }})
+		ConsecutiveIDs: consecutive, DataVersion: "SELECT data_version FROM pragma_data_version()", LockMigrations: func(context.Context, *sql.Tx) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,5 +383,101 @@ func TestGroupLinger(t *testing.T) {
 		if el := time.Since(began); el > time.Second {
 			t.Errorf("%s: the writer waited %v", tc.name, el)
 		}
+	}
+}
+
+// TestGroupKnowsSessions: a group writer that committed a session's
+// change does not read it again for its next group, and sees at once what
+// another connection committed meanwhile, of this store (a session
+// updated outside the group) or of another process (a second pool on the
+// file writing the row): the session a write is given is always the row
+// as stored.
+func TestGroupKnowsSessions(t *testing.T) {
+	ctx := context.Background()
+	s := groupStore(t)
+	var seen warden.Session
+	write := func(role string) {
+		t.Helper()
+		_, _, err := s.WriteDecision(ctx, "A", func(x *warden.Session, _ bool) (*warden.DecisionRecord, error) {
+			seen = *x
+			x.Calls++
+			x.LastSeen = time.Now() // with a monotonic reading and nanoseconds, as the tracker's clock gives
+			if role != "" {
+				x.Role = role
+			}
+			return &warden.DecisionRecord{Audit: warden.AuditRecord{Session: "A", Tool: "Bash", Decision: warden.Allow}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored := func() warden.Session {
+		t.Helper()
+		x, err := s.Session(ctx, "A")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	write("first")
+	want := stored()
+	reads := s.sessionReads.Load()
+	write("")
+	if got := s.sessionReads.Load(); got != reads {
+		t.Errorf("the group read its own session again (%d reads, %d before)", got, reads)
+	}
+	if seen != want {
+		t.Errorf("the write was given %+v, the row holds %+v", seen, want)
+	}
+
+	// A change through the group (UpdateSession) is known as it commits.
+	if _, err := s.UpdateSession(ctx, "A", func(x *warden.Session, _ bool) error { x.Intent = "grouped"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want = stored()
+	reads = s.sessionReads.Load()
+	write("")
+	if seen != want || seen.Intent != "grouped" {
+		t.Errorf("after UpdateSession the write was given %+v, the row holds %+v", seen, want)
+	}
+	if got := s.sessionReads.Load(); got != reads {
+		t.Errorf("the group read a session its writer had written (%d reads, %d before)", got, reads)
+	}
+
+	// Another connection of this process's pool changes the row.
+	if _, err := s.DB().ExecContext(ctx, `UPDATE sessions SET role = 'changed' WHERE id = 'A'`); err != nil {
+		t.Fatal(err)
+	}
+	want = stored()
+	write("")
+	if seen != want || seen.Role != "changed" {
+		t.Errorf("after another connection's change the write was given %+v, the row holds %+v", seen, want)
+	}
+
+	// Another process (a pool of its own on the file) changes it.
+	var seq int
+	var name, file string
+	if err := s.DB().QueryRowContext(ctx, `PRAGMA database_list`).Scan(&seq, &name, &file); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", "file:"+file+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ExecContext(ctx, `UPDATE sessions SET role = 'elsewhere', calls = calls + 100 WHERE id = 'A'`); err != nil {
+		t.Fatal(err)
+	}
+	want = stored()
+	reads = s.sessionReads.Load()
+	write("")
+	if seen != want || seen.Role != "elsewhere" {
+		t.Errorf("after another process's change the write was given %+v, the row holds %+v", seen, want)
+	}
+	if s.sessionReads.Load() == reads {
+		t.Error("after another process's change the group did not read the session")
+	}
+	if x := stored(); x.Calls != want.Calls+1 {
+		t.Errorf("%d calls stored, want %d", x.Calls, want.Calls+1)
 	}
 }

@@ -60,6 +60,9 @@ type Store struct {
 	// goroutine moves its records in.
 	spool    string
 	draining atomic.Bool
+	// sessionReads counts the groups' reads of sessions (for tests: a
+	// session the writer knows is not read).
+	sessionReads atomic.Int64
 }
 
 // LimitConns bounds the store's open connections to n (n >= 2): past
@@ -482,6 +485,13 @@ type Dialect struct {
 	// the next. The group commit then takes two round trips a group
 	// (pipeGroup).
 	Batch func(ctx context.Context, conn *sql.Conn, stmts []BatchStmt) error
+	// DataVersion, when set, is a query of one number that changes when
+	// another connection commits a change to the database and not when
+	// this one does (SQLite's data_version). The group writer then keeps
+	// one connection while it has work, and the sessions its last group
+	// left: the next group reads a session again only when another
+	// connection committed meanwhile (see writerConn).
+	DataVersion string
 	// ConsecutiveIDs: one INSERT of many audit records, all of them
 	// inserted, numbers them one after the other up to the statement's
 	// last insert id (SQLite: AUTOINCREMENT under its one writer). The
