@@ -430,31 +430,7 @@ func TestGroupKnowsSessions(t *testing.T) {
 		t.Errorf("the write was given %+v, the row holds %+v", seen, want)
 	}
 
-	// A change through the group (UpdateSession) is known as it commits.
-	if _, err := s.UpdateSession(ctx, "A", func(x *warden.Session, _ bool) error { x.Intent = "grouped"; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	want = stored()
-	reads = s.sessionReads.Load()
-	write("")
-	if seen != want || seen.Intent != "grouped" {
-		t.Errorf("after UpdateSession the write was given %+v, the row holds %+v", seen, want)
-	}
-	if got := s.sessionReads.Load(); got != reads {
-		t.Errorf("the group read a session its writer had written (%d reads, %d before)", got, reads)
-	}
-
-	// Another connection of this process's pool changes the row.
-	if _, err := s.DB().ExecContext(ctx, `UPDATE sessions SET role = 'changed' WHERE id = 'A'`); err != nil {
-		t.Fatal(err)
-	}
-	want = stored()
-	write("")
-	if seen != want || seen.Role != "changed" {
-		t.Errorf("after another connection's change the write was given %+v, the row holds %+v", seen, want)
-	}
-
-	// Another process (a pool of its own on the file) changes it.
+	// The file, for a pool of its own (another process).
 	var seq int
 	var name, file string
 	if err := s.DB().QueryRowContext(ctx, `PRAGMA database_list`).Scan(&seq, &name, &file); err != nil {
@@ -465,17 +441,36 @@ func TestGroupKnowsSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if _, err := other.ExecContext(ctx, `UPDATE sessions SET role = 'elsewhere', calls = calls + 100 WHERE id = 'A'`); err != nil {
-		t.Fatal(err)
+	exec := func(db *sql.DB, q string) func() error {
+		return func() error { _, err := db.ExecContext(ctx, q); return err }
 	}
-	want = stored()
-	reads = s.sessionReads.Load()
-	write("")
-	if seen != want || seen.Role != "elsewhere" {
-		t.Errorf("after another process's change the write was given %+v, the row holds %+v", seen, want)
-	}
-	if s.sessionReads.Load() == reads {
-		t.Error("after another process's change the group did not read the session")
+	for _, c := range []struct {
+		what   string
+		change func() error
+		shows  func(warden.Session) bool
+		read   bool // the next group must read the session
+	}{
+		{"UpdateSession (through the group, known as it commits)", func() error {
+			_, err := s.UpdateSession(ctx, "A", func(x *warden.Session, _ bool) error { x.Intent = "grouped"; return nil })
+			return err
+		}, func(x warden.Session) bool { return x.Intent == "grouped" }, false},
+		{"another connection of the pool", exec(s.DB(), `UPDATE sessions SET role = 'changed' WHERE id = 'A'`),
+			func(x warden.Session) bool { return x.Role == "changed" }, true},
+		{"another process", exec(other, `UPDATE sessions SET role = 'elsewhere', calls = calls + 100 WHERE id = 'A'`),
+			func(x warden.Session) bool { return x.Role == "elsewhere" }, true},
+	} {
+		if err := c.change(); err != nil {
+			t.Fatal(err)
+		}
+		want = stored()
+		reads = s.sessionReads.Load()
+		write("")
+		if seen != want || !c.shows(seen) {
+			t.Errorf("after a change by %s the write was given %+v, the row holds %+v", c.what, seen, want)
+		}
+		if read := s.sessionReads.Load() != reads; read != c.read {
+			t.Errorf("after a change by %s the group read the session: %v, want %v", c.what, read, c.read)
+		}
 	}
 	if x := stored(); x.Calls != want.Calls+1 {
 		t.Errorf("%d calls stored, want %d", x.Calls, want.Calls+1)
