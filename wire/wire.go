@@ -134,13 +134,18 @@ func NewNonce() string {
 	if RandomBytes(b[:]) != nil {
 		return ""
 	}
-	const hex = "0123456789abcdef"
-	out := make([]byte, 2, 2+2*len(b))
-	copy(out, "n-")
+	return string(appendHex(append(make([]byte, 0, 2+2*len(b)), "n-"...), b[:]))
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendHex appends b in lower-case hex (the package links no
+// encoding/hex).
+func appendHex(out, b []byte) []byte {
 	for _, c := range b {
-		out = append(out, hex[c>>4], hex[c&0xf])
+		out = append(out, hexDigits[c>>4], hexDigits[c&0xf])
 	}
-	return string(out)
+	return out
 }
 
 // OrderedID is a call id that sorts by the time it was made: prefix, the
@@ -151,17 +156,13 @@ func NewNonce() string {
 // keeps the pages it writes in memory. The random part keeps each id
 // unguessable and unique.
 func OrderedID(prefix string, t time.Time, rnd []byte) string {
-	const hex = "0123456789abcdef"
 	out := make([]byte, 0, len(prefix)+12+2*len(rnd))
 	out = append(out, prefix...)
 	ms := uint64(t.UnixMilli())
 	for shift := 44; shift >= 0; shift -= 4 {
-		out = append(out, hex[ms>>shift&0xf])
+		out = append(out, hexDigits[ms>>shift&0xf])
 	}
-	for _, c := range rnd {
-		out = append(out, hex[c>>4], hex[c&0xf])
-	}
-	return string(out)
+	return string(appendHex(out, rnd))
 }
 
 // ValidNonce reports whether n is a nonce the service echoes: 1 to 128

@@ -466,19 +466,19 @@ func (wc *writerConn) release() {
 // needs the count of changes (see readcache.go), it comes along, as it
 // does with the sessions read.
 func (g *group) dataVersion(ctx context.Context) int64 {
-	var v int64
-	if !g.cached || g.changes >= 0 {
-		if err := g.q.QueryRowContext(ctx, g.s.d.DataVersion).Scan(&v); err != nil || v < 0 {
-			return -1
-		}
-		return v
+	var v, n int64
+	q, dest := g.s.d.DataVersion, []any{&v}
+	count := g.cached && g.changes < 0
+	if count {
+		q, dest = `SELECT (`+q+`)`+changesCol, append(dest, &n)
 	}
-	var n int64
-	if err := g.q.QueryRowContext(ctx, `SELECT (`+g.s.d.DataVersion+`)`+changesCol).Scan(&v, &n); err != nil || v < 0 {
+	if err := g.q.QueryRowContext(ctx, q).Scan(dest...); err != nil || v < 0 {
 		return -1
 	}
-	g.changes = n
-	g.s.rcache.saw(n, g.gen)
+	if count {
+		g.changes = n
+		g.s.rcache.saw(n, g.gen)
+	}
 	return v
 }
 
@@ -886,26 +886,12 @@ func (g *group) flushJoint(ctx context.Context, res []writeRes) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("write sessions, history and audit: %w", err)
 	}
-	ids := make([]int64, 0, len(g.audits))
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return false, fmt.Errorf("append audit: %w", err)
-		}
-		ids = append(ids, id)
+	ids, err := auditIDs(rows)
+	if err != nil {
+		return false, err
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("append audit: %w", err)
-	}
-	if len(ids) != len(g.audits) {
-		return false, errGroupConflict
-	}
-	slices.Sort(ids)
-	for k, a := range g.audits {
-		a.rec.ID = ids[k]
-		res[a.i].rec = a.rec
+	if err := giveIDs(g.audits, ids, res); err != nil {
+		return false, err
 	}
 	if keep > 0 {
 		if _, err := g.s.archiveHistory(ctx, g.q, keep); err != nil {
@@ -1056,30 +1042,21 @@ func (g *group) flushAudit(ctx context.Context, res []writeRes) error {
 		if g.s.d.ConsecutiveIDs {
 			ids, err = g.insertConsecutive(ctx, q, args, len(part))
 		} else {
-			ids, err = g.insertReturning(ctx, q+` RETURNING id`, args)
+			var rows *sql.Rows
+			if rows, err = g.q.QueryContext(ctx, g.s.d.Rebind(q+` RETURNING id`), args...); err != nil {
+				return fmt.Errorf("append audit: %w", err)
+			}
+			ids, err = auditIDs(rows)
 		}
 		if err != nil {
 			return err
 		}
-		if len(ids) != len(part) {
-			return errGroupConflict
-		}
-		slices.Sort(ids)
-		for k, a := range part {
-			a.rec.ID = ids[k]
-			res[a.i].rec = a.rec
-		}
-		return nil
+		return giveIDs(part, ids, res)
 	})
 }
 
-// insertReturning runs the audit insert q, which returns the ids of the
-// records it inserted.
-func (g *group) insertReturning(ctx context.Context, q string, args []any) ([]int64, error) {
-	rows, err := g.q.QueryContext(ctx, g.s.d.Rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("append audit: %w", err)
-	}
+// auditIDs reads the ids an audit insert returned, and closes rows.
+func auditIDs(rows *sql.Rows) ([]int64, error) {
 	defer rows.Close()
 	var ids []int64
 	for rows.Next() {
@@ -1093,6 +1070,21 @@ func (g *group) insertReturning(ctx context.Context, q string, args []any) ([]in
 		return nil, fmt.Errorf("append audit: %w", err)
 	}
 	return ids, nil
+}
+
+// giveIDs gives the records of audits, in order, the ids one insert gave
+// them (in order too), and each write its record; fewer ids than records
+// is a call recorded before (errGroupConflict).
+func giveIDs(audits []pendingAudit, ids []int64, res []writeRes) error {
+	if len(ids) != len(audits) {
+		return errGroupConflict
+	}
+	slices.Sort(ids)
+	for k, a := range audits {
+		a.rec.ID = ids[k]
+		res[a.i].rec = a.rec
+	}
+	return nil
 }
 
 // insertConsecutive runs the audit insert q of n records where the
