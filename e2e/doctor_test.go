@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/exectest"
 )
 
 // copyBins copies warden and warden-hook into a folder of their own (a
@@ -20,7 +21,7 @@ func copyBins(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), data, 0o755); err != nil {
+		if err := exectest.WriteFile(filepath.Join(dir, filepath.Base(src)), data, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warden-run/warden/internal/exectest"
 )
 
 const fcPolicy = `version: 1
@@ -164,7 +166,7 @@ func (a fcAnswer) mustBlock(t *testing.T, host, what, reason string) {
 func fcScript(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "warden")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+	if err := exectest.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/internal/scripted"
 	"github.com/warden-run/warden/sqlite"
 )
@@ -176,6 +177,8 @@ func mustMkdir(t *testing.T, dir string) {
 	}
 }
 
+// write writes content to rel (in the project unless absolute). It uses
+// exectest.WriteFile: some of what it writes is a script a host then runs.
 func (e *env) write(rel, content string) string {
 	e.t.Helper()
 	p := rel
@@ -183,7 +186,7 @@ func (e *env) write(rel, content string) string {
 		p = filepath.Join(e.project, rel)
 	}
 	mustMkdir(e.t, filepath.Dir(p))
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+	if err := exectest.WriteFile(p, []byte(content), 0o644); err != nil {
 		e.t.Fatal(err)
 	}
 	return p

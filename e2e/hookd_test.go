@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warden-run/warden/internal/exectest"
 )
 
 // copyBin copies an executable into dir.
@@ -21,7 +23,7 @@ func copyBin(t *testing.T, src, dir string) string {
 	}
 	dst := filepath.Join(dir, filepath.Base(src))
 	tmp := dst + ".new"
-	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+	if err := exectest.WriteFile(tmp, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, dst); err != nil { // a new file, as an upgrade makes

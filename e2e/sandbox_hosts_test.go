@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/internal/scripted"
 )
 
@@ -65,7 +66,7 @@ func testSandboxHost(t *testing.T, h governedHost, client string) {
 	benign := `python3 -c "open('made-confined.txt', 'w').write('ok')" && cat made-confined.txt`
 	e := sandboxEnv(t, h, attack, benign)
 	hook := filepath.Join(e.project, ".git", "hooks", "pre-commit")
-	if err := os.WriteFile(hook, []byte(hookBody), 0o755); err != nil {
+	if err := exectest.WriteFile(hook, []byte(hookBody), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	h.setup(e)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/internal/scripted"
 )
 
@@ -54,7 +55,7 @@ func releaseEnv(t *testing.T, h governedHost) (*env, string) {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	hook := filepath.Join(e.project, ".git", "hooks", "pre-commit")
-	if err := os.WriteFile(hook, []byte(hookBody), 0o755); err != nil {
+	if err := exectest.WriteFile(hook, []byte(hookBody), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	h.setup(e)

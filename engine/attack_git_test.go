@@ -9,6 +9,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/engine"
+	"github.com/warden-run/warden/internal/exectest"
 )
 
 // Red-team tests of git: the repository it runs in (after cd, in a working folder, a root that looks like one), what it prints from the repository and its history, pathspecs, restores, and add's ignore files.
@@ -428,9 +429,9 @@ rules:
 	husky := newRepo()
 	run(husky, "config", "core.hooksPath", ".husky/_")
 	os.MkdirAll(filepath.Join(husky, ".husky", "_"), 0o755)
-	os.WriteFile(filepath.Join(husky, ".husky", "_", "pre-commit"), []byte("#!/bin/sh\nexec sh \"$(dirname \"$0\")/../$(basename \"$0\")\"\n"), 0o755)
+	exectest.WriteFile(filepath.Join(husky, ".husky", "_", "pre-commit"), []byte("#!/bin/sh\nexec sh \"$(dirname \"$0\")/../$(basename \"$0\")\"\n"), 0o755)
 	marker := filepath.Join(husky, "pwned")
-	os.WriteFile(filepath.Join(husky, ".husky", "pre-commit"), []byte("echo ran > "+marker+"\n"), 0o755)
+	exectest.WriteFile(filepath.Join(husky, ".husky", "pre-commit"), []byte("echo ran > "+marker+"\n"), 0o755)
 	os.WriteFile(filepath.Join(husky, "a.txt"), []byte("a\n"), 0o644)
 	run(husky, "add", "a.txt")
 	run(husky, "commit", "-q", "-m", "x")
@@ -460,7 +461,7 @@ rules:
 
 	// lefthook's installed hook in .git/hooks runs what lefthook.yml says.
 	lefthook := newRepo()
-	os.WriteFile(filepath.Join(lefthook, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\nlefthook run pre-commit\n"), 0o755)
+	exectest.WriteFile(filepath.Join(lefthook, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\nlefthook run pre-commit\n"), 0o755)
 	decide("lefthook/", compileIn(t, lefthook, pol), []soundCase{
 		{"lefthook's configuration", write("lefthook.yml"), "deny"},
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/exectest"
 )
 
 // Red-team tests of program knowledge: the options and variables of the programs the tables cover (downloads, archives, builds, languages, package managers, program configuration files) and the allow rules they make sound.
@@ -631,7 +632,7 @@ func TestRedteam7NpmScriptOptions(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"t","version":"1.0.0","scripts":{"build":"echo built","test":"echo tested"}}`), 0o644)
 	marker := filepath.Join(dir, "pwned")
 	shellScript := filepath.Join(dir, "x.sh")
-	os.WriteFile(shellScript, []byte("#!/bin/sh\necho ran > "+marker+"\n"), 0o755)
+	exectest.WriteFile(shellScript, []byte("#!/bin/sh\necho ran > "+marker+"\n"), 0o755)
 	runs := func(args ...string) (bool, string) {
 		os.Remove(marker)
 		cmd := exec.Command(npm, args...)

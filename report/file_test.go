@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/report"
 )
 
@@ -186,7 +187,7 @@ func TestOnCompleteCommand(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string, mode os.FileMode) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), mode); err != nil {
+		if err := exectest.WriteFile(filepath.Join(dir, name), []byte(content), mode); err != nil {
 			t.Fatal(err)
 		}
 	}

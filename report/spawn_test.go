@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/report"
 )
 
@@ -105,7 +106,7 @@ func TestOnCompleteSpawn(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "cmd.sh"), []byte("#!/bin/sh\ncat >/dev/null\n"+c.script+"\n"), 0o755)
+			exectest.WriteFile(filepath.Join(dir, "cmd.sh"), []byte("#!/bin/sh\ncat >/dev/null\n"+c.script+"\n"), 0o755)
 			os.WriteFile(filepath.Join(dir, "p.yaml"), []byte("name: p\nschema: {type: object}\nlong_instruction: l\nshort_instruction: s\non_complete: {command: [./cmd.sh]}\n"), 0o644)
 			files, err := report.LoadPlugins(dir, []string{"p.yaml"})
 			if err != nil {

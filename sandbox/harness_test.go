@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/warden-run/warden/internal/cli"
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/sandbox"
 )
 
@@ -144,7 +145,7 @@ func write(t *testing.T, path, content string, mode os.FileMode) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+	if err := exectest.WriteFile(path, []byte(content), mode); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,12 +2,12 @@ package sandbox_test
 
 import (
 	"math/rand"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/sandbox"
 )
 
@@ -19,7 +19,7 @@ func argDumper(t testing.TB) string {
 	exe := filepath.Join(dir, "it's a \"warden\" $HOME `x`")
 	// The lean runner next to it (RewriteSpec's form) is the same.
 	for _, p := range []string{exe, filepath.Join(dir, "warden-sandbox")} {
-		if err := os.WriteFile(p, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n"), 0o755); err != nil {
+		if err := exectest.WriteFile(p, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/shell"
 )
 
@@ -112,7 +113,7 @@ func runDifferential(t *testing.T, setup func(t *testing.T, dir string), cases [
 				setup(t, dir)
 			}
 			// A program that leaves the marker when something runs it.
-			os.WriteFile(filepath.Join(dir, "evil"), []byte("#!/bin/sh\ntouch \"$(dirname \"$0\")/PWNED\"\n"), 0o755)
+			exectest.WriteFile(filepath.Join(dir, "evil"), []byte("#!/bin/sh\ntouch \"$(dirname \"$0\")/PWNED\"\n"), 0o755)
 			line := strings.ReplaceAll(c.line, "{DIR}", dir)
 			cmd := exec.Command("bash", "-c", line)
 			cmd.Dir = dir

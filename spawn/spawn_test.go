@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/policy"
 	"github.com/warden-run/warden/report"
 	"github.com/warden-run/warden/spawn"
@@ -34,7 +35,7 @@ func setup(t *testing.T, extra string) (*spawn.Runner, warden.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "warden.yaml"), []byte("version: 1\nroles:\n  reviewer: {}\n  builder: {}\n"+extra), 0o644)
-	os.WriteFile(filepath.Join(dir, "host.sh"), []byte(fakeHost), 0o755)
+	exectest.WriteFile(filepath.Join(dir, "host.sh"), []byte(fakeHost), 0o755)
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	pol, err := policy.Load(filepath.Join(dir, "warden.yaml"))
 	if err != nil {
@@ -226,7 +227,7 @@ func TestSpawnLimits(t *testing.T) {
 func TestSpawnFromPlugin(t *testing.T) {
 	r, st, dir := setup(t, "report:\n  spawn: {max_depth: 1}\n")
 	session(t, st, "p", "builder", 0)
-	os.WriteFile(filepath.Join(dir, "ask.sh"), []byte("#!/bin/sh\necho '{\"spawn\": {\"host\": \"opencode\", \"prompt\": \"translate it\"}}'\n"), 0o755)
+	exectest.WriteFile(filepath.Join(dir, "ask.sh"), []byte("#!/bin/sh\necho '{\"spawn\": {\"host\": \"opencode\", \"prompt\": \"translate it\"}}'\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "plugin.yaml"), []byte(`name: follow
 schema: {type: object, properties: {topic: {type: string}}, required: [topic]}
 long_instruction: Name the topic.
@@ -311,7 +312,7 @@ func TestPolicySpawnKeys(t *testing.T) {
 func TestSpawnInvalidResult(t *testing.T) {
 	r, st, dir := setup(t, "")
 	session(t, st, "p", "", 0)
-	os.WriteFile(filepath.Join(dir, "bad.sh"), []byte("#!/bin/sh\necho '{\"spawn\": {\"host\": \"claude\", \"promt\": \"typo\"}}'\n"), 0o755)
+	exectest.WriteFile(filepath.Join(dir, "bad.sh"), []byte("#!/bin/sh\necho '{\"spawn\": {\"host\": \"claude\", \"promt\": \"typo\"}}'\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "plugin.yaml"), []byte("name: bad\nschema: {type: object}\nlong_instruction: l\nshort_instruction: s\non_complete: {command: [./bad.sh]}\n"), 0o644)
 	files, err := report.LoadPlugins(dir, []string{"plugin.yaml"})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-run/warden/internal/exectest"
 )
 
 // TestCodexAncestor: a fake codex that runs a program which looks for
@@ -35,7 +37,7 @@ func TestCodexAncestor(t *testing.T) {
 		t.Fatal(err)
 	}
 	codex := filepath.Join(dir, "codex")
-	if err := os.WriteFile(codex, data, 0o755); err != nil {
+	if err := exectest.WriteFile(codex, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if got := codexAncestor(os.Getpid(), 8); got != "" {
@@ -47,7 +49,7 @@ func TestCodexAncestor(t *testing.T) {
 	self, _ := os.Executable()
 	script := "if [ \"$1\" = --version ]; then echo 'codex-cli 0.120.0'; exit 0; fi\n" +
 		"sh -c '\"$0\" -test.run TestCodexAncestorChild -test.v' " + self + "\n"
-	if err := os.WriteFile(probe, []byte(script), 0o755); err != nil {
+	if err := exectest.WriteFile(probe, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(codex, probe)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/policy"
 )
 
@@ -25,7 +26,7 @@ func fakeBins(t *testing.T, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, n := range names {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		if err := exectest.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -295,7 +296,7 @@ func TestInitSwitchesClientInPlace(t *testing.T) {
 	bins := fakeBins(t, "warden", "warden-hook")
 	spaced := filepath.Join(t.TempDir(), "my w")
 	os.MkdirAll(spaced, 0o755)
-	os.WriteFile(filepath.Join(spaced, "warden"), []byte("#!/bin/sh\n"), 0o755)
+	exectest.WriteFile(filepath.Join(spaced, "warden"), []byte("#!/bin/sh\n"), 0o755)
 	dir := t.TempDir()
 	runInitCmd(t, "claude", "--dir", dir, "--bin", bins+"/warden")
 	if code, out, errs := runInitCmd(t, "claude", "--dir", dir, "--bin", bins+"/warden-hook"); code != ExitOK {

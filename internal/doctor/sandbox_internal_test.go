@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/sandbox"
 )
 
@@ -108,7 +109,7 @@ func TestDoctorSandbox(t *testing.T) {
 	t.Run("proof is live", func(t *testing.T) {
 		fake := filepath.Join(t.TempDir(), "fake-confine")
 		// Called as: sandbox CHILDARG -- PROGRAM ARGS...
-		if err := os.WriteFile(fake, []byte("#!/bin/sh\nshift 3\nexec \"$@\"\n"), 0o755); err != nil {
+		if err := exectest.WriteFile(fake, []byte("#!/bin/sh\nshift 3\nexec \"$@\"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		old := Exe
