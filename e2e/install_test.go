@@ -27,6 +27,7 @@ import (
 // path, and that wired hook, fed a PreToolUse event, denies `rm -rf /`.
 // Without the platform package the launcher says what is missing.
 func TestReleaseAndNPMPackage(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("npm"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("npm is not installed")

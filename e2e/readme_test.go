@@ -183,6 +183,7 @@ func docBlocks(t *testing.T, root, page string) []docBlock {
 // what each shows. Blocks marked doc-test: skip are not run (each says
 // why and which test runs it instead).
 func TestDocBlocks(t *testing.T) {
+	t.Parallel()
 	_, self, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(self))
 	sock, err := os.MkdirTemp("", "whd-") // short: socket paths are limited
