@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestNoTextFileBusy(t *testing.T) {
 	dir := t.TempDir()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for i := 0; i < 4; i++ {
+	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -34,8 +35,8 @@ func TestNoTextFileBusy(t *testing.T) {
 	if testing.Short() {
 		rounds = 100
 	}
-	for i := 0; i < rounds; i++ {
-		p := filepath.Join(dir, "s"+string(rune('a'+i%26))+string(rune('a'+i/26%26)))
+	for i := range rounds {
+		p := filepath.Join(dir, "s"+strconv.Itoa(i))
 		if err := WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
