@@ -129,11 +129,14 @@ func (s *Source) Current() (session.Engine, error) {
 }
 
 func (s *Source) engine() (*engine.Engine, error) {
-	fi, err := os.Stat(s.file)
+	// The view is checked first, then asked for the files' stamps: what
+	// it remembers of them is what a stat tells now (the watcher saw no
+	// change), without the stats.
+	s.ws.Refresh()
+	fi, err := s.ws.Stat(s.file)
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
-	s.ws.Refresh()
 	s.mu.Lock()
 	if eng := s.eng; eng != nil && s.polStamp.same(fi) && !eng.Policy().Report.Stale() {
 		ifile := intentsFile(eng.Policy())
@@ -141,7 +144,7 @@ func (s *Source) engine() (*engine.Engine, error) {
 			s.mu.Unlock()
 			return eng, nil
 		}
-		if ifi, err := os.Stat(ifile); err == nil && s.intStamp.same(ifi) {
+		if ifi, err := s.ws.Stat(ifile); err == nil && s.intStamp.same(ifi) {
 			s.mu.Unlock()
 			return eng, nil
 		}

@@ -455,6 +455,32 @@ func TestTokensFile(t *testing.T) {
 	}
 }
 
+// A token revoked by another process (another Tokens on the same file, as
+// `warden serve token revoke` is), long after the file was last written,
+// is refused at the next check: what the service remembers of the file is
+// vouched for by the system's watcher, which sees the write.
+func TestTokensRevokedElsewhere(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "serve-tokens.json")
+	tk := serve.OpenTokens(file)
+	a, err := tk.Add("bot", serve.KindAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Older than the clock step within which a stamp vouches for nothing.
+	time.Sleep(300 * time.Millisecond)
+	for range 3 {
+		if _, err := tk.Check(a); err != nil {
+			t.Fatalf("check: %v", err)
+		}
+	}
+	if err := serve.OpenTokens(file).Revoke("bot"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tk.Check(a); err == nil {
+		t.Fatal("a token revoked elsewhere passed")
+	}
+}
+
 // The service keeps its view of the workspace across decisions and checks
 // it before each: a root made to look like a repository (HEAD, objects/,
 // refs/, whose configuration git would run) after a git status was

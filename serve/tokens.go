@@ -16,6 +16,7 @@ import (
 
 	"github.com/warden-run/warden/internal/cfgfile"
 	"github.com/warden-run/warden/policy"
+	"github.com/warden-run/warden/workspace"
 )
 
 // Token kinds. An agent token may decide calls and send the hooks' session
@@ -81,6 +82,9 @@ func ParseExpiry(s string, now time.Time) (time.Time, error) {
 // also to every replica that shares the file).
 type Tokens struct {
 	file string
+	// view tells whether the file changed, with no stat while the
+	// system's watcher saw nothing (see workspace.View).
+	view *workspace.View
 
 	mu     sync.Mutex
 	stamp  os.FileInfo // of the file last read
@@ -99,7 +103,7 @@ func DefaultTokensFile(policyFile string) string {
 
 // OpenTokens returns the tokens kept in file (none yet when it does not
 // exist).
-func OpenTokens(file string) *Tokens { return &Tokens{file: file} }
+func OpenTokens(file string) *Tokens { return &Tokens{file: file, view: workspace.New()} }
 
 // File is the tokens file's path.
 func (t *Tokens) File() string { return t.file }
@@ -111,9 +115,10 @@ func hashToken(tok string) string {
 
 // read loads the file when it changed since it was last read.
 func (t *Tokens) read() (map[[sha256.Size]byte]Token, error) {
+	t.view.Refresh()
+	fi, err := t.view.Stat(t.file)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fi, err := os.Stat(t.file)
 	if errors.Is(err, os.ErrNotExist) {
 		t.byHash, t.stamp = map[[sha256.Size]byte]Token{}, nil
 		return t.byHash, nil

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,7 +55,21 @@ type View struct {
 	live bool
 	mu   sync.Mutex // one Refresh at a time
 	cur  atomic.Pointer[gen]
+	// w tells Refresh which stamped paths changed without a stat each
+	// (Linux's inotify, one for the process); nil until the first
+	// Refresh, or where the system gives none. Guarded by mu, as is held.
+	w      *watcher
+	triedW bool
+	held   *heldSet
 }
+
+// heldSet is the watch set of a View's current generation, let go when
+// the View is no longer reachable.
+type heldSet struct{ set *watchSet }
+
+// noWatch makes every View stat each stamped path on Refresh, as where the
+// system gives no watcher (tests run both ways).
+var noWatch = false
 
 // New returns a View that remembers what it reads until Refresh finds it
 // changed.
@@ -93,6 +108,11 @@ type gen struct {
 	// stale: a stamped path changed while answers were remembered, or a
 	// limit was reached; the next Refresh starts afresh.
 	stale bool
+
+	// Refresh's own (under View.mu): which of paths the watcher covers,
+	// and what it watches for them.
+	watched []bool
+	set     *watchSet
 }
 
 // answers are what a gen remembers: one map per method asked, keyed by the
@@ -109,7 +129,7 @@ func newAnswers() answers {
 }
 
 func newGen() *gen {
-	g := &gen{deps: map[string]int{}, dirty: newAnswers()}
+	g := &gen{deps: map[string]int{}, dirty: newAnswers(), set: newWatchSet()}
 	snap := newAnswers()
 	g.snap.Store(&snap)
 	return g
@@ -258,13 +278,49 @@ func (v *View) Refresh() bool {
 	g.mu.Lock()
 	stale, paths, stamps := g.stale, g.paths, g.stamps
 	g.mu.Unlock()
+	if !v.triedW {
+		v.triedW = true
+		if v.w = theWatcher(); v.w != nil {
+			v.held = &heldSet{}
+			w := v.w
+			runtime.AddCleanup(v, func(h *heldSet) {
+				if h.set != nil {
+					w.forget(h.set)
+				}
+			}, v.held)
+		}
+	}
+	if v.w != nil {
+		v.held.set = g.set
+	}
+	if !stale && v.w != nil && !g.set.empty() {
+		stale = v.w.changed(g.set)
+	}
+	for i := len(g.watched); i < len(paths); i++ {
+		g.watched = append(g.watched, false)
+	}
 	for i := 0; !stale && i < len(paths); i++ {
+		if g.watched[i] {
+			continue
+		}
+		// Watched first, then stat'ed: a change before the watch is in
+		// the stamp, one after it an event.
+		if v.w != nil && v.w.watch(g.set, paths[i]) {
+			g.watched[i] = true
+		}
 		if s, _, _ := stampOf(paths[i]); s != stamps[i] {
 			stale = true
 		}
 	}
 	if stale {
-		v.cur.Store(newGen())
+		if v.w != nil {
+			v.w.forget(g.set)
+		}
+		next := newGen()
+		if v.w != nil {
+			v.held.set = next.set
+		}
+		v.cur.Store(next)
 	}
 	return stale
 }

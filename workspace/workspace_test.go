@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -136,31 +137,69 @@ func TestViewRefreshSeesEachChange(t *testing.T) {
 				}
 			}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			dir := tempDir(t)
-			c.setup(dir)
-			settle(t)
-			v := New()
-			before := c.read(v, dir)
-			if facts(v) == 0 {
-				t.Fatalf("nothing remembered of %q", before)
-			}
-			c.change(dir)
-			if got := c.read(v, dir); got != before {
-				t.Fatalf("the View read the disk again before Refresh: %q, then %q", before, got)
-			}
-			if !v.Refresh() {
-				t.Fatalf("Refresh did not see the change")
-			}
-			live := c.read(Live(), dir)
-			if live == before {
-				t.Fatalf("the change changed nothing: %q", live)
-			}
-			if got := c.read(v, dir); got != live {
-				t.Errorf("after Refresh: %q, the disk says %q", got, live)
-			}
-		})
+		for _, mode := range modes {
+			t.Run(mode+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				dir := tempDir(t)
+				c.setup(dir)
+				settle(t)
+				v := newView(t, mode)
+				before := c.read(v, dir)
+				if facts(v) == 0 {
+					t.Fatalf("nothing remembered of %q", before)
+				}
+				watching(t, v, mode)
+				c.change(dir)
+				if got := c.read(v, dir); got != before {
+					t.Fatalf("the View read the disk again before Refresh: %q, then %q", before, got)
+				}
+				if !v.Refresh() {
+					t.Fatalf("Refresh did not see the change")
+				}
+				live := c.read(Live(), dir)
+				if live == before {
+					t.Fatalf("the change changed nothing: %q", live)
+				}
+				if got := c.read(v, dir); got != live {
+					t.Errorf("after Refresh: %q, the disk says %q", got, live)
+				}
+			})
+		}
+	}
+}
+
+// modes are the two ways a Refresh checks: the system's watcher, and a
+// stat of each stamped path (where there is no watcher).
+var modes = []string{"watch", "stat"}
+
+// newView is New, with the watcher turned off in the mode "stat".
+func newView(t *testing.T, mode string) *View {
+	v := New()
+	if mode == "stat" {
+		v.triedW = true
+	}
+	return v
+}
+
+// watching refreshes v, which must keep what it remembers, and in the
+// mode "watch" checks that every stamped path is watched from then on: a
+// change after it is found by the watcher alone, no stat.
+func watching(t *testing.T, v *View, mode string) {
+	t.Helper()
+	if v.Refresh() {
+		t.Fatal("Refresh forgot though nothing changed")
+	}
+	if mode != "watch" {
+		return
+	}
+	if v.w == nil {
+		t.Skip("no watcher on this system")
+	}
+	g := v.cur.Load()
+	for i, p := range g.paths {
+		if !g.watched[i] {
+			t.Fatalf("%s is not watched", p)
+		}
 	}
 }
 
@@ -181,27 +220,136 @@ func modeText(fi fs.FileInfo) string {
 	return fi.Mode().Type().String()
 }
 
-// Refresh keeps what nothing changed, and costs a stat a remembered path.
+// Refresh keeps what nothing changed: a file written elsewhere, a name
+// made beside a folder on the way, a file written in a folder whose
+// entries are not asked for.
 func TestViewRefreshKeepsWhatHolds(t *testing.T) {
 	t.Parallel()
-	dir := tempDir(t)
-	write(t, filepath.Join(dir, "src", "a.go"), "package a")
-	settle(t)
-	v := New()
-	if _, err := v.Lstat(filepath.Join(dir, ".git")); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("Lstat: %v", err)
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			dir := tempDir(t)
+			write(t, filepath.Join(dir, "src", "a.go"), "package a")
+			settle(t)
+			v := newView(t, mode)
+			if _, err := v.Lstat(filepath.Join(dir, ".git")); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("Lstat: %v", err)
+			}
+			if _, err := v.ReadFile(filepath.Join(dir, "src", "a.go")); err != nil {
+				t.Fatal(err)
+			}
+			n := facts(v)
+			watching(t, v, mode)
+			write(t, filepath.Join(t.TempDir(), "other"), "x")
+			if err := os.Mkdir(dir+"-beside", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, "src", "b.go"), "package a")
+			if v.Refresh() || facts(v) != n {
+				t.Errorf("Refresh forgot after a change elsewhere (%d facts, had %d)", facts(v), n)
+			}
+		})
 	}
-	if _, err := v.ReadFile(filepath.Join(dir, "src", "a.go")); err != nil {
-		t.Fatal(err)
+}
+
+// What a path resolves through changes, the path's own file or folder
+// untouched: a folder on the way replaced, a link on the way led
+// elsewhere, the folder a link leads into moved, a missing folder made, a
+// file reached through a link and "..". Refresh sees each, in both modes.
+func TestViewRefreshSeesTheWay(t *testing.T) {
+	t.Parallel()
+	link := func(t *testing.T, to, at string) {
+		t.Helper()
+		if err := os.Symlink(to, at); err != nil {
+			t.Fatal(err)
+		}
 	}
-	n := facts(v)
-	if v.Refresh() {
-		t.Fatal("Refresh forgot though nothing changed")
-	}
-	// A file written elsewhere changes nothing the answers depend on.
-	write(t, filepath.Join(t.TempDir(), "other"), "x")
-	if v.Refresh() || facts(v) != n {
-		t.Errorf("Refresh forgot after a change elsewhere (%d facts, had %d)", facts(v), n)
+	for _, c := range []struct {
+		name   string
+		path   string // read, below the test's folder
+		setup  func(t *testing.T, dir string)
+		change func(t *testing.T, dir string)
+	}{
+		{"a folder on the way replaced", "p/q/f",
+			func(t *testing.T, dir string) { write(t, filepath.Join(dir, "p", "q", "f"), "one") },
+			func(t *testing.T, dir string) {
+				if err := os.Rename(filepath.Join(dir, "p"), filepath.Join(dir, "p.old")); err != nil {
+					t.Fatal(err)
+				}
+				write(t, filepath.Join(dir, "p", "q", "f"), "two")
+			}},
+		{"a link on the way led elsewhere", "l/f",
+			func(t *testing.T, dir string) {
+				write(t, filepath.Join(dir, "a", "f"), "one")
+				write(t, filepath.Join(dir, "b", "f"), "two")
+				link(t, "a", filepath.Join(dir, "l"))
+			},
+			func(t *testing.T, dir string) {
+				os.Remove(filepath.Join(dir, "l"))
+				link(t, "b", filepath.Join(dir, "l"))
+			}},
+		{"the folder a link leads into moved", "l/f",
+			func(t *testing.T, dir string) {
+				write(t, filepath.Join(dir, "t", "x", "f"), "one")
+				link(t, filepath.Join(dir, "t", "x"), filepath.Join(dir, "l"))
+			},
+			func(t *testing.T, dir string) {
+				if err := os.Rename(filepath.Join(dir, "t"), filepath.Join(dir, "t2")); err != nil {
+					t.Fatal(err)
+				}
+				write(t, filepath.Join(dir, "t", "x", "f"), "two")
+			}},
+		{"a missing folder made", "m/n/f",
+			func(t *testing.T, dir string) {},
+			func(t *testing.T, dir string) { write(t, filepath.Join(dir, "m", "n", "f"), "two") }},
+		{"a file reached through a link and ..", "l/../f",
+			func(t *testing.T, dir string) {
+				write(t, filepath.Join(dir, "s", "f"), "one")
+				write(t, filepath.Join(dir, "f"), "lexical")
+				if err := os.MkdirAll(filepath.Join(dir, "s", "deep"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				link(t, filepath.Join("s", "deep"), filepath.Join(dir, "l"))
+			},
+			func(t *testing.T, dir string) { write(t, filepath.Join(dir, "s", "f"), "two!") }},
+		{"a file on the way made a folder", "g/f",
+			func(t *testing.T, dir string) { write(t, filepath.Join(dir, "g"), "file") },
+			func(t *testing.T, dir string) {
+				os.Remove(filepath.Join(dir, "g"))
+				write(t, filepath.Join(dir, "g", "f"), "two")
+			}},
+	} {
+		for _, mode := range modes {
+			t.Run(mode+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				dir := tempDir(t)
+				c.setup(t, dir)
+				settle(t)
+				v := newView(t, mode)
+				// Joined by hand: filepath.Join would clean "l/..".
+				p := dir + "/" + c.path
+				read := func(v *View) string {
+					data, err := v.ReadFile(p)
+					return string(data) + errText(err)
+				}
+				before := read(v)
+				if facts(v) == 0 {
+					t.Fatalf("nothing remembered of %q", before)
+				}
+				watching(t, v, mode)
+				c.change(t, dir)
+				if !v.Refresh() {
+					t.Fatalf("Refresh did not see the change (read %q)", before)
+				}
+				live := read(Live())
+				if live == before {
+					t.Fatalf("the change changed nothing: %q", live)
+				}
+				if got := read(v); got != live {
+					t.Errorf("after Refresh: %q, the disk says %q", got, live)
+				}
+			})
+		}
 	}
 }
 
@@ -325,23 +473,55 @@ func TestGitWithoutRepository(t *testing.T) {
 }
 
 // BenchmarkRefresh is the check hookd and serve make before each decision,
-// for the answers a `git status` in the root reads (its .git, a HEAD).
+// for the answers a `git status` in the root reads (its .git, a HEAD),
+// and for the 19 paths a serve process's decisions depended on in the
+// e2e benchmark (the home folder's agent folders, the PATH's folders, the
+// policy), with the watcher and by a stat each.
 func BenchmarkRefresh(b *testing.B) {
 	dir, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	time.Sleep(fineStep + 150*time.Millisecond)
-	v := New()
-	v.Lstat(filepath.Join(dir, ".git"))
-	v.Stat(filepath.Join(dir, "HEAD"))
-	if facts(v) != 2 {
-		b.Fatalf("%d answers remembered", facts(v))
+	var many []string
+	for i := range 19 {
+		many = append(many, filepath.Join(dir, "d"+strconv.Itoa(i), "sub"))
+		if err := os.MkdirAll(many[i], 0o755); err != nil {
+			b.Fatal(err)
+		}
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if v.Refresh() {
-			b.Fatal("forgot")
+	time.Sleep(fineStep + 150*time.Millisecond)
+	for _, paths := range []struct {
+		name string
+		read func(v *View)
+		n    int
+	}{
+		{"git-status", func(v *View) {
+			v.Lstat(filepath.Join(dir, ".git"))
+			v.Stat(filepath.Join(dir, "HEAD"))
+		}, 2},
+		{"paths=19", func(v *View) {
+			for _, p := range many {
+				v.Stat(p)
+			}
+		}, len(many)},
+	} {
+		for _, mode := range modes {
+			b.Run(paths.name+"/"+mode, func(b *testing.B) {
+				v := New()
+				if mode == "stat" {
+					v.triedW = true
+				}
+				paths.read(v)
+				if facts(v) != paths.n {
+					b.Fatalf("%d answers remembered", facts(v))
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if v.Refresh() {
+						b.Fatal("forgot")
+					}
+				}
+			})
 		}
 	}
 }
