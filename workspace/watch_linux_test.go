@@ -4,8 +4,12 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A file system mounted on a folder on the way, which no inotify event
@@ -72,4 +76,76 @@ func TestViewsShareTheWatcher(t *testing.T) {
 	if data, _ := v2.ReadFile(shared); string(data) != "two" {
 		t.Errorf("v2 reads %q", data)
 	}
+}
+
+// A View no longer reachable lets go of its watches (hookd and serve make
+// and drop Views as policies come and go; the user's inotify watches are
+// few).
+func TestViewLetsGoOfItsWatches(t *testing.T) {
+	dir := tempDir(t)
+	f := filepath.Join(dir, "own-"+t.Name())
+	write(t, f, "one")
+	settle(t)
+	held := func() int {
+		w := theWatcher()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		n := 0
+		for _, sets := range w.subs {
+			n += len(sets)
+		}
+		return n
+	}
+	func() {
+		v := newView(t, "watch")
+		v.ReadFile(f)
+		watching(t, v, "watch")
+	}()
+	before := held()
+	if before == 0 {
+		t.Fatal("nothing watched")
+	}
+	for range 20 {
+		runtime.GC()
+		if held() < before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("the dropped View's watches are still held: %d, before %d", held(), before)
+}
+
+// Views refreshed at once from many goroutines, while the files they
+// depend on change, each see their own file's change (run with -race).
+func TestViewsRefreshAtOnce(t *testing.T) {
+	t.Parallel()
+	dir := tempDir(t)
+	const n = 8
+	for i := range n {
+		write(t, filepath.Join(dir, strconv.Itoa(i)), "one")
+	}
+	settle(t)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := filepath.Join(dir, strconv.Itoa(i))
+			v := New()
+			v.ReadFile(f)
+			if v.Refresh() {
+				t.Errorf("view %d forgot though nothing changed", i)
+				return
+			}
+			write(t, f, "two")
+			if !v.Refresh() {
+				t.Errorf("view %d did not see its file change", i)
+				return
+			}
+			if data, _ := v.ReadFile(f); string(data) != "two" {
+				t.Errorf("view %d reads %q", i, data)
+			}
+		}()
+	}
+	wg.Wait()
 }

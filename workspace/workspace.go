@@ -9,8 +9,13 @@
 // name's type and a link's text), the file or folder itself (for what a
 // path leads to, a folder's entries, a file's contents). A stamp is the
 // file's identity (device, inode), type, size, and change and modification
-// times. Refresh is the validity check: it stats each stamped path again,
-// a few per decision, and starts afresh when one differs. An answer whose
+// times. Refresh is the validity check: it starts afresh when a stamped
+// path changed. On Linux the process's inotify watcher covers each stamped
+// path once a Refresh has stat'ed it (the folders it resolves through, the
+// file or folder it leads to, the mount table; watch_linux.go), so a
+// Refresh that finds nothing changed is one poll; a path the watcher
+// cannot cover (a network file system, a folder it may not read) is
+// stat'ed again by each Refresh, as every path is elsewhere. An answer whose
 // stamp is too recent to tell a later change by its times (within the file
 // system's clock step of the read) is not remembered, as git treats a
 // racily clean index entry. A caller that decides many calls (hookd,
@@ -265,9 +270,10 @@ func (g *gen) keep(op int, name string, f *fact, path string, s stamp, now time.
 	g.dirty[op][name] = f
 }
 
-// Refresh is the validity check: it stats every path the remembered
-// answers depend on and, when one changed (or the View reached its
-// limits), forgets them all. It reports whether it did.
+// Refresh is the validity check: when a path the remembered answers
+// depend on changed (the watcher's events, or a stat of each path it does
+// not cover), or the View reached its limits, it forgets them all. It
+// reports whether it did.
 func (v *View) Refresh() bool {
 	if v.live {
 		return false
