@@ -457,8 +457,8 @@ func TestTokensFile(t *testing.T) {
 
 // A token revoked by another process (another Tokens on the same file, as
 // `warden serve token revoke` is), long after the file was last written,
-// is refused at the next check: what the service remembers of the file is
-// vouched for by the system's watcher, which sees the write.
+// is refused at the next check: what the service remembers of the file
+// (through a workspace view) is checked before each request.
 func TestTokensRevokedElsewhere(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "serve-tokens.json")
 	tk := serve.OpenTokens(file)

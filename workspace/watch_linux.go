@@ -15,19 +15,20 @@ import (
 
 // watcher tells a View which of its stamped paths changed without a stat
 // a path: an inotify instance watches every folder that resolving a path
-// goes through (for the names resolved in it) and the file or folder it
-// leads to (for everything stat tells of it), and the process's mount
+// goes through (for the names resolved in it) and the folder it leads to
+// (for everything stat tells of it), and the process's mount
 // table is polled for mounts made or removed. The kernel queues an event
 // while the system call that changes a watched file runs, before that call
 // returns; so a change made before a decision was asked for is in the
 // queue when the decision's Refresh looks, and one poll of the two
 // descriptors, which finds nothing, vouches for every watched path.
 //
-// A path is watched only where the events are sure: on a local file
-// system (not NFS, FUSE, 9p or /proc, where a change can come from
-// elsewhere with no event), with every folder on the way readable, and
-// fewer than 40 links. A path that cannot be is stat'ed by each Refresh,
-// as before.
+// A path is watched only where the events are sure: a path that leads
+// to a folder, or to nothing (a file's contents can change through a
+// shared mapping with no event), on a local file system (not NFS, FUSE,
+// 9p or /proc, where a change can come from elsewhere with no event),
+// with every folder on the way readable, and fewer than 40 links. A path
+// that cannot be is stat'ed by each Refresh, as before.
 //
 // One watcher serves the whole process (inotify instances are few, 128 a
 // user by default, and shared with the user's editors and agents): each
@@ -91,12 +92,11 @@ func theWatcher() *watcher {
 }
 
 // The events that change a folder's entries, or what stat tells of the
-// watched file or folder itself.
+// watched folder itself.
 const (
 	entryEvents = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO
 	selfEvents  = unix.IN_ATTRIB | unix.IN_MODIFY | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_UNMOUNT
 	dirMask     = entryEvents | unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
-	fileMask    = unix.IN_ATTRIB | unix.IN_MODIFY | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW
 	maxLinks    = 40
 )
 
@@ -187,7 +187,7 @@ func (w *watcher) drain() {
 				r := ws.recs[ev.Wd]
 				switch {
 				case name == "":
-					// The watched file or folder itself; IN_IGNORED:
+					// The watched folder itself; IN_IGNORED:
 					// its watch is gone with it.
 					if ev.Mask&(selfEvents|unix.IN_IGNORED) != 0 {
 						ws.hit = true
@@ -200,18 +200,14 @@ func (w *watcher) drain() {
 	}
 }
 
-// add watches the folder or file at path (a path with no links) for ws
-// and returns its record there. w.mu is held.
-func (w *watcher) add(ws *watchSet, path string, dir bool) (*watchRec, bool) {
+// add watches the folder at path (a path with no links) for ws and
+// returns its record there. w.mu is held.
+func (w *watcher) add(ws *watchSet, path string) (*watchRec, bool) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(path, &st); err != nil || !localFS[int64(st.Type)] {
 		return nil, false
 	}
-	mask := uint32(fileMask)
-	if dir {
-		mask = dirMask
-	}
-	wd, err := unix.InotifyAddWatch(w.ino, path, mask)
+	wd, err := unix.InotifyAddWatch(w.ino, path, dirMask)
 	if err != nil {
 		return nil, false
 	}
@@ -237,7 +233,7 @@ func (w *watcher) add(ws *watchSet, path string, dir bool) (*watchRec, bool) {
 
 // watch adds the watches that cover what stat(path) tells: the root and
 // every folder resolving path goes through, each for the name resolved in
-// it, and the file or folder path leads to, for all of it. Each watch is
+// it, and the folder path leads to, for all of it. Each watch is
 // made before the name below it is looked up, so a change meanwhile is an
 // event. It reports false when path cannot be covered (the caller stats
 // it).
@@ -252,7 +248,7 @@ func (w *watcher) watch(ws *watchSet, path string) bool {
 		path string
 		rec  *watchRec
 	}
-	root, ok := w.add(ws, "/", true)
+	root, ok := w.add(ws, "/")
 	if !ok {
 		return false
 	}
@@ -295,23 +291,18 @@ func (w *watcher) watch(ws *watchSet, path string) bool {
 			}
 			rest = append(parts(text), rest...)
 		case fi.IsDir():
-			r, ok := w.add(ws, next, true)
+			r, ok := w.add(ws, next)
 			if !ok {
 				return false
 			}
 			stack = append(stack, step{next, r})
 		default:
-			if len(rest) > 0 {
-				// A file with more below it ("f/", "f/x", "f/.."):
-				// stat fails until the name in top changes.
-				return true
-			}
-			r, ok := w.add(ws, next, false)
-			if !ok {
-				return false
-			}
-			r.all = true
-			return true
+			// A file with more below it ("f/", "f/x", "f/..") fails
+			// stat until the name in top changes. A path that leads to
+			// a file is left to the stat of each Refresh: a write
+			// through a shared mapping (mmap) sends no event, and
+			// moves the file's times.
+			return len(rest) > 0
 		}
 	}
 	stack[len(stack)-1].rec.all = true

@@ -19,11 +19,12 @@ import (
 // remembers, which the parallel tests would see as a forgetting.
 func TestViewRefreshSeesAMount(t *testing.T) {
 	dir := tempDir(t)
-	write(t, filepath.Join(dir, "m", "f"), "one")
+	d := filepath.Join(dir, "m", "d")
+	write(t, filepath.Join(d, "one"), "")
 	settle(t)
 	v := newView(t, "watch")
-	if data, _ := v.ReadFile(filepath.Join(dir, "m", "f")); string(data) != "one" {
-		t.Fatalf("read %q", data)
+	if ents, _ := v.ReadDir(d); len(ents) != 1 {
+		t.Fatalf("listed %d entries", len(ents))
 	}
 	watching(t, v, "watch")
 	if err := syscall.Mount("tmpfs", filepath.Join(dir, "m"), "tmpfs", 0, ""); err != nil {
@@ -33,48 +34,48 @@ func TestViewRefreshSeesAMount(t *testing.T) {
 	if !v.Refresh() {
 		t.Fatal("Refresh did not see the mount")
 	}
-	if _, err := v.ReadFile(filepath.Join(dir, "m", "f")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("after the mount and Refresh: %v, want the file missing", err)
+	if _, err := v.ReadDir(d); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after the mount and Refresh: %v, want the folder missing", err)
 	}
 }
 
 // One watcher serves every View of the process: an event read by one
-// View's Refresh still reaches another that depends on the same file, and
-// a View that sets its answers aside leaves the watches another holds.
+// View's Refresh still reaches another that depends on the same folder,
+// and a View that sets its answers aside leaves the watches another holds.
 func TestViewsShareTheWatcher(t *testing.T) {
 	t.Parallel()
 	dir := tempDir(t)
 	shared, own := filepath.Join(dir, "shared"), filepath.Join(dir, "own")
-	write(t, shared, "one")
-	write(t, own, "one")
+	write(t, filepath.Join(shared, "one"), "")
+	write(t, filepath.Join(own, "one"), "")
 	settle(t)
 	v1, v2 := newView(t, "watch"), newView(t, "watch")
-	v1.ReadFile(shared)
-	v1.ReadFile(own)
-	v2.ReadFile(shared)
+	v1.ReadDir(shared)
+	v1.ReadDir(own)
+	v2.ReadDir(shared)
 	watching(t, v1, "watch")
 	watching(t, v2, "watch")
 
 	// v1 alone depends on own: it sets its answers aside, v2 keeps its.
-	write(t, own, "two")
+	write(t, filepath.Join(own, "two"), "")
 	if !v1.Refresh() {
-		t.Fatal("v1 did not see its own file change")
+		t.Fatal("v1 did not see its own folder change")
 	}
 	if v2.Refresh() {
-		t.Fatal("v2 forgot after a change of a file it does not depend on")
+		t.Fatal("v2 forgot after a change of a folder it does not depend on")
 	}
-	// The shared file changes: v1's Refresh reads the event first.
-	v1.ReadFile(shared)
+	// The shared folder changes: v1's Refresh reads the event first.
+	v1.ReadDir(shared)
 	watching(t, v1, "watch")
-	write(t, shared, "two")
+	write(t, filepath.Join(shared, "two"), "")
 	if !v1.Refresh() {
-		t.Fatal("v1 did not see the shared file change")
+		t.Fatal("v1 did not see the shared folder change")
 	}
 	if !v2.Refresh() {
 		t.Fatal("v2 did not see the change v1's Refresh read")
 	}
-	if data, _ := v2.ReadFile(shared); string(data) != "two" {
-		t.Errorf("v2 reads %q", data)
+	if ents, _ := v2.ReadDir(shared); len(ents) != 2 {
+		t.Errorf("v2 lists %d entries, want 2", len(ents))
 	}
 }
 
@@ -83,8 +84,8 @@ func TestViewsShareTheWatcher(t *testing.T) {
 // few).
 func TestViewLetsGoOfItsWatches(t *testing.T) {
 	dir := tempDir(t)
-	f := filepath.Join(dir, "own-"+t.Name())
-	write(t, f, "one")
+	d := filepath.Join(dir, "own-"+t.Name())
+	write(t, filepath.Join(d, "one"), "")
 	settle(t)
 	held := func() int {
 		w := theWatcher()
@@ -98,7 +99,7 @@ func TestViewLetsGoOfItsWatches(t *testing.T) {
 	}
 	func() {
 		v := newView(t, "watch")
-		v.ReadFile(f)
+		v.ReadDir(d)
 		watching(t, v, "watch")
 	}()
 	before := held()
@@ -115,14 +116,14 @@ func TestViewLetsGoOfItsWatches(t *testing.T) {
 	t.Errorf("the dropped View's watches are still held: %d, before %d", held(), before)
 }
 
-// Views refreshed at once from many goroutines, while the files they
-// depend on change, each see their own file's change (run with -race).
+// Views refreshed at once from many goroutines, while the folders they
+// depend on change, each see their own folder's change (run with -race).
 func TestViewsRefreshAtOnce(t *testing.T) {
 	t.Parallel()
 	dir := tempDir(t)
 	const n = 8
 	for i := range n {
-		write(t, filepath.Join(dir, strconv.Itoa(i)), "one")
+		write(t, filepath.Join(dir, strconv.Itoa(i), "one"), "")
 	}
 	settle(t)
 	var wg sync.WaitGroup
@@ -130,20 +131,20 @@ func TestViewsRefreshAtOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f := filepath.Join(dir, strconv.Itoa(i))
+			d := filepath.Join(dir, strconv.Itoa(i))
 			v := New()
-			v.ReadFile(f)
+			v.ReadDir(d)
 			if v.Refresh() {
 				t.Errorf("view %d forgot though nothing changed", i)
 				return
 			}
-			write(t, f, "two")
+			write(t, filepath.Join(d, "two"), "")
 			if !v.Refresh() {
-				t.Errorf("view %d did not see its file change", i)
+				t.Errorf("view %d did not see its folder change", i)
 				return
 			}
-			if data, _ := v.ReadFile(f); string(data) != "two" {
-				t.Errorf("view %d reads %q", i, data)
+			if ents, _ := v.ReadDir(d); len(ents) != 2 {
+				t.Errorf("view %d lists %d entries", i, len(ents))
 			}
 		}()
 	}

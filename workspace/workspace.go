@@ -11,11 +11,13 @@
 // file's identity (device, inode), type, size, and change and modification
 // times. Refresh is the validity check: it starts afresh when a stamped
 // path changed. On Linux the process's inotify watcher covers each stamped
-// path once a Refresh has stat'ed it (the folders it resolves through, the
-// file or folder it leads to, the mount table; watch_linux.go), so a
-// Refresh that finds nothing changed is one poll; a path the watcher
-// cannot cover (a network file system, a folder it may not read) is
-// stat'ed again by each Refresh, as every path is elsewhere. An answer whose
+// path that leads to a folder or to nothing once a Refresh has stat'ed it
+// (the folders it resolves through, the folder it leads to, the mount
+// table; watch_linux.go), so a Refresh that finds nothing changed is one
+// poll and a stat of each stamped file; a path the watcher cannot cover
+// (a file, whose contents a shared mapping changes with no event, a
+// network file system, a folder it may not read) is stat'ed again by
+// each Refresh, as every path is elsewhere. An answer whose
 // stamp is too recent to tell a later change by its times (within the file
 // system's clock step of the read) is not remembered, as git treats a
 // racily clean index entry. A caller that decides many calls (hookd,
