@@ -116,8 +116,9 @@ type gen struct {
 	// limit was reached; the next Refresh starts afresh.
 	stale bool
 
-	// Refresh's own (under View.mu): which of paths the watcher covers,
-	// and what it watches for them.
+	// Refresh's own (under View.mu): which of paths the watcher covers
+	// (one entry for each path it was tried on), and what it watches for
+	// them.
 	watched []bool
 	set     *watchSet
 }
@@ -304,17 +305,16 @@ func (v *View) Refresh() bool {
 	if !stale && v.w != nil && !g.set.empty() {
 		stale = v.w.changed(g.set)
 	}
-	for i := len(g.watched); i < len(paths); i++ {
-		g.watched = append(g.watched, false)
+	tried := len(g.watched)
+	for i := tried; i < len(paths); i++ {
+		// Watched first, then stat'ed (below): a change before the
+		// watch is in the stamp, one after it an event. A path the
+		// watcher cannot cover is tried once a generation.
+		g.watched = append(g.watched, v.w != nil && v.w.watch(g.set, paths[i]))
 	}
 	for i := 0; !stale && i < len(paths); i++ {
 		if g.watched[i] {
 			continue
-		}
-		// Watched first, then stat'ed: a change before the watch is in
-		// the stamp, one after it an event.
-		if v.w != nil && v.w.watch(g.set, paths[i]) {
-			g.watched[i] = true
 		}
 		if s, _, _ := stampOf(paths[i]); s != stamps[i] {
 			stale = true

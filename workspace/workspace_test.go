@@ -483,9 +483,10 @@ func TestGitWithoutRepository(t *testing.T) {
 
 // BenchmarkRefresh is the check hookd and serve make before each decision,
 // for the answers a `git status` in the root reads (its .git, a HEAD),
-// and for the 19 paths a serve process's decisions depended on in the
-// e2e benchmark (the home folder's agent folders, the PATH's folders, the
-// policy), with the watcher and by a stat each.
+// for the 19 folders a serve process's decisions depended on in the e2e
+// benchmark (the home folder's agent folders, the PATH's folders, the
+// project's), and for those and two files, with the watcher and by a stat
+// each.
 func BenchmarkRefresh(b *testing.B) {
 	dir, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
@@ -495,6 +496,15 @@ func BenchmarkRefresh(b *testing.B) {
 	for i := range 19 {
 		many = append(many, filepath.Join(dir, "d"+strconv.Itoa(i), "sub"))
 		if err := os.MkdirAll(many[i], 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	files := []string{filepath.Join(dir, "warden.yaml"), filepath.Join(dir, ".warden", "serve-tokens.json")}
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -513,6 +523,15 @@ func BenchmarkRefresh(b *testing.B) {
 				v.Stat(p)
 			}
 		}, len(many)},
+		// A service's: the folders, and two files (the policy, the
+		// tokens), which are stat'ed each time.
+		{"paths=19+files=2", func(v *View) {
+			for _, p := range many {
+				v.Stat(p)
+			}
+			v.Stat(files[0])
+			v.Stat(files[1])
+		}, len(many) + 2},
 	} {
 		for _, mode := range modes {
 			b.Run(paths.name+"/"+mode, func(b *testing.B) {
