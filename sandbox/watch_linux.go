@@ -4,6 +4,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/warden-run/warden/internal/fsnotice"
 )
 
 // dirWatch watches the folders of one walk with inotify, so that a walk
@@ -11,13 +13,17 @@ import (
 // in instead of checking each one's stamp (Specs.Watch). A folder's
 // record is trusted only while its watch was in place before the folder
 // was last read or checked: every change to its entries after that is an
-// event. A lost event (the kernel's queue overflowed) or a failure makes
-// every folder be checked by its stamp again, as without a watch.
+// event. A lost event (the kernel's queue overflowed), a mount made or
+// removed (which no event tells), or a failure makes every folder be
+// checked by its stamp again, as without a watch. A folder on a file
+// system where a change may come with no event (NFS, FUSE, 9p) is not
+// watched.
 type dirWatch struct {
-	fd   int
-	wds  map[int32]string // watch descriptor: folder
-	dirs map[string]int32 // folder: watch descriptor
-	buf  []byte
+	fd     int
+	mounts *fsnotice.Mounts
+	wds    map[int32]string // watch descriptor: folder
+	dirs   map[string]int32 // folder: watch descriptor
+	buf    []byte
 }
 
 // watchMask: an entry made, removed or renamed in the folder, the folder
@@ -31,13 +37,21 @@ func newDirWatch() *dirWatch {
 	if err != nil {
 		return nil
 	}
-	return &dirWatch{fd: fd, wds: map[int32]string{}, dirs: map[string]int32{}, buf: make([]byte, 64<<10)}
+	mounts, err := fsnotice.OpenMounts()
+	if err != nil {
+		unix.Close(fd)
+		return nil
+	}
+	return &dirWatch{fd: fd, mounts: mounts, wds: map[int32]string{}, dirs: map[string]int32{}, buf: make([]byte, 64<<10)}
 }
 
 // add watches dir and reports whether it is watched.
 func (w *dirWatch) add(dir string) bool {
 	if _, ok := w.dirs[dir]; ok {
 		return true
+	}
+	if !fsnotice.Local(dir) {
+		return false // checked by its stamp
 	}
 	wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
 	if err != nil {
@@ -70,6 +84,8 @@ func (w *dirWatch) remove(dir string) {
 // in; all reports that events were lost (every folder must be checked).
 func (w *dirWatch) drain() (dirty map[string]bool, all bool) {
 	dirty = map[string]bool{}
+	// A mount on a walked folder hides what was walked there.
+	all = w.mounts.Changed()
 	for {
 		n, err := unix.Read(w.fd, w.buf)
 		if err == unix.EINTR {
@@ -103,4 +119,7 @@ func (w *dirWatch) drain() (dirty map[string]bool, all bool) {
 	}
 }
 
-func (w *dirWatch) close() { unix.Close(w.fd) }
+func (w *dirWatch) close() {
+	unix.Close(w.fd)
+	w.mounts.Close()
+}

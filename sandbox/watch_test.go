@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/warden-run/warden/internal/exectest"
 	"github.com/warden-run/warden/sandbox"
 )
 
@@ -91,5 +93,41 @@ func TestSpecsWatch(t *testing.T) {
 	prepare("settled")
 	if _, stats := prepare("nothing changed again"); stats != 0 {
 		t.Errorf("nothing changed in the workspace, yet %d folders' stamps were checked", stats)
+	}
+}
+
+// TestSpecsWatchSeesAMount: a file system mounted on a walked folder,
+// which no inotify event tells, makes the watching Specs check every
+// folder again, so a private file in the mount is hidden (where the test
+// may mount). It runs in a process of its own with mounts of its own: the
+// tests of other packages watch the mount table.
+func TestSpecsWatchSeesAMount(t *testing.T) {
+	if !exectest.InOwnMounts(t) {
+		return
+	}
+	ws := specsWorkspace(t, "version: 1\nsandbox: {shell: on}\n")
+	m := filepath.Join(ws, "m")
+	write(t, filepath.Join(m, "f.go"), "package m\n", 0o644)
+	time.Sleep(250 * time.Millisecond) // past the clock step: stamps trusted
+	p, digest := loadDigest(t, filepath.Join(ws, "warden.yaml"))
+	c := sandbox.NewSpecs()
+	c.Watch()
+	for _, what := range []string{"first", "nothing changed"} {
+		if _, err := c.Prepare(p, digest); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	if err := syscall.Mount("tmpfs", m, "tmpfs", 0, ""); err != nil {
+		t.Skipf("cannot mount here: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(m, syscall.MNT_DETACH) })
+	secret := filepath.Join(m, ".env")
+	write(t, secret, "SECRET=1\n", 0o600)
+	got, err := c.Prepare(p, digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got.Spec.Hidden, secret) {
+		t.Errorf("the %s in a folder mounted over is not hidden: %q", secret, got.Spec.Hidden)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/warden-run/warden/internal/fsnotice"
 )
 
 // watcher tells a View which of its stamped paths changed without a stat
@@ -37,7 +39,7 @@ import (
 type watcher struct {
 	mu     sync.Mutex
 	ino    int // the inotify descriptor
-	mounts int // /proc/self/mountinfo, polled for a change of the mount table
+	mounts *fsnotice.Mounts
 	buf    []byte
 	// mountGen counts the changes of the mount table seen.
 	mountGen uint64
@@ -81,7 +83,7 @@ func theWatcher() *watcher {
 		if err != nil {
 			return
 		}
-		mounts, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		mounts, err := fsnotice.OpenMounts()
 		if err != nil {
 			unix.Close(ino)
 			return
@@ -100,20 +102,6 @@ const (
 	maxLinks    = 40
 )
 
-// localFS are the file systems whose every change passes through this
-// kernel's file system code, where inotify sees it.
-var localFS = map[int64]bool{
-	unix.EXT4_SUPER_MAGIC:      true, // ext2, ext3, ext4
-	unix.XFS_SUPER_MAGIC:       true,
-	unix.BTRFS_SUPER_MAGIC:     true,
-	unix.TMPFS_MAGIC:           true, // tmpfs, devtmpfs
-	unix.RAMFS_MAGIC:           true,
-	unix.F2FS_SUPER_MAGIC:      true,
-	unix.OVERLAYFS_SUPER_MAGIC: true,
-	0x2fc12fc1:                 true, // zfs
-	0xca451a4e:                 true, // bcachefs
-}
-
 // changed reports whether an event since ws's first watch touches what
 // it depends on, or the mount table changed: one poll when nothing
 // happened. The events read are handed to every set that holds their
@@ -131,7 +119,7 @@ func (w *watcher) changed(ws *watchSet) bool {
 // handed to the sets they touch, and a change of the mount table. It
 // reports false when the system did not answer. w.mu is held.
 func (w *watcher) poll() bool {
-	fds := []unix.PollFd{{Fd: int32(w.ino), Events: unix.POLLIN}, {Fd: int32(w.mounts), Events: unix.POLLPRI}}
+	fds := []unix.PollFd{{Fd: int32(w.ino), Events: unix.POLLIN}, {Fd: int32(w.mounts.Fd()), Events: unix.POLLPRI}}
 	for {
 		n, err := unix.Poll(fds, 0)
 		if errors.Is(err, unix.EINTR) {
@@ -203,8 +191,7 @@ func (w *watcher) drain() {
 // add watches the folder at path (a path with no links) for ws and
 // returns its record there. w.mu is held.
 func (w *watcher) add(ws *watchSet, path string) (*watchRec, bool) {
-	var st unix.Statfs_t
-	if err := unix.Statfs(path, &st); err != nil || !localFS[int64(st.Type)] {
+	if !fsnotice.Local(path) {
 		return nil, false
 	}
 	wd, err := unix.InotifyAddWatch(w.ino, path, dirMask)

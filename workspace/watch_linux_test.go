@@ -10,14 +10,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/warden-run/warden/internal/exectest"
 )
 
 // A file system mounted on a folder on the way, which no inotify event
 // tells, is seen through the mount table (where the test may mount).
 //
-// Not parallel: a mount sets aside what every View of the process
-// remembers, which the parallel tests would see as a forgetting.
+// It runs in a process of its own with mounts of its own: a mount sets
+// aside what every View of the process and of other processes remembers,
+// which their tests would see as a forgetting.
 func TestViewRefreshSeesAMount(t *testing.T) {
+	if !exectest.InOwnMounts(t) {
+		return
+	}
 	dir := tempDir(t)
 	d := filepath.Join(dir, "m", "d")
 	write(t, filepath.Join(d, "one"), "")
