@@ -75,9 +75,6 @@ var shared struct {
 // theWatcher returns the process's watcher, or nil where the system gives
 // none (a View then stats every path, as without one).
 func theWatcher() *watcher {
-	if noWatch {
-		return nil
-	}
 	shared.once.Do(func() {
 		ino, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 		if err != nil {

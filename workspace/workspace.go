@@ -74,9 +74,6 @@ type View struct {
 // the View is no longer reachable.
 type heldSet struct{ set *watchSet }
 
-// noWatch makes every View stat each stamped path on Refresh, as where the
-// system gives no watcher (tests run both ways).
-var noWatch = false
 
 // New returns a View that remembers what it reads until Refresh finds it
 // changed.
