@@ -74,7 +74,6 @@ type View struct {
 // the View is no longer reachable.
 type heldSet struct{ set *watchSet }
 
-
 // New returns a View that remembers what it reads until Refresh finds it
 // changed.
 func New() *View {
@@ -303,15 +302,15 @@ func (v *View) Refresh() bool {
 		stale = v.w.changed(g.set)
 	}
 	tried := len(g.watched)
-	for i := tried; i < len(paths); i++ {
+	for i := tried; !stale && i < len(paths); i++ {
 		// Watched first, then stat'ed (below): a change before the
 		// watch is in the stamp, one after it an event. A path the
 		// watcher cannot cover is tried once a generation.
 		g.watched = append(g.watched, v.w != nil && v.w.watch(g.set, paths[i]))
 	}
 	for i := 0; !stale && i < len(paths); i++ {
-		if g.watched[i] {
-			continue
+		if g.watched[i] && i < tried {
+			continue // watched before this Refresh: its events tell
 		}
 		if s, _, _ := stampOf(paths[i]); s != stamps[i] {
 			stale = true

@@ -168,6 +168,33 @@ func TestViewRefreshSeesEachChange(t *testing.T) {
 	}
 }
 
+// A change made after an answer was read and before the Refresh that
+// first watches what it depends on is seen by that Refresh: the path is
+// watched, then stat'ed against its stamp.
+func TestViewFirstRefreshSeesAnEarlierChange(t *testing.T) {
+	t.Parallel()
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			dir := tempDir(t)
+			d := filepath.Join(dir, "d")
+			write(t, filepath.Join(d, "one"), "")
+			settle(t)
+			v := newView(t, mode)
+			if ents, _ := v.ReadDir(d); len(ents) != 1 {
+				t.Fatalf("listed %d entries", len(ents))
+			}
+			write(t, filepath.Join(d, "two"), "")
+			if !v.Refresh() {
+				t.Fatal("the first Refresh did not see a change made before it")
+			}
+			if ents, _ := v.ReadDir(d); len(ents) != 2 {
+				t.Errorf("after Refresh: %d entries, want 2", len(ents))
+			}
+		})
+	}
+}
+
 // modes are the two ways a Refresh checks: the system's watcher, and a
 // stat of each stamped path (where there is no watcher).
 var modes = []string{"watch", "stat"}
