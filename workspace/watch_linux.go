@@ -191,15 +191,17 @@ func (w *watcher) add(ws *watchSet, path string) (*watchRec, bool) {
 	if !fsnotice.Local(path) {
 		return nil, false
 	}
-	wd, err := unix.InotifyAddWatch(w.ino, path, dirMask)
-	if err != nil {
-		return nil, false
-	}
 	if ws.empty() {
 		// A mount table changed before the set's first watch is not a
 		// change for it (the stats after its watches see what it did).
 		w.poll()
 		ws.mountGen = w.mountGen
+	}
+	// No poll between the watch and its record below: an event of the
+	// new watch waits in the queue until the set holds it.
+	wd, err := unix.InotifyAddWatch(w.ino, path, dirMask)
+	if err != nil {
+		return nil, false
 	}
 	sets := w.subs[int32(wd)]
 	if sets == nil {
