@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"unsafe"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/warden-run/warden/internal/fsnotice"
@@ -95,27 +93,25 @@ func (w *dirWatch) drain() (dirty map[string]bool, all bool) {
 			// EAGAIN: nothing more waiting.
 			return dirty, all || err != nil && err != unix.EAGAIN
 		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+		fsnotice.Events(w.buf[:n], func(wd int32, mask uint32, _ string) {
+			if mask&unix.IN_Q_OVERFLOW != 0 {
 				all = true
-				continue
+				return
 			}
-			dir, ok := w.wds[ev.Wd]
+			dir, ok := w.wds[wd]
 			if !ok {
-				continue
+				return
 			}
 			dirty[dir] = true
-			if ev.Mask&unix.IN_IGNORED != 0 {
+			if mask&unix.IN_IGNORED != 0 {
 				// The folder is gone (or unmounted): its watch went
 				// with it.
-				delete(w.wds, ev.Wd)
-				if w.dirs[dir] == ev.Wd {
+				delete(w.wds, wd)
+				if w.dirs[dir] == wd {
 					delete(w.dirs, dir)
 				}
 			}
-		}
+		})
 	}
 }
 

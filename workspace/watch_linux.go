@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -150,15 +149,8 @@ func (w *watcher) drain() {
 		if err != nil || n <= 0 {
 			return
 		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
-			name := ""
-			if ev.Len > 0 {
-				end := min(off+unix.SizeofInotifyEvent+int(ev.Len), n)
-				name = strings.TrimRight(string(w.buf[off+unix.SizeofInotifyEvent:end]), "\x00")
-			}
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+		fsnotice.Events(w.buf[:n], func(wd int32, mask uint32, name string) {
+			if mask&unix.IN_Q_OVERFLOW != 0 {
 				// Events were lost: every set may have missed one.
 				for _, sets := range w.subs {
 					for ws := range sets {
@@ -166,22 +158,22 @@ func (w *watcher) drain() {
 					}
 				}
 				w.mountGen++
-				continue
+				return
 			}
-			for ws := range w.subs[ev.Wd] {
-				r := ws.recs[ev.Wd]
+			for ws := range w.subs[wd] {
+				r := ws.recs[wd]
 				switch {
 				case name == "":
 					// The watched folder itself; IN_IGNORED:
 					// its watch is gone with it.
-					if ev.Mask&(selfEvents|unix.IN_IGNORED) != 0 {
+					if mask&(selfEvents|unix.IN_IGNORED) != 0 {
 						ws.hit = true
 					}
-				case ev.Mask&entryEvents != 0 && (r.all || r.names[name]):
+				case mask&entryEvents != 0 && (r.all || r.names[name]):
 					ws.hit = true
 				}
 			}
-		}
+		})
 	}
 }
 

@@ -115,8 +115,9 @@ type gen struct {
 	// Refresh's own (under View.mu): which of paths the watcher covers
 	// (one entry for each path it was tried on), and what it watches for
 	// them.
-	watched []bool
-	set     *watchSet
+	watched  []bool
+	nWatched int // the trues of watched: a Refresh polls only when one is
+	set      *watchSet
 }
 
 // answers are what a gen remembers: one map per method asked, keyed by the
@@ -283,30 +284,24 @@ func (v *View) Refresh() bool {
 	g.mu.Lock()
 	stale, paths, stamps := g.stale, g.paths, g.stamps
 	g.mu.Unlock()
-	if !v.triedW {
-		v.triedW = true
-		if v.w = theWatcher(); v.w != nil {
-			v.held = &heldSet{}
-			w := v.w
-			runtime.AddCleanup(v, func(h *heldSet) {
-				if h.set != nil {
-					w.forget(h.set)
-				}
-			}, v.held)
-		}
-	}
-	if v.w != nil {
-		v.held.set = g.set
-	}
-	if !stale && v.w != nil && !g.set.empty() {
+	if !stale && g.nWatched > 0 {
 		stale = v.w.changed(g.set)
 	}
 	tried := len(g.watched)
+	if !stale && tried < len(paths) {
+		// The watcher is taken when there is first a path to watch (a
+		// one-shot caller that never has one opens none).
+		v.takeWatcher(g)
+	}
 	for i := tried; !stale && i < len(paths); i++ {
 		// Watched first, then stat'ed (below): a change before the
 		// watch is in the stamp, one after it an event. A path the
 		// watcher cannot cover is tried once a generation.
-		g.watched = append(g.watched, v.w != nil && v.w.watch(g.set, paths[i]))
+		ok := v.w != nil && v.w.watch(g.set, paths[i])
+		g.watched = append(g.watched, ok)
+		if ok {
+			g.nWatched++
+		}
 	}
 	for i := 0; !stale && i < len(paths); i++ {
 		if g.watched[i] && i < tried {
@@ -327,6 +322,27 @@ func (v *View) Refresh() bool {
 		v.cur.Store(next)
 	}
 	return stale
+}
+
+// takeWatcher gets the process's watcher for v, the first time, and has
+// v's watches follow g's set (let go when v is no longer reachable).
+// v.mu is held.
+func (v *View) takeWatcher(g *gen) {
+	if !v.triedW {
+		v.triedW = true
+		if v.w = theWatcher(); v.w != nil {
+			v.held = &heldSet{}
+			w := v.w
+			runtime.AddCleanup(v, func(h *heldSet) {
+				if h.set != nil {
+					w.forget(h.set)
+				}
+			}, v.held)
+		}
+	}
+	if v.w != nil {
+		v.held.set = g.set
+	}
 }
 
 // holder returns the path whose stamp covers the name in path: its

@@ -9,6 +9,8 @@ package fsnotice
 
 import (
 	"errors"
+	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -66,3 +68,19 @@ func (m *Mounts) Changed() bool {
 
 // Close closes the descriptor.
 func (m *Mounts) Close() { unix.Close(m.fd) }
+
+// Events calls fn for each inotify event in buf (what one read of an
+// inotify descriptor returned), with the name's padding cut off ("" for
+// an event of the watched file or folder itself).
+func Events(buf []byte, fn func(wd int32, mask uint32, name string)) {
+	for off := 0; off+unix.SizeofInotifyEvent <= len(buf); {
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+		start := off + unix.SizeofInotifyEvent
+		off = start + int(ev.Len)
+		name := ""
+		if ev.Len > 0 {
+			name = strings.TrimRight(string(buf[start:min(off, len(buf))]), "\x00")
+		}
+		fn(ev.Wd, ev.Mask, name)
+	}
+}
