@@ -5,8 +5,10 @@ package sandbox_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -105,6 +107,7 @@ func TestSpecsWatchSeesAMount(t *testing.T) {
 	if !exectest.InOwnMounts(t) {
 		return
 	}
+	needKernel(t)
 	ws := specsWorkspace(t, "version: 1\nsandbox: {shell: on}\n")
 	m := filepath.Join(ws, "m")
 	write(t, filepath.Join(m, "f.go"), "package m\n", 0o644)
@@ -129,5 +132,23 @@ func TestSpecsWatchSeesAMount(t *testing.T) {
 	}
 	if !slices.Contains(got.Spec.Hidden, secret) {
 		t.Errorf("the %s in a folder mounted over is not hidden: %q", secret, got.Spec.Hidden)
+	}
+	// The effect, with the real runner and the spec file it was given: a
+	// confined cat reads the mount's other file and not the secret.
+	write(t, filepath.Join(m, "notes.txt"), "plain\n", 0o644)
+	helper := filepath.Join(t.TempDir(), "warden-sandbox")
+	write(t, helper, string(helperBinary(t)), 0o755)
+	cmd := exec.Command(helper, "--spec", got.File, "--spec-sha256", got.Sum, "--", "bash", "-c",
+		"cat "+filepath.Join(m, "notes.txt")+"; cat "+secret)
+	cmd.Dir = ws
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "plain") {
+		t.Fatalf("the confined command did not run as expected:\n%s", out)
+	}
+	if strings.Contains(string(out), "SECRET=1") {
+		t.Errorf("the confined command read the secret in the folder mounted over:\n%s", out)
+	}
+	if data, err := os.ReadFile(secret); err != nil || string(data) != "SECRET=1\n" {
+		t.Errorf("the secret file is %q, %v after the run", data, err)
 	}
 }

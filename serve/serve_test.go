@@ -481,6 +481,45 @@ func TestTokensRevokedElsewhere(t *testing.T) {
 	}
 }
 
+// An attacker who waits until the service's view trusts what it read
+// (past the clock step, its folders watched) and then makes the root a
+// repository's folder by renames (prepared elsewhere, moved in: no file
+// written in place) still has the next git status refused.
+func TestDecideSeesWorkspaceChangeLater(t *testing.T) {
+	v := start(t, testPolicy+`  - id: git-status
+    effect: allow
+    tool: shell
+    command: ["git status"]
+`)
+	call := `{"tool":"Bash","args":{"command":"git status"},"session":"s1"}`
+	stage := t.TempDir()
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(stage, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(stage, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := v.decide(call, ""); r.Decision.Decision != warden.Allow {
+		t.Fatalf("git status in a plain folder: %+v", r.Decision)
+	}
+	time.Sleep(300 * time.Millisecond) // past the clock step: the view keeps its answers
+	for range 2 {
+		if r := v.decide(call, ""); r.Decision.Decision != warden.Allow {
+			t.Fatalf("git status in a plain folder, again: %+v", r.Decision)
+		}
+	}
+	for _, n := range []string{"objects", "refs", "HEAD"} {
+		if err := os.Rename(filepath.Join(stage, n), filepath.Join(v.dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := v.decide(call, ""); r.Decision.Decision == warden.Allow {
+		t.Errorf("git status in a root moved into a repository's shape: %+v", r.Decision)
+	}
+}
+
 // The service keeps its view of the workspace across decisions and checks
 // it before each: a root made to look like a repository (HEAD, objects/,
 // refs/, whose configuration git would run) after a git status was
