@@ -481,26 +481,40 @@ func TestTokensRevokedElsewhere(t *testing.T) {
 	}
 }
 
-// An attacker who waits until the service's view trusts what it read
-// (past the clock step, its folders watched) and then makes the root a
-// repository's folder by renames (prepared elsewhere, moved in: no file
-// written in place) still has the next git status refused.
-func TestDecideSeesWorkspaceChangeLater(t *testing.T) {
+// gitStatusService starts a service whose policy allows git status, and
+// returns it with a git status call.
+func gitStatusService(t *testing.T) (*svc, string) {
+	t.Helper()
 	v := start(t, testPolicy+`  - id: git-status
     effect: allow
     tool: shell
     command: ["git status"]
 `)
-	call := `{"tool":"Bash","args":{"command":"git status"},"session":"s1"}`
-	stage := t.TempDir()
+	return v, `{"tool":"Bash","args":{"command":"git status"},"session":"s1"}`
+}
+
+// repoShape gives dir a bare repository's shape (HEAD, objects/, refs/),
+// whose configuration git would run.
+func repoShape(t *testing.T, dir string) {
+	t.Helper()
 	for _, d := range []string{"objects", "refs"} {
-		if err := os.MkdirAll(filepath.Join(stage, d), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(stage, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// An attacker who waits until the service's view trusts what it read
+// (past the clock step, its folders watched) and then makes the root a
+// repository's folder by renames (prepared elsewhere, moved in: no file
+// written in place) still has the next git status refused.
+func TestDecideSeesWorkspaceChangeLater(t *testing.T) {
+	v, call := gitStatusService(t)
+	stage := t.TempDir()
+	repoShape(t, stage)
 	if r := v.decide(call, ""); r.Decision.Decision != warden.Allow {
 		t.Fatalf("git status in a plain folder: %+v", r.Decision)
 	}
@@ -525,23 +539,11 @@ func TestDecideSeesWorkspaceChangeLater(t *testing.T) {
 // refs/, whose configuration git would run) after a git status was
 // allowed is seen at the next call.
 func TestDecideSeesWorkspaceChange(t *testing.T) {
-	v := start(t, testPolicy+`  - id: git-status
-    effect: allow
-    tool: shell
-    command: ["git status"]
-`)
-	call := `{"tool":"Bash","args":{"command":"git status"},"session":"s1"}`
+	v, call := gitStatusService(t)
 	if r := v.decide(call, ""); r.Decision.Decision != warden.Allow {
 		t.Fatalf("git status in a plain folder: %+v", r.Decision)
 	}
-	for _, d := range []string{"objects", "refs"} {
-		if err := os.MkdirAll(filepath.Join(v.dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(v.dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	repoShape(t, v.dir)
 	if r := v.decide(call, ""); r.Decision.Decision == warden.Allow {
 		t.Errorf("git status in a root that became a repository's folder: %+v", r.Decision)
 	}
