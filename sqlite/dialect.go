@@ -87,6 +87,8 @@ var dialect = sqlstore.Dialect{
 	// IMMEDIATE keeps every other writer out meanwhile.
 	ConsecutiveIDs: true,
 	DataVersion:    "SELECT data_version FROM pragma_data_version()",
+	ConnVersion:    connVersion,
+	HeldLock:       true,
 	// In WAL mode, a commit under synchronous=NORMAL is in the file (it
 	// survives a crash of the process) and reaches the disk with the next
 	// synchronous=FULL commit's sync of the same log.
@@ -187,4 +189,17 @@ func diskFull(err error, dir string) error {
 	}
 	return fmt.Errorf("the disk holding the warden store %s is full, so warden cannot record the decision: "+
 		"free some space there (warden purge removes old audit records), then retry: %w", dir, err)
+}
+
+// connVersion is Dialect.ConnVersion: the pager's data version of the
+// main database, which counts every commit, the connection's own too.
+func connVersion(dc any) (int64, error) {
+	f, ok := dc.(interface {
+		FileControlDataVersion(dbName string) (uint32, error)
+	})
+	if !ok {
+		return -1, fmt.Errorf("sqlite store: the driver's connection (%T) cannot read its data version", dc)
+	}
+	v, err := f.FileControlDataVersion("main")
+	return int64(v), err
 }

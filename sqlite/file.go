@@ -239,6 +239,42 @@ type conn struct {
 	// when it began and checked again when it commits (see tx).
 	// database/sql uses a connection from one goroutine at a time.
 	inTx bool
+	// txStmts are the connection's transaction statements (txBegin and
+	// the others), each prepared when first used: the driver parses its
+	// BEGIN and COMMIT anew for every transaction, which was a tenth of
+	// the group writer's work a group.
+	txStmts [txStmtCount]driverStmt
+}
+
+// The statements of a transaction, as the driver runs them (BEGIN
+// IMMEDIATE, from the DSN's _txlock, for one that may write).
+const (
+	txBegin = iota
+	txBeginImmediate
+	txCommit
+	txRollback
+	txStmtCount
+)
+
+var txSQL = [txStmtCount]string{"BEGIN", "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"}
+
+// runTx runs the transaction statement i, prepared on the connection.
+func (c *conn) runTx(ctx context.Context, i int) error {
+	st := c.txStmts[i]
+	if st == nil {
+		ps, err := c.driverConn.PrepareContext(ctx, txSQL[i])
+		if err != nil {
+			return err
+		}
+		var ok bool
+		if st, ok = ps.(driverStmt); !ok {
+			ps.Close()
+			return fmt.Errorf("sqlite store %s: the driver's statement (%T) lacks a method warden uses", c.g.path, ps)
+		}
+		c.txStmts[i] = st
+	}
+	_, err := st.ExecContext(ctx, nil)
+	return err
 }
 
 // BeginTx refuses a transaction on a file that was replaced, removed or
@@ -247,12 +283,15 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err := c.g.check(); err != nil {
 		return nil, err
 	}
-	t, err := c.driverConn.BeginTx(ctx, opts)
-	if err != nil {
+	begin := txBeginImmediate
+	if opts.ReadOnly {
+		begin = txBegin
+	}
+	if err := c.runTx(ctx, begin); err != nil {
 		return nil, err
 	}
 	c.inTx = true
-	return &tx{Tx: t, c: c}, nil
+	return &tx{c: c, ctx: ctx}, nil
 }
 
 // check is the guard's check for a statement: outside a transaction
@@ -269,22 +308,33 @@ func (c *conn) check() error {
 // file again and rolls back, committing nothing, when it was replaced,
 // removed or truncated since the transaction began.
 type tx struct {
-	driver.Tx
 	c *conn
+	// ctx is BeginTx's: database/sql keeps it in use until the
+	// transaction ends, and the COMMIT's wait for a lock ends with it.
+	ctx context.Context
 }
 
+// Commit commits; a COMMIT that fails leaves no transaction open (the
+// ROLLBACK after it, which finds none when the COMMIT ended it, is
+// only tidying), as database/sql expects of a connection after Commit.
 func (t *tx) Commit() error {
 	t.c.inTx = false
 	if err := t.c.g.check(); err != nil {
-		t.Tx.Rollback()
+		t.c.runTx(context.Background(), txRollback)
 		return err
 	}
-	return t.Tx.Commit()
+	if err := t.c.runTx(t.ctx, txCommit); err != nil {
+		t.c.runTx(context.Background(), txRollback)
+		return err
+	}
+	return nil
 }
 
+// Rollback rolls back, whatever became of BeginTx's context: it is how
+// database/sql ends a transaction whose context is done.
 func (t *tx) Rollback() error {
 	t.c.inTx = false
-	return t.Tx.Rollback()
+	return t.c.runTx(context.Background(), txRollback)
 }
 
 // Begin is BeginTx with the default options.
@@ -370,6 +420,12 @@ func (c *conn) IsValid() bool { return !c.g.retired.Load() && c.driverConn.IsVal
 // Close closes the connection; when its file was replaced it keeps the
 // WAL (see keepWAL).
 func (c *conn) Close() error {
+	for i, st := range c.txStmts {
+		if st != nil {
+			st.Close()
+			c.txStmts[i] = nil
+		}
+	}
 	if c.g.replaced() {
 		keepWAL(c.driverConn)
 	}

@@ -342,11 +342,14 @@ func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes,
 	}
 	defer done()
 	defer tx.Rollback()
+	if s.d.HeldLock {
+		ctx = context.WithoutCancel(ctx)
+	}
 	g := &group{s: s, tx: tx, q: prepared{s, tx}, changes: -1, cached: cachedIn(batch), gen: s.rcache.generation()}
 	// Until this group commits, the writer knows nothing for sure.
 	known := wc.take()
 	if wc != nil {
-		g.version = g.dataVersion(ctx)
+		g.version = g.dataVersion(ctx, wc)
 		if g.version >= 0 && g.version == known.version {
 			g.known = known.sessions
 		}
@@ -361,6 +364,11 @@ func (s *Store) tryGroup(ctx context.Context, batch []*writeReq, res []writeRes,
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
+	}
+	if wc != nil && g.version >= 0 && s.d.ConnVersion != nil {
+		// The connection's number counts this commit too: the next group
+		// compares with the number after it.
+		g.version = wc.connVersion(s.d.ConnVersion)
 	}
 	wc.keep(g, known.sessions)
 	return ok, nil
@@ -411,6 +419,11 @@ func (wc *writerConn) begin(ctx context.Context, s *Store) (*sql.Tx, func(), err
 		}
 		wc.db = db
 	}
+	if s.d.HeldLock {
+		// The wait for the lock is bounded by the database's own busy
+		// timeout (see Dialect.HeldLock).
+		ctx = context.WithoutCancel(ctx)
+	}
 	tx, err := wc.conn.BeginTx(ctx, nil)
 	if err != nil {
 		wc.release()
@@ -460,13 +473,43 @@ func (wc *writerConn) release() {
 	*wc = writerConn{}
 }
 
-// dataVersion reads the connection's count of other connections'
-// commits (Dialect.DataVersion); -1 when it cannot: the group then reads
-// every session, and the writer keeps none. Where a write of the group
-// needs the count of changes (see readcache.go), it comes along, as it
-// does with the sessions read.
-func (g *group) dataVersion(ctx context.Context) int64 {
+// connVersion reads the connection's number with read
+// (Dialect.ConnVersion); -1 when it cannot.
+func (wc *writerConn) connVersion(read func(driverConn any) (int64, error)) int64 {
+	v := int64(-1)
+	err := wc.conn.Raw(func(dc any) error {
+		n, err := read(dc)
+		if err == nil {
+			v = n
+		}
+		return err
+	})
+	if err != nil || v < 0 {
+		return -1
+	}
+	return v
+}
+
+// dataVersion reads the count of commits of wc's connection
+// (Dialect.ConnVersion) or of other connections' (Dialect.DataVersion);
+// -1 when it cannot: the group then reads every session, and the writer
+// keeps none. Where a write of the group needs the count of changes (see
+// readcache.go), it comes along, as it does with the sessions read.
+func (g *group) dataVersion(ctx context.Context, wc *writerConn) int64 {
 	var v, n int64
+	if read := g.s.d.ConnVersion; read != nil {
+		if v = wc.connVersion(read); v < 0 {
+			return -1
+		}
+		if g.cached && g.changes < 0 {
+			if err := g.q.QueryRowContext(ctx, changesQuery).Scan(&n); err != nil {
+				return -1
+			}
+			g.changes = n
+			g.s.rcache.saw(n, g.gen)
+		}
+		return v
+	}
 	q, dest := g.s.d.DataVersion, []any{&v}
 	count := g.cached && g.changes < 0
 	if count {

@@ -32,6 +32,22 @@ func groupStoreBusy(t *testing.T, busyMS int) *Store {
 // (RETURNING, as on PostgreSQL) unless consecutive.
 func groupStoreWith(t *testing.T, busyMS int, consecutive bool) *Store {
 	t.Helper()
+	return groupStoreDialect(t, busyMS, Dialect{ConsecutiveIDs: consecutive, DataVersion: "SELECT data_version FROM pragma_data_version()"})
+}
+
+// connVersion is Dialect.ConnVersion as package sqlite has it, on the
+// driver's own connection.
+func connVersion(dc any) (int64, error) {
+	v, err := dc.(interface {
+		FileControlDataVersion(dbName string) (uint32, error)
+	}).FileControlDataVersion("main")
+	return int64(v), err
+}
+
+// groupStoreDialect is groupStoreWith with d's ConsecutiveIDs,
+// DataVersion, ConnVersion and HeldLock.
+func groupStoreDialect(t *testing.T, busyMS int, d Dialect) *Store {
+	t.Helper()
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyMS))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -42,7 +58,8 @@ func groupStoreWith(t *testing.T, busyMS int, consecutive bool) *Store {
 		t.Fatal(err)
 	}
 	s, err := Open(context.Background(), db, Dialect{Name: "sqlite", Rebind: func(q string) string { return q }, GroupCommit: true,
-		ConsecutiveIDs: consecutive, DataVersion: "SELECT data_version FROM pragma_data_version()", LockMigrations: func(context.Context, *sql.Tx) error { return nil }})
+		ConsecutiveIDs: d.ConsecutiveIDs, DataVersion: d.DataVersion, ConnVersion: d.ConnVersion, HeldLock: d.HeldLock,
+		LockMigrations: func(context.Context, *sql.Tx) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,8 +410,15 @@ func TestGroupLinger(t *testing.T) {
 // file writing the row): the session a write is given is always the row
 // as stored.
 func TestGroupKnowsSessions(t *testing.T) {
+	statement := Dialect{ConsecutiveIDs: true, DataVersion: "SELECT data_version FROM pragma_data_version()"}
+	conn := statement
+	conn.ConnVersion, conn.HeldLock = connVersion, true
+	t.Run("statement", func(t *testing.T) { testGroupKnowsSessions(t, groupStoreDialect(t, 5000, statement)) })
+	t.Run("connection", func(t *testing.T) { testGroupKnowsSessions(t, groupStoreDialect(t, 5000, conn)) })
+}
+
+func testGroupKnowsSessions(t *testing.T, s *Store) {
 	ctx := context.Background()
-	s := groupStore(t)
 	var seen warden.Session
 	write := func(role string) {
 		t.Helper()

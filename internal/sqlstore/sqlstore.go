@@ -492,6 +492,22 @@ type Dialect struct {
 	// left: the next group reads a session again only when another
 	// connection committed meanwhile (see writerConn).
 	DataVersion string
+	// ConnVersion, when set, takes DataVersion's place without a
+	// statement: it reads, from the driver's connection dc, a number that
+	// changes when any connection commits a change, this one included
+	// (SQLite's SQLITE_FCNTL_DATA_VERSION, read inside the transaction
+	// that BEGIN IMMEDIATE started). The writer reads it again after its
+	// own commit, and the next group compares with that. (SQLite runs
+	// data_version through a table-valued function that parses a PRAGMA
+	// each time: half the fixed work of a group's begin.)
+	ConnVersion func(dc any) (int64, error)
+	// HeldLock: once a group's transaction has begun, it holds the
+	// database's write lock, and no statement in it waits for another
+	// connection (SQLite under BEGIN IMMEDIATE), so its statements run
+	// without watching the group's deadline: the driver starts a
+	// goroutine for each statement that watches one. The wait for the
+	// lock at BEGIN is bounded by the database's own busy timeout.
+	HeldLock bool
 	// ConsecutiveIDs: one INSERT of many audit records, all of them
 	// inserted, numbers them one after the other up to the statement's
 	// last insert id (SQLite: AUTOINCREMENT under its one writer). The
