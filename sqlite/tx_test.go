@@ -9,6 +9,24 @@ import (
 	"github.com/warden-run/warden/sqlite"
 )
 
+// storeConn opens the store at path and returns a connection of its
+// pool; both are closed when the test ends.
+func storeConn(t *testing.T, path string) *sql.Conn {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	conn, err := st.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
 // TestConnVersion: the number the group writer compares (Dialect.ConnVersion)
 // is read from a connection of the store's own pool, counts the
 // connection's own commit, stays as it is across a transaction that finds
@@ -16,16 +34,7 @@ import (
 func TestConnVersion(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "warden.db")
-	st, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	conn, err := st.DB().Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := storeConn(t, path)
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE version_test (n INTEGER)`); err != nil {
 		t.Fatal(err)
 	}
@@ -88,16 +97,7 @@ func TestConnVersion(t *testing.T) {
 // one, as database/sql expects after Commit.
 func TestCommitFailedLeavesNoTransaction(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	conn, err := st.DB().Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := storeConn(t, filepath.Join(t.TempDir(), "warden.db"))
 	for _, q := range []string{`CREATE TABLE parent (id INTEGER PRIMARY KEY)`,
 		`CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
