@@ -86,7 +86,6 @@ var dialect = sqlstore.Dialect{
 	// AUTOINCREMENT gives each row of an INSERT the next id, and BEGIN
 	// IMMEDIATE keeps every other writer out meanwhile.
 	ConsecutiveIDs: true,
-	DataVersion:    "SELECT data_version FROM pragma_data_version()",
 	ConnVersion:    connVersion,
 	HeldLock:       true,
 	// In WAL mode, a commit under synchronous=NORMAL is in the file (it

@@ -262,14 +262,9 @@ var txSQL = [txStmtCount]string{"BEGIN", "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"
 func (c *conn) runTx(ctx context.Context, i int) error {
 	st := c.txStmts[i]
 	if st == nil {
-		ps, err := c.driverConn.PrepareContext(ctx, txSQL[i])
-		if err != nil {
+		var err error
+		if st, err = c.prepareDriver(ctx, txSQL[i]); err != nil {
 			return err
-		}
-		var ok bool
-		if st, ok = ps.(driverStmt); !ok {
-			ps.Close()
-			return fmt.Errorf("sqlite store %s: the driver's statement (%T) lacks a method warden uses", c.g.path, ps)
 		}
 		c.txStmts[i] = st
 	}
@@ -371,6 +366,16 @@ func (c *conn) QueryContext(ctx context.Context, q string, args []driver.NamedVa
 // PrepareContext prepares a statement that checks its file as
 // ExecContext does each time it runs.
 func (c *conn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
+	ds, err := c.prepareDriver(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return &stmt{driverStmt: ds, c: c}, nil
+}
+
+// prepareDriver prepares q with the driver, as a statement with the
+// methods warden uses.
+func (c *conn) prepareDriver(ctx context.Context, q string) (driverStmt, error) {
 	st, err := c.driverConn.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, err
@@ -380,7 +385,7 @@ func (c *conn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error
 		st.Close()
 		return nil, fmt.Errorf("sqlite store %s: the driver's statement (%T) lacks a method warden uses", c.g.path, st)
 	}
-	return &stmt{driverStmt: ds, c: c}, nil
+	return ds, nil
 }
 
 // Prepare is PrepareContext without a context.

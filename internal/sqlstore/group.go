@@ -200,7 +200,7 @@ func (g *groupWriter) loop(s *Store) {
 	defer g.loops.Done()
 	var l linger
 	var wc *writerConn
-	if s.d.DataVersion != "" {
+	if s.d.DataVersion != "" || s.d.ConnVersion != nil {
 		wc = &writerConn{}
 		defer wc.release()
 	}
@@ -505,8 +505,7 @@ func (g *group) dataVersion(ctx context.Context, wc *writerConn) int64 {
 			if err := g.q.QueryRowContext(ctx, changesQuery).Scan(&n); err != nil {
 				return -1
 			}
-			g.changes = n
-			g.s.rcache.saw(n, g.gen)
+			g.sawChanges(n)
 		}
 		return v
 	}
@@ -519,10 +518,16 @@ func (g *group) dataVersion(ctx context.Context, wc *writerConn) int64 {
 		return -1
 	}
 	if count {
-		g.changes = n
-		g.s.rcache.saw(n, g.gen)
+		g.sawChanges(n)
 	}
 	return v
+}
+
+// sawChanges records the count of changes n read in the group's
+// transaction, for the group and the store's read cache.
+func (g *group) sawChanges(n int64) {
+	g.changes = n
+	g.s.rcache.saw(n, g.gen)
 }
 
 // group is the state of one group's transaction.
@@ -756,8 +761,7 @@ func (g *group) read(ctx context.Context, ids []any) error {
 			return fmt.Errorf("read sessions: %w", err)
 		}
 		if n >= 0 {
-			g.changes = n
-			g.s.rcache.saw(n, g.gen)
+			g.sawChanges(n)
 		}
 		return nil
 	})

@@ -412,7 +412,7 @@ func TestGroupLinger(t *testing.T) {
 func TestGroupKnowsSessions(t *testing.T) {
 	statement := Dialect{ConsecutiveIDs: true, DataVersion: "SELECT data_version FROM pragma_data_version()"}
 	conn := statement
-	conn.ConnVersion, conn.HeldLock = connVersion, true
+	conn.DataVersion, conn.ConnVersion, conn.HeldLock = "", connVersion, true
 	t.Run("statement", func(t *testing.T) { testGroupKnowsSessions(t, groupStoreDialect(t, 5000, statement)) })
 	t.Run("connection", func(t *testing.T) { testGroupKnowsSessions(t, groupStoreDialect(t, 5000, conn)) })
 }

@@ -190,8 +190,7 @@ func (g *group) loadStmt(ids []any) BatchStmt {
 				return err
 			}
 			if n != nil && g.changes < 0 {
-				g.changes = *n
-				g.s.rcache.saw(*n, g.gen)
+				g.sawChanges(*n)
 			}
 			if gs := g.sessions[x.ID]; gs != nil && !g.placeholders[x.ID] {
 				gs.x, gs.stored = x, true

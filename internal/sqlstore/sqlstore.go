@@ -492,8 +492,8 @@ type Dialect struct {
 	// left: the next group reads a session again only when another
 	// connection committed meanwhile (see writerConn).
 	DataVersion string
-	// ConnVersion, when set, takes DataVersion's place without a
-	// statement: it reads, from the driver's connection dc, a number that
+	// ConnVersion, when set, serves as DataVersion does (and in its
+	// place), without a statement: it reads, from the driver's connection dc, a number that
 	// changes when any connection commits a change, this one included
 	// (SQLite's SQLITE_FCNTL_DATA_VERSION, read inside the transaction
 	// that BEGIN IMMEDIATE started). The writer reads it again after its
