@@ -76,6 +76,17 @@ type DecisionRecord struct {
 	// UseGrant does, in the same transaction. A grant that cannot be used
 	// any more fails the whole write with a *GrantUnusableError.
 	UseGrants []string
+	// HistoryRead reports that the decision read the session's audit
+	// records (sequence rules), the newest of them HistoryThrough (0: it
+	// had none). The write is then recorded only when the session has no
+	// newer record: one recorded meanwhile (by a call decided at the same
+	// time, or in another process) fails the write with an error whose
+	// StaleRead method reports true, nothing stored, and the caller
+	// decides again on the records as they are. So calls of one session
+	// decided at once count each other as calls one after the other do
+	// (a repeat or rate rule holds under parallel calls).
+	HistoryRead    bool
+	HistoryThrough int64
 }
 
 // GrantUnusableError is WriteDecision's error when a grant the decision

@@ -170,10 +170,14 @@ func (t *Tracker) Decide(ctx context.Context, call warden.ToolCall, opt Options)
 		opt.sum = CallSum(opt.CallID, call)
 	}
 	res, written, err := t.decide(ctx, &call, opt, start)
-	if staleRead(err) {
-		// Decided on halts and grants the store kept, which changed
-		// before the decision could be recorded: nothing was; decide
-		// again on a fresh read (see staleRead).
+	for try := 1; staleRead(err) && try < maxStale; try++ {
+		// Decided on halts and grants the store kept, or on the session's
+		// records, which changed before the decision could be recorded:
+		// nothing was; decide again on a fresh read (see staleRead). Each
+		// time, another call of the session (or a change of the halts and
+		// grants) was recorded first: calls of one session decided at
+		// once are recorded one after the other, each on the records of
+		// those before it.
 		call = given
 		res, written, err = t.decide(ctx, &call, opt, start)
 	}
@@ -273,6 +277,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	// es is what the engine knows of the session; update fills in its
 	// first-tool state, history and time inside the transaction.
 	es := engine.Session{Grants: grants}
+	read := false // es.History was read: the write checks it is current
 	var r engine.Result
 	var parent *warden.Session
 	if call.Session != "" {
@@ -280,6 +285,7 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 		if es.History, err = t.recentCalls(ctx, call.Session); err != nil {
 			return res, false, err
 		}
+		read = t.Engine.NeedsHistory()
 		// A subagent's session (PARENT/AGENT, as the hooks name it) that
 		// starts without a role of its own takes its parent's role and
 		// lies one level deeper.
@@ -329,7 +335,10 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 			opt.Confine(&r.Decision)
 		}
 		dr := &warden.DecisionRecord{Audit: t.auditRecord(*call, args, Result{Decision: r.Decision, Grants: r.Grants}, time.Since(start)),
-			UseGrants: r.Grants}
+			UseGrants: r.Grants, HistoryRead: read}
+		if n := len(es.History); n > 0 {
+			dr.HistoryThrough = es.History[n-1].ID
+		}
 		dr.Audit.CallID, dr.Audit.ToolUse, dr.Audit.Agent, dr.Audit.CallSum = opt.CallID, opt.ToolUse, opt.Agent, opt.sum
 		if r.Decision.Decision == warden.Deny || violated(r) {
 			hs := violations(call, r)
@@ -412,6 +421,12 @@ func (t *Tracker) decide(ctx context.Context, call *warden.ToolCall, opt Options
 	}
 	return res, false, nil
 }
+
+// maxStale bounds how often a call is decided again because what it was
+// decided on changed before it was recorded (staleRead): past it, the
+// store's error is the answer (a deny). Calls of one session decided at
+// once take a try each before the last of them is recorded.
+const maxStale = 64
 
 // maxTries bounds how often a call is decided because a grant it used was
 // used up or revoked meanwhile; the last try uses no grant.

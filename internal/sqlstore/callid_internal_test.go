@@ -41,4 +41,35 @@ func TestCallIDLookupsUseTheIndex(t *testing.T) {
 	if p := plan(q, args...); !strings.Contains(p, "INDEX audit_call") || strings.Contains(p, "SCAN audit") {
 		t.Errorf("the audit filter by call id: plan %q, want a search of the index audit_call", p)
 	}
+	// The check that a decision's history is current (StaleHistory).
+	if p := plan(newestRecord, "s-1"); !strings.Contains(p, "INDEX audit_session") || strings.Contains(p, "SCAN audit") {
+		t.Errorf("a session's newest record: plan %q, want a search of the index audit_session", p)
+	}
+}
+
+// TestSessionsIndexedByIDAlone: a decision updates its session's row; an
+// index on a column it changes (last_seen, dropped by migration 0016) is
+// written again with every decision, and one more page in each group's
+// commit. The same holds on PostgreSQL (package postgres's test).
+func TestSessionsIndexedByIDAlone(t *testing.T) {
+	s := groupStore(t)
+	rows, err := s.DB().QueryContext(context.Background(), `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 || !strings.HasPrefix(names[0], "sqlite_autoindex_sessions") {
+		t.Errorf("indexes of sessions: %q, want its primary key's alone", names)
+	}
 }

@@ -562,6 +562,10 @@ type groupSession struct {
 	x       warden.Session
 	stored  bool // in the database, or written by a write of this group
 	written bool
+	// newest is the id of the session's newest audit record, read with
+	// the session by a pipelined group (newestRead; see historyCurrent).
+	newest     int64
+	newestRead bool
 }
 
 type pendingAudit struct {
@@ -797,6 +801,31 @@ func (g *group) one(ctx context.Context, i int, r *writeReq) (warden.Session, er
 	if dr != nil && dr.Audit.CallID != "" {
 		if err := g.fresh(dr.Audit.CallID); err != nil {
 			return warden.Session{}, err
+		}
+	}
+	if dr != nil && dr.HistoryRead {
+		// A record of the session earlier in this group is newer than
+		// any the decision read.
+		for _, a := range g.audits {
+			if a.rec.Session == r.id {
+				return warden.Session{}, StaleHistory{Session: r.id}
+			}
+		}
+		switch {
+		case g.pipe && !gs.newestRead:
+			// The session's newest record would be a query whose answer
+			// decides: this group goes the other way, and the next ones
+			// read it with their sessions.
+			g.s.pipeNewest.Store(true)
+			return warden.Session{}, errUnfit
+		case g.pipe:
+			if gs.newest > dr.HistoryThrough {
+				return warden.Session{}, StaleHistory{Session: r.id}
+			}
+		default:
+			if err := g.s.historyCurrent(ctx, g.q, r.id, dr); err != nil {
+				return warden.Session{}, err
+			}
 		}
 	}
 	if dr != nil && len(dr.UseGrants) > 0 {

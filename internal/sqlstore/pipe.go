@@ -172,20 +172,22 @@ func (g *group) ids(batch []*writeReq) []any {
 // connection, for any number of sessions). The count of changes comes
 // along where a write needs it (see readcache.go).
 func (g *group) loadStmt(ids []any) BatchStmt {
-	count := ""
+	extra, cols := "", []any(nil)
+	newest := g.s.pipeNewest.Load()
+	var v int64
+	if newest {
+		extra, cols = newestCol, append(cols, &v)
+	}
 	var n *int64
 	if g.cached && g.changes < 0 {
-		count, n = changesCol, new(int64)
+		n = new(int64)
+		extra, cols = extra+changesCol, append(cols, n)
 	}
 	return BatchStmt{
-		Query: g.s.d.Rebind(`SELECT ` + sessionCols + count + ` FROM sessions WHERE id = ANY(?::text[]) ORDER BY id` + g.s.d.ForUpdate),
+		Query: g.s.d.Rebind(`SELECT ` + sessionCols + extra + ` FROM sessions WHERE id = ANY(?::text[]) ORDER BY id` + g.s.d.ForUpdate),
 		Args:  []any{strs(ids)}, What: "read sessions",
 		Row: func(r interface{ Scan(dest ...any) error }) error {
-			var row scanner = r
-			if n != nil {
-				row = withChanges{r, n}
-			}
-			x, err := scanSession(row)
+			x, err := scanSession(withCols{r, cols})
 			if err != nil {
 				return err
 			}
@@ -194,6 +196,7 @@ func (g *group) loadStmt(ids []any) BatchStmt {
 			}
 			if gs := g.sessions[x.ID]; gs != nil && !g.placeholders[x.ID] {
 				gs.x, gs.stored = x, true
+				gs.newest, gs.newestRead = v, newest
 			}
 			return nil
 		},

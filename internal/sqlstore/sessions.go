@@ -157,6 +157,9 @@ func (s *Store) writeDecision(ctx context.Context, q prepared, id string, fn fun
 	if err != nil {
 		return warden.Session{}, rec, err
 	}
+	if err := s.historyCurrent(ctx, q, id, dr); err != nil {
+		return warden.Session{}, rec, err
+	}
 	x.ID = id
 	update := `UPDATE sessions SET role = ?, host = ?, parent = ?, depth = ?, first_tool = ?,
 		calls = ?, violations = ?, governance = ?, compactions = ?, resumes = ?, intent_id = ?, intent = ?,

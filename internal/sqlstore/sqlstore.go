@@ -63,6 +63,10 @@ type Store struct {
 	// sessionReads counts the groups' reads of sessions (for tests: a
 	// session the writer knows is not read).
 	sessionReads atomic.Int64
+	// pipeNewest: a pipelined group reads each session's newest audit
+	// record with the session (see historyCurrent), once a write needed
+	// it (the policy has sequence rules).
+	pipeNewest atomic.Bool
 }
 
 // LimitConns bounds the store's open connections to n (n >= 2): past
