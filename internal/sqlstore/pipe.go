@@ -88,6 +88,9 @@ func (s *Store) pipeGroup(ctx context.Context, batch []*writeReq, res []writeRes
 	stmts := []BatchStmt{{Query: "BEGIN", What: "begin"}}
 	if len(ids) > 0 {
 		stmts = append(stmts, g.loadStmt(ids))
+		if s.pipeNewest.Load() {
+			stmts = append(stmts, g.newestStmt(ids))
+		}
 	}
 	open = true
 	if err := s.d.Batch(ctx, conn, stmts); err != nil {
@@ -172,22 +175,20 @@ func (g *group) ids(batch []*writeReq) []any {
 // connection, for any number of sessions). The count of changes comes
 // along where a write needs it (see readcache.go).
 func (g *group) loadStmt(ids []any) BatchStmt {
-	extra, cols := "", []any(nil)
-	newest := g.s.pipeNewest.Load()
-	var v int64
-	if newest {
-		extra, cols = newestCol, append(cols, &v)
-	}
+	count := ""
 	var n *int64
 	if g.cached && g.changes < 0 {
-		n = new(int64)
-		extra, cols = extra+changesCol, append(cols, n)
+		count, n = changesCol, new(int64)
 	}
 	return BatchStmt{
-		Query: g.s.d.Rebind(`SELECT ` + sessionCols + extra + ` FROM sessions WHERE id = ANY(?::text[]) ORDER BY id` + g.s.d.ForUpdate),
+		Query: g.s.d.Rebind(`SELECT ` + sessionCols + count + ` FROM sessions WHERE id = ANY(?::text[]) ORDER BY id` + g.s.d.ForUpdate),
 		Args:  []any{strs(ids)}, What: "read sessions",
 		Row: func(r interface{ Scan(dest ...any) error }) error {
-			x, err := scanSession(withCols{r, cols})
+			var row scanner = r
+			if n != nil {
+				row = withChanges{r, n}
+			}
+			x, err := scanSession(row)
 			if err != nil {
 				return err
 			}
@@ -196,7 +197,30 @@ func (g *group) loadStmt(ids []any) BatchStmt {
 			}
 			if gs := g.sessions[x.ID]; gs != nil && !g.placeholders[x.ID] {
 				gs.x, gs.stored = x, true
-				gs.newest, gs.newestRead = v, newest
+			}
+			return nil
+		},
+	}
+}
+
+// newestStmt reads the newest audit record of each session of ids (see
+// historyCurrent), for a group whose writes need it (Store.pipeNewest).
+// It is a statement of its own, after the one that locks the sessions:
+// a statement sees what was committed when it began, and the locking
+// one may have begun before the group that held a session's lock
+// committed its record.
+func (g *group) newestStmt(ids []any) BatchStmt {
+	return BatchStmt{
+		Query: g.s.d.Rebind(`SELECT s.id` + newestSub + ` FROM unnest(?::text[]) AS s (id)`),
+		Args:  []any{strs(ids)}, What: "read the sessions' newest records",
+		Row: func(r interface{ Scan(dest ...any) error }) error {
+			var id string
+			var v int64
+			if err := r.Scan(&id, &v); err != nil {
+				return err
+			}
+			if gs := g.sessions[id]; gs != nil {
+				gs.newest, gs.newestRead = v, true
 			}
 			return nil
 		},
@@ -209,7 +233,7 @@ func (g *group) loadStmt(ids []any) BatchStmt {
 // another writer made meanwhile is read as it is; one this group
 // inserted stays new (not stored).
 func (g *group) missingStmts(ids []any) []BatchStmt {
-	return []BatchStmt{{
+	stmts := []BatchStmt{{
 		Query: g.s.d.Rebind(`INSERT INTO sessions (id) SELECT unnest(?::text[]) ON CONFLICT (id) DO NOTHING RETURNING id`),
 		Args:  []any{strs(ids)}, What: "write sessions",
 		Row: func(r interface{ Scan(dest ...any) error }) error {
@@ -224,6 +248,10 @@ func (g *group) missingStmts(ids []any) []BatchStmt {
 			return nil
 		},
 	}, g.loadStmt(ids)}
+	if g.s.pipeNewest.Load() {
+		stmts = append(stmts, g.newestStmt(ids))
+	}
+	return stmts
 }
 
 // flushStmts returns the statements that write what the group's writes

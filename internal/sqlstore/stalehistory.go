@@ -25,20 +25,15 @@ func (StaleHistory) StaleRead() bool { return true }
 // one seek of the index audit_session. Audit ids are given in the order
 // the records are committed for a session: under SQLite's one writer at
 // a time, and where writers lock the session's row (PostgreSQL) for
-// every decision of the session.
+// every decision of the session. On PostgreSQL a record written outside
+// a decision's transaction (AppendAudit: an ask queued for a human, a
+// halted call, a failure) takes no such lock, and may commit after a
+// record with a higher id: the check does not see it.
 const newestRecord = `SELECT COALESCE(MAX(id), 0) FROM audit WHERE session = ?`
 
-// newestCol is newestRecord as a column of a query of the sessions (a
-// pipelined group's, which locks the rows it reads).
-const newestCol = `, (SELECT COALESCE(MAX(a.id), 0) FROM audit a WHERE a.session = sessions.id)`
-
-// withCols scans a row whose columns are r's, then cols.
-type withCols struct {
-	r    scanner
-	cols []any
-}
-
-func (w withCols) Scan(dest ...any) error { return w.r.Scan(append(dest, w.cols...)...) }
+// newestSub is newestRecord as a column of a query whose rows are
+// sessions s (a pipelined group's newestStmt).
+const newestSub = `, (SELECT COALESCE(MAX(a.id), 0) FROM audit a WHERE a.session = s.id)`
 
 // historyCurrent fails with StaleHistory when dr was decided on the
 // session's audit records and the session has a record newer than the
