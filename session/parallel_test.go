@@ -34,35 +34,35 @@ rules:
 // a decision's history was current, every call read the history before
 // any was recorded, and all twelve were allowed.
 func TestRepeatHoldsUnderParallelCalls(t *testing.T) {
-	opens := map[string]func(t *testing.T) (a, b warden.Store){
-		"sqlite": func(t *testing.T) (warden.Store, warden.Store) {
-			file := filepath.Join(t.TempDir(), sqlite.DefaultFile)
-			var st [2]warden.Store
-			for i := range st {
-				s, err := sqlite.Open(ctx, file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				st[i] = s
-			}
-			return st[0], st[1]
+	// Each opener gives a new database's name and opens a store on it.
+	dbs := map[string]struct {
+		name func(t testing.TB) string
+		open func(name string) (warden.Store, error)
+	}{
+		"sqlite": {
+			func(t testing.TB) string { return filepath.Join(t.TempDir(), sqlite.DefaultFile) },
+			func(file string) (warden.Store, error) { return sqlite.Open(ctx, file) },
 		},
-		"postgres": func(t *testing.T) (warden.Store, warden.Store) {
-			url := pgtest.Schema(t)
-			var st [2]warden.Store
-			for i := range st {
-				s, err := postgres.Open(ctx, url)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				st[i] = s
-			}
-			return st[0], st[1]
+		"postgres": {
+			pgtest.Schema,
+			func(url string) (warden.Store, error) { return postgres.Open(ctx, url) },
 		},
 	}
-	for name, open := range opens {
+	open := func(t *testing.T, name string) (a, b warden.Store) {
+		db := dbs[name]
+		at := db.name(t)
+		var st [2]warden.Store
+		for i := range st {
+			s, err := db.open(at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			st[i] = s
+		}
+		return st[0], st[1]
+	}
+	for name := range dbs {
 		for _, stores := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/stores=%d", name, stores), func(t *testing.T) {
 				e := setup(t, repeatPolicy)
@@ -70,7 +70,7 @@ func TestRepeatHoldsUnderParallelCalls(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				a, b := open(t)
+				a, b := open(t, name)
 				trackers := []*session.Tracker{session.New(eng, a), session.New(eng, b)}[:stores]
 				const calls = 12
 				var wg sync.WaitGroup
