@@ -562,8 +562,8 @@ type groupSession struct {
 	x       warden.Session
 	stored  bool // in the database, or written by a write of this group
 	written bool
-	// newest is the id of the session's newest audit record, read with
-	// the session by a pipelined group (newestRead; see historyCurrent).
+	// newest is the id of the session's newest audit record, read by a
+	// pipelined group's newestStmt (newestRead; see historyCurrent).
 	newest     int64
 	newestRead bool
 }

@@ -64,8 +64,8 @@ type Store struct {
 	// session the writer knows is not read).
 	sessionReads atomic.Int64
 	// pipeNewest: a pipelined group reads each session's newest audit
-	// record with the session (see historyCurrent), once a write needed
-	// it (the policy has sequence rules).
+	// record in its first round trip (newestStmt, see historyCurrent),
+	// once a write needed it (the policy has sequence rules).
 	pipeNewest atomic.Bool
 }
 
