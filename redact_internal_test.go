@@ -35,6 +35,24 @@ func FuzzRedactSkipsOnlyWhatCannotMatch(f *testing.F) {
 	})
 }
 
+// FuzzSecretKeyIsTheExpression: the look for secretWords before the
+// expression never changes which names are secret.
+func FuzzSecretKeyIsTheExpression(f *testing.F) {
+	for _, s := range []string{
+		"command", "file_path", "PASSWORD", "db_passwd", "pwd", "Client-Secret", "X-Api-Key", "apikey",
+		"access_key", "PRIVATE_KEY", "credentials", "Authorization", "auth", "cookie", "session_key",
+		"signingKey", "Bearer", "toKen", "TOKEN\u212A", "\u212Aey", "ſecret", "paſſword", "", "keyword",
+		"monkey", "author", "description",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := secretKey(s), secretName().MatchString(s); got != want {
+			t.Errorf("secretKey(%q) = %v, the expression says %v", s, got, want)
+		}
+	})
+}
+
 // BenchmarkRedactContent is the audit trail's work on a 64 KiB file
 // content with no secret in it.
 func BenchmarkRedactContent(b *testing.B) {
