@@ -26,23 +26,10 @@ var secretName = sync.OnceValue(func() *regexp.Regexp {
 // expression cost some 5 us a call in warden serve).
 var secretWords = []string{"passw", "pwd", "secret", "token", "key", "credential", "auth", "cookie", "bearer"}
 
-// secretKey reports whether an argument's name looks secret (secretName).
+// secretKey reports whether an argument's name looks secret (secretName),
+// running the expression only where its words are (redactor.mayMatch).
 func secretKey(k string) bool {
-	if lower := asciiLower(k); lower != "" {
-		found := false
-		for _, w := range secretWords {
-			if strings.Contains(lower, w) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	// Not all ASCII (Unicode case folding reaches beyond strings.ToLower),
-	// or one of the words: the expression decides.
-	return secretName().MatchString(k)
+	return redactor{ci: secretWords}.mayMatch(k, asciiLower(k)) && secretName().MatchString(k)
 }
 
 type redactor struct {
@@ -86,7 +73,7 @@ var redactors = sync.OnceValue(func() []redactor {
 			[]string{"bearer", "basic", "token"}, nil},
 		// NAME=value assignments (env, flags, config) whose name looks secret.
 		{regexp.MustCompile(`(?i)((?:--?)?[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|auth|cookie)[A-Za-z0-9_.-]*["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s"',;&|)]+)`), "${1}" + Redacted,
-			[]string{"passw", "secret", "token", "api", "access", "private", "credential", "auth", "cookie", "bearer"}, nil},
+			[]string{"passw", "secret", "token", "api", "access", "private", "credential", "auth", "cookie"}, nil},
 		// --password value, --token value (a flag with a secret name, then a separate value).
 		{regexp.MustCompile(`(?i)(--?[A-Za-z0-9-]*(?:passw(?:or)?d|passwd|secret|token|api-?key|access-?key|private-?key|credential)[A-Za-z0-9-]*\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"';&|)]*)`), "${1}" + Redacted,
 			[]string{"passw", "secret", "token", "api", "access", "private", "credential"}, nil},

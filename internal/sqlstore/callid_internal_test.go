@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -53,23 +54,30 @@ func TestCallIDLookupsUseTheIndex(t *testing.T) {
 // commit. The same holds on PostgreSQL (package postgres's test).
 func TestSessionsIndexedByIDAlone(t *testing.T) {
 	s := groupStore(t)
-	rows, err := s.DB().QueryContext(context.Background(), `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions'`)
+	names := queryStrings(t, s.DB(), `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions'`)
+	if len(names) != 1 || !strings.HasPrefix(names[0], "sqlite_autoindex_sessions") {
+		t.Errorf("indexes of sessions: %q, want its primary key's alone", names)
+	}
+}
+
+// queryStrings is the one column of q's rows, as strings.
+func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var names []string
+	var out []string
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, n)
+		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(names) != 1 || !strings.HasPrefix(names[0], "sqlite_autoindex_sessions") {
-		t.Errorf("indexes of sessions: %q, want its primary key's alone", names)
-	}
+	return out
 }

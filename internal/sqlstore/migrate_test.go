@@ -104,22 +104,7 @@ func checkHardSQL(t *testing.T, db *sql.DB, d Dialect) {
 	if _, err := db.ExecContext(ctx, d.Rebind(`INSERT INTO notes (id, body) VALUES (3, ?)`), "third"); err != nil {
 		t.Fatal(err)
 	}
-	got := func(q string) string {
-		rows, err := db.QueryContext(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, s)
-		}
-		return strings.Join(out, "|")
-	}
+	got := func(q string) string { return strings.Join(queryStrings(t, db, q), "|") }
 	if g, w := got(`SELECT body FROM notes ORDER BY id`), "first; second|it's; quoted|third"; g != w {
 		t.Errorf("notes %q, want %q", g, w)
 	}
