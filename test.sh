@@ -94,6 +94,7 @@ fuzz_all() {
   fuzz ./report/ FuzzFilter || bad=1
   fuzz ./compile/ FuzzSplice || bad=1
   fuzz . FuzzRedactSkipsOnlyWhatCannotMatch || bad=1
+  fuzz . FuzzSecretKeyIsTheExpression || bad=1
   fuzz ./internal/hookd/ FuzzDecodeResponse || bad=1
   fuzz ./mcpproxy/ FuzzOneReading || bad=1
   fuzz ./sandbox/confine/ FuzzDecodeSpec || bad=1
