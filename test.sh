@@ -109,8 +109,10 @@ bench_module() {
 serve_load() {
   # The table of bench/README.md in short (1,000 requests a row), with warden's
   # requests/s at 16 clients as a multiple of OPA's, on SQLite and (when
-  # reachable) PostgreSQL, and the loopback floor's (a server that does
-  # nothing: the most any server can answer this client here). It fails when a server answers an error or a row is
+  # reachable) PostgreSQL, the loopback floor's (a server that does
+  # nothing: the most any server can answer this client here), the
+  # durable floor's (the floor and a SQLite row a request) and the store
+  # floor's (the floor and warden's SQLite store, no decision). It fails when a server answers an error or a row is
   # missing; speed is reported, not asserted (a loaded machine is no verdict).
   # OPA comes from $OPA_BIN or PATH (.ci/run installs it); without it the run
   # is skipped, unless CI is set.
@@ -132,10 +134,12 @@ serve_load() {
     $3 == "16" { rate[$2] = $4 }
     END {
       if (!("opa" in rate) || !("warden-sqlite" in rate)) { print "serve load: the 16-client rows are missing"; exit 1 }
-      for (k in rate) if (k != "opa" && k != "floor") {
+      for (k in rate) if (k != "opa" && k !~ /^floor/) {
         printf "serve load: %s at 16 clients: %.2fx OPA'"'"'s requests/s (target: %s)\n", k, rate[k] / rate["opa"], (k == "warden-postgres" ? "0.7x" : "1.0x")
       }
       if ("floor" in rate) printf "serve load: the loopback floor (a server that does nothing) at 16 clients: %.2fx OPA'"'"'s requests/s\n", rate["floor"] / rate["opa"]
+      if ("floor-sqlite" in rate) printf "serve load: the durable floor (the floor and a SQLite row a request) at 16 clients: %.2fx OPA'"'"'s requests/s\n", rate["floor-sqlite"] / rate["opa"]
+      if ("floor-store" in rate) printf "serve load: the store floor (the floor and warden'"'"'s SQLite store, no decision) at 16 clients: %.2fx OPA'"'"'s requests/s; warden on SQLite %.2f of it\n", rate["floor-store"] / rate["opa"], rate["warden-sqlite"] / rate["floor-store"]
     }'
 }
 

@@ -34,6 +34,14 @@ func TestMain(m *testing.M) {
 		serveFloor() // BenchmarkServeLoad's loopback floor: this binary as a server that does nothing
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == floorStoreArg {
+		serveFloorStore() // its store floor: the floor and warden's SQLite store, no decision
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == floorSQLiteArg {
+		serveFloorSQLite() // its durable floor: the floor and a SQLite row a request
+		return
+	}
 	dir, err := os.MkdirTemp("", "warden-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -5,7 +5,13 @@
 # writes each call's audit record (SQLite, and PostgreSQL on 127.0.0.1:5432
 # database test) before it answers. The floor row is a server that reads
 # each body and answers a fixed decision: the ceiling of any server on this
-# machine with this client. OPA comes from $OPA_BIN or PATH
+# machine with this client. The floor-sqlite row is that server writing each
+# body as a row of a SQLite table, durably, in groups (the driver and sync
+# warden uses; no index, no session): the ceiling of a server that records
+# each call in SQLite. The floor-store row is that server recording each
+# call in warden's own SQLite store (session, audit record, history) with
+# no token check and no decision: warden serve's ceiling with its store.
+# OPA comes from $OPA_BIN or PATH
 # (`go install github.com/open-policy-agent/opa@v1.22.2`); without it its rows
 # are skipped.
 # Usage: bash e2e/servebench.sh [requests per configuration]   (default 3000)
