@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -43,46 +44,25 @@ type floorWrite struct {
 // durably to SQLite can answer this client much faster on this machine,
 // so the row tells what the durable write costs and what is warden's.
 func serveFloorSQLite() {
-	fail := func(err error) {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	path, err := filepath.Abs("floor.db")
 	if err != nil {
-		fail(err)
+		floorFail(err)
 	}
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)")
 	if err != nil {
-		fail(err)
+		floorFail(err)
 	}
 	db.SetMaxOpenConns(1)
 	if _, err := db.Exec(`CREATE TABLE calls (id INTEGER PRIMARY KEY AUTOINCREMENT, time BIGINT NOT NULL, body TEXT NOT NULL)`); err != nil {
-		fail(err)
+		floorFail(err)
 	}
 	writes := make(chan *floorWrite, 1024)
 	go floorCommits(db, writes)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fail(err)
-	}
-	fmt.Printf("%shttp://%s\n", floorPrefix, ln.Addr())
-	answer := []byte(`{"decision":{"decision":"allow","code":"allowed"}}` + "\n")
-	err = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+	floorServe(func(body []byte) error {
 		fw := &floorWrite{body: body, done: make(chan error, 1)}
 		writes <- fw
-		if err := <-fw.done; err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(answer)
-	}))
-	fail(err)
+		return <-fw.done
+	})
 }
 
 // A group waits at most floorLinger for as many callers as the last
@@ -158,33 +138,17 @@ func floorCommit(db *sql.DB, group []*floorWrite) error {
 // durable floor (serveFloorSQLite) it measures warden's store, against
 // warden serve on SQLite, warden's work besides the store.
 func serveFloorStore() {
-	fail := func(err error) {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	st, err := sqlite.Open(context.Background(), filepath.Join(".warden", "warden.db"))
 	if err != nil {
-		fail(err)
+		floorFail(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fail(err)
-	}
-	fmt.Printf("%shttp://%s\n", floorPrefix, ln.Addr())
-	answer := []byte(`{"decision":{"decision":"allow","code":"allowed"}}` + "\n")
-	err = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+	floorServe(func(body []byte) error {
 		sid, cmd := bodyString(body, `"session":"`), bodyString(body, `"command":"`)
 		if sid == "" || cmd == "" {
-			http.Error(w, "no session or command in the body", http.StatusBadRequest)
-			return
+			return errors.New("no session or command in the body")
 		}
 		rec := floorRecord(sid, cmd)
-		_, _, err = st.WriteDecision(r.Context(), sid, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
+		_, _, err := st.WriteDecision(context.Background(), sid, func(x *warden.Session, created bool) (*warden.DecisionRecord, error) {
 			x.Calls++
 			x.LastSeen = rec.Time
 			dr := &warden.DecisionRecord{Audit: rec}
@@ -195,14 +159,8 @@ func serveFloorStore() {
 			}
 			return dr, nil
 		})
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(answer)
-	}))
-	fail(err)
+		return err
+	})
 }
 
 // bodyString is the JSON string after key in body ("" when none), its
@@ -240,4 +198,38 @@ func floorRecord(sid, cmd string) warden.AuditRecord {
 		r.Rule, r.Matched = "allow-git-read", []string{"allow-git-read"}
 	}
 	return r
+}
+
+// floorServe serves a floor on loopback, its address on stdout: it reads
+// each request's body, gives it to record (when there is one) and answers
+// a fixed decision; a record that fails answers 500 with its error.
+func floorServe(record func(body []byte) error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		floorFail(err)
+	}
+	fmt.Printf("%shttp://%s\n", floorPrefix, ln.Addr())
+	answer := []byte(`{"decision":{"decision":"allow","code":"allowed"}}` + "\n")
+	floorFail(http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if record == nil {
+			io.Copy(io.Discard, r.Body)
+		} else {
+			body, err := io.ReadAll(r.Body)
+			if err == nil {
+				err = record(body)
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(answer)
+	})))
+}
+
+// floorFail ends a floor's process on err.
+func floorFail(err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
 }

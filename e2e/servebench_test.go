@@ -187,22 +187,7 @@ const floorPrefix = "floor: "
 // token check, no decision and no store. No server that does more can
 // answer the same client faster on the same machine, so its row is the
 // ceiling of the table.
-func serveFloor() {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Printf("%shttp://%s\n", floorPrefix, ln.Addr())
-	answer := []byte(`{"decision":{"decision":"allow","code":"allowed"}}` + "\n")
-	err = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(answer)
-	}))
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(1)
-}
+func serveFloor() { floorServe(nil) }
 
 func freePort(b *testing.B) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
