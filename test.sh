@@ -112,7 +112,8 @@ serve_load() {
   # reachable) PostgreSQL, the loopback floor's (a server that does
   # nothing: the most any server can answer this client here), the
   # durable floor's (the floor and a SQLite row a request) and the store
-  # floor's (the floor and warden's SQLite store, no decision). It fails when a server answers an error or a row is
+  # floors' (the floor and warden's store, SQLite and PostgreSQL, no
+  # decision). It fails when a server answers an error or a row is
   # missing; speed is reported, not asserted (a loaded machine is no verdict).
   # OPA comes from $OPA_BIN or PATH (.ci/run installs it); without it the run
   # is skipped, unless CI is set.
@@ -140,6 +141,7 @@ serve_load() {
       if ("floor" in rate) printf "serve load: the loopback floor (a server that does nothing) at 16 clients: %.2fx OPA'"'"'s requests/s\n", rate["floor"] / rate["opa"]
       if ("floor-sqlite" in rate) printf "serve load: the durable floor (the floor and a SQLite row a request) at 16 clients: %.2fx OPA'"'"'s requests/s\n", rate["floor-sqlite"] / rate["opa"]
       if ("floor-store" in rate) printf "serve load: the store floor (the floor and warden'"'"'s SQLite store, no decision) at 16 clients: %.2fx OPA'"'"'s requests/s; warden on SQLite %.2f of it\n", rate["floor-store"] / rate["opa"], rate["warden-sqlite"] / rate["floor-store"]
+      if ("floor-store-postgres" in rate && "warden-postgres" in rate) printf "serve load: the store floor on PostgreSQL at 16 clients: %.2fx OPA'"'"'s requests/s; warden on PostgreSQL %.2f of it\n", rate["floor-store-postgres"] / rate["opa"], rate["warden-postgres"] / rate["floor-store-postgres"]
     }'
 }
 

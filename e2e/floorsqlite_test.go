@@ -18,6 +18,7 @@ import (
 
 	"github.com/warden-run/warden"
 	"github.com/warden-run/warden/gate"
+	"github.com/warden-run/warden/postgres"
 	"github.com/warden-run/warden/sqlite"
 )
 
@@ -26,7 +27,8 @@ import (
 const floorSQLiteArg = "serve-floor-sqlite"
 
 // floorStoreArg, as the e2e test binary's first argument, makes it the
-// store floor of BenchmarkServeLoad (serveFloorStore).
+// store floor of BenchmarkServeLoad (serveFloorStore); a second argument
+// is a PostgreSQL store's URL.
 const floorStoreArg = "serve-floor-store"
 
 // floorWrite is one request's row, waiting for its group's commit.
@@ -128,8 +130,9 @@ func floorCommit(db *sql.DB, group []*floorWrite) error {
 }
 
 // serveFloorStore is the load test's store floor: the floor (serveFloor)
-// that also records each call in warden's SQLite store as `warden serve`
-// does (sqlite.Open in the working folder, Store.WriteDecision: the
+// that also records each call in warden's store as `warden serve` does
+// (sqlite.Open in the working folder, or postgres.Open on the URL after
+// the process's first argument; Store.WriteDecision: the
 // session's row, the audit record with an ordered call id, and for a deny
 // a history entry with the history's trim, in the store's group commit),
 // with no token check, no decoding of the call and no decision: its
@@ -138,7 +141,13 @@ func floorCommit(db *sql.DB, group []*floorWrite) error {
 // durable floor (serveFloorSQLite) it measures warden's store, against
 // warden serve on SQLite, warden's work besides the store.
 func serveFloorStore() {
-	st, err := sqlite.Open(context.Background(), filepath.Join(".warden", "warden.db"))
+	var st warden.Store
+	var err error
+	if len(os.Args) > 2 {
+		st, err = postgres.Open(context.Background(), os.Args[2])
+	} else {
+		st, err = sqlite.Open(context.Background(), filepath.Join(".warden", "warden.db"))
+	}
 	if err != nil {
 		floorFail(err)
 	}

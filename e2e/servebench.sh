@@ -8,9 +8,10 @@
 # machine with this client. The floor-sqlite row is that server writing each
 # body as a row of a SQLite table, durably, in groups (the driver and sync
 # warden uses; no index, no session): the ceiling of a server that records
-# each call in SQLite. The floor-store row is that server recording each
-# call in warden's own SQLite store (session, audit record, history) with
-# no token check and no decision: warden serve's ceiling with its store.
+# each call in SQLite. The floor-store rows are that server recording each
+# call in warden's own store (session, audit record, history; SQLite, and
+# PostgreSQL as warden-postgres) with no token check and no decision:
+# warden serve's ceiling with its store.
 # OPA comes from $OPA_BIN or PATH
 # (`go install github.com/open-policy-agent/opa@v1.22.2`); without it its rows
 # are skipped.

@@ -38,8 +38,8 @@ func serveBenchCommand(i int) string {
 // BenchmarkServeLoad drives `warden serve` (the audit write on, SQLite and
 // PostgreSQL), the loopback floor (serveFloor: a server that does nothing),
 // the durable floor (serveFloorSQLite: the floor and a SQLite row a
-// request), the store floor (serveFloorStore: the floor and warden's
-// SQLite store, no decision) and `opa run --server` on the equivalent policy
+// request), the store floors (serveFloorStore: the floor and warden's
+// store, SQLite and PostgreSQL, no decision) and `opa run --server` on the equivalent policy
 // (e2e/testdata/hookbench.rego) over loopback with 1, 16 and 64
 // concurrent clients on kept-alive connections, and reports requests/s,
 // p50 and p99 (ms). warden decides each call in its session (a session
@@ -96,6 +96,9 @@ func BenchmarkServeLoad(b *testing.B) {
 		}, body: wardenBody},
 		{name: "floor-store", url: func(b *testing.B) (string, func()) {
 			return benchServe(b, b.TempDir(), os.Args[0], []string{floorStoreArg}, floorPrefix)
+		}, body: wardenBody},
+		{name: "floor-store-postgres", url: func(b *testing.B) (string, func()) {
+			return benchServe(b, b.TempDir(), os.Args[0], []string{floorStoreArg, pgtest.Schema(b)}, floorPrefix)
 		}, body: wardenBody},
 	}
 	// Each number of clients in turn, the servers one after the other
