@@ -30,17 +30,20 @@ import (
 var wardenBin, wardenHookBin string
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == floorArg {
-		serveFloor() // BenchmarkServeLoad's loopback floor: this binary as a server that does nothing
-		return
-	}
-	if len(os.Args) > 1 && os.Args[1] == floorStoreArg {
-		serveFloorStore() // its store floor: the floor and warden's SQLite store, no decision
-		return
-	}
-	if len(os.Args) > 1 && os.Args[1] == floorSQLiteArg {
-		serveFloorSQLite() // its durable floor: the floor and a SQLite row a request
-		return
+	// BenchmarkServeLoad's floors: this binary as a server that does
+	// nothing, or that records each call and nothing else.
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case floorArg:
+			serveFloor()
+			return
+		case floorSQLiteArg:
+			serveFloorSQLite() // a SQLite row a request
+			return
+		case floorStoreArg:
+			serveFloorStore() // warden's store, no decision
+			return
+		}
 	}
 	dir, err := os.MkdirTemp("", "warden-e2e-bin-")
 	if err != nil {

@@ -39,8 +39,8 @@ func serveBenchCommand(i int) string {
 // PostgreSQL), the loopback floor (serveFloor: a server that does nothing),
 // the durable floor (serveFloorSQLite: the floor and a SQLite row a
 // request), the store floors (serveFloorStore: the floor and warden's
-// store, SQLite and PostgreSQL, no decision) and `opa run --server` on the equivalent policy
-// (e2e/testdata/hookbench.rego) over loopback with 1, 16 and 64
+// store, SQLite and PostgreSQL, no decision) and `opa run --server` on the
+// equivalent policy (e2e/testdata/hookbench.rego) over loopback with 1, 16 and 64
 // concurrent clients on kept-alive connections, and reports requests/s,
 // p50 and p99 (ms). warden decides each call in its session (a session
 // per client) and writes its audit record before it answers; OPA
