@@ -110,7 +110,9 @@ serve_load() {
   # The table of bench/README.md in short (1,000 requests a row), with warden's
   # requests/s at 16 clients as a multiple of OPA's, on SQLite and (when
   # reachable) PostgreSQL, the loopback floor's (a server that does
-  # nothing: the most any server can answer this client here), the
+  # nothing: the most any server can answer this client here), the file
+  # floor's (the floor and a file's append and sync a group: the most any
+  # server that makes each call durable can answer), the
   # durable floor's (the floor and a SQLite row a request) and the store
   # floors' (the floor and warden's store, SQLite and PostgreSQL, no
   # decision). It fails when a server answers an error or a row is
@@ -139,6 +141,7 @@ serve_load() {
         printf "serve load: %s at 16 clients: %.2fx OPA'"'"'s requests/s (target: %s)\n", k, rate[k] / rate["opa"], (k == "warden-postgres" ? "0.7x" : "1.0x")
       }
       if ("floor" in rate) printf "serve load: the loopback floor (a server that does nothing) at 16 clients: %.2fx OPA'"'"'s requests/s\n", rate["floor"] / rate["opa"]
+      if ("floor-file" in rate) printf "serve load: the file floor (the floor and a file'"'"'s append and sync) at 16 clients: %.2fx OPA'"'"'s requests/s\n", rate["floor-file"] / rate["opa"]
       if ("floor-sqlite" in rate) printf "serve load: the durable floor (the floor and a SQLite row a request) at 16 clients: %.2fx OPA'"'"'s requests/s\n", rate["floor-sqlite"] / rate["opa"]
       if ("floor-store" in rate) printf "serve load: the store floor (the floor and warden'"'"'s SQLite store, no decision) at 16 clients: %.2fx OPA'"'"'s requests/s; warden on SQLite %.2f of it\n", rate["floor-store"] / rate["opa"], rate["warden-sqlite"] / rate["floor-store"]
       if ("floor-store-postgres" in rate && "warden-postgres" in rate) printf "serve load: the store floor on PostgreSQL at 16 clients: %.2fx OPA'"'"'s requests/s; warden on PostgreSQL %.2f of it\n", rate["floor-store-postgres"] / rate["opa"], rate["warden-postgres"] / rate["floor-store-postgres"]

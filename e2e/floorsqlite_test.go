@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
 	_ "modernc.org/sqlite"
 
 	"github.com/warden-run/warden"
@@ -59,7 +60,7 @@ func serveFloorSQLite() {
 		floorFail(err)
 	}
 	writes := make(chan *floorWrite, 1024)
-	go floorCommits(db, writes)
+	go floorCommits(func(group []*floorWrite) error { return floorCommit(db, group) }, writes)
 	floorServe(func(body []byte) error {
 		fw := &floorWrite{body: body, done: make(chan error, 1)}
 		writes <- fw
@@ -78,7 +79,7 @@ const (
 
 // floorCommits writes the rows of writes in groups, one multi-row insert
 // and one commit each, then answers each group's callers.
-func floorCommits(db *sql.DB, writes chan *floorWrite) {
+func floorCommits(commit func([]*floorWrite) error, writes chan *floorWrite) {
 	last := 0
 	for first := range writes {
 		group := []*floorWrite{first}
@@ -104,7 +105,7 @@ func floorCommits(db *sql.DB, writes chan *floorWrite) {
 			}
 		}
 		last = len(group)
-		err := floorCommit(db, group)
+		err := commit(group)
 		for _, fw := range group {
 			fw.done <- err
 		}
@@ -127,6 +128,40 @@ func floorCommit(db *sql.DB, group []*floorWrite) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// floorFileArg, as the e2e test binary's first argument, makes it the
+// file floor of BenchmarkServeLoad (serveFloorFile).
+const floorFileArg = "serve-floor-file"
+
+// serveFloorFile is the load test's file floor: the floor (serveFloor)
+// that appends each request's body to a file and syncs it (fdatasync)
+// before it answers, the bodies of the requests waiting at once in one
+// write and one sync, grouped as serveFloorSQLite groups them. No
+// database: what any server that makes each call durable before its
+// answer, by whatever means, pays on this machine at the least.
+func serveFloorFile() {
+	f, err := os.OpenFile("floor.log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		floorFail(err)
+	}
+	writes := make(chan *floorWrite, 1024)
+	var buf []byte
+	go floorCommits(func(group []*floorWrite) error {
+		buf = buf[:0]
+		for _, fw := range group {
+			buf = append(append(buf, fw.body...), '\n')
+		}
+		if _, err := f.Write(buf); err != nil {
+			return err
+		}
+		return unix.Fdatasync(int(f.Fd()))
+	}, writes)
+	floorServe(func(body []byte) error {
+		fw := &floorWrite{body: body, done: make(chan error, 1)}
+		writes <- fw
+		return <-fw.done
+	})
 }
 
 // serveFloorStore is the load test's store floor: the floor (serveFloor)

@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 		case floorSQLiteArg:
 			serveFloorSQLite() // a SQLite row a request
 			return
+		case floorFileArg:
+			serveFloorFile() // a file's append and sync a group
+			return
 		case floorStoreArg:
 			serveFloorStore() // warden's store, no decision
 			return

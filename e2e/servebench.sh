@@ -5,7 +5,10 @@
 # writes each call's audit record (SQLite, and PostgreSQL on 127.0.0.1:5432
 # database test) before it answers. The floor row is a server that reads
 # each body and answers a fixed decision: the ceiling of any server on this
-# machine with this client. The floor-sqlite row is that server writing each
+# machine with this client. The floor-file row is that server appending
+# each body to a file and syncing it, in groups: the ceiling of any server
+# that makes each call durable before its answer, by whatever means. The
+# floor-sqlite row is that server writing each
 # body as a row of a SQLite table, durably, in groups (the driver and sync
 # warden uses; no index, no session): the ceiling of a server that records
 # each call in SQLite. The floor-store rows are that server recording each

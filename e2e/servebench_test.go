@@ -91,6 +91,9 @@ func BenchmarkServeLoad(b *testing.B) {
 		{name: "floor", url: func(b *testing.B) (string, func()) {
 			return benchServe(b, b.TempDir(), os.Args[0], []string{floorArg}, floorPrefix)
 		}, body: wardenBody},
+		{name: "floor-file", url: func(b *testing.B) (string, func()) {
+			return benchServe(b, b.TempDir(), os.Args[0], []string{floorFileArg}, floorPrefix)
+		}, body: wardenBody},
 		{name: "floor-sqlite", url: func(b *testing.B) (string, func()) {
 			return benchServe(b, b.TempDir(), os.Args[0], []string{floorSQLiteArg}, floorPrefix)
 		}, body: wardenBody},

@@ -159,21 +159,34 @@ func writeJSON(w http.ResponseWriter, v any) {
 // answers the error itself and reports false: 413 for a body over the
 // limit, 400 for anything that is not the JSON asked for.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	data, ok := readBody(w, r)
+	return ok && decodeJSON(w, data, v)
+}
+
+// readBody reads a request body whole. It answers the error itself and
+// reports false: 413 for a body over the limit, 408 for one that did not
+// arrive in time, 400 for one that cannot be read.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
-			return false
+			return nil, false
 		}
 		if bodyTimedOut(err) {
 			w.Header().Set("Connection", "close")
 			httpError(w, http.StatusRequestTimeout, "the request body did not arrive in time: send the whole body at once")
-			return false
+			return nil, false
 		}
 		httpError(w, http.StatusBadRequest, "unreadable request body: "+err.Error())
-		return false
+		return nil, false
 	}
+	return data, true
+}
+
+// decodeJSON is readJSON's decoding of a body read whole.
+func decodeJSON(w http.ResponseWriter, data []byte, v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -276,13 +289,21 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req DecideRequest
-	if !readJSON(w, r, &req) {
-		return
-	}
-	call, ok := readCall(w, req.Call)
+	data, ok := readBody(w, r)
 	if !ok {
 		return
+	}
+	// One pass over the body; what it does not take is decoded as every
+	// other body is, for the same answer in that decoding's words.
+	req, call, ok := decodeDecide(data)
+	if !ok {
+		req = DecideRequest{}
+		if !decodeJSON(w, data, &req) {
+			return
+		}
+		if call, ok = readCall(w, req.Call); !ok {
+			return
+		}
 	}
 	var err error
 	var wait time.Duration

@@ -279,6 +279,40 @@ func TestHotReloadFailsClosed(t *testing.T) {
 	}
 }
 
+// TestDecideBodies: a /v1/decide body is decided, or refused with its
+// fault named, the same whether it takes the one-pass decoding (names as
+// spelled, once) or the slow one (anything else).
+func TestDecideBodies(t *testing.T) {
+	v := start(t, testPolicy)
+	for _, c := range []struct {
+		body, want string
+		code       int
+	}{
+		{`{"call":{"tool":"Bash","args":{"command":"rm -rf x"},"session":"b1"},"host_prompts":true}`, `"rule":"no-rm"`, 200},
+		{`{"call":{"tool":"Bash","args":{"command":"echo hi"}}}`, `"decision":"allow"`, 200},
+		// Slow: a name twice (the last is decided), a name escaped, the
+		// body's name in another case.
+		{`{"call":{"tool":"Read","tool":"Bash","args":{"command":"rm -rf x"}}}`, `"rule":"no-rm"`, 200},
+		{`{"call":{"t\u006fol":"Bash","args":{"command":"rm -rf x"}}}`, `"rule":"no-rm"`, 200},
+		{`{"CALL":{"tool":"Bash","args":{"command":"rm -rf x"}}}`, `"rule":"no-rm"`, 200},
+		// Refused, in the slow decoding's words.
+		{`{"call":{"Tool":"Bash","args":{}}}`, `tool call: unknown field \"Tool\"`, 400},
+		{`{"call":{"tool":"Bash","args":null}}`, `field \"args\" must be an object, not null`, 400},
+		{`{"call":{"tool":"Bash"}}`, `field \"args\" is required`, 400},
+		{`{"call":{"tool":"","args":{}}}`, `field \"tool\" is required`, 400},
+		{`{"call":{"tool":"Bash","args":{},"depth":-1}}`, `field \"depth\" must not be negative`, 400},
+		{`{"call":{"tool":"Bash","args":{}},"extra":1}`, `unknown field \"extra\"`, 400},
+		{`{"call":{"tool":"Bash","args":{}}} {}`, `more than one JSON value`, 400},
+		{`{"wait":"1s"}`, `no \"call\"`, 400},
+		{`{"call":{"tool":"Bash","args":{}},"wait":"forever"}`, `wait \"forever\": want a duration`, 400},
+	} {
+		code, data := v.do("POST", "/v1/decide", v.agent, c.body)
+		if code != c.code || !strings.Contains(string(data), c.want) {
+			t.Errorf("%s: %d %s, want %d and %s", c.body, code, data, c.code, c.want)
+		}
+	}
+}
+
 // TestSecurity: each refused with the right status, nothing answered.
 func TestSecurity(t *testing.T) {
 	v := start(t, testPolicy)
