@@ -96,6 +96,7 @@ fuzz_all() {
   fuzz . FuzzRedactSkipsOnlyWhatCannotMatch || bad=1
   fuzz . FuzzSecretKeyIsTheExpression || bad=1
   fuzz ./internal/hookd/ FuzzDecodeResponse || bad=1
+  fuzz ./serve/ FuzzDecodeDecide || bad=1
   fuzz ./mcpproxy/ FuzzOneReading || bad=1
   fuzz ./sandbox/confine/ FuzzDecodeSpec || bad=1
   return $bad
