@@ -59,13 +59,19 @@ func serveFloorSQLite() {
 	if _, err := db.Exec(`CREATE TABLE calls (id INTEGER PRIMARY KEY AUTOINCREMENT, time BIGINT NOT NULL, body TEXT NOT NULL)`); err != nil {
 		floorFail(err)
 	}
+	floorServe(floorGroups(func(group []*floorWrite) error { return floorCommit(db, group) }))
+}
+
+// floorGroups is a floor's record: each request's body waits for its
+// group's commit (floorCommits).
+func floorGroups(commit func([]*floorWrite) error) func(body []byte) error {
 	writes := make(chan *floorWrite, 1024)
-	go floorCommits(func(group []*floorWrite) error { return floorCommit(db, group) }, writes)
-	floorServe(func(body []byte) error {
+	go floorCommits(commit, writes)
+	return func(body []byte) error {
 		fw := &floorWrite{body: body, done: make(chan error, 1)}
 		writes <- fw
 		return <-fw.done
-	})
+	}
 }
 
 // A group waits at most floorLinger for as many callers as the last
@@ -145,9 +151,8 @@ func serveFloorFile() {
 	if err != nil {
 		floorFail(err)
 	}
-	writes := make(chan *floorWrite, 1024)
 	var buf []byte
-	go floorCommits(func(group []*floorWrite) error {
+	floorServe(floorGroups(func(group []*floorWrite) error {
 		buf = buf[:0]
 		for _, fw := range group {
 			buf = append(append(buf, fw.body...), '\n')
@@ -156,12 +161,7 @@ func serveFloorFile() {
 			return err
 		}
 		return unix.Fdatasync(int(f.Fd()))
-	}, writes)
-	floorServe(func(body []byte) error {
-		fw := &floorWrite{body: body, done: make(chan error, 1)}
-		writes <- fw
-		return <-fw.done
-	})
+	}))
 }
 
 // serveFloorStore is the load test's store floor: the floor (serveFloor)

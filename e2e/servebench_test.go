@@ -37,6 +37,7 @@ func serveBenchCommand(i int) string {
 
 // BenchmarkServeLoad drives `warden serve` (the audit write on, SQLite and
 // PostgreSQL), the loopback floor (serveFloor: a server that does nothing),
+// the file floor (serveFloorFile: the floor and a file's append and sync),
 // the durable floor (serveFloorSQLite: the floor and a SQLite row a
 // request), the store floors (serveFloorStore: the floor and warden's
 // store, SQLite and PostgreSQL, no decision) and `opa run --server` on the
@@ -73,6 +74,17 @@ func BenchmarkServeLoad(b *testing.B) {
 			return benchServe(b, dir, wardenBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "warden serve: ")
 		}
 	}
+	// floorURL starts this binary as a floor: args after the floor's
+	// argument (a PostgreSQL URL) come from more.
+	floorURL := func(arg string, more ...func(b *testing.B) string) func(b *testing.B) (string, func()) {
+		return func(b *testing.B) (string, func()) {
+			args := []string{arg}
+			for _, m := range more {
+				args = append(args, m(b))
+			}
+			return benchServe(b, b.TempDir(), os.Args[0], args, floorPrefix)
+		}
+	}
 	targets := []target{
 		{name: "warden-sqlite", url: wardenURL(nil), body: wardenBody},
 		{name: "opa", url: func(b *testing.B) (string, func()) {
@@ -88,21 +100,11 @@ func BenchmarkServeLoad(b *testing.B) {
 			return benchServe(b, b.TempDir(), opa, []string{"run", "--server", "--addr", addr, "--log-level", "error", rego}, "")
 		}, body: opaBody},
 		{name: "warden-postgres", url: wardenURL(func(b *testing.B) string { return pgtest.Schema(b) }), body: wardenBody},
-		{name: "floor", url: func(b *testing.B) (string, func()) {
-			return benchServe(b, b.TempDir(), os.Args[0], []string{floorArg}, floorPrefix)
-		}, body: wardenBody},
-		{name: "floor-file", url: func(b *testing.B) (string, func()) {
-			return benchServe(b, b.TempDir(), os.Args[0], []string{floorFileArg}, floorPrefix)
-		}, body: wardenBody},
-		{name: "floor-sqlite", url: func(b *testing.B) (string, func()) {
-			return benchServe(b, b.TempDir(), os.Args[0], []string{floorSQLiteArg}, floorPrefix)
-		}, body: wardenBody},
-		{name: "floor-store", url: func(b *testing.B) (string, func()) {
-			return benchServe(b, b.TempDir(), os.Args[0], []string{floorStoreArg}, floorPrefix)
-		}, body: wardenBody},
-		{name: "floor-store-postgres", url: func(b *testing.B) (string, func()) {
-			return benchServe(b, b.TempDir(), os.Args[0], []string{floorStoreArg, pgtest.Schema(b)}, floorPrefix)
-		}, body: wardenBody},
+		{name: "floor", url: floorURL(floorArg), body: wardenBody},
+		{name: "floor-file", url: floorURL(floorFileArg), body: wardenBody},
+		{name: "floor-sqlite", url: floorURL(floorSQLiteArg), body: wardenBody},
+		{name: "floor-store", url: floorURL(floorStoreArg), body: wardenBody},
+		{name: "floor-store-postgres", url: floorURL(floorStoreArg, func(b *testing.B) string { return pgtest.Schema(b) }), body: wardenBody},
 	}
 	// Each number of clients in turn, the servers one after the other
 	// (OPA beside warden on SQLite): the rows compared are measured a few
