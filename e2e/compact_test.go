@@ -446,12 +446,23 @@ func testGeminiCompress(t *testing.T, h governedHost, client, entry string) {
 	// hook runs after it), and refuses a slash command until then ("Slash
 	// commands cannot be queued"), keeping the text: wait for warden to see
 	// the turn end, and press Enter again while the command is refused.
+	//
+	// The command's menu of suggestions is filled a moment after the text
+	// shows, and an Enter pressed before that is swallowed (InputPrompt's
+	// ACCEPT_SUGGESTION with no suggestion yet), keeping the text: wait for
+	// the menu's line of the command, and press Enter again while the line
+	// still shows a second after the last Enter (seen once under load).
 	waitIdle(t, e, 10*time.Second)
-	enter("/compress")
+	const compressLine = "Compresses the context"
+	term.send("/compress")
+	term.waitFor("the typed /compress and its suggestion", 10*time.Second, nil, "/compress", compressLine)
+	term.send("Enter")
+	last := time.Now()
 	term.waitFor("the compression's result", 30*time.Second, func() string {
-		if strings.Contains(term.screen(), "commands cannot be queued") {
+		s := term.screen()
+		if time.Since(last) > time.Second && (strings.Contains(s, "commands cannot be queued") || strings.Contains(s, compressLine)) {
 			term.send("Enter")
-			time.Sleep(500 * time.Millisecond)
+			last = time.Now()
 		}
 		return ""
 	}, "Chat history compressed from")
