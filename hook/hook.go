@@ -198,11 +198,19 @@ type ModelRequest interface {
 	// Carries reports whether the request already holds the text text
 	// (by its first line).
 	Carries(text string) bool
+	// Answered reports whether the request holds a message of the model's:
+	// a history the host compressed always does (the summary is followed
+	// by the model's acknowledgement), the session's first request never.
+	Answered() bool
 }
 
 // Carries reports whether the event's model request holds text; false
 // when there is none.
 func (ev Event) Carries(text string) bool { return ev.LLM != nil && ev.LLM.Carries(text) }
+
+// Answered reports whether the event's model request holds a message of
+// the model's; false when there is none.
+func (ev Event) Answered() bool { return ev.LLM != nil && ev.LLM.Answered() }
 
 // UnknownToolEvent is the error for an event warden does not know that
 // carries a tool call: it may be the host's gate for that call (an event

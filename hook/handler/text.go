@@ -46,8 +46,12 @@ func sessionState(ctx context.Context, st session.Store, sid string) (warden.Ses
 // recorded as a compaction, and the request gets the post-compaction
 // reminder. A text added to a request is not kept in the history, so the
 // reminder, now due (Tracker.Governance), goes into every request until
-// the next prompt's BeforeAgent puts it into the history. A session warden
-// does not know gets nothing here (SessionStart and BeforeAgent come first).
+// the next prompt's BeforeAgent puts it into the history. A request the
+// model has not answered yet (the session's first) has lost nothing: a
+// prompt given on Gemini CLI's command line (-i) can reach the model
+// before SessionStart's text reaches the history, and that request gets the
+// text due without a compaction on record. A session warden does not know
+// gets nothing here (SessionStart and BeforeAgent come first).
 func modelText(ctx context.Context, tr *session.Tracker, sid string, ev hook.Event) (string, error) {
 	s, ps, err := sessionState(ctx, tr.Store, sid)
 	if errors.Is(err, warden.ErrNotFound) {
@@ -68,7 +72,7 @@ func modelText(ctx context.Context, tr *session.Tracker, sid string, ev hook.Eve
 	if ev.Carries(prefix) || ev.Carries(reminder) {
 		return "", nil
 	}
-	if s.GovernanceInjected {
+	if s.GovernanceInjected && ev.Answered() {
 		if s, err = tr.Compact(ctx, sid); err != nil {
 			return "", err
 		}
@@ -76,7 +80,8 @@ func modelText(ctx context.Context, tr *session.Tracker, sid string, ev hook.Eve
 	if s.Compactions > 0 {
 		return reminder, nil
 	}
-	// Never given its text (a failed SessionStart, say): the prefix is due.
+	// Never given its text (a failed SessionStart, say), or given it but
+	// not yet in the history the model saw: the prefix is due.
 	return prefix, nil
 }
 

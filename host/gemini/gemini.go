@@ -179,6 +179,23 @@ func (r *LLMRequest) Carries(text string) bool {
 	return false
 }
 
+// Answered reports whether a message of the request is the model's.
+// Gemini CLI's compression puts the summary into the history followed by
+// the model's "Got it. Thanks for the additional context!", so a request
+// after a compression always has one; a session's first request has none
+// (Gemini CLI gives a hook only the messages that hold text).
+func (r *LLMRequest) Answered() bool {
+	if r == nil {
+		return false
+	}
+	for _, m := range r.Messages {
+		if m.Role == "model" {
+			return true
+		}
+	}
+	return false
+}
+
 // governanceMarkers head warden's built-in session-start text and
 // post-compaction reminder (session.Prefix, session.Reminder).
 var governanceMarkers = []string{"WARDEN GOVERNANCE", "WARDEN REMINDER"}

@@ -440,6 +440,34 @@ func TestHookGeminiCompaction(t *testing.T) {
 	}
 }
 
+// TestHookGeminiFirstRequestNoCompaction: a prompt given on Gemini CLI's
+// command line (-i) can reach the model before SessionStart's text reaches
+// the history. That first request, which the model has not answered, lost
+// nothing: it gets the session-start text and no compaction is recorded.
+// A request the model has answered that lacks the text is a compaction.
+func TestHookGeminiFirstRequestNoCompaction(t *testing.T) {
+	g := &geminiSession{t: t, cwd: project(t, hookTestPolicy), id: "gem-race"}
+	if gov := additionalContext(g.ev("SessionStart", map[string]any{"source": "startup"})); !strings.Contains(gov, "WARDEN GOVERNANCE") {
+		t.Fatalf("session start: %q", gov)
+	}
+	first := geminiEnv + "plan the work"
+	for i := 0; i < 2; i++ { // a tool call's result adds no message of the model's text
+		if r := addedText(t, g.model(first), first); !strings.Contains(r, "WARDEN GOVERNANCE") || strings.Contains(r, "WARDEN REMINDER") {
+			t.Errorf("request %d, not yet answered, without the text: added %q, want the session-start text", i+1, r)
+		}
+		if s := g.session(); s.Compactions != 0 || !s.GovernanceInjected {
+			t.Errorf("request %d, not yet answered: compactions %d, governance injected %v; want 0, true", i+1, s.Compactions, s.GovernanceInjected)
+		}
+	}
+	// Answered, and still without the text: the history lost it.
+	if r := addedText(t, g.model(first, "I will plan.", "go on"), first); !strings.Contains(r, "WARDEN REMINDER") {
+		t.Errorf("an answered request without the text: added %q, want the reminder", r)
+	}
+	if s := g.session(); s.Compactions != 1 {
+		t.Errorf("an answered request without the text: compactions %d, want 1", s.Compactions)
+	}
+}
+
 // TestHookGeminiResumePrompt: a resumed headless session gets the resume
 // note in its prompt; the intent stays the user's text, so resume notes do
 // not nest.
@@ -485,7 +513,7 @@ func TestHookGeminiRolePrompt(t *testing.T) {
 	if s := g.session(); s.Compactions != 0 {
 		t.Errorf("compactions %d, want 0", s.Compactions)
 	}
-	r := addedText(t, g.model(geminiEnv+"<state_snapshot>x</state_snapshot>"), geminiEnv+"<state_snapshot>x</state_snapshot>")
+	r := addedText(t, g.model(geminiEnv+"<state_snapshot>x</state_snapshot>", "Got it. Thanks for the additional context!"), geminiEnv+"<state_snapshot>x</state_snapshot>")
 	if r != "Builder reminder: you are still the builder.\nLatest request: build it" {
 		t.Errorf("after the compression: added %q, want the role's reminder", r)
 	}
