@@ -76,20 +76,21 @@ var dialect = sqlstore.Dialect{
 // rebind turns the shared queries' ? placeholders into $1, $2, ...
 // (the shared queries have no ? inside string literals).
 func rebind(q string) string {
-	if !strings.Contains(q, "?") {
+	n := strings.Count(q, "?")
+	if n == 0 {
 		return q
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
+	// By bytes: '?' is one byte in UTF-8 and never part of another
+	// character's. A group's joint insert has hundreds of placeholders.
+	b := make([]byte, 0, len(q)+n*4)
+	for arg := int64(1); ; arg++ {
+		i := strings.IndexByte(q, '?')
+		if i < 0 {
+			return string(append(b, q...))
 		}
-		b.WriteRune(r)
+		b = strconv.AppendInt(append(append(b, q[:i]...), '$'), arg, 10)
+		q = q[i+1:]
 	}
-	return b.String()
 }
 
 // retryable: a deadlock or a serialization failure, which another
