@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,6 +31,14 @@ type ToolCall struct {
 	Host string `json:"host,omitempty"`
 }
 
+// toolCallFields are the names of a ToolCall's fields in JSON, as its
+// tags spell them: the only names ParseToolCall takes.
+var toolCallFields = [...]string{"tool", "args", "session", "role", "depth", "intent", "intent_id", "cwd", "host"}
+
+// ToolCallFields returns the names of a ToolCall's fields in JSON, the
+// only names ParseToolCall takes.
+func ToolCallFields() []string { return slices.Clone(toolCallFields[:]) }
+
 // ParseToolCall decodes one tool call from JSON. It rejects unknown fields,
 // a missing tool and a missing args object, so that a typo never silently
 // changes what is decided.
@@ -48,10 +57,8 @@ func parseToolCall(data []byte) (ToolCall, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return ToolCall{}, fmt.Errorf("tool call: not a JSON object: %w", err)
 	}
-	known := map[string]bool{"tool": true, "args": true, "session": true, "role": true, "depth": true,
-		"intent": true, "intent_id": true, "cwd": true, "host": true}
 	for k := range raw {
-		if !known[k] {
+		if !slices.Contains(toolCallFields[:], k) {
 			return ToolCall{}, fmt.Errorf("tool call: unknown field %q", k)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,5 +105,19 @@ func TestStoreError(t *testing.T) {
 	}
 	if warden.StoreError(nil) != nil {
 		t.Error("StoreError(nil) is not nil")
+	}
+}
+
+// TestToolCallFieldsAreTheTags: the names ParseToolCall takes (and serve's
+// one-pass decoding looks for) are ToolCall's JSON names, all of them.
+func TestToolCallFieldsAreTheTags(t *testing.T) {
+	var tags []string
+	ty := reflect.TypeFor[warden.ToolCall]()
+	for i := range ty.NumField() {
+		name, _, _ := strings.Cut(ty.Field(i).Tag.Get("json"), ",")
+		tags = append(tags, name)
+	}
+	if got := warden.ToolCallFields(); !slices.Equal(got, tags) {
+		t.Errorf("ToolCallFields() = %q, want the tags %q", got, tags)
 	}
 }

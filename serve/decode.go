@@ -19,7 +19,7 @@ type decideBody struct {
 // The names of a body and of its call, as their types' tags spell them.
 var (
 	decideNames = []string{"call", "wait", "host_prompts", "call_id"}
-	callNames   = []string{"tool", "args", "session", "role", "depth", "intent", "intent_id", "cwd", "host"}
+	callNames   = warden.ToolCallFields()
 )
 
 // decodeDecide decodes the body of POST /v1/decide in one pass: the
