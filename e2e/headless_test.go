@@ -169,9 +169,9 @@ func printed(t *testing.T, text, kind string) (line, id string) {
 
 // TestHeadlessApprovals runs Claude Code (-p), Codex (exec, wired by
 // `warden init codex` alone: no hook-trust bypass), Gemini CLI (-p) and
-// OpenCode (run): each run is a new session. A call that asks is queued; a human answers
-// with the command the model was told, exactly as printed; the same call
-// in a new run then gets what the answer says: --once lets it through
+// OpenCode (run): each run is a new session. Calls that ask are queued; a human answers
+// each with the command the model was told, exactly as printed; the same
+// call in a new run then gets what the answer says: --once lets it through
 // once, --session lets it through once in the new session (and says so),
 // --always lets it through from then on, and a rejection denies it once
 // with the human's message, which the model receives.
@@ -191,13 +191,6 @@ func TestHeadlessApprovals(t *testing.T) {
 			if h.name == "codex" && !strings.Contains(out, "trusted warden's") {
 				t.Errorf("warden init codex did not record the hook trust:\n%s", out)
 			}
-			ask := func(file, kind string) (string, string) {
-				res := e.runCalls(h, bin, "touch "+file)
-				if e.exists(file) || !strings.Contains(res[0].Text, "waiting for a human") {
-					t.Fatalf("touch %s was not held for approval: %s", file, res[0].Text)
-				}
-				return printed(t, res[0].Text, kind)
-			}
 			answer := func(line string) string {
 				out, err := e.shellCmd(line)
 				if err != nil {
@@ -206,54 +199,66 @@ func TestHeadlessApprovals(t *testing.T) {
 				return out
 			}
 
+			// One run asks four calls; the human answers each with the
+			// command the model was told; a second run makes each call
+			// twice. (Two runs, not one a kind: a host's run is its
+			// dearest part.)
+			kinds := []string{"once", "session", "always", "reject"}
+			var first []string
+			for _, k := range kinds {
+				first = append(first, "touch "+k+".txt")
+			}
+			res := e.runCalls(h, bin, first...)
+			lines, ids := map[string]string{}, map[string]string{}
+			for i, k := range kinds {
+				if e.exists(k+".txt") || !strings.Contains(res[i].Text, "waiting for a human") {
+					t.Fatalf("touch %s.txt was not held for approval: %s", k, res[i].Text)
+				}
+				lines[k], ids[k] = printed(t, res[i].Text, k)
+			}
+			const msg = "Use the fixture file instead."
+			answer(lines["once"])
+			// --session: covers the session that asked; the new run's
+			// identical call goes through once, and the human is told so.
+			if out := answer(lines["session"]); !strings.Contains(out, "new session") {
+				t.Errorf("approve --session does not say what it covers for a new session:\n%s", out)
+			}
+			answer(lines["always"])
+			answer(strings.Replace(lines["reject"], `"why not"`, `"`+msg+`"`, 1))
+			var second []string
+			for _, c := range first {
+				second = append(second, c, c)
+			}
+			res = e.runCalls(h, bin, second...)
+
 			// --once: the next identical call, from a new run, goes
 			// through; the one after asks again.
-			line, id := ask("once.txt", "once")
-			answer(line)
-			res := e.runCalls(h, bin, "touch once.txt", "touch once.txt")
 			if !e.exists("once.txt") || strings.Contains(res[0].Text, "waiting") || !strings.Contains(res[1].Text, "waiting for a human") {
 				t.Errorf("--once: file %v, results %q / %q", e.exists("once.txt"), res[0].Text, res[1].Text)
 			}
-			if !auditHas(e, "touch once.txt", warden.Allow, "approval:"+id) {
-				t.Errorf("--once: no allow by approval:%s in the audit trail", id)
+			if !auditHas(e, "touch once.txt", warden.Allow, "approval:"+ids["once"]) {
+				t.Errorf("--once: no allow by approval:%s in the audit trail", ids["once"])
 			}
-
-			// --session: covers the session that asked; the new run's
-			// identical call goes through once, and the human is told so.
-			line, id = ask("session.txt", "session")
-			if out := answer(line); !strings.Contains(out, "new session") {
-				t.Errorf("approve --session does not say what it covers for a new session:\n%s", out)
+			if !e.exists("session.txt") || !strings.Contains(res[3].Text, "waiting for a human") {
+				t.Errorf("--session: file %v, results %q / %q", e.exists("session.txt"), res[2].Text, res[3].Text)
 			}
-			res = e.runCalls(h, bin, "touch session.txt", "touch session.txt")
-			if !e.exists("session.txt") || !strings.Contains(res[1].Text, "waiting for a human") {
-				t.Errorf("--session: file %v, results %q / %q", e.exists("session.txt"), res[0].Text, res[1].Text)
+			if !auditHas(e, "touch session.txt", warden.Allow, "approval:"+ids["session"]) {
+				t.Errorf("--session: no allow by approval:%s in the audit trail", ids["session"])
 			}
-			if !auditHas(e, "touch session.txt", warden.Allow, "approval:"+id) {
-				t.Errorf("--session: no allow by approval:%s in the audit trail", id)
-			}
-
 			// --always: every identical call from now on.
-			line, _ = ask("always.txt", "always")
-			answer(line)
-			res = e.runCalls(h, bin, "touch always.txt", "touch always.txt")
-			if !e.exists("always.txt") || strings.Contains(res[0].Text+res[1].Text, "waiting") {
-				t.Errorf("--always: file %v, results %q / %q", e.exists("always.txt"), res[0].Text, res[1].Text)
+			if !e.exists("always.txt") || strings.Contains(res[4].Text+res[5].Text, "waiting") {
+				t.Errorf("--always: file %v, results %q / %q", e.exists("always.txt"), res[4].Text, res[5].Text)
 			}
 			if !auditHas(e, "touch always.txt", warden.Allow, "grant:g-") {
 				t.Errorf("--always: no allow by grant:ID in the audit trail")
 			}
-
 			// reject with a message: the next identical call is denied with
 			// it, once.
-			const msg = "Use the fixture file instead."
-			line, _ = ask("reject.txt", "reject")
-			answer(strings.Replace(line, `"why not"`, `"`+msg+`"`, 1))
-			res = e.runCalls(h, bin, "touch reject.txt", "touch reject.txt")
-			if e.exists("reject.txt") || !strings.Contains(res[0].Text, msg) || !strings.Contains(res[0].Text, "APPROVAL_REJECTED") {
-				t.Errorf("reject: file %v, result %q", e.exists("reject.txt"), res[0].Text)
+			if e.exists("reject.txt") || !strings.Contains(res[6].Text, msg) || !strings.Contains(res[6].Text, "APPROVAL_REJECTED") {
+				t.Errorf("reject: file %v, result %q", e.exists("reject.txt"), res[6].Text)
 			}
-			if !strings.Contains(res[1].Text, "waiting for a human") {
-				t.Errorf("reject: the rejection reached two calls: %q", res[1].Text)
+			if !strings.Contains(res[7].Text, "waiting for a human") {
+				t.Errorf("reject: the rejection reached two calls: %q", res[7].Text)
 			}
 			if !e.modelSaw(msg) {
 				t.Errorf("the model's request log does not show the rejection message")
