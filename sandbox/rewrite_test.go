@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,56 +31,111 @@ func argDumper(t testing.TB) string {
 // program gets the original line, byte for byte, as bash's -c argument.
 func roundTrip(t testing.TB, shell, exe, line string) {
 	t.Helper()
+	roundTrips(t, shell, exe, []string{line})
+}
+
+// roundTrips is roundTrip for many lines: each form's rewrites run in
+// one shell run, one after the other (a shell's start is most of a
+// line's cost), and each line's arguments are checked in turn; a line
+// whose arguments are wrong there runs alone for the message.
+func roundTrips(t testing.TB, shell, exe string, lines []string) {
+	t.Helper()
 	policyFile := "/work/a b/it's/warden.yaml"
-	rw, err := sandbox.Rewrite(exe, policyFile, "", true, line)
-	if err != nil {
-		t.Fatalf("%q: %v", line, err)
-	}
-	runArgs(t, shell, rw, line, "sandbox", "--policy", policyFile, "--required", "--", sandbox.Bash(), "-c", line)
-	if !sandbox.IsRewritten(exe, rw) {
-		t.Fatalf("IsRewritten(%q) is false", rw)
-	}
-	if got, ok := sandbox.Unwrap(exe, "", rw); !ok || got != line {
-		t.Fatalf("Unwrap(%q) = %q, %v; want %q", rw, got, ok, line)
-	}
-	// The lean runner's form, on a spec file written ahead.
 	runner := sandbox.Runner(exe)
 	if runner == "" {
 		t.Fatalf("no runner next to %s", exe)
 	}
 	specFile, sum := "/work/a b/it's/.warden/sandbox/0123.json", strings.Repeat("ab", 32)
-	rw, err = sandbox.RewriteSpec(runner, specFile, sum, false, line)
-	if err != nil {
-		t.Fatalf("%q: %v", line, err)
+	u := sandbox.Unshare()
+	type form struct {
+		rewrite func(line string) (string, error)
+		want    func(line string) []string
 	}
-	runArgs(t, shell, rw, line, "--spec", specFile, "--spec-sha256", sum, "--", sandbox.Bash(), "-c", line)
-	if !sandbox.IsRewritten(exe, rw) {
-		t.Fatalf("IsRewritten(%q) is false", rw)
+	forms := []form{{
+		func(line string) (string, error) { return sandbox.Rewrite(exe, policyFile, "", true, line) },
+		func(line string) []string {
+			return []string{"sandbox", "--policy", policyFile, "--required", "--", sandbox.Bash(), "-c", line}
+		},
+	}, {
+		// The lean runner's form, on a spec file written ahead.
+		func(line string) (string, error) { return sandbox.RewriteSpec(runner, specFile, sum, false, line) },
+		func(line string) []string {
+			return []string{"--spec", specFile, "--spec-sha256", sum, "--", sandbox.Bash(), "-c", line}
+		},
+	}}
+	if u != "" {
+		// Under unshare (RewriteInside's form): unshare starts the runner
+		// in namespaces of its own, with the same arguments and --inside.
+		forms = append(forms, form{
+			func(line string) (string, error) { return sandbox.RewriteInside(u, runner, specFile, sum, true, line) },
+			func(line string) []string {
+				return []string{"--spec", specFile, "--spec-sha256", sum, "--inside", "--required", "--", sandbox.Bash(), "-c", line}
+			},
+		})
 	}
-	if got, ok := sandbox.Unwrap(exe, "", rw); !ok || got != line {
-		t.Fatalf("Unwrap(%q) = %q, %v; want %q", rw, got, ok, line)
+	for fi, f := range forms {
+		rws := make([]string, len(lines))
+		for i, line := range lines {
+			rw, err := f.rewrite(line)
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			if !sandbox.IsRewritten(exe, rw) {
+				t.Fatalf("IsRewritten(%q) is false", rw)
+			}
+			if got, ok := sandbox.Unwrap(exe, "", rw); !ok || got != line {
+				t.Fatalf("Unwrap(%q) = %q, %v; want %q", rw, got, ok, line)
+			}
+			switch fi {
+			case 0:
+				// Anything after a rewrite makes it not one.
+				if _, ok := sandbox.Unwrap(exe, "", rw+"; cat ~/.ssh/id_rsa"); ok {
+					t.Fatalf("Unwrap accepted a rewrite with a command after it: %q", rw)
+				}
+			case 2:
+				if _, ok := sandbox.Unwrap(exe, "", strings.Replace(rw, " --inside", "", 1)); ok {
+					t.Fatalf("Unwrap accepted unshare's form without --inside: %q", rw)
+				}
+			}
+			rws[i] = rw
+		}
+		if len(lines) == 1 {
+			runArgs(t, shell, rws[0], lines[0], f.want(lines[0])...)
+			continue
+		}
+		// In runs of at most 64 KiB of script: one argument may not pass
+		// 128 KiB (MAX_ARG_STRLEN).
+		for from := 0; from < len(lines); {
+			to, size := from, 0
+			for to < len(lines) && (to == from || size+len(rws[to]) < 64<<10) {
+				size += len(rws[to]) + 1
+				to++
+			}
+			runMany(t, shell, rws[from:to], lines[from:to], f.want)
+			from = to
+		}
 	}
-	// Under unshare (RewriteInside's form): unshare starts the runner in
-	// namespaces of its own, with the same arguments and --inside.
-	if u := sandbox.Unshare(); u != "" {
-		rwi, err := sandbox.RewriteInside(u, runner, specFile, sum, true, line)
-		if err != nil {
-			t.Fatalf("%q: %v", line, err)
+}
+
+// runMany runs the rewritten lines rws with shell in one run and checks
+// the arguments the program (an argDumper) got for each of lines in turn.
+func runMany(t testing.TB, shell string, rws, lines []string, want func(line string) []string) {
+	t.Helper()
+	cmd := exec.Command(shell, "-c", strings.Join(rws, "\n"))
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.Output()
+	args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	for i, line := range lines {
+		w := want(line)
+		if len(args) < len(w) || !slices.Equal(args[:len(w)], w) {
+			runArgs(t, shell, rws[i], line, w...)
+			t.Fatalf("%s: %q was rewritten to %q, which alone ran right, but not after the %d lines before it in one run (%v): got %q",
+				shell, line, rws[i], i, err, args[:min(len(w), len(args))])
 		}
-		runArgs(t, shell, rwi, line, "--spec", specFile, "--spec-sha256", sum, "--inside", "--required", "--", sandbox.Bash(), "-c", line)
-		if !sandbox.IsRewritten(exe, rwi) {
-			t.Fatalf("IsRewritten(%q) is false", rwi)
-		}
-		if got, ok := sandbox.Unwrap(exe, "", rwi); !ok || got != line {
-			t.Fatalf("Unwrap(%q) = %q, %v; want %q", rwi, got, ok, line)
-		}
-		if _, ok := sandbox.Unwrap(exe, "", strings.Replace(rwi, " --inside", "", 1)); ok {
-			t.Fatalf("Unwrap accepted unshare's form without --inside: %q", rwi)
-		}
+		args = args[len(w):]
 	}
-	// Anything after a rewrite makes it not one.
-	if _, ok := sandbox.Unwrap(exe, "", rw+"; cat ~/.ssh/id_rsa"); ok {
-		t.Fatalf("Unwrap accepted a rewrite with a command after it: %q", rw)
+	if err != nil || len(args) > 1 || len(args) == 1 && args[0] != "" {
+		t.Fatalf("%s: the run of %d rewritten lines: %v, %d arguments left over", shell, len(lines), err, len(args))
 	}
 }
 
@@ -132,9 +188,7 @@ func TestRewriteRoundTrip(t *testing.T) {
 	exe := argDumper(t)
 	shs := shells(t)
 	for _, sh := range shs {
-		for _, line := range rewriteSeeds {
-			roundTrip(t, sh, exe, line)
-		}
+		roundTrips(t, sh, exe, rewriteSeeds)
 	}
 	// Random lines: bytes of the shell's special characters, letters,
 	// white space and any byte but NUL, many in one shell run each.
@@ -144,6 +198,7 @@ func TestRewriteRoundTrip(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
+	batch := make([][]string, len(shs))
 	for i := 0; i < n; i++ {
 		k := r.Intn(40)
 		b := make([]byte, k)
@@ -154,7 +209,10 @@ func TestRewriteRoundTrip(t *testing.T) {
 				b[j] = alphabet[r.Intn(len(alphabet))]
 			}
 		}
-		roundTrip(t, shs[i%len(shs)], exe, string(b))
+		batch[i%len(shs)] = append(batch[i%len(shs)], string(b))
+	}
+	for i, sh := range shs {
+		roundTrips(t, sh, exe, batch[i])
 	}
 }
 
