@@ -15,6 +15,13 @@ cd "$(dirname "$0")"
 
 fuzztime="${FUZZTIME:-6s}"
 
+# Every build of the run is the release's (scripts/release.sh: -trimpath,
+# no cgo): the tests run what ships, and one compile of each package serves
+# vet, the unit tests, the end-to-end tests' binaries and the release test's
+# build (the release's own flags, a second compile of every package, cost
+# the end-to-end step 100 CPU-seconds). The race detector needs cgo.
+export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
+
 # step NAME CMD...: runs CMD, records its result and duration, and goes on.
 # Its output is shown as it comes and kept, so that the summary can list
 # every failing test of a failed step.
@@ -174,7 +181,7 @@ unit_tests() {
 e2e_tests() { go test -count=1 -timeout 45m -parallel 3 ./e2e/; }
 
 step "go vet and gofmt" vet_and_format
-step "race tests on the concurrent code" go test -race -count=1 -timeout 20m $race_pkgs
+step "race tests on the concurrent code" env CGO_ENABLED=1 go test -race -count=1 -timeout 20m $race_pkgs
 step "fuzz targets, ${fuzztime} each" fuzz_all
 step "bench module: correctness of warden, OPA and cedar-go" bench_module
 step "serve load: warden serve beside opa run --server (e2e/servebench.sh, short)" serve_load

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,6 +27,17 @@ import (
 // wardenBin and wardenHookBin are the warden and warden-hook binaries,
 // built once by TestMain into one folder (warden-hook finds warden there).
 var wardenBin, wardenHookBin string
+
+// repoRoot is the repository's folder (go test runs a package's tests in
+// its folder; a source path from runtime.Caller is not a folder under
+// -trimpath).
+var repoRoot = func() string {
+	r, err := filepath.Abs("..")
+	if err != nil {
+		panic(err)
+	}
+	return r
+}()
 
 func TestMain(m *testing.M) {
 	// BenchmarkServeLoad's floors: this binary as a server that does
@@ -54,8 +64,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	wardenBin = filepath.Join(dir, "warden")
-	_, self, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(self))
+	root := repoRoot
 	wardenHookBin = filepath.Join(dir, "warden-hook")
 	build := exec.Command("go", "build", "-o", dir, "./cmd/warden", "./cmd/warden-hook", "./cmd/warden-sandbox")
 	build.Dir = root

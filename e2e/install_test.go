@@ -39,8 +39,7 @@ func TestReleaseAndNPMPackage(t *testing.T) {
 		t.Skipf("warden ships no npm binaries for %s/%s", goos, goarch)
 	}
 	cpu := map[string]string{"amd64": "x64", "arm64": "arm64"}[goarch]
-	_, self, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(self))
+	root := repoRoot
 	tmp := t.TempDir()
 	dist := filepath.Join(tmp, "dist")
 	const version = "0.0.0-test.1"

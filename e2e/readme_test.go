@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -184,8 +183,7 @@ func docBlocks(t *testing.T, root, page string) []docBlock {
 // why and which test runs it instead).
 func TestDocBlocks(t *testing.T) {
 	t.Parallel()
-	_, self, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(self))
+	root := repoRoot
 	sock, err := os.MkdirTemp("", "whd-") // short: socket paths are limited
 	if err != nil {
 		t.Fatal(err)
@@ -231,6 +229,13 @@ func TestDocBlocks(t *testing.T) {
 				"WARDEN_HOOKD_SOCKET=" + filepath.Join(sock, "hookd.sock"), "LANG=C.UTF-8"}
 			if v := os.Getenv("WARDEN_HOOK_TIMEOUT"); v != "" {
 				env = append(env, "WARDEN_HOOK_TIMEOUT="+v)
+			}
+			// And with the flags it was built with (./test.sh builds as
+			// the release does), so that they find its compiled packages.
+			for _, k := range []string{"GOFLAGS", "CGO_ENABLED"} {
+				if v, ok := os.LookupEnv(k); ok {
+					env = append(env, k+"="+v)
+				}
 			}
 			for _, b := range blocks {
 				if b.skip != "" {
@@ -392,8 +397,7 @@ func copyRepo(t *testing.T, root, dst string) {
 // into the repository: the file exists, and a #anchor names a heading of
 // the page it points to (as GitHub makes anchors from headings).
 func TestDocLinks(t *testing.T) {
-	_, self, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(self))
+	root := repoRoot
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	anchors := map[string]map[string]bool{}
 	anchorsOf := func(file string) map[string]bool {
@@ -510,8 +514,7 @@ func headingAnchors(t *testing.T, file string) map[string]bool {
 // must match at least one file. So a package that moves, or a file that is
 // renamed, shows here as the page that still names it.
 func TestDocPaths(t *testing.T) {
-	_, self, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(self))
+	root := repoRoot
 	top := map[string]bool{}
 	entries, err := os.ReadDir(root)
 	if err != nil {

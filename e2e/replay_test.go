@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -30,8 +29,7 @@ var replayCommands = []string{"ls", "git status", "cat README.md", "echo hi > ou
 // replay/testdata (WARDEN_RECORD_TRANSCRIPTS=DIR copies them there).
 func TestReplayLiveTranscripts(t *testing.T) {
 	t.Parallel()
-	_, self, _, _ := runtime.Caller(0)
-	coding, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(self)), "examples", "coding", "warden.yaml"))
+	coding, err := os.ReadFile(filepath.Join(repoRoot, "examples", "coding", "warden.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

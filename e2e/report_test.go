@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +28,7 @@ report:
 // reportPlugin copies the report gate's test plugin into the project.
 func (e *env) reportPlugin() {
 	e.t.Helper()
-	_, self, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(filepath.Dir(self)), "reportgate", "testdata", "report")
+	src := filepath.Join(repoRoot, "reportgate", "testdata", "report")
 	if out, err := exec.Command("cp", "-r", src, e.project).CombinedOutput(); err != nil {
 		e.t.Fatalf("copy the plugin: %v %s", err, out)
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -73,8 +72,7 @@ func browser(t *testing.T) (context.Context, func() []string) {
 // artifacts is where the browser tests keep their screenshots
 // (e2e/artifacts, ignored by git).
 func artifacts(t *testing.T) string {
-	_, self, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(self), "artifacts")
+	dir := filepath.Join(repoRoot, "e2e", "artifacts")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

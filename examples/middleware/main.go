@@ -23,9 +23,14 @@ import (
 
 func main() {
 	ctx := context.Background()
-	_, file, _, _ := runtime.Caller(0)
+	// The policy beside this file; under -trimpath the source path is not
+	// a folder, and the example runs from the repository's folder.
+	dir := filepath.Join("examples", "middleware")
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		dir = filepath.Dir(file)
+	}
 	c, err := client.Open(ctx, client.Options{
-		Policy:  filepath.Join(filepath.Dir(file), "warden.yaml"),
+		Policy:  filepath.Join(dir, "warden.yaml"),
 		Session: "middleware-demo",
 		Host:    "middleware-example",
 	})
