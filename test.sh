@@ -39,28 +39,6 @@ step() {
   echo "== $name: ${results[-1]} in ${durations[-1]}s"
 }
 
-# beside NAME CMD...: starts a step in the background, to run beside the
-# steps that follow until `joined`, which waits for it and records it like
-# `step`; its output is shown when it has ended.
-beside_name="" beside_pid="" beside_t0=0
-beside() {
-  beside_name="$1"; shift
-  echo "== $beside_name: started, beside the next step (its output follows when it ends)"
-  beside_t0=$SECONDS
-  ( "$@" >"$logdir/beside.log" 2>&1; echo $? >"$logdir/beside.rc"; echo $SECONDS >"$logdir/beside.end" ) &
-  beside_pid=$!
-}
-joined() {
-  wait "$beside_pid"
-  local log="$logdir/${#steps[@]}.log"
-  mv "$logdir/beside.log" "$log"
-  echo "== $beside_name"
-  cat "$log"
-  if [ "$(cat "$logdir/beside.rc" 2>/dev/null)" = 0 ]; then results+=("ok"); else results+=("FAILED"); failed=$((failed + 1)); fi
-  steps+=("$beside_name"); durations+=($(($(cat "$logdir/beside.end" 2>/dev/null || echo $SECONDS) - beside_t0)))
-  echo "== $beside_name: ${results[-1]} in ${durations[-1]}s"
-}
-
 summary() {
   echo
   echo "== summary"
@@ -203,13 +181,10 @@ unit_tests() {
 e2e_tests() { go test -count=1 -timeout 45m -parallel 3 ./e2e/; }
 
 step "go vet and gofmt" vet_and_format
+step "race tests on the concurrent code" env CGO_ENABLED=1 go test -race -count=1 -timeout 20m $race_pkgs
 step "fuzz targets, ${fuzztime} each" fuzz_all
 step "bench module: correctness of warden, OPA and cedar-go" bench_module
 step "serve load: warden serve beside opa run --server (e2e/servebench.sh, short)" serve_load
-# The race and unit steps wait on timers, processes and the disk a third of
-# their time when run alone: side by side, each fills the other's idle.
-beside "race tests on the concurrent code" env CGO_ENABLED=1 go test -race -count=1 -timeout 20m $race_pkgs
 step "unit tests (every package but e2e and the race step's)" unit_tests
-joined
 step "end-to-end tests on the real hosts (e2e)" e2e_tests
 summary
