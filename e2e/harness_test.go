@@ -39,6 +39,16 @@ var repoRoot = func() string {
 	return r
 }()
 
+// goEnv is `go env NAME`.
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func TestMain(m *testing.M) {
 	// BenchmarkServeLoad's floors: this binary as a server that does
 	// nothing, or that records each call and nothing else.
@@ -64,10 +74,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	wardenBin = filepath.Join(dir, "warden")
-	root := repoRoot
 	wardenHookBin = filepath.Join(dir, "warden-hook")
 	build := exec.Command("go", "build", "-o", dir, "./cmd/warden", "./cmd/warden-hook", "./cmd/warden-sandbox")
-	build.Dir = root
+	build.Dir = repoRoot
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: build warden: %v\n%s", err, out)
 		os.RemoveAll(dir)

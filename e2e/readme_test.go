@@ -192,16 +192,9 @@ func TestDocBlocks(t *testing.T) {
 		exec.Command(wardenBin, "hookd", "stop", "--socket", filepath.Join(sock, "hookd.sock")).Run()
 		os.RemoveAll(sock)
 	})
-	goEnv := func(name string) string {
-		out, err := exec.Command("go", "env", name).Output()
-		if err != nil {
-			t.Fatalf("go env %s: %v", name, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
 	// The blocks' go commands build from the module cache and build cache
 	// this test was built with, and never reach the network.
-	gocache, modcache := goEnv("GOCACHE"), goEnv("GOMODCACHE")
+	gocache, modcache := goEnv(t, "GOCACHE"), goEnv(t, "GOMODCACHE")
 
 	used := map[string]map[string]bool{}
 	ran := map[string]bool{} // the pages whose subtest ran (-run may choose some)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -38,11 +37,7 @@ func TestStarterPolicyEveryday(t *testing.T) {
 				// confined go commands read it and write nothing there),
 				// rather than a new one in the test's home, where go
 				// compiled the standard library afresh (24 CPU-seconds here).
-				out, err := exec.Command("go", "env", "GOCACHE").Output()
-				if err != nil {
-					t.Fatalf("go env GOCACHE: %v", err)
-				}
-				e.vars = append(e.vars, "GOCACHE="+strings.TrimSpace(string(out)))
+				e.vars = append(e.vars, "GOCACHE="+goEnv(t, "GOCACHE"))
 			}
 			if _, err := e.shellCmd("git init -q"); err != nil {
 				t.Fatal(err)
