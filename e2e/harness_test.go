@@ -314,7 +314,11 @@ func (e *env) run(timeout time.Duration, extraEnv []string, name string, args ..
 	if ctx.Err() != nil {
 		r.err = fmt.Errorf("timed out after %s: %w", timeout, ctx.Err())
 	}
-	e.t.Logf("%s ran %.1fs, err=%v", filepath.Base(name), r.elapsed.Seconds(), r.err)
+	var cpu time.Duration // the host's CPU and its waited-for children's
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	e.t.Logf("%s ran %.1fs (cpu %.1fs), err=%v", filepath.Base(name), r.elapsed.Seconds(), cpu.Seconds(), r.err)
 	return r
 }
 

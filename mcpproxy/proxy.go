@@ -39,6 +39,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/internal/onereading"
 )
 
 // Gate decides the tool calls that pass through the proxy.
@@ -534,7 +535,7 @@ func (r *run) decide(ctx context.Context, req *jsonrpc.Request, again string) (v
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := oneReading(req.Params); err != nil {
+	if err := onereading.Check(req.Params); err != nil {
 		d := refusal("the parameters of the tools/call request can be read in more than one way ("+err.Error()+
 			"), so warden cannot tell which call the server would run",
 			"Send each key of the parameters and of the arguments once, spelled as the tool's schema spells it.")

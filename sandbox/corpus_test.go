@@ -156,13 +156,52 @@ pid = int(sys.argv[1])
 print(libc.ptrace(PTRACE_ATTACH, pid, None, None), ctypes.get_errno())
 print(libc.ptrace(PTRACE_SEIZE, pid, None, None), ctypes.get_errno())' $HELPER_PID`},
 	{"kill outside", `kill -9 $HELPER_PID; kill -STOP $HELPER_PID; python3 -c 'import os,sys; os.kill(int(sys.argv[1]), 9)' $HELPER_PID`},
-	{"symlink swap race", `echo decoy > "$T/decoy"; (for i in $(seq 400); do ln -sfn "$T/decoy" "$T/l"; ln -sfn "$WS/warden.yaml" "$T/l"; done) & for i in $(seq 400); do echo pwned >> "$T/l" 2>/dev/null; done; wait`},
-	{"symlink swap race for read", `echo decoy > "$T/decoy"; (for i in $(seq 400); do ln -sfn "$T/decoy" "$T/s"; ln -sfn "$WS/.env" "$T/s"; done) & for i in $(seq 400); do cat "$T/s" 2>/dev/null; done; wait`},
-	{"rename swap race", `mkdir -p "$T/d"; (for i in $(seq 300); do mv .git/hooks "$T/d/h" 2>/dev/null; mv "$T/d/h" .git/hooks 2>/dev/null; done) & for i in $(seq 300); do echo pwned > .git/hooks/pre-commit 2>/dev/null; done; wait`},
+	// The races swap in tight loops, one process a side (loops of ln and
+	// mv processes took 15 s a payload for 400 tries).
+	{"symlink swap race", races + `echo decoy > "$T/decoy"; python3 -c "$SWAP" "$T/l" "$T/decoy" "$WS/warden.yaml" & python3 -c "$HIT" w "$T/l"; wait`},
+	{"symlink swap race for read", races + `echo decoy > "$T/decoy"; python3 -c "$SWAP" "$T/s" "$T/decoy" "$WS/.env" & python3 -c "$HIT" r "$T/s"; wait`},
+	{"rename swap race", races + `mkdir -p "$T/d"; python3 -c "$MOVE" .git/hooks "$T/d/h" & python3 -c "$HIT" w .git/hooks/pre-commit; wait`},
 	{"nested warden sandbox", `"$WARDEN_BIN" sandbox -- sh -c 'echo pwned > warden.yaml; cat .env'; true`},
 	{"setuid programs", `su -c 'echo pwned > warden.yaml' 2>&1; mount 2>&1 | head -1; chroot / sh -c 'echo pwned > warden.yaml'`},
 	{"no new privileges", `grep -E 'NoNewPrivs|CapEff|CapBnd' /proc/self/status; python3 -c 'import os; os.setuid(0); open("warden.yaml","w").write("pwned")'`},
 }
+
+// races defines the race payloads' two sides, 20,000 tries each. SWAP
+// points LINK at A and at B in turn (a new link renamed over it); MOVE
+// renames A to B and back; HIT writes to (w) or reads (r) PATH, printing
+// what it read unless it is the decoy.
+const races = `SWAP='import os, sys
+link, a, b = sys.argv[1:4]
+for i in range(20000):
+    for to in (a, b):
+        try:
+            os.symlink(to, link + ".new")
+            os.replace(link + ".new", link)
+        except OSError:
+            pass
+'; MOVE='import os, sys
+a, b = sys.argv[1:3]
+for i in range(20000):
+    try:
+        os.rename(a, b)
+        os.rename(b, a)
+    except OSError:
+        pass
+'; HIT='import sys
+mode, path = sys.argv[1:3]
+for i in range(20000):
+    try:
+        if mode == "w":
+            with open(path, "a") as f:
+                f.write("pwned\n")
+        else:
+            with open(path) as f:
+                got = f.read()
+            if got != "decoy\n":
+                print(got)
+    except OSError:
+        pass
+'; `
 
 func corpus() []payload {
 	var all []payload

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"github.com/warden-run/warden/hook"
 	"github.com/warden-run/warden/hook/handler"
 	"github.com/warden-run/warden/host"
+	"github.com/warden-run/warden/internal/reqbody"
 	"github.com/warden-run/warden/internal/sqlstore"
 	"github.com/warden-run/warden/mcpproxy"
 	"github.com/warden-run/warden/policy"
@@ -187,14 +187,8 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 
 // decodeJSON is readJSON's decoding of a body read whole.
 func decodeJSON(w http.ResponseWriter, data []byte, v any) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		httpError(w, http.StatusBadRequest, "request body is not the JSON expected: "+err.Error())
-		return false
-	}
-	if dec.More() {
-		httpError(w, http.StatusBadRequest, "request body is not the JSON expected: more than one JSON value")
+	if err := reqbody.Strict(data, v); err != nil {
+		httpError(w, http.StatusBadRequest, err.Error())
 		return false
 	}
 	return true
@@ -203,11 +197,7 @@ func decodeJSON(w http.ResponseWriter, data []byte, v any) bool {
 // readCall decodes the "call" of a request body as warden.ParseToolCall
 // does; it answers 400 itself and reports false for a missing or bad one.
 func readCall(w http.ResponseWriter, raw json.RawMessage) (warden.ToolCall, bool) {
-	if len(raw) == 0 {
-		httpError(w, http.StatusBadRequest, `request body is not the JSON expected: no "call"`)
-		return warden.ToolCall{}, false
-	}
-	call, err := warden.ParseToolCall(raw)
+	call, err := reqbody.Call(raw)
 	if err != nil {
 		httpError(w, http.StatusBadRequest, err.Error())
 		return warden.ToolCall{}, false
@@ -295,7 +285,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	// One pass over the body; what it does not take is decoded as every
 	// other body is, for the same answer in that decoding's words.
-	req, call, ok := decodeDecide(data)
+	req, call, ok := reqbody.DecodeDecide(data)
 	if !ok {
 		req = DecideRequest{}
 		if !decodeJSON(w, data, &req) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/warden-run/warden/internal/hookd"
 )
@@ -75,7 +76,7 @@ func TestEndOfTurnFailureNeverContinues(t *testing.T) {
 				// A hookd that takes the event and never answers.
 				out.Reset()
 				sock := hangingHookd(t)
-				c := &hookd.Client{Stdin: bytes.NewReader(js), Stdout: &out, Stderr: &errb, Socket: sock, Bin: "/nonexistent/warden"}
+				c := &hookd.Client{Stdin: bytes.NewReader(js), Stdout: &out, Stderr: &errb, Socket: sock, Bin: "/nonexistent/warden", Grace: 100 * time.Millisecond}
 				code = c.Run([]string{tc.host, "--timeout", "100ms"})
 				if why := continues(out.Bytes()); code != 0 || why != "" {
 					t.Errorf("hookd without an answer: exit %d, %s: %s", code, why, out.String())

@@ -328,7 +328,13 @@ func TestHookdClientFailsClosed(t *testing.T) {
 			defer c.Close() // a hookd that hangs
 		}
 	}()
-	code, m, stderr := viaClient(t, sock, claudePre(cwd, "ls"), "claude", "--timeout", "200ms")
+	var out, errb bytes.Buffer
+	c := &hookd.Client{Stdin: strings.NewReader(claudePre(cwd, "ls")), Stdout: &out, Stderr: &errb, Socket: sock,
+		Bin: filepath.Join(t.TempDir(), "no-warden-here"), Grace: 100 * time.Millisecond}
+	code := c.Run([]string{"claude", "--timeout", "200ms"})
+	var m map[string]any
+	json.Unmarshal(out.Bytes(), &m)
+	stderr := errb.String()
 	if d, r := permission(m); code != 2 || d != "deny" || !strings.Contains(r, "no answer in time") {
 		t.Errorf("hung hookd: exit %d %s %q (%s)", code, d, r, stderr)
 	}

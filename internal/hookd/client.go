@@ -38,7 +38,14 @@ type Client struct {
 	Socket string
 	// Bin is the warden binary (default: see WardenBin).
 	Bin string
+	// Grace is how long past the call's own deadline (its --timeout and
+	// --wait) the client waits for an answer, hookd's or `warden hook`'s,
+	// before it denies (default 5 s).
+	Grace time.Duration
 }
+
+// defaultGrace is Client.Grace's default.
+const defaultGrace = 5 * time.Second
 
 // Run answers one event; args are what follows `warden hook`: the host and
 // its flags. It returns the process exit code. It never fails open: when
@@ -59,7 +66,11 @@ func (c *Client) Run(args []string) int {
 	if err != nil {
 		return c.fail(args[0], data[:min(len(data), 4096)], err)
 	}
-	deadline := time.Now().Add(hook.CallDeadline(args[1:]) + 5*time.Second)
+	grace := c.Grace
+	if grace <= 0 {
+		grace = defaultGrace
+	}
+	deadline := time.Now().Add(hook.CallDeadline(args[1:]) + grace)
 	socket := c.Socket
 	if socket == "" {
 		socket = SocketPath()

@@ -1,24 +1,19 @@
-package serve
+package reqbody
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"reflect"
 	"testing"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/wire"
 )
 
 // slowDecide decodes a /v1/decide body the way every other body is
-// decoded (readJSON, then readCall): the request, its call, and ok.
-func slowDecide(data []byte) (DecideRequest, warden.ToolCall, bool) {
-	var req DecideRequest
-	w := httptest.NewRecorder()
-	if !decodeJSON(w, data, &req) {
-		return req, warden.ToolCall{}, false
-	}
-	call, ok := readCall(w, req.Call)
-	return req, call, ok
+// decoded (Decide): the request, its call, and ok.
+func slowDecide(data []byte) (wire.DecideRequest, warden.ToolCall, bool) {
+	req, call, err := Decide(data)
+	return req, call, err == nil
 }
 
 // decideBodies: the first taken are decoded in one pass, the rest not.
@@ -65,8 +60,8 @@ var decideBodies = []string{
 func TestDecodeDecideIsTheSlowWay(t *testing.T) {
 	for i, body := range decideBodies {
 		checkDecodeDecide(t, []byte(body))
-		if _, _, ok := decodeDecide([]byte(body)); ok != (i < taken) {
-			t.Errorf("decodeDecide(%s): took it %v, want %v", body, ok, i < taken)
+		if _, _, ok := DecodeDecide([]byte(body)); ok != (i < taken) {
+			t.Errorf("DecodeDecide(%s): took it %v, want %v", body, ok, i < taken)
 		}
 	}
 }
@@ -82,7 +77,7 @@ func FuzzDecodeDecide(f *testing.F) {
 // otherwise than the slow way, or takes one the slow way refuses.
 func checkDecodeDecide(t *testing.T, data []byte) {
 	t.Helper()
-	req, call, ok := decodeDecide(data)
+	req, call, ok := DecodeDecide(data)
 	if !ok {
 		return
 	}
@@ -92,7 +87,7 @@ func checkDecodeDecide(t *testing.T, data []byte) {
 	}
 	sreq.Call = nil
 	if !reflect.DeepEqual(req, sreq) || !reflect.DeepEqual(call, scall) {
-		t.Fatalf("decodeDecide(%q) = %+v, %+v; the slow way %+v, %+v", data, req, call, sreq, scall)
+		t.Fatalf("DecodeDecide(%q) = %+v, %+v; the slow way %+v, %+v", data, req, call, sreq, scall)
 	}
 	// The call is the one its own JSON says: encoded and decoded again,
 	// the same.
@@ -102,7 +97,7 @@ func checkDecodeDecide(t *testing.T, data []byte) {
 	}
 	back, err := warden.ParseToolCall(again)
 	if err != nil || !reflect.DeepEqual(back, call) {
-		t.Fatalf("decodeDecide(%q): %+v does not survive its own JSON (%s): %v", data, call, again, err)
+		t.Fatalf("DecodeDecide(%q): %+v does not survive its own JSON (%s): %v", data, call, again, err)
 	}
 }
 
@@ -111,7 +106,7 @@ func BenchmarkDecodeDecide(b *testing.B) {
 	b.Run("one-pass", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, _, ok := decodeDecide(body); !ok {
+			if _, _, ok := DecodeDecide(body); !ok {
 				b.Fatal("not taken")
 			}
 		}

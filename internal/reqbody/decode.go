@@ -1,10 +1,11 @@
-package serve
+package reqbody
 
 import (
 	"bytes"
 	"encoding/json"
 
 	"github.com/warden-run/warden"
+	"github.com/warden-run/warden/wire"
 )
 
 // decideBody is a /v1/decide body decoded in one pass: the call in place
@@ -22,9 +23,9 @@ var (
 	callNames   = warden.ToolCallFields()
 )
 
-// decodeDecide decodes the body of POST /v1/decide in one pass: the
-// request's fields and its call, as readJSON and then readCall
-// (warden.ParseToolCall) take them, which decode the call three times.
+// DecodeDecide decodes the body of POST /v1/decide in one pass: the
+// request's fields and its call, as Decide (Strict, then Call, which is
+// warden.ParseToolCall) takes them, decoding the call three times.
 // It takes only a body whose names, the body's and its call's, are each
 // one of the names above as spelled there (no escape in them), once; and
 // whose call passes ParseToolCall's checks. With the names so, encoding/json
@@ -33,7 +34,7 @@ var (
 // the caller then decodes it the slow way, which takes or refuses it in
 // its own words: the answer never depends on which way it went
 // (FuzzDecodeDecide).
-func decodeDecide(data []byte) (req DecideRequest, call warden.ToolCall, ok bool) {
+func DecodeDecide(data []byte) (req wire.DecideRequest, call warden.ToolCall, ok bool) {
 	if !exactNames(data) {
 		return req, call, false
 	}
@@ -47,7 +48,7 @@ func decodeDecide(data []byte) (req DecideRequest, call warden.ToolCall, ok bool
 	if c == nil || c.Tool == "" || c.Args == nil || c.Depth < 0 {
 		return req, call, false
 	}
-	return DecideRequest{Wait: b.Wait, HostPrompts: b.HostPrompts, CallID: b.CallID}, *c, true
+	return wire.DecideRequest{Wait: b.Wait, HostPrompts: b.HostPrompts, CallID: b.CallID}, *c, true
 }
 
 // exactNames reports whether data is an object whose names are each one

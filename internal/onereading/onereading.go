@@ -1,4 +1,7 @@
-package mcpproxy
+// Package onereading finds JSON that different readers may read
+// differently (a key twice in one object, or two keys that differ only in
+// case), for a front end that forwards JSON as it came.
+package onereading
 
 import (
 	"encoding/json"
@@ -7,19 +10,20 @@ import (
 	"github.com/warden-run/warden/internal/fold"
 )
 
-// oneReading reports JSON that different readers may read differently:
+// Check reports JSON that different readers may read differently:
 // an object with the same key twice, or with two keys that differ only in
 // case ("name" and "Name"), at any depth. Which of the two a reader keeps
 // is up to the reader: Go's encoding/json matches struct fields without
 // regard to case and keeps the last, other decoders keep the first or
-// match case exactly. The proxy forwards a call's parameters as the client
-// sent them, so warden must decide the call the server will run: it
-// refuses such parameters rather than guess how the server reads them.
+// match case exactly. warden's MCP proxy forwards a call's parameters as
+// the client sent them, so warden must decide the call the server will
+// run: it refuses such parameters rather than guess how the server reads
+// them.
 //
 // It scans the bytes once and decodes only keys; it does not validate the
 // JSON otherwise (the decoding that follows does). It runs on every call,
 // so it allocates little: a key without escapes is compared in place.
-func oneReading(data []byte) error {
+func Check(data []byte) error {
 	type frame struct {
 		obj  bool
 		keys [][2]string // folded, as written

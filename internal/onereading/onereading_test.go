@@ -1,4 +1,4 @@
-package mcpproxy
+package onereading
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/warden-run/warden/internal/fold"
 )
 
-// readingByTokens is oneReading written plainly on encoding/json's tokens:
+// readingByTokens is Check written plainly on encoding/json's tokens:
 // the reference the fuzz test holds the byte scanner to.
 func readingByTokens(data []byte) (bool, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -51,7 +51,7 @@ func readingByTokens(data []byte) (bool, error) {
 	}
 }
 
-func TestOneReading(t *testing.T) {
+func TestCheck(t *testing.T) {
 	for _, c := range []struct {
 		in string
 		ok bool
@@ -71,9 +71,9 @@ func TestOneReading(t *testing.T) {
 		{`{"":1,"":2}`, false},
 		{`{"ß":1,"SS":2}`, true}, // full case folding, which simple folding does not do
 	} {
-		err := oneReading([]byte(c.in))
+		err := Check([]byte(c.in))
 		if (err == nil) != c.ok {
-			t.Errorf("oneReading(%s) = %v, want ok=%v", c.in, err, c.ok)
+			t.Errorf("Check(%s) = %v, want ok=%v", c.in, err, c.ok)
 		}
 		if ref, rerr := readingByTokens([]byte(c.in)); rerr != nil || ref != c.ok {
 			t.Errorf("reference(%s) = %v %v, want %v", c.in, ref, rerr, c.ok)
@@ -86,28 +86,28 @@ func TestOneReading(t *testing.T) {
 		b.WriteString(`"k` + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)) + `":1,`)
 	}
 	b.WriteString(`"KAAA":2}`)
-	if err := oneReading(b.Bytes()); err == nil {
+	if err := Check(b.Bytes()); err == nil {
 		t.Error("a duplicate after 5000 keys was not found")
 	}
 }
 
-// FuzzOneReading: on valid JSON, the byte scanner agrees with the reading
+// FuzzCheck: on valid JSON, the byte scanner agrees with the reading
 // by encoding/json's tokens.
-func FuzzOneReading(f *testing.F) {
+func FuzzCheck(f *testing.F) {
 	for _, s := range []string{`{"a":1,"A":2}`, `{"a":{"b":[{"c":1}]},"d":"\"e\""}`, `{"na\u006de":1}`, `[]`, `"x"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if !json.Valid(data) {
-			oneReading(data) // must not panic
+			Check(data) // must not panic
 			return
 		}
 		ref, err := readingByTokens(data)
 		if err != nil {
 			t.Skip()
 		}
-		if got := oneReading(data) == nil; got != ref {
-			t.Errorf("oneReading(%q) ok=%v, reference ok=%v", data, got, ref)
+		if got := Check(data) == nil; got != ref {
+			t.Errorf("Check(%q) ok=%v, reference ok=%v", data, got, ref)
 		}
 	})
 }
