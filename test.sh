@@ -185,11 +185,7 @@ unit_tests() {
 e2e_tests() { go test -count=1 -timeout 45m -parallel 3 ./e2e/; }
 
 step "go vet and gofmt" vet_and_format
-# modernc.org's packages (SQLite and its C library, translated to Go) are
-# built without the race detector's instrumentation: every memory access of
-# SQLite's C was checked, warden's own code is what the step is for, and the
-# store's tests ran four times slower (sqlite 25 s, 5.5 s without).
-step "race tests on the concurrent code" env CGO_ENABLED=1 go test -race -gcflags='modernc.org/...=-race=false' -count=1 -timeout 20m $race_pkgs
+step "race tests on the concurrent code" env CGO_ENABLED=1 go test -race -count=1 -timeout 20m $race_pkgs
 step "fuzz targets, ${fuzztime} each" fuzz_all
 step "bench module: correctness of warden, OPA and cedar-go" bench_module
 step "serve load: warden serve beside opa run --server (e2e/servebench.sh, short)" serve_load

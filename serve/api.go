@@ -287,11 +287,9 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	// other body is, for the same answer in that decoding's words.
 	req, call, ok := reqbody.DecodeDecide(data)
 	if !ok {
-		req = DecideRequest{}
-		if !decodeJSON(w, data, &req) {
-			return
-		}
-		if call, ok = readCall(w, req.Call); !ok {
+		var err error
+		if req, call, err = reqbody.Decide(data); err != nil {
+			httpError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 	}

@@ -55,9 +55,15 @@ func startHookd(t testing.TB) string {
 // binary for the fallback ("" must not be needed: a missing one fails).
 func viaClient(t *testing.T, sock, stdin string, args ...string) (int, map[string]any, string) {
 	t.Helper()
+	return viaClientGrace(t, sock, stdin, 0, args...)
+}
+
+// viaClientGrace is viaClient with the client's Grace (0: its default).
+func viaClientGrace(t *testing.T, sock, stdin string, grace time.Duration, args ...string) (int, map[string]any, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	c := &hookd.Client{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Socket: sock,
-		Bin: filepath.Join(t.TempDir(), "no-warden-here")}
+		Bin: filepath.Join(t.TempDir(), "no-warden-here"), Grace: grace}
 	code := c.Run(args)
 	var m map[string]any
 	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
@@ -328,13 +334,7 @@ func TestHookdClientFailsClosed(t *testing.T) {
 			defer c.Close() // a hookd that hangs
 		}
 	}()
-	var out, errb bytes.Buffer
-	c := &hookd.Client{Stdin: strings.NewReader(claudePre(cwd, "ls")), Stdout: &out, Stderr: &errb, Socket: sock,
-		Bin: filepath.Join(t.TempDir(), "no-warden-here"), Grace: 100 * time.Millisecond}
-	code := c.Run([]string{"claude", "--timeout", "200ms"})
-	var m map[string]any
-	json.Unmarshal(out.Bytes(), &m)
-	stderr := errb.String()
+	code, m, stderr := viaClientGrace(t, sock, claudePre(cwd, "ls"), 100*time.Millisecond, "claude", "--timeout", "200ms")
 	if d, r := permission(m); code != 2 || d != "deny" || !strings.Contains(r, "no answer in time") {
 		t.Errorf("hung hookd: exit %d %s %q (%s)", code, d, r, stderr)
 	}
