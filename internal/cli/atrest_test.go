@@ -29,6 +29,7 @@ rules:
 // JSON, grants ls, audit and its JSON lines export, state), and neither
 // does any table of the store or any file in .warden.
 func TestNoSecretInListings(t *testing.T) {
+	t.Parallel()
 	cwd := project(t, askEverythingPolicy)
 	root := filepath.Dir(filepath.Dir(cwd))
 	pol := filepath.Join(root, "warden.yaml")

@@ -323,6 +323,7 @@ func TestGrantsAdd(t *testing.T) {
 // would grant nothing; an approval answered --always --any-host grants
 // the call's kind.
 func TestGrantsByKind(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "warden.yaml")
 	os.WriteFile(pol, []byte("version: 1\ndefault: {safe: allow, destructive: ask}\ntools: {gmail.send: other}\n"), 0o644)

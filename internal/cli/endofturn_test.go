@@ -21,6 +21,7 @@ import (
 // hookd that gives no answer is answered with exit code 0 and nothing
 // that makes the host ask the model again: no context, no block, no deny.
 func TestEndOfTurnFailureNeverContinues(t *testing.T) {
+	t.Parallel()
 	broken := project(t, "version: 1\nrules: [\n")
 	events := []struct {
 		host  string

@@ -20,6 +20,7 @@ import (
 // another tool still asks and a deny rule still denies. Before any agent
 // called the tool, its name is refused as a possible slip.
 func TestSeed004ApproveForever(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "warden.yaml")
 	os.WriteFile(pol, []byte(`version: 1

@@ -114,6 +114,7 @@ func TestHookGemini(t *testing.T) {
 // TestHookFailsClosed: every way of not being able to decide is a deny in
 // the host's JSON, never an allow and never silence.
 func TestHookFailsClosed(t *testing.T) {
+	t.Parallel()
 	noPolicy := project(t, "")
 	broken := project(t, "version: 1\nrules:\n  - id: x\n    effect: maybe\n")
 	for _, tc := range []struct {
@@ -186,6 +187,7 @@ func additionalContext(m map[string]any) string {
 // TestHookSessionLifecycle walks one Claude Code session through the hook:
 // start, prompt, a warned call and its guidance, compaction, a subagent.
 func TestHookSessionLifecycle(t *testing.T) {
+	t.Parallel()
 	cwd := project(t, hookTestPolicy+`  - id: warn-make
     effect: warn
     tool: shell
@@ -370,6 +372,7 @@ const geminiEnv = "<session_context>\nThis is the Gemini CLI. We are setting up 
 // the reminder, in every request until the next prompt's BeforeAgent puts
 // it into the history; a subagent's request is none of warden's business.
 func TestHookGeminiCompaction(t *testing.T) {
+	t.Parallel()
 	g := &geminiSession{t: t, cwd: project(t, hookTestPolicy), id: "gem-1"}
 	gov := additionalContext(g.ev("SessionStart", map[string]any{"source": "startup"}))
 	if !strings.Contains(gov, "WARDEN GOVERNANCE") {
@@ -559,6 +562,7 @@ func TestHookGeminiModelStatelessAndFailure(t *testing.T) {
 // told nothing, and the hook's stderr tells the operator at session start;
 // doctor says the same of the wired command.
 func TestHookRoleUnknown(t *testing.T) {
+	t.Parallel()
 	withRoles := project(t, hookTestPolicy+"roles:\n  builder:\n    tools: [shell, read]\n")
 	code, m, _ := runHookCmd(t, claudePre(withRoles, "ls -la"), "claude", "--role", "bulider")
 	if d, r := permission(m); code != 0 || d != "deny" || !strings.Contains(r, "ROLE_UNKNOWN") || !strings.Contains(r, "its roles are: builder") || !strings.Contains(r, "not something you did") {

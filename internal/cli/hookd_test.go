@@ -75,6 +75,7 @@ func viaClientGrace(t *testing.T, sock, stdin string, grace time.Duration, args 
 // TestHookdAnswersLikeHook: through hookd, every answer is the one
 // `warden hook` gives in its own process.
 func TestHookdAnswersLikeHook(t *testing.T) {
+	t.Parallel()
 	sock := startHookd(t)
 	// The same events on two copies of a project: one through `warden
 	// hook`, one through hookd.
@@ -131,6 +132,7 @@ func TestHookdAnswersLikeHook(t *testing.T) {
 // TestHookdReloadsPolicy: hookd keeps the compiled policy, and compiles it
 // again as soon as the file changes; a broken policy denies.
 func TestHookdReloadsPolicy(t *testing.T) {
+	t.Parallel()
 	sock := startHookd(t)
 	cwd := project(t, hookTestPolicy)
 	file := filepath.Join(filepath.Dir(filepath.Dir(cwd)), "warden.yaml")
@@ -163,6 +165,7 @@ func TestHookdReloadsPolicy(t *testing.T) {
 // text at the end of a turn, the end of the turn once the report is
 // complete), and a plugin file edited on disk is loaded again.
 func TestHookdReportGate(t *testing.T) {
+	t.Parallel()
 	sock := startHookd(t)
 	reportProject := func() (cwd, plugin string) {
 		cwd = project(t, hookTestPolicy+"report:\n  plugins: [report/support.yaml]\n")
@@ -294,6 +297,7 @@ intents:
 // TestHookdReopensRemovedStore: a store removed while hookd holds it open
 // is opened again, so that no audit record goes to a deleted file.
 func TestHookdReopensRemovedStore(t *testing.T) {
+	t.Parallel()
 	sock := startHookd(t)
 	cwd := project(t, hookTestPolicy)
 	root := filepath.Dir(filepath.Dir(cwd))
@@ -433,6 +437,7 @@ func BenchmarkHookdCall(b *testing.B) {
 // TestHookdLargeInput: a large event (a 5 MB file write) goes through
 // hookd whole and is decided like any other.
 func TestHookdLargeInput(t *testing.T) {
+	t.Parallel()
 	sock := startHookd(t)
 	cwd := project(t, hookTestPolicy+`  - id: allow-write
     effect: allow

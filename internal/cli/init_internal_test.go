@@ -335,6 +335,7 @@ func TestInitSwitchesClientInPlace(t *testing.T) {
 // loads, lints without findings and passes its own tests; init picks the
 // languages from the project's files.
 func TestStarterPolicy(t *testing.T) {
+	t.Parallel()
 	for _, langs := range [][]string{nil, {"go"}, {"node"}, {"python"}, {"rust"}, {"go", "node", "python", "rust"}} {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "warden.yaml")

@@ -16,6 +16,7 @@ import (
 // files byte by byte (the database and its write-ahead log): no secret is
 // there in clear.
 func TestSecretsNotInStoreFiles(t *testing.T) {
+	t.Parallel()
 	cwd := project(t, hookTestPolicy)
 	root := filepath.Dir(filepath.Dir(cwd))
 	calls := map[string]string{

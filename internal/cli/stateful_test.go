@@ -76,6 +76,7 @@ func stDecision(t *testing.T, out string) map[string]any {
 // first-tool warning, the depth limit, an approval asked, answered always
 // and honoured, revoked, and the audit trail of it all.
 func TestStatefulSession(t *testing.T) {
+	t.Parallel()
 	pol := stProject(t)
 	dir := filepath.Dir(pol)
 	P := []string{"--policy", pol}
@@ -238,6 +239,7 @@ func toJSONString(v any) string {
 }
 
 func TestStateAnchorPurgeCommands(t *testing.T) {
+	t.Parallel()
 	pol := stProject(t)
 	P := []string{"--policy", pol}
 	if code, _, errs := stRun(t, "", append([]string{"state", "phase", "build"}, P...)...); code != 0 {
