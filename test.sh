@@ -167,7 +167,8 @@ serve_load() {
 # those with tests that skip under the race detector (raceEnabled: shell's
 # differential tests against the real programs, session's fifty processes).
 # Both lists begin with their longest packages: go test starts packages in
-# the order given, two at a time, and a long one started last ran alone
+# the order given, -p at a time (two on a 2-core machine unless set, as in
+# the unit step), and a long one started last ran alone
 # (the race step took 161s in the order of the list, 118s longest first;
 # the unit step 108s and 93s). The race step runs four packages at a time
 # (-p 4): its tests wait on processes, sockets and deadlines more than
