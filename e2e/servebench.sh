@@ -111,6 +111,7 @@ awk -F'|' '
       }
     }
     print ""
+    if (nv == 0) print "no OPA rows in the rounds, so no shares and no verdicts (go install github.com/open-policy-agent/opa@v1.22.2, or set OPA_BIN)"
     for (i = 1; i <= nv; i++) print verdict[i]
   }
 ' "$all"
