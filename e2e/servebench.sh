@@ -21,7 +21,7 @@
 # Usage: bash e2e/servebench.sh [requests per configuration]   (default 3000)
 # ROUNDS=N (default 1) runs the whole table N times, one round after the
 # other, prints each round's table, and then a summary: each row's median
-# requests/s and p99 over the rounds, and warden's share of OPA's
+# requests/s and p99 over the rounds, and each row's share of OPA's
 # requests/s as the median of the rounds' own shares (each round's rows
 # are seconds apart; rounds are minutes apart, on a machine whose speed
 # drifts), with each target's verdict at the median. This is the
@@ -97,7 +97,7 @@ awk -F'|' '
       sl = ""; shown = ""
       if (s != "opa")
         for (k = 1; k <= last; k++)
-          if ((k, s, c) in rate && rate[k, "opa", c] > 0) {
+          if ((k, s, c) in rate && (k, "opa", c) in rate && rate[k, "opa", c] > 0) {
             sh = rate[k, s, c] / rate[k, "opa", c]
             sl = sl " " sh; shown = shown (shown == "" ? "" : ", ") sprintf("%.2fx", sh)
           }
