@@ -79,9 +79,9 @@ awk -F'|' '
     for (i = 2; i <= m; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
     return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
   }
-  function over(s, c, what,    k, l) {
+  function over(v, s, c,    k, l) {
     l = ""
-    for (k = 1; k <= last; k++) if ((k, s, c) in rate) l = l " " (what == "p99" ? p99[k, s, c] : rate[k, s, c])
+    for (k = 1; k <= last; k++) if ((k, s, c) in v) l = l " " v[k, s, c]
     return l
   }
   {
@@ -101,10 +101,10 @@ awk -F'|' '
             sh = rate[k, s, c] / rate[k, "opa", c]
             sl = sl " " sh; shown = shown (shown == "" ? "" : ", ") sprintf("%.2fx", sh)
           }
-      printf "| %s | %s | %.0f | %.2f | %s | %s |\n", s, c, median(over(s, c, "rate")), median(over(s, c, "p99")), sl == "" ? "" : sprintf("%.2fx", median(sl)), shown
+      printf "| %s | %s | %.0f | %.2f | %s | %s |\n", s, c, median(over(rate, s, c)), median(over(p99, s, c)), sl == "" ? "" : sprintf("%.2fx", median(sl)), shown
       if (sl != "" && c != 1 && s !~ /^floor/) {
         pg = s == "warden-postgres"; want = pg ? 0.7 : 1.0
-        m = median(sl); mp = median(over(s, c, "p99")); op = median(over("opa", c, "p99"))
+        m = median(sl); mp = median(over(p99, s, c)); op = median(over(p99, "opa", c))
         line = sprintf("%s at %s clients: %.2fx OPA'"'"'s requests/s (target %.1fx)", s, c, m, want)
         if (!pg) line = line sprintf(", p99 %.2f ms against OPA'"'"'s %.2f (target: no higher)", mp, op)
         verdict[++nv] = line ": " ((m >= want && (pg || mp <= op)) ? "met" : "NOT MET")
